@@ -1,0 +1,48 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// Module map and arrows: ../shared/STYLE.md. CatalogLayout imports nothing; CImageProbe is the
+// only code that touches libjpeg/libpng, and only ImageProbe imports it.
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "catalog",
+    products: [
+        .library(name: "CatalogLayout", targets: ["CatalogLayout"]),
+        .library(name: "ImageProbe", targets: ["ImageProbe"]),
+        .executable(name: "catalog", targets: ["catalog"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+    ],
+    targets: [
+        .target(name: "CatalogLayout", swiftSettings: swiftSettings),
+        .target(
+            name: "CImageProbe",
+            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png")]
+        ),
+        .target(name: "ImageProbe", dependencies: ["CImageProbe"], swiftSettings: swiftSettings),
+        .target(name: "CatalogKit", dependencies: ["CatalogLayout", "ImageProbe"], swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "catalog",
+            dependencies: ["CatalogKit", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ImageProbeTests",
+            dependencies: ["ImageProbe"],
+            exclude: ["Fixtures"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CatalogLayoutTests",
+            dependencies: ["CatalogLayout", .product(name: "PropertyBased", package: "swift-property-based")],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

@@ -1,0 +1,74 @@
+/*
+ * cimageprobe: image size from a JPEG or PNG header, without decoding pixels.
+ *
+ * The only code in catalog that includes jpeglib.h or png.h. Nothing of
+ * libjpeg's or libpng's types leaks through this header: callers see a status
+ * code and a plain result struct. libjpeg's and libpng's fatal errors are caught
+ * with setjmp/longjmp inside the C code and returned as a status and a message;
+ * their warnings are silenced. Every function is reentrant: no global state.
+ */
+#ifndef CIMAGEPROBE_H
+#define CIMAGEPROBE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** What a probe found. */
+typedef enum {
+    CIP_OK = 0,              /* an image: the size fields are set */
+    CIP_UNSUPPORTED = 1,     /* neither JPEG nor PNG by its magic bytes: not an error */
+    CIP_ERR_OPEN = 2,        /* open/stat/read failed; sys_errno says why */
+    CIP_ERR_NOT_REGULAR = 3, /* a directory, FIFO, socket or device */
+    CIP_ERR_EMPTY = 4,       /* zero bytes */
+    CIP_ERR_TRUNCATED = 5,   /* the file ends before its header does */
+    CIP_ERR_CORRUPT = 6,     /* the header is malformed; message says how */
+    CIP_ERR_DIMENSIONS = 7   /* a side is 0 or larger than CIP_MAX_SIDE */
+} cip_status;
+
+typedef enum {
+    CIP_FORMAT_NONE = 0,
+    CIP_FORMAT_JPEG = 1,
+    CIP_FORMAT_PNG = 2
+} cip_format;
+
+/** The largest side, in pixels, that a probe accepts (2^24). */
+#define CIP_MAX_SIDE 16777216u
+
+/** Length of an EXIF date, "YYYY:MM:DD HH:MM:SS", plus its terminator. */
+#define CIP_DATE_LEN 20
+
+typedef struct {
+    int32_t format;          /* cip_format; set as soon as the magic bytes match */
+    uint32_t width;          /* pixel width as stored */
+    uint32_t height;         /* pixel height as stored */
+    int32_t orientation;     /* EXIF orientation 1...8; 1 when absent or invalid */
+    char date[CIP_DATE_LEN]; /* DateTimeOriginal, else DateTime; "" when absent */
+    int64_t byte_size;       /* the file's size (or the buffer's length) */
+    int64_t bytes_read;      /* bytes the probe actually read: skipped segments are not counted */
+    int32_t sys_errno;       /* errno for CIP_ERR_OPEN */
+    char message[160];       /* for errors: what went wrong, one line */
+} cip_result;
+
+/**
+ * Probes the file at `path`. Opens it read-only and non-blocking (a FIFO named
+ * x.jpg never hangs the caller), then refuses anything but a regular file.
+ * Symbolic links are followed: callers that must not follow them open the file
+ * themselves with O_NOFOLLOW and use cip_probe_fd.
+ */
+int cip_probe_path(const char *path, cip_result *out);
+
+/** Probes an open file descriptor from offset 0 with pread; the fd is not closed or moved. */
+int cip_probe_fd(int fd, cip_result *out);
+
+/** Probes bytes in memory (fuzzing, tests, data that did not come from a file). */
+int cip_probe_memory(const uint8_t *data, size_t length, cip_result *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CIMAGEPROBE_H */

@@ -1,0 +1,104 @@
+/* Entry points: open and check the file, sniff the format by its magic bytes, dispatch. */
+#include "probe_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const uint8_t jpeg_magic[3] = { 0xFF, 0xD8, 0xFF };
+static const uint8_t png_magic[8] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n' };
+
+int cip_fail(cip_result *out, int status, const char *fmt, ...) {
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(out->message, sizeof out->message, fmt, args);
+    va_end(args);
+    return status;
+}
+
+static void reset(cip_result *out, int64_t size) {
+    memset(out, 0, sizeof *out);
+    out->orientation = 1;
+    out->byte_size = size;
+}
+
+/* Magic bytes decide; a file shorter than a magic that it starts like is a truncated one. */
+static int probe_reader(cip_reader *r, cip_result *out) {
+    if (r->size == 0) return cip_fail(out, CIP_ERR_EMPTY, "the file is empty");
+    size_t n = cip_reader_fill(r);
+    if (n == 0 && r->io_errno != 0) {
+        out->sys_errno = r->io_errno;
+        return cip_fail(out, CIP_ERR_OPEN, "read failed: %s", strerror(r->io_errno));
+    }
+    if (n == 0) return cip_fail(out, CIP_ERR_EMPTY, "the file is empty");
+    size_t jn = n < sizeof jpeg_magic ? n : sizeof jpeg_magic;
+    size_t pn = n < sizeof png_magic ? n : sizeof png_magic;
+    if (memcmp(r->buf, jpeg_magic, jn) == 0) {
+        if (jn < sizeof jpeg_magic) {
+            out->format = CIP_FORMAT_JPEG;
+            return cip_fail(out, CIP_ERR_TRUNCATED, "the file ends inside the JPEG signature");
+        }
+        return cip_probe_jpeg(r, out);
+    }
+    if (memcmp(r->buf, png_magic, pn) == 0) {
+        if (pn < sizeof png_magic) {
+            out->format = CIP_FORMAT_PNG;
+            return cip_fail(out, CIP_ERR_TRUNCATED, "the file ends inside the PNG signature");
+        }
+        return cip_probe_png(r, out);
+    }
+    return CIP_UNSUPPORTED;
+}
+
+int cip_probe_fd(int fd, cip_result *out) {
+    reset(out, 0);
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        out->sys_errno = errno;
+        return cip_fail(out, CIP_ERR_OPEN, "stat failed: %s", strerror(errno));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        const char *kind = S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO"
+                         : S_ISSOCK(st.st_mode) ? "a socket" : "a device";
+        return cip_fail(out, CIP_ERR_NOT_REGULAR, "not a regular file: %s", kind);
+    }
+    out->byte_size = st.st_size;
+    cip_reader *r = malloc(sizeof *r);
+    if (r == NULL) return cip_fail(out, CIP_ERR_CORRUPT, "out of memory");
+    cip_reader_init_fd(r, fd, (uint64_t)st.st_size);
+    int status = probe_reader(r, out);
+    out->bytes_read = (int64_t)r->bytes_read;
+    free(r);
+    return status;
+}
+
+int cip_probe_path(const char *path, cip_result *out) {
+    int fd;
+    do {
+        fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    } while (fd < 0 && errno == EINTR);
+    if (fd < 0) {
+        reset(out, 0);
+        out->sys_errno = errno;
+        return cip_fail(out, CIP_ERR_OPEN, "%s", strerror(errno));
+    }
+    int status = cip_probe_fd(fd, out);
+    close(fd);
+    return status;
+}
+
+int cip_probe_memory(const uint8_t *data, size_t length, cip_result *out) {
+    reset(out, (int64_t)length);
+    cip_reader *r = malloc(sizeof *r);
+    if (r == NULL) return cip_fail(out, CIP_ERR_CORRUPT, "out of memory");
+    cip_reader_init_memory(r, data, length);
+    int status = probe_reader(r, out);
+    out->bytes_read = (int64_t)r->bytes_read;
+    free(r);
+    return status;
+}

@@ -1,0 +1,81 @@
+/* Internal to CImageProbe: the buffered reader, the EXIF parser and the two format probes. */
+#ifndef CIMAGEPROBE_INTERNAL_H
+#define CIMAGEPROBE_INTERNAL_H
+
+#include "cimageprobe.h"
+
+#include <setjmp.h>
+#include <stdint.h>
+#include <stddef.h>
+
+/* The first read gets this many bytes: all of a small file, or its header and first segments. */
+#define CIP_BUF_SIZE 16384
+
+/* The largest EXIF block (TIFF structure) the parser holds; offsets past it are ignored. */
+#define CIP_EXIF_MAX (256u * 1024u)
+
+/*
+ * A forward-only reader over a file descriptor (pread at an explicit offset, so a skip is
+ * just an addition: no syscall, no bytes read) or over memory.
+ */
+typedef struct {
+    int fd;                /* -1 for memory */
+    const uint8_t *mem;
+    uint64_t size;         /* total bytes in the file or buffer */
+    uint64_t pos;          /* offset of the byte after the buffer's end */
+    size_t next;           /* first unconsumed byte in buf */
+    size_t end;            /* one past the last valid byte in buf */
+    int io_errno;          /* set when pread failed */
+    uint64_t bytes_read;   /* everything fill copied in, for tests and benchmarks */
+    uint8_t buf[CIP_BUF_SIZE];
+} cip_reader;
+
+void cip_reader_init_fd(cip_reader *r, int fd, uint64_t size);
+void cip_reader_init_memory(cip_reader *r, const uint8_t *data, size_t length);
+
+/* Replaces the buffer's contents with the next bytes; returns how many (0 at the end or on error). */
+size_t cip_reader_fill(cip_reader *r);
+
+/* Copies up to n bytes; returns how many were available. */
+size_t cip_reader_read(cip_reader *r, uint8_t *dst, size_t n);
+
+/* Moves past n bytes without reading those that are not buffered yet. */
+void cip_reader_skip(cip_reader *r, uint64_t n);
+
+/* What the EXIF parser extracts. */
+typedef struct {
+    int32_t orientation;         /* 1...8, or 0 when absent */
+    char original[CIP_DATE_LEN]; /* DateTimeOriginal (0x9003), "" when absent */
+    char modified[CIP_DATE_LEN]; /* DateTime (0x0132), "" when absent */
+} cip_exif;
+
+enum { CIP_EXIF_DONE = 0, CIP_EXIF_NEED_MORE = 1 };
+
+/*
+ * Parses a TIFF structure (what follows "Exif\0\0" in a JPEG APP1, or a PNG eXIf chunk).
+ * `avail` bytes of the block are in `tiff`, `total` is the block's full length. Every offset
+ * is checked against `total`; a value that lies in the block but past `avail` makes the call
+ * return CIP_EXIF_NEED_MORE with *need set to the bytes required. Broken structures are not
+ * errors: what could be read is kept.
+ */
+int cip_exif_parse(const uint8_t *tiff, size_t avail, size_t total, cip_exif *out, size_t *need);
+
+/*
+ * Consumes exactly `length` bytes from the reader holding an EXIF block: reads only the parts
+ * the parser asks for and skips the rest (thumbnails are never read). Returns 0, or -1 when
+ * the reader ran out of data first.
+ */
+int cip_exif_read(cip_reader *r, uint64_t length, cip_exif *out);
+
+/* Copies the parsed EXIF fields into a result: orientation (default 1), then the best date. */
+void cip_exif_apply(const cip_exif *exif, cip_result *out);
+
+/* Format probes. The reader's buffer holds at least the magic bytes. */
+int cip_probe_jpeg(cip_reader *r, cip_result *out);
+int cip_probe_png(cip_reader *r, cip_result *out);
+
+/* Sets out->message (printf style) and returns status. */
+int cip_fail(cip_result *out, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#endif

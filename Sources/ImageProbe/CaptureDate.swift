@@ -1,0 +1,63 @@
+/// When a photo was taken, as its camera wrote it: a local date and time with no time zone.
+///
+/// EXIF dates (`DateTimeOriginal`, `DateTime`) carry no zone, so this is deliberately not a
+/// `Date`: converting would invent one. Dates order chronologically.
+public struct CaptureDate: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public let year: Int
+    public let month: Int
+    public let day: Int
+    public let hour: Int
+    public let minute: Int
+    public let second: Int
+
+    /// Reads an EXIF date, `"YYYY:MM:DD HH:MM:SS"`; `nil` for placeholders such as
+    /// `"0000:00:00 00:00:00"` and for out-of-range fields.
+    public init?(exif text: String) {
+        let utf8 = Array(text.utf8)
+        guard utf8.count == 19 else { return nil }
+        func number(_ range: Range<Int>) -> Int? {
+            var value = 0
+            for byte in utf8[range] {
+                guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+                value = value * 10 + Int(byte - UInt8(ascii: "0"))
+            }
+            return value
+        }
+        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+              let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19)
+        else { return nil }
+        self.init(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
+    }
+
+    /// A date from its fields; `nil` when a field is out of range (a leap second, 60, is allowed).
+    public init?(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) {
+        guard (1...9999).contains(year), (1...12).contains(month),
+              (1...CaptureDate.days(inMonth: month, of: year)).contains(day),
+              (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second)
+        else { return nil }
+        (self.year, self.month, self.day) = (year, month, day)
+        (self.hour, self.minute, self.second) = (hour, minute, second)
+    }
+
+    /// ISO 8601 without a zone: `2024-05-01T12:30:00`. Sorts as the dates do.
+    public var description: String {
+        func pad(_ value: Int, _ width: Int) -> String {
+            let digits = String(value)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2))"
+    }
+
+    public static func < (lhs: CaptureDate, rhs: CaptureDate) -> Bool {
+        (lhs.year, lhs.month, lhs.day, lhs.hour, lhs.minute, lhs.second)
+            < (rhs.year, rhs.month, rhs.day, rhs.hour, rhs.minute, rhs.second)
+    }
+
+    private static func days(inMonth month: Int, of year: Int) -> Int {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+}

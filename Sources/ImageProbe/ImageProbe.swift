@@ -1,0 +1,84 @@
+internal import CImageProbe
+
+/// Reads image sizes from JPEG and PNG headers, never decoding pixels.
+///
+/// Every function is safe to call from many threads at once. A file that is neither JPEG nor
+/// PNG (by its magic bytes) is not an error: the result is `nil`.
+///
+/// ```swift
+/// if let info = try ImageProbe.probe(path: "/photos/IMG_0001.jpg") {
+///     print(info.displayWidth, info.displayHeight, info.captureDate as Any)
+/// }
+/// ```
+public enum ImageProbe {
+    /// The largest side, in pixels, that a header may declare (2^24).
+    public static let maximumSide = Int(CIP_MAX_SIDE)
+
+    /// Probes the file at `path`, following symbolic links. FIFOs and devices are refused
+    /// without blocking.
+    public static func probe(path: String) throws(ImageProbeError) -> ImageInfo? {
+        var result = cip_result()
+        let status = path.withCString { cip_probe_path($0, &result) }
+        return try convert(status, result)
+    }
+
+    /// Probes an open file from its start (with `pread`: the descriptor's offset is unchanged).
+    public static func probe(fileDescriptor: Int32) throws(ImageProbeError) -> ImageInfo? {
+        var result = cip_result()
+        let status = cip_probe_fd(fileDescriptor, &result)
+        return try convert(status, result)
+    }
+
+    /// Probes image bytes in memory.
+    public static func probe(bytes: [UInt8]) throws(ImageProbeError) -> ImageInfo? {
+        var result = cip_result()
+        let status = bytes.withUnsafeBufferPointer { cip_probe_memory($0.baseAddress, $0.count, &result) }
+        return try convert(status, result)
+    }
+
+    /// The one place where the C probe's status codes become Swift values.
+    private static func convert(_ status: Int32, _ result: cip_result) throws(ImageProbeError) -> ImageInfo? {
+        let format: ImageFormat = result.format == Int32(CIP_FORMAT_PNG.rawValue) ? .png : .jpeg
+        switch cip_status(rawValue: UInt32(status)) {
+        case CIP_OK:
+            var info = ImageInfo(
+                format: format,
+                pixelWidth: Int(result.width),
+                pixelHeight: Int(result.height),
+                orientation: ImageOrientation(rawValue: Int(result.orientation)) ?? .up,
+                captureDate: CaptureDate(exif: string(result.date)),
+                byteSize: result.byte_size
+            )
+            info.bytesRead = result.bytes_read
+            return info
+        case CIP_UNSUPPORTED:
+            return nil
+        case CIP_ERR_OPEN:
+            throw .unreadable(reason: string(result.message), errno: result.sys_errno)
+        case CIP_ERR_NOT_REGULAR:
+            throw .notARegularFile(kind: string(result.message).replacingPrefix("not a regular file: "))
+        case CIP_ERR_EMPTY:
+            throw .empty
+        case CIP_ERR_TRUNCATED:
+            throw .truncated(format)
+        case CIP_ERR_DIMENSIONS:
+            throw .badDimensions(format, detail: string(result.message))
+        default:
+            throw .corruptHeader(format, detail: string(result.message))
+        }
+    }
+
+    /// A fixed-size C `char` array, up to its first NUL, as a String (invalid UTF-8 repaired).
+    private static func string<T>(_ tuple: T) -> String {
+        withUnsafeBytes(of: tuple) { raw in
+            let bytes = raw.prefix { $0 != 0 }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+    }
+}
+
+extension String {
+    fileprivate func replacingPrefix(_ prefix: String) -> String {
+        hasPrefix(prefix) ? String(dropFirst(prefix.count)) : self
+    }
+}

@@ -1,0 +1,14 @@
+import ArgumentParser
+
+@main
+struct Catalog: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "catalog",
+        abstract: "Index image collections for waterfall galleries.",
+        discussion: """
+            catalog reads image sizes from JPEG and PNG headers (never decoding pixels), and \
+            lays images out in Pinterest-style waterfall columns.
+            """,
+        subcommands: [Probe.self]
+    )
+}
