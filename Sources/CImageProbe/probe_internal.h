@@ -11,6 +11,11 @@
 /* The first read gets this many bytes: all of a small file, or its header and first segments. */
 #define CIP_BUF_SIZE 16384
 
+/* A read after a skip gets this many, doubling on each sequential read up to CIP_BUF_SIZE:
+   after an ICC profile or a thumbnail, the next marker is usually a few bytes away, and a run
+   of skipped segments must not cost a full buffer each. */
+#define CIP_SEEK_READ 1024
+
 /* The largest EXIF block (TIFF structure) the parser holds; offsets past it are ignored. */
 #define CIP_EXIF_MAX (256u * 1024u)
 
@@ -25,6 +30,7 @@ typedef struct {
     uint64_t pos;          /* offset of the byte after the buffer's end */
     size_t next;           /* first unconsumed byte in buf */
     size_t end;            /* one past the last valid byte in buf */
+    size_t fill_size;      /* bytes the next fill asks for */
     int io_errno;          /* set when pread failed */
     uint64_t bytes_read;   /* everything fill copied in, for tests and benchmarks */
     uint8_t buf[CIP_BUF_SIZE];

@@ -10,6 +10,7 @@ void cip_reader_init_fd(cip_reader *r, int fd, uint64_t size) {
     r->size = size;
     r->pos = 0;
     r->next = r->end = 0;
+    r->fill_size = CIP_BUF_SIZE;
     r->io_errno = 0;
     r->bytes_read = 0;
 }
@@ -23,7 +24,8 @@ size_t cip_reader_fill(cip_reader *r) {
     r->next = r->end = 0;
     if (r->pos >= r->size || r->io_errno != 0) return 0;
     uint64_t left = r->size - r->pos;
-    size_t want = left < CIP_BUF_SIZE ? (size_t)left : CIP_BUF_SIZE;
+    size_t want = left < r->fill_size ? (size_t)left : r->fill_size;
+    r->fill_size = r->fill_size * 2 < CIP_BUF_SIZE ? r->fill_size * 2 : CIP_BUF_SIZE;
     if (r->fd < 0) {
         memcpy(r->buf, r->mem + r->pos, want);
         r->end = want;
@@ -62,5 +64,6 @@ void cip_reader_skip(cip_reader *r, uint64_t n) {
     }
     n -= buffered;
     r->next = r->end = 0;
+    r->fill_size = CIP_SEEK_READ;
     r->pos = (r->size - r->pos < n) ? r->size : r->pos + n;
 }

@@ -1,0 +1,133 @@
+import ImageProbe
+import Testing
+
+@Suite struct EXIFTests {
+    static let orientations = (1...8).flatMap { value in [true, false].map { (value, $0) } }
+
+    @Test(arguments: orientations)
+    func whenJPEGCarriesOrientation_thenDisplaySizeFollowsIt(_ value: Int, bigEndian: Bool) throws {
+        let tiff = TIFFBuilder(bigEndian: bigEndian, orientation: value, dateTimeOriginal: "2021:07:04 09:15:30")
+        let bytes = ImageBytes.jpeg(try ImageBytes.fixture("baseline.jpg"), inserting: [ImageBytes.exifSegment(tiff.bytes())])
+        let info = try #require(try ImageProbe.probe(bytes: bytes))
+        #expect(info.orientation.rawValue == value)
+        #expect(info.pixelWidth == 24 && info.pixelHeight == 16)
+        let swapped = value >= 5
+        #expect(info.displayWidth == (swapped ? 16 : 24))
+        #expect(info.displayHeight == (swapped ? 24 : 16))
+        #expect(info.captureDate?.description == "2021-07-04T09:15:30")
+    }
+
+    @Test(arguments: [true, false])
+    func whenOrientationIsALong_thenItIsStillRead(bigEndian: Bool) throws {
+        let tiff = TIFFBuilder(bigEndian: bigEndian, orientation: 6, orientationType: 4)
+        let bytes = ImageBytes.jpeg(try ImageBytes.fixture("baseline.jpg"), inserting: [ImageBytes.exifSegment(tiff.bytes())])
+        #expect(try ImageProbe.probe(bytes: bytes)?.orientation == .right)
+    }
+
+    @Test func whenBothDatesArePresent_thenOriginalWins_elseDateTimeIsUsed() throws {
+        let base = try ImageBytes.fixture("baseline.jpg")
+        func date(_ tiff: TIFFBuilder) throws -> String? {
+            try ImageProbe.probe(bytes: ImageBytes.jpeg(base, inserting: [ImageBytes.exifSegment(tiff.bytes())]))?.captureDate?.description
+        }
+        #expect(try date(TIFFBuilder(bigEndian: true, dateTime: "2020:01:02 03:04:05", dateTimeOriginal: "2019:12:31 23:59:58")) == "2019-12-31T23:59:58")
+        #expect(try date(TIFFBuilder(bigEndian: false, dateTime: "2020:01:02 03:04:05")) == "2020-01-02T03:04:05")
+        #expect(try date(TIFFBuilder(bigEndian: false, dateTime: "0000:00:00 00:00:00")) == nil)
+        #expect(try date(TIFFBuilder(bigEndian: true, dateTime: "2020:13:02 03:04:05")) == nil)
+        #expect(try date(TIFFBuilder(bigEndian: true, dateTime: "not a date at all!!")) == nil)
+    }
+
+    @Test func whenOrientationIsOutOfRange_thenItIsUp() throws {
+        for value in [0, 9, 255] {
+            let tiff = TIFFBuilder(bigEndian: true, orientation: value)
+            let bytes = ImageBytes.jpeg(try ImageBytes.fixture("baseline.jpg"), inserting: [ImageBytes.exifSegment(tiff.bytes())])
+            #expect(try ImageProbe.probe(bytes: bytes)?.orientation == .up)
+        }
+    }
+
+    /// A 60 KiB APP1 whose DateTimeOriginal sits past a thumbnail-sized gap: the parser asks
+    /// for more of the block, and the rest of the file is still found.
+    @Test(arguments: [true, false])
+    func whenAPP1Is60KiB_thenFarValuesAreReadAndTheRestIsSkipped(bigEndian: Bool) throws {
+        let tiff = TIFFBuilder(bigEndian: bigEndian, orientation: 8, dateTime: "2001:01:01 00:00:00",
+                               dateTimeOriginal: "2002:02:02 02:02:02", gapBeforeSubIFD: 60 * 1024)
+        let bytes = ImageBytes.jpeg(try ImageBytes.fixture("baseline.jpg"), inserting: [ImageBytes.exifSegment(tiff.bytes())])
+        #expect(bytes.count > 60 * 1024)
+        let info = try #require(try ImageProbe.probe(bytes: bytes))
+        #expect(info.orientation == .left)
+        #expect(info.displayWidth == 16 && info.displayHeight == 24)
+        #expect(info.captureDate?.description == "2002-02-02T02:02:02")
+    }
+
+    @Test func whenAPP1HasAThumbnailAtItsEnd_thenTheThumbnailIsNotRead() throws {
+        var tiff = TIFFBuilder(bigEndian: true, orientation: 6).bytes()
+        tiff += [UInt8](repeating: 0xFF, count: 60 * 1024) // thumbnail bytes, unreferenced by IFD0
+        let folder = try TemporaryFolder()
+        let path = try folder.write("thumb.jpg", ImageBytes.jpeg(try ImageBytes.fixture("baseline.jpg"), inserting: [ImageBytes.exifSegment(tiff)]))
+        let info = try #require(try ImageProbe.probe(path: path))
+        #expect(info.orientation == .right)
+        #expect(info.bytesRead < 40 * 1024, "read \(info.bytesRead) of \(info.byteSize) bytes")
+    }
+
+    @Test func whenICCProfileIs1MiB_thenItIsSkippedNotRead() throws {
+        let segments = ImageBytes.iccSegments(size: 1 << 20) + [ImageBytes.exifSegment(TIFFBuilder(bigEndian: false, orientation: 3).bytes())]
+        let folder = try TemporaryFolder()
+        let path = try folder.write("icc.jpg", ImageBytes.jpeg(try ImageBytes.fixture("baseline.jpg"), inserting: segments))
+        let info = try #require(try ImageProbe.probe(path: path))
+        #expect(info.pixelWidth == 24 && info.pixelHeight == 16)
+        #expect(info.orientation == .down)
+        #expect(info.byteSize > 1 << 20)
+        #expect(info.bytesRead < 64 * 1024, "read \(info.bytesRead) of \(info.byteSize) bytes")
+    }
+
+    @Test func whenXMPPrecedesEXIF_andASecondEXIFFollows_thenTheFirstEXIFBlockWins() throws {
+        let xmp = ImageBytes.segment(0xE1, Array("http://ns.adobe.com/xap/1.0/\u{0}<x:xmpmeta/>".utf8))
+        let first = ImageBytes.exifSegment(TIFFBuilder(bigEndian: true, orientation: 6).bytes())
+        let second = ImageBytes.exifSegment(TIFFBuilder(bigEndian: true, orientation: 3).bytes())
+        let bytes = ImageBytes.jpeg(try ImageBytes.fixture("baseline.jpg"), inserting: [xmp, first, second])
+        #expect(try ImageProbe.probe(bytes: bytes)?.orientation == .right)
+    }
+
+    @Test func whenEXIFIsBroken_thenTheImageIsStillRead() throws {
+        let base = try ImageBytes.fixture("baseline.jpg")
+        var offsetPastEnd = TIFFBuilder(bigEndian: true, orientation: 6, dateTimeOriginal: "2002:02:02 02:02:02").bytes()
+        offsetPastEnd.replaceSubrange(4..<8, with: ImageBytes.be32(0x7FFF_FFF0)) // IFD0 far outside the block
+        var hugeCount = TIFFBuilder(bigEndian: false, orientation: 6).bytes()
+        hugeCount.replaceSubrange(8..<10, with: [0xFF, 0xFF]) // 65535 entries claimed
+        let broken: [[UInt8]] = [
+            [], Array("MM".utf8), Array("XX\0*\0\0\0\u{8}".utf8), offsetPastEnd, hugeCount,
+            [UInt8](repeating: 0, count: 300),
+        ]
+        for tiff in broken {
+            let info = try #require(try ImageProbe.probe(bytes: ImageBytes.jpeg(base, inserting: [ImageBytes.exifSegment(tiff)])))
+            #expect(info.pixelWidth == 24 && info.pixelHeight == 16)
+            #expect(info.orientation == .up || tiff == hugeCount) // hugeCount still has a valid first entry
+            #expect(info.captureDate == nil)
+        }
+    }
+
+    @Test(arguments: [true, false])
+    func whenPNGHasEXIfBeforeImageData_thenOrientationApplies(bigEndian: Bool) throws {
+        let tiff = TIFFBuilder(bigEndian: bigEndian, orientation: 6, dateTimeOriginal: "2023:03:03 03:03:03").bytes()
+        let bytes = ImageBytes.png(try ImageBytes.fixture("rgb.png"), insertingAfterIHDR: [ImageBytes.chunk("eXIf", tiff)])
+        let info = try #require(try ImageProbe.probe(bytes: bytes))
+        #expect(info.orientation == .right)
+        #expect(info.displayWidth == 20 && info.displayHeight == 30)
+        #expect(info.captureDate?.description == "2023-03-03T03:03:03")
+    }
+
+    @Test func whenPNGHasEXIfAfterImageData_thenItIsIgnored() throws {
+        let tiff = TIFFBuilder(bigEndian: true, orientation: 6).bytes()
+        let bytes = ImageBytes.png(try ImageBytes.fixture("rgb.png"), insertingBeforeIEND: [ImageBytes.chunk("eXIf", tiff)])
+        #expect(try ImageProbe.probe(bytes: bytes)?.orientation == .up)
+    }
+
+    @Test func whenPNGHasBigTextAndBadAncillaryCRC_thenTheyAreSkipped() throws {
+        let text = ImageBytes.chunk("iTXt", Array("XML:com.adobe.xmp\0\0\0\0\0".utf8) + [UInt8](repeating: 0x41, count: 1 << 20))
+        let badCRC = ImageBytes.chunk("tEXt", Array("Comment\0hello".utf8), crc: 0xDEAD_BEEF)
+        let folder = try TemporaryFolder()
+        let path = try folder.write("big-text.png", ImageBytes.png(try ImageBytes.fixture("rgb.png"), insertingAfterIHDR: [text, badCRC]))
+        let info = try #require(try ImageProbe.probe(path: path))
+        #expect(info.pixelWidth == 30 && info.pixelHeight == 20)
+        #expect(info.bytesRead < 64 * 1024, "read \(info.bytesRead) of \(info.byteSize) bytes")
+    }
+}
