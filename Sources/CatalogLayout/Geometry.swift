@@ -33,3 +33,37 @@ public struct Rect: Sendable, Hashable {
         y < band.upperBound && y + height > band.lowerBound
     }
 }
+
+/// Space kept free around the content, in points.
+public struct Insets: Sendable, Hashable {
+    public var top: Double
+    public var left: Double
+    public var bottom: Double
+    public var right: Double
+
+    public init(top: Double, left: Double, bottom: Double, right: Double) {
+        self.top = top
+        self.left = left
+        self.bottom = bottom
+        self.right = right
+    }
+
+    /// The same inset on all four sides.
+    public init(all value: Double) {
+        self.init(top: value, left: value, bottom: value, right: value)
+    }
+}
+
+/// The visible part of the content: a band of `height` points starting at offset `y`.
+public struct Viewport: Sendable, Hashable {
+    public var y: Double
+    public var height: Double
+
+    public init(y: Double, height: Double) {
+        self.y = y
+        self.height = height
+    }
+
+    /// The band `y ..< y + height`.
+    public var band: Range<Double> { y..<(y + max(0, height)) }
+}

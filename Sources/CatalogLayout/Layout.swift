@@ -1,0 +1,100 @@
+/// A computed layout: every item's frame for one style and its parameters, with pagination
+/// windows that answer "what meets this band" without scanning all items.
+///
+/// ```swift
+/// var layout = try Layout(items: items, style: WaterfallLayout(width: 375, columns: 2))
+/// let page = layout.items(in: 4000..<4812)          // what a phone screen shows at 4000
+/// let top = layout.scrollOffset(toItem: 120, viewportHeight: 812)
+/// try layout.append(newItems)                        // continues from the column bottoms
+/// ```
+///
+/// Edits recompute only what follows them: appending places the new items from the current
+/// column bottoms; inserting, removing or replacing at index k restarts from the checkpoint
+/// of column bottoms at or before k. The result always equals a full recomputation.
+public struct Layout<Style: LayoutStyle>: Sendable {
+    public let style: Style
+    public private(set) var table: PlacementTable
+
+    /// Default height of a pagination window, in points: a few phone screens.
+    public static var defaultWindowHeight: Double { 2048 }
+    /// Default number of items between two checkpoints of column bottoms.
+    public static var defaultCheckpointInterval: Int { 1024 }
+
+    public init(items: some Collection<LayoutItem>, style: Style, windowHeight: Double = defaultWindowHeight,
+                checkpointInterval: Int = defaultCheckpointInterval) throws(LayoutError) {
+        self.style = style
+        table = PlacementTable(geometry: try style.makeGeometry(), windowHeight: windowHeight,
+                               checkpointInterval: checkpointInterval)
+        try append(items)
+    }
+
+    /// A layout from a table already computed for this style (for example, decoded from
+    /// storage).
+    public init(table: PlacementTable, style: Style) throws(LayoutError) {
+        guard try style.makeGeometry() == table.geometry else { throw .geometryMismatch }
+        self.style = style
+        self.table = table
+    }
+
+    public var geometry: ColumnGeometry { table.geometry }
+    public var count: Int { table.count }
+    public var contentHeight: Double { table.contentHeight }
+
+    public func attributes(at index: Int) -> LayoutAttributes { table.attributes(at: index) }
+    public func items(in band: Range<Double>) -> [LayoutAttributes] { table.items(in: band) }
+    public func items(in viewport: Viewport) -> [LayoutAttributes] { table.items(in: viewport.band) }
+    public func scrollOffset(toItem index: Int, viewportHeight: Double) -> Double {
+        table.scrollOffset(toItem: index, viewportHeight: viewportHeight)
+    }
+
+    /// Places `items` after the existing ones in O(m).
+    public mutating func append(_ items: some Collection<LayoutItem>) throws(LayoutError) {
+        try validate(items, firstIndex: count)
+        let width = table.geometry.columnWidth
+        let style = self.style
+        table.append(items.lazy.map { (id: $0.id, height: style.height(of: $0, columnWidth: width)) }, style: style)
+    }
+
+    /// Inserts `items` before index `index` (0...count).
+    public mutating func insert(_ items: some Collection<LayoutItem>, at index: Int) throws(LayoutError) {
+        guard (0...count).contains(index) else { throw .indexOutOfRange(index: index, count: count) }
+        try validate(items, firstIndex: index)
+        let width = table.geometry.columnWidth
+        let style = self.style
+        try rewrite(from: index, removing: 0, with: items.map { (id: $0.id, height: style.height(of: $0, columnWidth: width)) })
+    }
+
+    /// Removes the items in `range`.
+    public mutating func remove(_ range: Range<Int>) throws(LayoutError) {
+        guard range.lowerBound >= 0, range.upperBound <= count else {
+            throw .indexOutOfRange(index: range.lowerBound < 0 ? range.lowerBound : range.upperBound, count: count)
+        }
+        try rewrite(from: range.lowerBound, removing: range.count, with: [])
+    }
+
+    /// Replaces item `index` (its id, size or both).
+    public mutating func replace(at index: Int, with item: LayoutItem) throws(LayoutError) {
+        guard (0..<count).contains(index) else { throw .indexOutOfRange(index: index, count: count) }
+        try validate(CollectionOfOne(item), firstIndex: index)
+        try rewrite(from: index, removing: 1, with: [(id: item.id, height: style.height(of: item, columnWidth: table.geometry.columnWidth))])
+    }
+
+    /// Truncates at `index` (restoring bottoms from a checkpoint), then places the new items
+    /// and the kept tail again, reusing the tail's heights.
+    private mutating func rewrite(from index: Int, removing removed: Int, with inserted: [(id: Int64, height: Double)]) throws(LayoutError) {
+        let tailStart = index + removed
+        let tail = zip(table.ids[tailStart...], table.heights[tailStart...]).map { (id: $0, height: $1) }
+        table.truncate(to: index)
+        table.append(inserted + tail, style: style)
+    }
+
+    private func validate(_ items: some Collection<LayoutItem>, firstIndex: Int) throws(LayoutError) {
+        guard style.usesItemSizes else { return }
+        for (offset, item) in items.enumerated() {
+            let size = item.size
+            guard size.width > 0, size.height > 0, size.width.isFinite, size.height.isFinite else {
+                throw .invalidItemSize(index: firstIndex + offset, size: size)
+            }
+        }
+    }
+}

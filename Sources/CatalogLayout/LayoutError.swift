@@ -1,0 +1,35 @@
+/// Why a layout cannot be computed. Messages name the parameter and the numbers involved.
+public enum LayoutError: Error, Sendable, Hashable, CustomStringConvertible {
+    case invalidWidth(Double)
+    case invalidColumnCount(Int)
+    case invalidSpacing(name: String, value: Double)
+    case noRoomForColumns(width: Double, columns: Int, columnWidth: Double)
+    case invalidItemSize(index: Int, size: Size)
+    case invalidHeight(name: String, value: Double)
+    case indexOutOfRange(index: Int, count: Int)
+    case geometryMismatch
+    case corruptArchive(String)
+
+    public var description: String {
+        switch self {
+        case .invalidWidth(let width):
+            "width must be a positive number of points, got \(width)"
+        case .invalidColumnCount(let columns):
+            "columns must be at least 1, got \(columns)"
+        case .invalidSpacing(let name, let value):
+            "\(name) must be zero or more and finite, got \(value)"
+        case .noRoomForColumns(let width, let columns, let columnWidth):
+            "\(columns) columns do not fit in \(width) points: after insets and spacing each column would be \(columnWidth) points wide"
+        case .invalidItemSize(let index, let size):
+            "item \(index) has display size \(size.width)x\(size.height); both sides must be positive and finite"
+        case .invalidHeight(let name, let value):
+            "\(name) must be positive and finite, got \(value)"
+        case .indexOutOfRange(let index, let count):
+            "item index \(index) is outside 0..<\(count)"
+        case .geometryMismatch:
+            "the stored layout was computed for other parameters than this style's"
+        case .corruptArchive(let reason):
+            "the stored layout cannot be read: \(reason)"
+        }
+    }
+}
