@@ -11,5 +11,9 @@ let package = Package(
             name: "ProbeBenchmark",
             dependencies: [.product(name: "ImageProbe", package: "main")]
         ),
+        .executableTarget(
+            name: "LayoutBenchmark",
+            dependencies: [.product(name: "CatalogLayout", package: "main")]
+        ),
     ]
 )

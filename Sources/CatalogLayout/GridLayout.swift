@@ -36,18 +36,10 @@ public struct GridLayout: LayoutStyle {
     }
 
     /// Row-major: item i is in column i mod C, so equal heights keep rows aligned.
-    @inlinable
-    public func column(for index: Int, bottoms: UnsafeBufferPointer<Double>) -> Int {
-        index % bottoms.count
-    }
-
-    @inlinable
-    public func height(of item: LayoutItem, columnWidth: Double) -> Double {
+    public var placement: PlacementRule {
         switch cellHeight {
-        case .ratio(let ratio): columnWidth * ratio
-        case .fixed(let height): height
+        case .ratio(let ratio): PlacementRule(column: .cyclic, height: .widthRatio(ratio))
+        case .fixed(let height): PlacementRule(column: .cyclic, height: .fixed(height))
         }
     }
-
-    public var usesItemSizes: Bool { false }
 }

@@ -20,7 +20,7 @@ public struct Layout<Style: LayoutStyle>: Sendable {
     /// Default number of items between two checkpoints of column bottoms.
     public static var defaultCheckpointInterval: Int { 1024 }
 
-    public init(items: some Collection<LayoutItem>, style: Style, windowHeight: Double = defaultWindowHeight,
+    public init(items: [LayoutItem], style: Style, windowHeight: Double = defaultWindowHeight,
                 checkpointInterval: Int = defaultCheckpointInterval) throws(LayoutError) {
         self.style = style
         table = PlacementTable(geometry: try style.makeGeometry(), windowHeight: windowHeight,
@@ -48,20 +48,16 @@ public struct Layout<Style: LayoutStyle>: Sendable {
     }
 
     /// Places `items` after the existing ones in O(m).
-    public mutating func append(_ items: some Collection<LayoutItem>) throws(LayoutError) {
+    public mutating func append(_ items: [LayoutItem]) throws(LayoutError) {
         try validate(items, firstIndex: count)
-        let width = table.geometry.columnWidth
-        let style = self.style
-        table.append(items.lazy.map { (id: $0.id, height: style.height(of: $0, columnWidth: width)) }, style: style)
+        table.append(items, rule: style.placement)
     }
 
     /// Inserts `items` before index `index` (0...count).
-    public mutating func insert(_ items: some Collection<LayoutItem>, at index: Int) throws(LayoutError) {
+    public mutating func insert(_ items: [LayoutItem], at index: Int) throws(LayoutError) {
         guard (0...count).contains(index) else { throw .indexOutOfRange(index: index, count: count) }
         try validate(items, firstIndex: index)
-        let width = table.geometry.columnWidth
-        let style = self.style
-        try rewrite(from: index, removing: 0, with: items.map { (id: $0.id, height: style.height(of: $0, columnWidth: width)) })
+        rewrite(from: index, removing: 0, with: items)
     }
 
     /// Removes the items in `range`.
@@ -69,27 +65,30 @@ public struct Layout<Style: LayoutStyle>: Sendable {
         guard range.lowerBound >= 0, range.upperBound <= count else {
             throw .indexOutOfRange(index: range.lowerBound < 0 ? range.lowerBound : range.upperBound, count: count)
         }
-        try rewrite(from: range.lowerBound, removing: range.count, with: [])
+        rewrite(from: range.lowerBound, removing: range.count, with: [])
     }
 
     /// Replaces item `index` (its id, size or both).
     public mutating func replace(at index: Int, with item: LayoutItem) throws(LayoutError) {
         guard (0..<count).contains(index) else { throw .indexOutOfRange(index: index, count: count) }
-        try validate(CollectionOfOne(item), firstIndex: index)
-        try rewrite(from: index, removing: 1, with: [(id: item.id, height: style.height(of: item, columnWidth: table.geometry.columnWidth))])
+        try validate([item], firstIndex: index)
+        rewrite(from: index, removing: 1, with: [item])
     }
 
-    /// Truncates at `index` (restoring bottoms from a checkpoint), then places the new items
-    /// and the kept tail again, reusing the tail's heights.
-    private mutating func rewrite(from index: Int, removing removed: Int, with inserted: [(id: Int64, height: Double)]) throws(LayoutError) {
+    /// Truncates at `index` (restoring bottoms from a checkpoint), places the new items, then
+    /// places the kept tail again with its stored heights.
+    private mutating func rewrite(from index: Int, removing removed: Int, with inserted: [LayoutItem]) {
         let tailStart = index + removed
-        let tail = zip(table.ids[tailStart...], table.heights[tailStart...]).map { (id: $0, height: $1) }
+        let tailIDs = Array(table.ids[tailStart...])
+        let tailHeights = Array(table.heights[tailStart...])
+        let rule = style.placement
         table.truncate(to: index)
-        table.append(inserted + tail, style: style)
+        table.append(inserted, rule: rule)
+        table.append(ids: tailIDs[...], heights: tailHeights[...], rule: rule)
     }
 
-    private func validate(_ items: some Collection<LayoutItem>, firstIndex: Int) throws(LayoutError) {
-        guard style.usesItemSizes else { return }
+    private func validate(_ items: [LayoutItem], firstIndex: Int) throws(LayoutError) {
+        guard style.placement.usesItemSizes else { return }
         for (offset, item) in items.enumerated() {
             let size = item.size
             guard size.width > 0, size.height > 0, size.width.isFinite, size.height.isFinite else {

@@ -1,7 +1,7 @@
-/// A way of placing items into columns. A style decides two things per item, which column
-/// and how tall; everything else (stacking items in a column with the row spacing, content
-/// height, windows, queries, serialization, incremental updates) is shared, so a new style
-/// implements only these and touches no query code.
+/// A way of placing items into columns. A style supplies its column grid and a
+/// `PlacementRule` (which column, how tall); everything else (stacking items in a column with
+/// the row spacing, content height, windows, queries, serialization, incremental updates) is
+/// shared, so a new style touches no query code.
 ///
 /// Items stack in their column: an item's y is the top inset in an empty column, else the
 /// column's bottom plus the row spacing.
@@ -9,15 +9,53 @@ public protocol LayoutStyle: Sendable, Hashable {
     /// The column grid for this style's parameters; throws when they cannot work.
     func makeGeometry() throws(LayoutError) -> ColumnGeometry
 
-    /// The column for item `index`. `bottoms[c]` is column c's bottom: the top inset while
-    /// column c is empty.
-    func column(for index: Int, bottoms: UnsafeBufferPointer<Double>) -> Int
+    /// Which column each item goes in, and how tall it is.
+    var placement: PlacementRule { get }
+}
 
-    /// The item's height in a column `columnWidth` points wide.
-    func height(of item: LayoutItem, columnWidth: Double) -> Double
+/// How a style places items, as plain values, so the placement loop is compiled once per rule
+/// and never calls through a protocol per item.
+public struct PlacementRule: Sendable, Hashable {
+    public enum Column: Sendable, Hashable {
+        /// The column whose bottom is lowest; ties go to the lowest index.
+        case shortestFirst
+        /// Item i goes in column i mod C.
+        case cyclic
+        /// Item i goes in column C − 1 − (i mod C).
+        case cyclicReversed
+    }
 
-    /// Whether this style needs item sizes (fixed-height styles do not).
-    var usesItemSizes: Bool { get }
+    public enum Height: Sendable, Hashable {
+        /// column width × display height / display width + extra.
+        case aspectRatio(extra: Double)
+        /// column width × ratio, whatever the item.
+        case widthRatio(Double)
+        /// The same height for every item.
+        case fixed(Double)
+    }
+
+    public var column: Column
+    public var height: Height
+
+    public init(column: Column, height: Height) {
+        self.column = column
+        self.height = height
+    }
+
+    /// Whether heights depend on item sizes (which must then be positive and finite).
+    public var usesItemSizes: Bool {
+        if case .aspectRatio = height { return true }
+        return false
+    }
+
+    /// The height of `item` in a column `columnWidth` points wide.
+    @inlinable public func height(of item: LayoutItem, columnWidth: Double) -> Double {
+        switch height {
+        case .aspectRatio(let extra): columnWidth * item.size.height / item.size.width + extra
+        case .widthRatio(let ratio): columnWidth * ratio
+        case .fixed(let height): height
+        }
+    }
 }
 
 /// The order in which a waterfall fills its columns (CHTCollectionViewWaterfallLayout's
@@ -27,6 +65,6 @@ public enum RenderDirection: String, Sendable, Hashable, CaseIterable {
     case shortestFirst = "shortest"
     /// Item i goes in column i mod C.
     case leftToRight = "ltr"
-    /// Item i goes in column C − 1 − (i mod C).
+    /// Item i goes in column C − 1 − (i mod C), mirrored.
     case rightToLeft = "rtl"
 }

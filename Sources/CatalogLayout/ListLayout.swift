@@ -29,19 +29,10 @@ public struct ListLayout: LayoutStyle {
         return try ColumnGeometry(width: width, columns: 1, columnSpacing: 0, rowSpacing: rowSpacing, insets: insets)
     }
 
-    @inlinable
-    public func column(for index: Int, bottoms: UnsafeBufferPointer<Double>) -> Int { 0 }
-
-    @inlinable
-    public func height(of item: LayoutItem, columnWidth: Double) -> Double {
+    public var placement: PlacementRule {
         switch rowHeight {
-        case .aspectRatio(let extra): columnWidth * item.size.height / item.size.width + extra
-        case .fixed(let height): height
+        case .aspectRatio(let extra): PlacementRule(column: .cyclic, height: .aspectRatio(extra: extra))
+        case .fixed(let height): PlacementRule(column: .cyclic, height: .fixed(height))
         }
-    }
-
-    public var usesItemSizes: Bool {
-        if case .aspectRatio = rowHeight { return true }
-        return false
     }
 }

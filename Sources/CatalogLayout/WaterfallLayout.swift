@@ -33,28 +33,12 @@ public struct WaterfallLayout: LayoutStyle {
                                   rowSpacing: rowSpacing, insets: insets)
     }
 
-    @inlinable
-    public func column(for index: Int, bottoms: UnsafeBufferPointer<Double>) -> Int {
-        switch direction {
-        case .shortestFirst:
-            var best = 0
-            var lowest = bottoms[0]
-            for column in 1..<bottoms.count where bottoms[column] < lowest {
-                best = column
-                lowest = bottoms[column]
-            }
-            return best
-        case .leftToRight:
-            return index % bottoms.count
-        case .rightToLeft:
-            return bottoms.count - 1 - index % bottoms.count
+    public var placement: PlacementRule {
+        let column: PlacementRule.Column = switch direction {
+        case .shortestFirst: .shortestFirst
+        case .leftToRight: .cyclic
+        case .rightToLeft: .cyclicReversed
         }
+        return PlacementRule(column: column, height: .aspectRatio(extra: extraHeight))
     }
-
-    @inlinable
-    public func height(of item: LayoutItem, columnWidth: Double) -> Double {
-        columnWidth * item.size.height / item.size.width + extraHeight
-    }
-
-    public var usesItemSizes: Bool { true }
 }

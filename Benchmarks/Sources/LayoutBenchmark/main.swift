@@ -1,0 +1,116 @@
+// CatalogLayout at 1M and 10M items: compute, queries, size, append. See BENCHMARKS.md.
+//   LayoutBenchmark [SIZES...]   (default: 1000000 10000000)
+import CatalogLayout
+import Foundation
+
+struct Random { // splitmix64, so every run lays out the same items
+    var state: UInt64
+    mutating func next() -> Double {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return Double((z ^ (z >> 31)) >> 11) / Double(1 << 53)
+    }
+}
+
+func seconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+}
+
+func time<T>(_ body: () throws -> T) rethrows -> (T, Double) {
+    let start = ContinuousClock.now
+    let value = try body()
+    return (value, seconds(ContinuousClock.now - start))
+}
+
+func percentile(_ values: [Double], _ p: Double) -> Double {
+    let sorted = values.sorted()
+    return sorted[min(sorted.count - 1, Int(Double(sorted.count - 1) * p))]
+}
+
+func format(_ seconds: Double) -> String {
+    seconds >= 1 ? String(format: "%.2f s", seconds)
+        : seconds >= 1e-3 ? String(format: "%.2f ms", seconds * 1e3) : String(format: "%.2f µs", seconds * 1e6)
+}
+
+/// Times `queries` bands of 812 points at the given offsets; returns per-query seconds.
+func timeQueries(_ offsets: [Double], _ query: (Range<Double>) -> [Int]) -> (times: [Double], found: Int) {
+    var found = 0
+    var times: [Double] = []
+    times.reserveCapacity(offsets.count)
+    for y in offsets {
+        let (result, t) = time { query(y..<(y + 812)) }
+        found += result.count
+        times.append(t)
+    }
+    return (times, found)
+}
+
+let sizes = CommandLine.arguments.dropFirst().compactMap(Int.init)
+let style = WaterfallLayout(width: 375, columns: 2)
+print("machine: \(ProcessInfo.processInfo.activeProcessorCount) cores; style: waterfall, width 375, 2 columns, spacing 8, insets 8, shortest-first")
+for n in sizes.isEmpty ? [1_000_000, 10_000_000] : sizes {
+    var random = Random(state: UInt64(n))
+    let items = (0..<n).map { LayoutItem(id: Int64($0) * 3 + 1, width: 200 + random.next() * 3800, height: 200 + random.next() * 3800) }
+    print("\n## \(n) items")
+
+    // Compute: ours (placements + windows + checkpoints) next to the bare arithmetic.
+    var ys = [Double](repeating: 0, count: n)
+    var columns = [Int32](repeating: 0, count: n)
+    let geometry = try style.makeGeometry()
+    var floorTimes: [Double] = []
+    var ourTimes: [Double] = []
+    var layout: Layout<WaterfallLayout>? = nil
+    for _ in 0..<5 {
+        let (height, tf) = time { floorCompute(items, geometry: geometry, ys: &ys, columns: &columns) }
+        floorTimes.append(tf)
+        layout = nil
+        let (computed, to) = try time { try Layout(items: items, style: style) }
+        ourTimes.append(to)
+        precondition(computed.contentHeight == height, "floor and layout disagree")
+        layout = computed
+    }
+    let computed = layout!
+    let floorMedian = percentile(floorTimes, 0.5), ourMedian = percentile(ourTimes, 0.5)
+    print("compute\tfloor \(format(floorMedian))\tlayout \(format(ourMedian))\tratio \(String(format: "%.2f", ourMedian / floorMedian))x (target ≤ 2x)\tcontent height \(String(format: "%.0f", computed.contentHeight)) pt")
+
+    // Queries at random offsets; and separately near the top and at the end.
+    let frames = (0..<n).map { computed.attributes(at: $0).frame }
+    let linear = LinearScan(frames: frames)
+    let unions = UnionRects(frames: frames)
+    let maxY = computed.contentHeight - 812
+    let randomOffsets = (0..<20_000).map { _ in random.next() * maxY }
+    for y in randomOffsets.prefix(50) {
+        let band = y..<(y + 812)
+        precondition(computed.table.indices(in: band) == linear.indices(in: band), "query disagrees with the linear scan")
+        precondition(unions.indices(in: band) == linear.indices(in: band), "union rects disagree with the linear scan")
+    }
+    let ours = timeQueries(randomOffsets) { computed.table.indices(in: $0) }
+    let oursTop = timeQueries((0..<5000).map { _ in random.next() * 4000 }) { computed.table.indices(in: $0) }
+    let oursEnd = timeQueries((0..<5000).map { _ in maxY - random.next() * 4000 }) { computed.table.indices(in: $0) }
+    let linearRuns = timeQueries(Array(randomOffsets.prefix(n >= 10_000_000 ? 20 : 60))) { linear.indices(in: $0) }
+    let unionRuns = timeQueries(Array(randomOffsets.prefix(n >= 10_000_000 ? 200 : 1000))) { unions.indices(in: $0) }
+    let unionTop = timeQueries((0..<200).map { _ in random.next() * 4000 }) { unions.indices(in: $0) }
+    let ourMedianQ = percentile(ours.times, 0.5)
+    print("query\tlayout median \(format(ourMedianQ)) p99 \(format(percentile(ours.times, 0.99)))\t(\(ours.found / randomOffsets.count) items per band)")
+    print("query\tlayout near top median \(format(percentile(oursTop.times, 0.5))), at end median \(format(percentile(oursEnd.times, 0.5)))\tend/top \(String(format: "%.2f", percentile(oursEnd.times, 0.5) / percentile(oursTop.times, 0.5)))")
+    print("query\t(a) linear scan median \(format(percentile(linearRuns.times, 0.5))) p99 \(format(percentile(linearRuns.times, 0.99)))\tspeed-up \(String(format: "%.0f", percentile(linearRuns.times, 0.5) / ourMedianQ))x (target ≥ 1000x)")
+    print("query\t(b) union rects median \(format(percentile(unionRuns.times, 0.5))) p99 \(format(percentile(unionRuns.times, 0.99))), near top \(format(percentile(unionTop.times, 0.5)))\tspeed-up \(String(format: "%.0f", percentile(unionRuns.times, 0.5) / ourMedianQ))x (target ≥ 50x)")
+
+    // Serialized size.
+    let (archive, archiveTime) = time { computed.table.archive() }
+    print("size\t\(String(format: "%.2f", Double(archive.byteCount) / Double(n))) bytes per item serialized (target ≤ 32), \(archive.windows.count) windows, encoded in \(format(archiveTime))")
+
+    // Append 1,000 items, next to recomputing everything.
+    var growing = computed
+    layout = nil
+    try growing.append([LayoutItem(id: -1, width: 1, height: 1)]) // untimed: the copy-on-write of the shared arrays
+    var appendTimes: [Double] = []
+    for round in 0..<5 {
+        let more = (0..<1000).map { LayoutItem(id: Int64(n + round * 1000 + $0), width: 200 + random.next() * 3800, height: 200 + random.next() * 3800) }
+        let (_, t) = try time { try growing.append(more) }
+        appendTimes.append(t)
+    }
+    print("append\t1,000 items to \(n): median \(format(percentile(appendTimes, 0.5)))\tfull recomputation \(format(ourMedian))\tratio \(String(format: "%.0f", ourMedian / percentile(appendTimes, 0.5)))x faster")
+}
