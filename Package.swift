@@ -14,11 +14,13 @@ let package = Package(
     products: [
         .library(name: "CatalogLayout", targets: ["CatalogLayout"]),
         .library(name: "ImageProbe", targets: ["ImageProbe"]),
+        .library(name: "Catalog", targets: ["CatalogKit", "CatalogStore"]),
         .executable(name: "catalog", targets: ["catalog"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         .target(name: "CatalogLayout", swiftSettings: swiftSettings),
@@ -27,7 +29,17 @@ let package = Package(
             linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png")]
         ),
         .target(name: "ImageProbe", dependencies: ["CImageProbe"], swiftSettings: swiftSettings),
-        .target(name: "CatalogKit", dependencies: ["CatalogLayout", "ImageProbe"], swiftSettings: swiftSettings),
+        // Migrations/NNNN_description.sql, embedded into CatalogStore at build time, so an
+        // installed `catalog` binary carries its schema with it.
+        .executableTarget(name: "MigrationEmbedder", path: "Tools/MigrationEmbedder"),
+        .plugin(name: "EmbedMigrations", capability: .buildTool(), dependencies: ["MigrationEmbedder"]),
+        .target(
+            name: "CatalogStore",
+            dependencies: [.product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: swiftSettings,
+            plugins: ["EmbedMigrations"]
+        ),
+        .target(name: "CatalogKit", dependencies: ["CatalogLayout", "CatalogStore", "ImageProbe"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "catalog",
             dependencies: ["CatalogKit", .product(name: "ArgumentParser", package: "swift-argument-parser")],
@@ -39,6 +51,8 @@ let package = Package(
             exclude: ["Fixtures"],
             swiftSettings: swiftSettings
         ),
+        .testTarget(name: "CatalogStoreTests", dependencies: ["CatalogStore"], swiftSettings: swiftSettings),
+        .testTarget(name: "CatalogKitTests", dependencies: ["CatalogKit", "CatalogStore", "ImageProbe"], swiftSettings: swiftSettings),
         .testTarget(
             name: "CatalogLayoutTests",
             dependencies: ["CatalogLayout", .product(name: "PropertyBased", package: "swift-property-based")],

@@ -6,9 +6,9 @@ struct Catalog: AsyncParsableCommand {
         commandName: "catalog",
         abstract: "Index image collections for waterfall galleries.",
         discussion: """
-            catalog reads image sizes from JPEG and PNG headers (never decoding pixels), and \
-            lays images out in Pinterest-style waterfall columns.
+            catalog reads image sizes from JPEG and PNG headers (never decoding pixels), keeps \
+            them in an SQLite catalog, and lays images out in Pinterest-style waterfall columns.
             """,
-        subcommands: [Probe.self]
+        subcommands: [Scan.self, Import.self, List.self, Errors.self, Stats.self, Probe.self]
     )
 }

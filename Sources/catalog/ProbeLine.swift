@@ -1,3 +1,4 @@
+import CatalogKit
 import ImageProbe
 
 /// How `catalog probe` prints one file, as text or as a JSON line.
@@ -10,19 +11,19 @@ enum ProbeLine {
     }
 
     static func json(path: String, info: ImageInfo) -> String {
-        let date = info.captureDate.map { JSON.string($0.description) } ?? "null"
+        let date = info.captureDate.map { PathText.jsonString($0.description) } ?? "null"
         return """
-            {"path":\(JSON.string(path)),"format":"\(info.format.rawValue)","pixelWidth":\(info.pixelWidth),\
+            {"path":\(PathText.jsonString(path)),"format":"\(info.format.rawValue)","pixelWidth":\(info.pixelWidth),\
             "pixelHeight":\(info.pixelHeight),"orientation":\(info.orientation.rawValue),\
             "width":\(info.displayWidth),"height":\(info.displayHeight),"bytes":\(info.byteSize),"date":\(date)}
             """
     }
 
     static func json(path: String, unsupported: Void) -> String {
-        #"{"path":\#(JSON.string(path)),"format":null}"#
+        #"{"path":\#(PathText.jsonString(path)),"format":null}"#
     }
 
     static func json(path: String, error: ImageProbeError) -> String {
-        #"{"path":\#(JSON.string(path)),"error":\#(JSON.string(error.description))}"#
+        #"{"path":\#(PathText.jsonString(path)),"error":\#(PathText.jsonString(error.description))}"#
     }
 }

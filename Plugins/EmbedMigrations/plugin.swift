@@ -1,0 +1,22 @@
+import Foundation
+import PackagePlugin
+
+/// Turns the package's Migrations/NNNN_description.sql files into Swift source for the target,
+/// in file-name order. The file name (without .sql) is the migration's id.
+@main
+struct EmbedMigrations: BuildToolPlugin {
+    func createBuildCommands(context: PluginContext, target: any Target) throws -> [Command] {
+        let folder = context.package.directoryURL.appending(path: "Migrations")
+        let files = try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)
+            .filter { $0.pathExtension == "sql" }
+            .sorted { $0.lastPathComponent < $1.lastPathComponent }
+        let output = context.pluginWorkDirectoryURL.appending(path: "EmbeddedMigrations.swift")
+        return [.buildCommand(
+            displayName: "Embedding \(files.count) migrations",
+            executable: try context.tool(named: "MigrationEmbedder").url,
+            arguments: [output.path] + files.map(\.path),
+            inputFiles: files,
+            outputFiles: [output]
+        )]
+    }
+}

@@ -1,0 +1,94 @@
+/// ISO 8601 dates from imports, normalized to the catalog's `YYYY-MM-DDTHH:MM:SS` (UTC when
+/// the input names a zone, as written otherwise, like EXIF dates).
+enum ImportDate {
+    static func normalize(_ text: String) -> String? {
+        let b = Array(text.utf8)
+        func digits(_ range: Range<Int>) -> Int? {
+            guard range.upperBound <= b.count else { return nil }
+            var value = 0
+            for i in range {
+                guard (48...57).contains(b[i]) else { return nil }
+                value = value * 10 + Int(b[i] - 48)
+            }
+            return value
+        }
+        guard let year = digits(0..<4), b.count >= 10, b[4] == 45, let month = digits(5..<7), b[7] == 45,
+              let day = digits(8..<10) else { return nil }
+        var (hour, minute, second) = (0, 0, 0)
+        var index = 10
+        if b.count > 10 {
+            guard b[10] == 84 || b[10] == 32, let h = digits(11..<13), b.count > 13, b[13] == 58, let m = digits(14..<16) else { return nil }
+            (hour, minute) = (h, m)
+            index = 16
+            if index < b.count, b[index] == 58 {
+                guard let s = digits(17..<19) else { return nil }
+                second = s
+                index = 19
+                if index < b.count, b[index] == 46 || b[index] == 44 { // fraction: dropped
+                    index += 1
+                    let start = index
+                    while index < b.count, (48...57).contains(b[index]) { index += 1 }
+                    guard index > start else { return nil }
+                }
+            }
+        }
+        var offsetMinutes = 0
+        if index < b.count {
+            if b[index] == 90, index + 1 == b.count { // Z
+                index += 1
+            } else if b[index] == 43 || b[index] == 45, let h = digits((index + 1)..<(index + 3)) {
+                var m = 0
+                if index + 3 < b.count {
+                    let minuteStart = b[index + 3] == 58 ? index + 4 : index + 3
+                    guard let value = digits(minuteStart..<(minuteStart + 2)), minuteStart + 2 == b.count else { return nil }
+                    m = value
+                } else if index + 3 != b.count {
+                    return nil
+                }
+                offsetMinutes = (h * 60 + m) * (b[index] == 45 ? -1 : 1)
+                index = b.count
+            } else {
+                return nil
+            }
+        }
+        guard index == b.count, (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61 else { return nil }
+        guard day <= daysIn(month, year) else { return nil }
+        // To UTC: subtract the offset, carrying through days, months and years.
+        var total = ((daysBeforeEpochDay(year, month, day) * 24 + hour) * 60 + minute) - offsetMinutes
+        let minutes = ((total % 1440) + 1440) % 1440
+        total = (total - minutes) / 1440
+        let (y, mo, d) = civil(fromDays: total)
+        func pad(_ v: Int, _ w: Int) -> String { String(repeating: "0", count: max(0, w - String(v).count)) + String(v) }
+        return "\(pad(y, 4))-\(pad(mo, 2))-\(pad(d, 2))T\(pad(minutes / 60, 2)):\(pad(minutes % 60, 2)):\(pad(second, 2))"
+    }
+
+    static func daysIn(_ month: Int, _ year: Int) -> Int {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    /// Days since 1970-01-01 (Howard Hinnant's days_from_civil).
+    static func daysBeforeEpochDay(_ year: Int, _ month: Int, _ day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let doy = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+
+    static func civil(fromDays days: Int) -> (Int, Int, Int) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp + (mp < 10 ? 3 : -9)
+        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
+    }
+}

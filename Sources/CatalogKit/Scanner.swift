@@ -1,0 +1,201 @@
+public import CatalogStore
+import Dispatch
+import Foundation
+import ImageProbe
+
+/// `catalog scan`: walks roots, probes new and changed files on all cores, and writes the
+/// catalog in batches, each one transaction, so a scan killed at any moment leaves a
+/// consistent catalog that the next scan completes.
+public final class Scanner {
+    let store: CatalogStore
+    let options: ScanOptions
+    var summary = ScanSummary()
+    private var pending: [FileChange] = []
+    private var rootID: Int64 = 0
+    /// Files known under the current root; what remains after the walk has vanished.
+    private var known: [Data: KnownFile] = [:]
+    private var knownByInode: [FileIdentity: Data] = [:]
+    /// New paths whose inode belongs to a known file: moves, unless the old path is still there.
+    private var inodeMoves: [(path: Data, from: Data, change: FileChange?)] = []
+    /// New images inserted this scan, by size and fingerprint: a vanished file may have moved there.
+    private var addedByContent: [ContentKey: Data] = [:]
+    private var incompletePrefixes: [Data] = []
+    private let start = ContinuousClock.now
+
+    struct FileIdentity: Hashable { let device: Int64, inode: Int64 }
+    struct ContentKey: Hashable { let size: Int64, fingerprint: Int64 }
+
+    public init(store: CatalogStore, options: ScanOptions = ScanOptions()) {
+        self.store = store
+        self.options = options
+    }
+
+    /// Scans `roots` (paths as given; made absolute), reporting progress now and then.
+    public func run(roots: [String], progress: ((ScanProgress) -> Void)? = nil) throws(StoreError) -> ScanSummary {
+        let lock = try WriteLock(catalogPath: store.path, wait: false)
+        defer { withExtendedLifetime(lock) {} }
+        for root in roots { try scan(root: root, progress: progress) }
+        summary.elapsedSeconds = seconds(since: start)
+        summary.generation = try store.generation()
+        return summary
+    }
+
+    private func scan(root: String, progress: ((ScanProgress) -> Void)?) throws(StoreError) {
+        let absolute = Self.absolute(root)
+        let fd = open(absolute, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else {
+            summary.problems.append("\(root): \(String(cString: strerror(errno))); root not scanned, nothing removed")
+            return
+        }
+        let rootPath = Array(absolute.utf8)
+        rootID = try store.rootID(for: Data(rootPath))
+        var prefix = Data(rootPath)
+        if prefix.last != 47 { prefix.append(47) }
+        known = try store.knownFiles(under: prefix)
+        knownByInode = Dictionary(known.values.map { (FileIdentity(device: $0.stat.device, inode: $0.stat.inode), $0.path) }) { first, _ in first }
+        inodeMoves = []
+        addedByContent = [:]
+        incompletePrefixes = []
+        var walker = DirectoryWalker(includeHidden: options.includeHidden, followSymlinks: options.followSymlinks)
+        var lastReport = ContinuousClock.now
+        do {
+            try walker.walk(fd: fd, path: rootPath) { event throws(StoreError) in
+                switch event {
+                case .files(let files):
+                    try handle(files)
+                case .unreadable(let path, let reason):
+                    incompletePrefixes.append(Data(path + [47]))
+                    summary.problems.append("\(PathText.display(path)): \(reason); skipped, nothing under it removed")
+                case .folder(let path):
+                    if let progress, ContinuousClock.now - lastReport > .milliseconds(100) {
+                        lastReport = ContinuousClock.now
+                        progress(ScanProgress(files: summary.files, elapsedSeconds: seconds(since: start), folder: path))
+                    }
+                }
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw .database("\(error)")
+        }
+        try flush()
+        try resolveMoves()
+        try removeVanished()
+        try store.finishScan(rootID: rootID, complete: incompletePrefixes.isEmpty)
+    }
+
+    /// One folder's batch: skip unchanged files, probe the rest in parallel.
+    private func handle(_ files: [DirectoryWalker.File]) throws(StoreError) {
+        summary.files += files.count
+        var toProbe: [(file: DirectoryWalker.File, path: Data, previous: KnownFile?)] = []
+        for file in files {
+            let path = Data(file.path)
+            let stat = Self.fileStat(file.stat)
+            if let previous = known[path] {
+                if previous.stat == stat {
+                    known.removeValue(forKey: path)
+                    summary.unchanged += 1
+                } else {
+                    toProbe.append((file, path, previous))
+                    known.removeValue(forKey: path)
+                }
+            } else if let from = knownByInode[FileIdentity(device: stat.device, inode: stat.inode)], from != path,
+                      let old = known[from], old.stat == stat {
+                inodeMoves.append((path, from, nil)) // renamed, content untouched: nothing to read
+            } else {
+                toProbe.append((file, path, nil))
+            }
+        }
+        guard !toProbe.isEmpty else { return }
+        let outcomes = Self.probeAll(toProbe.map(\.file))
+        for ((file, path, previous), probed) in zip(toProbe, outcomes) {
+            let stat = Self.fileStat(file.stat)
+            let change = FileChange(path: path, stat: stat, fingerprint: probed.fingerprint, outcome: probed.outcome,
+                                    itemID: previous?.itemID)
+            switch probed.outcome {
+            case .image: break // counted as added or updated when written
+            case .unsupported: summary.unsupported += 1
+            case .failed: summary.failed += 1
+            }
+            if previous == nil, let from = knownByInode[FileIdentity(device: stat.device, inode: stat.inode)], from != path {
+                inodeMoves.append((path, from, change)) // same inode, new content: decided after the walk
+                continue
+            }
+            if case .image = probed.outcome, previous == nil, let fingerprint = probed.fingerprint {
+                addedByContent[ContentKey(size: stat.size, fingerprint: fingerprint)] = path
+            }
+            pending.append(change)
+        }
+        if pending.count >= options.batchSize { try flush() }
+    }
+
+    private func flush() throws(StoreError) {
+        guard !pending.isEmpty else { return }
+        let counts = try store.apply(pending, rootID: rootID)
+        summary.added += counts.added
+        summary.updated += counts.updated
+        summary.removed += counts.removed
+        pending.removeAll(keepingCapacity: true)
+    }
+
+    /// Inode moves: a move if the old path vanished, else (a hard link, a copy) a new file.
+    private func resolveMoves() throws(StoreError) {
+        for (path, from, change) in inodeMoves {
+            if let old = known.removeValue(forKey: from) {
+                try store.move(from: from, to: path, itemID: old.itemID)
+                summary.moved += 1
+                if let change {
+                    var updated = change
+                    updated.itemID = old.itemID
+                    pending.append(updated)
+                }
+            } else {
+                var resolved: FileChange
+                if let change { resolved = change } else { resolved = try probe(path: path) }
+                let change = resolved
+                pending.append(change)
+                if case .image = change.outcome, let fingerprint = change.fingerprint {
+                    addedByContent[ContentKey(size: change.stat.size, fingerprint: fingerprint)] = path
+                }
+            }
+        }
+        inodeMoves = []
+        try flush()
+    }
+
+    /// Vanished files: a move if a new image has the same size and fingerprint, else removed,
+    /// unless they lie under a folder that could not be read.
+    private func removeVanished() throws(StoreError) {
+        var gone: [Data] = []
+        for (path, file) in known {
+            if incompletePrefixes.contains(where: { path.starts(with: $0) }) { continue }
+            if file.status == 0, let fingerprint = file.fingerprint,
+               let newPath = addedByContent.removeValue(forKey: ContentKey(size: file.stat.size, fingerprint: fingerprint)) {
+                try store.adopt(newPath: newPath, oldPath: path)
+                summary.moved += 1
+                summary.added -= 1
+                continue
+            }
+            gone.append(path)
+        }
+        summary.removed += try store.remove(paths: gone)
+        known = [:]
+    }
+
+    /// Probes one path again (a hard-linked file whose probe was deferred).
+    private func probe(path: Data) throws(StoreError) -> FileChange {
+        let fd = path.withUnsafeBytes { raw in
+            let bytes = Array(raw.bindMemory(to: CChar.self)) + [0]
+            return open(bytes, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        }
+        var info = stat()
+        guard fd >= 0, fstat(fd, &info) == 0 else {
+            if fd >= 0 { close(fd) }
+            return FileChange(path: path, stat: FileStat(device: 0, inode: 0, size: 0, mtimeNanoseconds: 0), fingerprint: nil,
+                              outcome: .failed(String(cString: strerror(errno))), itemID: nil)
+        }
+        defer { close(fd) }
+        let probed = Self.probe(fd: fd, stat: info)
+        return FileChange(path: path, stat: Self.fileStat(info), fingerprint: probed.fingerprint, outcome: probed.outcome, itemID: nil)
+    }
+}

@@ -1,0 +1,27 @@
+package import GRDB
+
+/// The migration runner: Migrations/NNNN_description.sql (embedded at build time), applied in
+/// file-name order, each in its own transaction, recorded in `grdb_migrations` by file name.
+package enum CatalogMigrations {
+    /// The ids of every migration this build knows, in order.
+    package static var identifiers: [String] { EmbeddedMigrations.all.map(\.id) }
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        for migration in EmbeddedMigrations.all {
+            let sql = migration.sql
+            migrator.registerMigration(migration.id) { db in try db.execute(sql: sql) }
+        }
+        return migrator
+    }
+
+    /// Applies the migrations up to and including `identifier` (tests of upgrades).
+    package static func migrate(_ writer: some DatabaseWriter, upTo identifier: String) throws {
+        try migrator.migrate(writer, upTo: identifier)
+    }
+
+    /// Applies every migration.
+    package static func migrate(_ writer: some DatabaseWriter) throws {
+        try migrator.migrate(writer)
+    }
+}

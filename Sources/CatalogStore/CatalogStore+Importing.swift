@@ -1,0 +1,40 @@
+import Foundation
+import GRDB
+
+extension CatalogStore {
+    /// Upserts rows by key in one transaction: a refused row leaves the catalog as it was.
+    /// `width`/`height` are the stored pixel size; orientations 5 to 8 swap the display size.
+    public func importItems(_ rows: [ImportRow], importedAt: String) throws(StoreError) -> ImportSummary {
+        try write { db in
+            let generation = try Int64.fetchOne(db, sql: "UPDATE catalog SET generation = generation + 1 RETURNING generation")!
+            let before = try Int.fetchOne(db, sql: "SELECT count(*) FROM items")!
+            // A key that is a scanned file's path is not overwritten: the WHERE leaves it, and
+            // no row changes, which tells the conflict apart from an insert or an update.
+            let upsert = try db.makeStatement(sql: """
+                INSERT INTO items (key, source, pixel_width, pixel_height, orientation, width, height, capture_date,
+                                   imported_at, sort_date, url, title, changed_generation)
+                VALUES (?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(key) DO UPDATE SET pixel_width = excluded.pixel_width, pixel_height = excluded.pixel_height,
+                    orientation = excluded.orientation, width = excluded.width, height = excluded.height,
+                    capture_date = excluded.capture_date, sort_date = excluded.sort_date, url = excluded.url,
+                    title = excluded.title, changed_generation = excluded.changed_generation
+                WHERE items.source = 1
+                """)
+            for row in rows {
+                let swapped = row.orientation >= 5
+                upsert.setUncheckedArguments([
+                    Data(row.key.utf8), row.width, row.height, row.orientation, swapped ? row.height : row.width,
+                    swapped ? row.width : row.height, row.date, importedAt, row.date ?? importedAt, row.url, row.title, generation,
+                ])
+                try upsert.execute()
+                if db.changesCount == 0 {
+                    throw StoreError.invalidInput(line: row.line, reason: "key \"\(row.key)\" is a scanned file's path")
+                }
+            }
+            let added = try Int.fetchOne(db, sql: "SELECT count(*) FROM items")! - before
+            let updated = rows.count - added
+            if added + updated == 0 { try db.execute(sql: "UPDATE catalog SET generation = generation - 1") }
+            return ImportSummary(added: added, updated: updated, generation: generation - (added + updated == 0 ? 1 : 0))
+        }
+    }
+}

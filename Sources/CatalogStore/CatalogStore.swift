@@ -1,0 +1,104 @@
+import Foundation
+package import GRDB
+
+/// The catalog's SQLite database: items, the files behind them, and stored layouts.
+///
+/// Opened in WAL mode through a `DatabasePool`: readers (`list`, `page`) read a consistent
+/// snapshot while a scan writes. The schema comes only from `Migrations/*.sql`, each applied
+/// in its own transaction and recorded. A file that is not a catalog, or a catalog from a
+/// newer version, is refused before anything is written to it.
+public final class CatalogStore: Sendable {
+    public let path: String
+    package let pool: DatabasePool
+
+    /// Opens (creating it and its folder if needed) the catalog at `path`.
+    public static func open(at path: String) throws(StoreError) -> CatalogStore {
+        let url = URL(fileURLWithPath: path)
+        let exists = FileManager.default.fileExists(atPath: path)
+        if exists {
+            try checkIsCatalog(path)
+        } else {
+            do {
+                try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            } catch {
+                throw .cannotOpen(path: path, reason: "cannot create its folder: \(error.localizedDescription)")
+            }
+        }
+        do {
+            var configuration = Configuration()
+            configuration.busyMode = .timeout(10)
+            configuration.prepareDatabase { db in
+                try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            }
+            let pool = try DatabasePool(path: path, configuration: configuration)
+            try CatalogMigrations.migrator.migrate(pool)
+            return CatalogStore(path: path, pool: pool)
+        } catch let error as DatabaseError {
+            throw .cannotOpen(path: path, reason: error.message ?? error.description)
+        } catch {
+            throw .cannotOpen(path: path, reason: "\(error)")
+        }
+    }
+
+    private init(path: String, pool: DatabasePool) {
+        self.path = path
+        self.pool = pool
+    }
+
+    /// Refuses, without writing anything, a file that is not a catalog or is a newer one.
+    private static func checkIsCatalog(_ path: String) throws(StoreError) {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw .cannotOpen(path: path, reason: "permission denied")
+        }
+        let head = (try? handle.read(upToCount: 16)) ?? Data()
+        try? handle.close()
+        if head.isEmpty { return } // an empty file: becomes a new catalog
+        guard head == Data("SQLite format 3\0".utf8) else {
+            throw .notACatalog(path: path, reason: "not an SQLite database")
+        }
+        do {
+            var configuration = Configuration()
+            configuration.readonly = true
+            let queue = try DatabaseQueue(path: path, configuration: configuration)
+            defer { try? queue.close() }
+            try queue.read { db in
+                let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
+                if tables.isEmpty { return }
+                guard tables.contains("grdb_migrations"), tables.contains("catalog") else {
+                    throw StoreError.notACatalog(path: path, reason: "an SQLite database without catalog tables")
+                }
+                let applied = try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
+                let known = Set(CatalogMigrations.identifiers)
+                let unknown = applied.filter { !known.contains($0) }.sorted()
+                if !unknown.isEmpty { throw StoreError.newerVersion(path: path, unknownMigrations: unknown) }
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw .notACatalog(path: path, reason: "\(error)")
+        }
+    }
+
+    /// The generation number: incremented by every change to the items.
+    public func generation() throws(StoreError) -> Int64 {
+        try read { db in try Int64.fetchOne(db, sql: "SELECT generation FROM catalog") ?? 0 }
+    }
+
+    /// Runs `body` in a read transaction: one consistent snapshot, whatever a scan is writing.
+    package func read<T: Sendable>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+        do { return try pool.read(body) } catch { throw StoreError.wrap(error) }
+    }
+
+    /// Runs `body` in a write transaction.
+    package func write<T: Sendable>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+        do { return try pool.write(body) } catch { throw StoreError.wrap(error) }
+    }
+}
+
+extension StoreError {
+    static func wrap(_ error: any Error) -> StoreError {
+        if let error = error as? StoreError { return error }
+        if let error = error as? DatabaseError { return .database(error.message ?? error.description) }
+        return .database("\(error)")
+    }
+}

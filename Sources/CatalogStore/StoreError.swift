@@ -1,0 +1,32 @@
+/// Why the catalog could not be opened or changed. Messages say what to do.
+public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The file exists but is not a catalog (another SQLite database, or not SQLite at all).
+    case notACatalog(path: String, reason: String)
+    /// The catalog was written by a newer catalog version: these migrations are unknown here.
+    case newerVersion(path: String, unknownMigrations: [String])
+    /// The catalog (or its folder) could not be created or opened.
+    case cannotOpen(path: String, reason: String)
+    /// Another process is scanning or importing into this catalog.
+    case busy(path: String)
+    /// An input row was refused; nothing was written.
+    case invalidInput(line: Int, reason: String)
+    /// SQLite reported an error.
+    case database(String)
+
+    public var description: String {
+        switch self {
+        case .notACatalog(let path, let reason):
+            "\(path) is not a catalog (\(reason)); it was not modified. Pass --db to use another file."
+        case .newerVersion(let path, let unknown):
+            "\(path) was written by a newer version of catalog (migrations \(unknown.joined(separator: ", ")) are unknown here); it was not modified. Upgrade catalog."
+        case .cannotOpen(let path, let reason):
+            "cannot open the catalog at \(path): \(reason)"
+        case .busy(let path):
+            "another scan or import is writing to \(path); try again when it finishes"
+        case .invalidInput(let line, let reason):
+            "line \(line): \(reason)"
+        case .database(let message):
+            "database error: \(message)"
+        }
+    }
+}

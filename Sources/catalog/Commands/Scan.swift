@@ -1,0 +1,62 @@
+import ArgumentParser
+import CatalogKit
+import Foundation
+
+struct Scan: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Index the images under one or more folders.",
+        discussion: """
+            Reads each JPEG and PNG file's size, orientation and date from its header and stores \
+            it in the catalog. Rescans are incremental: a file whose device, inode, size and \
+            modification time did not change is not opened again; moved or renamed files keep \
+            their item id; files gone from a folder that was read completely are removed. A root \
+            that is missing (an unmounted disk) removes nothing. Broken files are recorded (see \
+            `catalog errors`) and the scan goes on. Hidden files and symbolic links are skipped \
+            unless asked for. Safe to interrupt: the next scan completes the work.
+            """)
+
+    @OptionGroup var catalog: CatalogOptions
+
+    @Argument(help: "Folders to scan, recursively.")
+    var roots: [String]
+
+    @Flag(help: "Also scan files and folders whose names start with a dot.")
+    var includeHidden = false
+
+    @Flag(help: "Follow symbolic links (each folder is still entered once, so loops end).")
+    var followSymlinks = false
+
+    @Flag(help: "Print the summary as one JSON object on stdout.")
+    var json = false
+
+    func run() throws {
+        let store = try catalog.openStore()
+        let scanner = Scanner(store: store, options: ScanOptions(includeHidden: includeHidden, followSymlinks: followSymlinks))
+        let interactive = isatty(STDERR_FILENO) == 1
+        let summary = try scanner.run(roots: roots, progress: interactive ? { progress in
+            let rate = progress.elapsedSeconds > 0 ? Int(Double(progress.files) / progress.elapsedSeconds) : 0
+            printError("\r\u{1B}[K\(progress.files) files  \(rate) files/s  \(PathText.display(progress.folder).suffix(60))", newline: false)
+        } : nil)
+        if interactive { printError("\r\u{1B}[K", newline: false) }
+        for problem in summary.problems { printError("warning: \(problem)") }
+        if json {
+            print("""
+                {"added":\(summary.added),"updated":\(summary.updated),"moved":\(summary.moved),"removed":\(summary.removed),\
+                "unchanged":\(summary.unchanged),"unsupported":\(summary.unsupported),"failed":\(summary.failed),\
+                "files":\(summary.files),"elapsed":\(rounded(summary.elapsedSeconds, 3)),"filesPerSecond":\(Int(summary.filesPerSecond)),\
+                "generation":\(summary.generation),"problems":[\(summary.problems.map(PathText.jsonString).joined(separator: ","))]}
+                """)
+        } else {
+            print("""
+                added \(summary.added), updated \(summary.updated), moved \(summary.moved), removed \(summary.removed), \
+                unchanged \(summary.unchanged), unsupported \(summary.unsupported), failed \(summary.failed)
+                \(summary.files) files in \(rounded(summary.elapsedSeconds, 2)) s (\(Int(summary.filesPerSecond)) files/s)
+                """)
+            if summary.failed > 0 { print("run `catalog errors` to see why \(summary.failed) files failed") }
+        }
+    }
+}
+
+func rounded(_ value: Double, _ places: Int) -> String {
+    String(format: "%.\(places)f", value)
+}
