@@ -51,8 +51,16 @@ let package = Package(
             exclude: ["Fixtures"],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "CatalogStoreTests", dependencies: ["CatalogStore"], swiftSettings: swiftSettings),
-        .testTarget(name: "CatalogKitTests", dependencies: ["CatalogKit", "CatalogStore", "ImageProbe"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "CatalogStoreTests",
+            dependencies: ["CatalogStore", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CatalogKitTests",
+            dependencies: ["CatalogKit", "CatalogStore", "ImageProbe", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "CatalogLayoutTests",
             dependencies: ["CatalogLayout", .product(name: "PropertyBased", package: "swift-property-based")],

@@ -10,13 +10,15 @@ extension Scanner {
     }
 
     /// Opens and probes a folder's files on all cores. Each file is opened relative to its
-    /// folder, without following links and without blocking, and checked to be a regular file.
-    static func probeAll(_ files: [DirectoryWalker.File]) -> [Probed] {
-        [Probed](unsafeUninitializedCapacity: files.count) { buffer, count in
+    /// folder, without blocking and (unless asked) without following links, and checked to be
+    /// a regular file: a FIFO swapped in after the walk saw a file never hangs the scan.
+    static func probeAll(_ files: [DirectoryWalker.File], followSymlinks: Bool) -> [Probed] {
+        let flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY | (followSymlinks ? 0 : O_NOFOLLOW)
+        return [Probed](unsafeUninitializedCapacity: files.count) { buffer, count in
             nonisolated(unsafe) let output = buffer.baseAddress!
             DispatchQueue.concurrentPerform(iterations: files.count) { index in
                 let file = files[index]
-                let fd = openat(file.directory, file.name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
+                let fd = openat(file.directory, file.name, flags)
                 let probed: Probed
                 if fd < 0 {
                     probed = Probed(outcome: .failed("cannot open: \(String(cString: strerror(errno)))"), fingerprint: nil)

@@ -107,7 +107,7 @@ public final class Scanner {
             }
         }
         guard !toProbe.isEmpty else { return }
-        let outcomes = Self.probeAll(toProbe.map(\.file))
+        let outcomes = Self.probeAll(toProbe.map(\.file), followSymlinks: options.followSymlinks)
         for ((file, path, previous), probed) in zip(toProbe, outcomes) {
             let stat = Self.fileStat(file.stat)
             let change = FileChange(path: path, stat: stat, fingerprint: probed.fingerprint, outcome: probed.outcome,
@@ -150,7 +150,7 @@ public final class Scanner {
                     pending.append(updated)
                 }
             } else {
-                var resolved: FileChange
+                let resolved: FileChange
                 if let change { resolved = change } else { resolved = try probe(path: path) }
                 let change = resolved
                 pending.append(change)
@@ -186,7 +186,7 @@ public final class Scanner {
     private func probe(path: Data) throws(StoreError) -> FileChange {
         let fd = path.withUnsafeBytes { raw in
             let bytes = Array(raw.bindMemory(to: CChar.self)) + [0]
-            return open(bytes, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+            return open(bytes, O_RDONLY | O_NONBLOCK | O_CLOEXEC | (options.followSymlinks ? 0 : O_NOFOLLOW))
         }
         var info = stat()
         guard fd >= 0, fstat(fd, &info) == 0 else {

@@ -31,7 +31,10 @@ public final class CatalogStore: Sendable {
                 try db.execute(sql: "PRAGMA synchronous = NORMAL")
             }
             let pool = try DatabasePool(path: path, configuration: configuration)
-            try CatalogMigrations.migrator.migrate(pool)
+            let migrator = CatalogMigrations.migrator
+            // Migrate only when needed: a reader opening the catalog during a scan never waits
+            // for the scan's write transaction.
+            if try !pool.read({ try migrator.hasCompletedMigrations($0) }) { try migrator.migrate(pool) }
             return CatalogStore(path: path, pool: pool)
         } catch let error as DatabaseError {
             throw .cannotOpen(path: path, reason: error.message ?? error.description)
@@ -59,6 +62,7 @@ public final class CatalogStore: Sendable {
         do {
             var configuration = Configuration()
             configuration.readonly = true
+            configuration.busyMode = .timeout(10) // another connection may hold a lock for a moment
             let queue = try DatabaseQueue(path: path, configuration: configuration)
             defer { try? queue.close() }
             try queue.read { db in
@@ -74,8 +78,10 @@ public final class CatalogStore: Sendable {
             }
         } catch let error as StoreError {
             throw error
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB || error.resultCode == .SQLITE_CORRUPT {
+            throw .notACatalog(path: path, reason: error.message ?? "not a database")
         } catch {
-            throw .notACatalog(path: path, reason: "\(error)")
+            throw .cannotOpen(path: path, reason: "\(error)")
         }
     }
 

@@ -29,4 +29,10 @@ public struct ImportSummary: Sendable, Hashable {
     public var added: Int
     public var updated: Int
     public var generation: Int64
+
+    public init(added: Int, updated: Int, generation: Int64) {
+        self.added = added
+        self.updated = updated
+        self.generation = generation
+    }
 }

@@ -29,9 +29,18 @@ struct Scan: ParsableCommand {
     @Flag(help: "Print the summary as one JSON object on stdout.")
     var json = false
 
+    @Option(help: .hidden)
+    var batchSize = ScanOptions().batchSize
+
+    func validate() throws {
+        if batchSize < 1 { throw ValidationError("--batch-size must be at least 1") }
+    }
+
     func run() throws {
         let store = try catalog.openStore()
-        let scanner = Scanner(store: store, options: ScanOptions(includeHidden: includeHidden, followSymlinks: followSymlinks))
+        var options = ScanOptions(includeHidden: includeHidden, followSymlinks: followSymlinks)
+        options.batchSize = batchSize
+        let scanner = Scanner(store: store, options: options)
         let interactive = isatty(STDERR_FILENO) == 1
         let summary = try scanner.run(roots: roots, progress: interactive ? { progress in
             let rate = progress.elapsedSeconds > 0 ? Int(Double(progress.files) / progress.elapsedSeconds) : 0

@@ -1,0 +1,95 @@
+import CatalogKit
+import Foundation
+import Testing
+
+@Suite struct ImportTests {
+    func parse(_ text: String, _ format: ImportParser.Format) -> Result<[ImportRow], StoreError> {
+        Result { () throws(StoreError) in try ImportParser.parse(Array(text.utf8), format: format) }
+    }
+
+    @Test func csvWithQuotesAndExtraColumnsParses() throws {
+        let csv = [
+            "key,width,height,orientation,date,url,title,ignored",
+            #"pin-1,400,300,6,2024-05-01T12:30:00Z,https://x/1,"A title, with a comma",zzz"#,
+            #""pin ""2""",100.0,200,,2024-05-01,,"two"#,
+            #"lines","#,
+        ].joined(separator: "\r\n")
+        let rows = try parse(csv, .csv).get()
+        #expect(rows.count == 2)
+        #expect(rows[0] == ImportRow(line: 2, key: "pin-1", width: 400, height: 300, orientation: 6, date: "2024-05-01T12:30:00",
+                                     url: "https://x/1", title: "A title, with a comma"))
+        #expect(rows[1] == ImportRow(line: 3, key: "pin \"2\"", width: 100, height: 200, orientation: 1, date: "2024-05-01T00:00:00",
+                                     url: nil, title: "two\r\nlines")) // CRLF records; a quoted line break is kept
+    }
+
+    @Test func ndjsonParses_withEscapesNullsAndNestedValuesSkipped() throws {
+        let ndjson = #"""
+            {"key":"a\u00e9\ud83d\ude00","width":1.024e3,"height":768,"date":"2024-05-01T23:30:00+02:00","meta":{"x":[1,2,{"y":"}"}]}}
+
+            {"key":"b","width":10,"height":20,"title":null,"orientation":8}
+            """#
+        let rows = try parse(ndjson, .ndjson).get()
+        #expect(rows.map(\.key) == ["aé😀", "b"])
+        #expect(rows[0].width == 1024)
+        #expect(rows[0].date == "2024-05-01T21:30:00", "converted to UTC")
+        #expect(rows[1].line == 3)
+        #expect(rows[1].orientation == 8)
+        #expect(rows[1].title == nil)
+        #expect(ImportParser.sniff(Array("  \n{\"key\":1}".utf8)) == .ndjson)
+        #expect(ImportParser.sniff(Array("key,width\n".utf8)) == .csv)
+    }
+
+    @Test(arguments: [
+        ("key,width,height\na,10,20\nb,0,5\n", 3, "width must be a whole number greater than 0"),
+        ("key,width,height\na,10,20\na,1,1\n", 3, "appears twice"),
+        ("key,width,height\na,10\n", 2, "expected 3 fields"),
+        ("key,width,height\na,10,2.5\n", 2, "height must be a whole number"),
+        ("key,width,height,orientation\na,10,20,9\n", 2, "orientation must be 1 to 8"),
+        ("key,width,height,date\na,10,20,yesterday\n", 2, "date must be ISO 8601"),
+        ("key,width,height,date\na,10,20,2023-02-29\n", 2, "date must be ISO 8601"),
+        ("width,height\n10,20\n", 1, "no \"key\" column"),
+        ("key,width,height\n,10,20\n", 2, "key is missing"),
+        ("key,width,height\n\"open,10,20\n", 2, "not closed"),
+    ])
+    func badCSVLinesAreNamedByNumber(_ input: String, line: Int, message: String) {
+        guard case .failure(.invalidInput(let badLine, let reason)) = parse(input, .csv) else {
+            Issue.record("expected an error on line \(line)")
+            return
+        }
+        #expect(badLine == line)
+        #expect(reason.contains(message), "\(reason)")
+    }
+
+    @Test(arguments: [
+        ("{\"key\":\"a\",\"width\":1,\"height\":1}\n{\"key\":\"b\",\"width\":1}\n", 2, "height is missing"),
+        ("{\"key\":\"a\",\"width\":1,\"height\":1}\n{\"key\":\"b\" \"width\":1}\n", 2, "invalid JSON"),
+        ("{\"key\":\"a\",\"width\":1,\"height\":1} x\n", 1, "text after the JSON object"),
+        ("{\"key\":\"a\",\"width\":true,\"height\":1}\n", 1, "width must be a whole number"),
+    ])
+    func badNDJSONLinesAreNamedByNumber(_ input: String, line: Int, message: String) {
+        guard case .failure(.invalidInput(let badLine, let reason)) = parse(input, .ndjson) else {
+            Issue.record("expected an error on line \(line)")
+            return
+        }
+        #expect(badLine == line)
+        #expect(reason.contains(message), "\(reason)")
+    }
+
+    @Test func importingAFileUpsertsIntoTheCatalog_andABadFileChangesNothing() throws {
+        let library = try Library()
+        let good = try library.write("pins.csv", Data("key,width,height\np1,10,20\np2,30,40\n".utf8))
+        let store = try library.store()
+        let first = try Importer.run(source: good, format: nil, store: store)
+        #expect((first.added, first.updated) == (2, 0))
+        let again = try library.write("more.ndjson", Data("{\"key\":\"p2\",\"width\":5,\"height\":6}\n{\"key\":\"p3\",\"width\":7,\"height\":8}\n".utf8))
+        let second = try Importer.run(source: again, format: nil, store: store)
+        #expect((second.added, second.updated) == (1, 1))
+        let generation = try store.generation()
+        let bad = try library.write("bad.csv", Data("key,width,height\np4,1,1\np5,1,-1\n".utf8))
+        #expect(throws: StoreError.invalidInput(line: 3, reason: "height must be a whole number greater than 0, got \"-1\"")) {
+            try Importer.run(source: bad, format: nil, store: store)
+        }
+        #expect(try store.items(order: .path).map { String(decoding: $0.key, as: UTF8.self) } == ["p1", "p2", "p3"])
+        #expect(try store.generation() == generation)
+    }
+}

@@ -1,0 +1,75 @@
+import CatalogKit
+import Foundation
+import GRDB
+import Testing
+
+/// A scan killed with SIGKILL, and readers during a scan: these run the real `catalog` binary.
+@Suite(.serialized) struct ScanDurabilityTests {
+    func bigLibrary(files: Int) throws -> Library {
+        let library = try Library()
+        let jpeg = try Library.fixture("baseline.jpg")
+        let png = try Library.fixture("rgb.png")
+        for index in 0..<files {
+            var bytes = index % 2 == 0 ? jpeg : png
+            bytes.append(contentsOf: withUnsafeBytes(of: index) { Array($0) }) // distinct content after the image
+            try library.write("\(index % 20)/img\(index).\(index % 2 == 0 ? "jpg" : "png")", bytes)
+        }
+        return library
+    }
+
+    func waitForItems(_ library: Library, atLeast count: Int, while process: Process) throws -> Int {
+        let queue = try DatabaseQueue(path: library.catalogPath, configuration: { var c = Configuration(); c.readonly = true; return c }())
+        while process.isRunning {
+            let items = (try? queue.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM items") ?? 0 }) ?? 0
+            if items >= count { return items }
+            usleep(2000)
+        }
+        return -1
+    }
+
+    @Test func aScanKilledMidwayLeavesAConsistentCatalog_thatTheNextScanCompletes() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let library = try bigLibrary(files: 3000)
+        _ = try library.store()
+        let process = try BuiltTool.start(["scan", "--db", library.catalogPath, "--batch-size", "50", library.root.path])
+        let seen = try waitForItems(library, atLeast: 200, while: process)
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        try #require(seen >= 200, "the scan ended before it could be killed; make the library bigger")
+        try #require(process.terminationReason == .uncaughtSignal)
+        let check = try DatabaseQueue(path: library.catalogPath).read { try String.fetchOne($0, sql: "PRAGMA integrity_check") }
+        #expect(check == "ok")
+        let partial = try library.items().count
+        #expect(partial > 0 && partial < 3000, "killed midway: \(partial) of 3000")
+
+        let resumed = try library.scan()
+        #expect(resumed.unchanged >= partial)
+        let resumedItems = try library.items()
+        #expect(resumedItems.count == 3000)
+        let cleanCatalog = try CatalogStore.open(at: library.catalogPath + ".clean") // the same files, scanned once
+        _ = try Scanner(store: cleanCatalog).run(roots: [library.root.path])
+        let cleanItems = try cleanCatalog.items(order: .path)
+        #expect(cleanItems.map(\.key) == (try library.store().items(order: .path).map(\.key)))
+        #expect(cleanItems.map { [$0.width, $0.height] } == (try library.store().items(order: .path).map { [$0.width, $0.height] }))
+        #expect(Set(resumedItems.values.map(\.id)).count == 3000, "ids are unique")
+    }
+
+    @Test func readersListWhileAScanWrites() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let library = try bigLibrary(files: 3000)
+        _ = try library.store()
+        let stderrPath = library.catalogPath + ".stderr"
+        let process = try BuiltTool.start(["scan", "--db", library.catalogPath, "--batch-size", "50", library.root.path], stderrPath: stderrPath)
+        var counts: [Int] = []
+        while process.isRunning {
+            let store = try library.store() // a reader opening the catalog mid-scan
+            counts.append(try store.items(order: .date, limit: nil).count)
+        }
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "scan failed: \((try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "")")
+        #expect(counts.count > 1)
+        #expect(counts == counts.sorted(), "each read sees a committed state: counts never go back")
+        #expect(counts.contains { $0 > 0 && $0 < 3000 }, "some reads happened mid-scan: \(counts.prefix(20))")
+        #expect(try library.items().count == 3000)
+    }
+}

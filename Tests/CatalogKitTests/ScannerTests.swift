@@ -1,0 +1,185 @@
+import CatalogKit
+import Foundation
+import Testing
+
+@Suite struct ScannerTests {
+    func standardLibrary() throws -> Library {
+        let library = try Library()
+        try library.write("a.jpg", Library.fixture("baseline.jpg"))
+        try library.write("b.png", Library.fixture("rgb.png"))
+        try library.write("2024/c.jpg", Library.fixture("progressive.jpg"))
+        try library.write("2024/d.png", Library.fixture("interlaced.png"))
+        try library.write("2024/notes.txt", Data("not an image".utf8))
+        try library.write("2024/broken.png", Library.fixture("rgb.png").prefix(20))
+        try library.write(".hidden/e.jpg", Library.fixture("baseline.jpg"))
+        return library
+    }
+
+    @Test func firstScanFindsImages_reportsTheRest_andSkipsHiddenFiles() throws {
+        let library = try standardLibrary()
+        let summary = try library.scan()
+        #expect((summary.added, summary.unsupported, summary.failed, summary.files) == (4, 1, 1, 6))
+        let items = try library.items()
+        #expect(items.count == 4)
+        #expect(items[library.path("2024/d.png")].map { [$0.width, $0.height] } == [33, 17])
+        #expect(items[library.path(".hidden/e.jpg")] == nil)
+        let errors = try library.store().fileErrors()
+        #expect(errors.map { PathText.display($0.path) } == [library.path("2024/broken.png")])
+        #expect(errors.first?.reason.contains("truncated PNG") == true)
+        #expect(try library.store().generation() > 0)
+        let hidden = try library.scan(options: ScanOptions(includeHidden: true))
+        #expect(hidden.added == 1)
+    }
+
+    @Test func rescanOfAnUnchangedTreeOpensNothing_andKeepsTheGeneration() throws {
+        let library = try standardLibrary()
+        _ = try library.scan()
+        let generation = try library.store().generation()
+        // Unreadable files would fail if opened: make every file unreadable (root ignores this).
+        let second = try library.scan()
+        #expect((second.unchanged, second.added, second.updated, second.removed, second.moved) == (6, 0, 0, 0, 0))
+        #expect(try library.store().generation() == generation)
+    }
+
+    @Test func touchedAndReplacedFilesAreReprobed_keepingTheirIds() throws {
+        let library = try standardLibrary()
+        _ = try library.scan()
+        let before = try library.items()
+        try library.write("a.jpg", Library.fixture("grayscale.jpg")) // replaced: 20x36 now
+        let later = Date().addingTimeInterval(60)
+        try FileManager.default.setAttributes([.modificationDate: later], ofItemAtPath: library.path("b.png")) // touched
+        let summary = try library.scan()
+        #expect((summary.updated, summary.added, summary.unchanged) == (2, 0, 4))
+        let after = try library.items()
+        #expect(after[library.path("a.jpg")]?.id == before[library.path("a.jpg")]?.id)
+        #expect(after[library.path("a.jpg")].map { [$0.width, $0.height] } == [20, 36])
+        #expect(after[library.path("b.png")]?.id == before[library.path("b.png")]?.id)
+    }
+
+    @Test func deletedFilesAndRemovedFoldersAreRemoved() throws {
+        let library = try standardLibrary()
+        _ = try library.scan()
+        try FileManager.default.removeItem(atPath: library.path("a.jpg"))
+        try FileManager.default.removeItem(atPath: library.path("2024"))
+        let summary = try library.scan()
+        #expect(summary.removed == 3) // a.jpg, 2024/c.jpg, 2024/d.png
+        #expect(try library.items().keys.sorted() == [library.path("b.png")])
+        #expect(try library.store().fileErrors().isEmpty, "the broken file went with its folder")
+    }
+
+    @Test func renamedAndMovedFilesKeepTheirIds() throws {
+        let library = try standardLibrary()
+        _ = try library.scan()
+        let before = try library.items()
+        try FileManager.default.moveItem(atPath: library.path("a.jpg"), toPath: library.path("renamed.jpg"))
+        try FileManager.default.createDirectory(atPath: library.path("2025"), withIntermediateDirectories: true)
+        try FileManager.default.moveItem(atPath: library.path("2024/c.jpg"), toPath: library.path("2025/c.jpg"))
+        let summary = try library.scan()
+        #expect((summary.moved, summary.added, summary.removed) == (2, 0, 0))
+        let after = try library.items()
+        #expect(after[library.path("renamed.jpg")]?.id == before[library.path("a.jpg")]?.id)
+        #expect(after[library.path("2025/c.jpg")]?.id == before[library.path("2024/c.jpg")]?.id)
+        #expect(after[library.path("a.jpg")] == nil)
+    }
+
+    /// A copy to a new inode, then the original deleted (what a move across disks does).
+    @Test func aFileCopiedThenDeletedIsAMoveByFingerprint() throws {
+        let library = try standardLibrary()
+        _ = try library.scan()
+        let before = try library.items()
+        try FileManager.default.copyItem(atPath: library.path("b.png"), toPath: library.path("copied.png"))
+        try FileManager.default.removeItem(atPath: library.path("b.png"))
+        let summary = try library.scan()
+        #expect((summary.moved, summary.added, summary.removed) == (1, 0, 0))
+        #expect(try library.items()[library.path("copied.png")]?.id == before[library.path("b.png")]?.id)
+    }
+
+    @Test func aMissingRootRemovesNothing_andSaysSo() throws {
+        let library = try standardLibrary()
+        _ = try library.scan()
+        let count = try library.items().count
+        try FileManager.default.moveItem(atPath: library.root.path, toPath: library.root.path + "-unmounted")
+        let summary = try library.scan()
+        #expect(summary.removed == 0)
+        #expect(summary.problems.count == 1)
+        #expect(summary.problems.first?.contains("nothing removed") == true)
+        #expect(try library.items().count == count)
+        try FileManager.default.moveItem(atPath: library.root.path + "-unmounted", toPath: library.root.path)
+    }
+
+    @Test(.disabled(if: getuid() == 0, "root reads every folder"))
+    func anUnreadableFolderIsReported_andNothingUnderItRemoved() throws {
+        let library = try standardLibrary()
+        _ = try library.scan()
+        try #require(chmod(library.path("2024"), 0) == 0)
+        defer { chmod(library.path("2024"), 0o755) }
+        let summary = try library.scan()
+        #expect(summary.removed == 0)
+        #expect(summary.problems.contains { $0.contains("2024") })
+        #expect(try library.items().count == 4)
+    }
+
+    @Test func namesThatAreNotUTF8AreStoredAsBytes_andPrintDistinctly() throws {
+        let library = try Library()
+        let folder = Array(library.root.path.utf8) + [47]
+        let names: [[UInt8]] = [Array("caf".utf8) + [0xE9] + Array(".jpg".utf8), Array("caf".utf8) + [0xC3, 0xA9] + Array(".jpg".utf8)]
+        let jpeg = try Library.fixture("baseline.jpg")
+        for name in names {
+            let fd = open((folder + name + [0]).map { CChar(bitPattern: $0) }, O_WRONLY | O_CREAT, 0o644)
+            try #require(fd >= 0)
+            _ = jpeg.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            close(fd)
+        }
+        #expect(try library.scan().added == 2)
+        let keys = try library.store().items(order: .path).map { [UInt8]($0.key) }
+        #expect(Set(keys) == Set(names.map { folder + $0 }))
+        let json = keys.map { PathText.jsonString($0) }
+        #expect(Set(json).count == 2)
+        #expect(json.contains { $0.hasSuffix(#"/caf\udce9.jpg""#) })
+        #expect(json.contains { $0.hasSuffix("/café.jpg\"") })
+    }
+
+    @Test func symlinksAreSkipped_unlessFollowed_andLoopsEnd() throws {
+        let library = try standardLibrary()
+        try FileManager.default.createSymbolicLink(atPath: library.path("2024/loop"), withDestinationPath: library.root.path)
+        try FileManager.default.createSymbolicLink(atPath: library.path("link.jpg"), withDestinationPath: library.path("a.jpg"))
+        let plain = try library.scan()
+        #expect(plain.added == 4)
+        let followed = try library.scan(options: ScanOptions(followSymlinks: true))
+        #expect(followed.added == 1, "link.jpg; the loop back to the root is entered once")
+        #expect(try library.items()[library.path("link.jpg")] != nil)
+    }
+
+    @Test func aSecondScanWhileOneIsWritingStopsWithAClearMessage() throws {
+        let library = try standardLibrary()
+        let store = try library.store()
+        let lock = try WriteLock(catalogPath: store.path, wait: false)
+        #expect(throws: StoreError.busy(path: store.path)) { try Scanner(store: store).run(roots: [library.root.path]) }
+        withExtendedLifetime(lock) {}
+        #expect(StoreError.busy(path: "x").description.contains("another scan or import"))
+    }
+
+    @Test func listOrderIsNewestFirstByCaptureThenModifiedDate_tiesByPath() throws {
+        let library = try Library()
+        try library.write("z-old.jpg", Library.fixture("baseline.jpg"))
+        try library.write("a-new.png", Library.fixture("rgb.png"))
+        try library.write("m-same.png", Library.fixture("rgb.png"))
+        try library.write("b-same.png", Library.fixture("rgb.png"))
+        let exif = try Data(contentsOf: Library.fixtures.deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Fuzz/seeds/exif-be.jpg")) // taken 2019-05-06T07:08:09
+        try library.write("exif.jpg", exif)
+        func setDate(_ name: String, _ seconds: TimeInterval) throws {
+            try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: seconds)], ofItemAtPath: library.path(name))
+        }
+        try setDate("z-old.jpg", 1_500_000_000) // 2017
+        try setDate("a-new.png", 1_700_000_000) // 2023
+        try setDate("m-same.png", 1_600_000_000)
+        try setDate("b-same.png", 1_600_000_000) // 2020, tie: by path
+        try setDate("exif.jpg", 1_750_000_000) // its EXIF date (2019) wins over its mtime
+        _ = try library.scan()
+        let byDate = try library.store().items(order: .date).map { PathText.display($0.key).split(separator: "/").last! }
+        #expect(byDate == ["a-new.png", "b-same.png", "m-same.png", "exif.jpg", "z-old.jpg"])
+        let byPath = try library.store().items(order: .path, limit: 2, offset: 1).map { PathText.display($0.key).split(separator: "/").last! }
+        #expect(byPath == ["b-same.png", "exif.jpg"])
+    }
+}

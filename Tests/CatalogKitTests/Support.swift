@@ -1,0 +1,74 @@
+import CatalogKit
+import Foundation
+import Testing
+
+/// A folder of real image files for scanner tests, removed when the test ends.
+final class Library {
+    let root: URL
+    let catalogPath: String
+    private let base: URL
+
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("ImageProbeTests/Fixtures")
+
+    init() throws {
+        base = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-kit-tests-\(UUID().uuidString)")
+        root = base.appendingPathComponent("photos")
+        catalogPath = base.appendingPathComponent("catalog.sqlite").path
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        _ = chmod(base.path, 0o755)
+        try? FileManager.default.removeItem(at: base)
+    }
+
+    static func fixture(_ name: String) throws -> Data { try Data(contentsOf: fixtures.appendingPathComponent(name)) }
+
+    /// Writes `bytes` at `relative` (folders created as needed); returns the absolute path.
+    @discardableResult
+    func write(_ relative: String, _ bytes: Data) throws -> String {
+        let url = root.appendingPathComponent(relative)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try bytes.write(to: url)
+        return url.path
+    }
+
+    func path(_ relative: String) -> String { root.appendingPathComponent(relative).path }
+
+    func store() throws -> CatalogStore { try CatalogStore.open(at: catalogPath) }
+
+    func scan(_ roots: [String]? = nil, options: ScanOptions = ScanOptions()) throws -> ScanSummary {
+        try Scanner(store: store(), options: options).run(roots: roots ?? [root.path])
+    }
+
+    /// Items by path: (id, width, height).
+    func items() throws -> [String: (id: Int64, width: Int, height: Int)] {
+        var result: [String: (id: Int64, width: Int, height: Int)] = [:]
+        for item in try store().items(order: .path) { result[PathText.display(item.key)] = (item.id, item.width, item.height) }
+        return result
+    }
+}
+
+/// The `catalog` binary built beside the test bundle.
+enum BuiltTool {
+    static var catalog: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("catalog")
+    }
+
+    /// Starts `catalog` with `arguments`; its stderr goes to `stderrPath` (default: discarded).
+    static func start(_ arguments: [String], stderrPath: String? = nil) throws -> Process {
+        let process = Process()
+        process.executableURL = catalog
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        if let stderrPath {
+            FileManager.default.createFile(atPath: stderrPath, contents: nil)
+            process.standardError = FileHandle(forWritingAtPath: stderrPath)
+        } else {
+            process.standardError = FileHandle.nullDevice
+        }
+        try process.run()
+        return process
+    }
+}

@@ -1,0 +1,118 @@
+import CatalogStore
+import Foundation
+import GRDB
+import Testing
+
+/// A temporary folder, removed when the test ends.
+final class TemporaryFolder {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-store-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+
+    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+}
+
+@Suite struct CatalogStoreTests {
+    static let migrationsFolder = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Migrations")
+
+    static func schema(_ path: String) throws -> [String] {
+        let queue = try DatabaseQueue(path: path)
+        return try queue.read { db in
+            try String.fetchAll(db, sql: "SELECT type || ' ' || name || ': ' || coalesce(sql, '') FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name")
+        }
+    }
+
+    @Test func everyMigrationFileIsEmbeddedAndApplied_inOrder() throws {
+        let files = try FileManager.default.contentsOfDirectory(atPath: Self.migrationsFolder.path)
+            .filter { $0.hasSuffix(".sql") }.map { String($0.dropLast(4)) }.sorted()
+        #expect(!files.isEmpty)
+        #expect(CatalogMigrations.identifiers == files)
+        let folder = try TemporaryFolder()
+        let store = try CatalogStore.open(at: folder.path("new/sub/catalog.sqlite"))
+        let applied = try DatabaseQueue(path: store.path).read { db in
+            try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY rowid")
+        }
+        #expect(applied == files)
+        #expect(try store.generation() == 0)
+        let journal = try DatabaseQueue(path: store.path).read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
+        #expect(journal == "wal")
+    }
+
+    /// A catalog made by an older build, migration by migration, ends with the schema of a new one.
+    @Test func anUpgradedCatalogEndsWithTheSchemaOfAFreshOne() throws {
+        let folder = try TemporaryFolder()
+        let fresh = try CatalogStore.open(at: folder.path("fresh.sqlite")).path
+        let old = folder.path("old.sqlite")
+        let queue = try DatabaseQueue(path: old)
+        for id in CatalogMigrations.identifiers { try CatalogMigrations.migrate(queue, upTo: id) }
+        try queue.close()
+        let upgraded = try CatalogStore.open(at: old).path
+        #expect(try Self.schema(upgraded) == Self.schema(fresh))
+        #expect(try Self.schema(fresh).contains { $0.hasPrefix("table items:") })
+    }
+
+    @Test func aFileThatIsNotACatalogIsRefused_andLeftUntouched() throws {
+        let folder = try TemporaryFolder()
+        let text = folder.path("notes.sqlite")
+        try Data("just some text, not a database\n".utf8).write(to: URL(fileURLWithPath: text))
+        let other = folder.path("other.sqlite")
+        try DatabaseQueue(path: other).write { db in try db.execute(sql: "CREATE TABLE songs (title TEXT); INSERT INTO songs VALUES ('x')") }
+        for path in [text, other] {
+            let before = try Data(contentsOf: URL(fileURLWithPath: path))
+            #expect { try CatalogStore.open(at: path) } throws: { error in
+                guard case StoreError.notACatalog(let p, _) = error else { return false }
+                return p == path
+            }
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+            #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+        }
+    }
+
+    @Test func aCatalogFromANewerVersionIsRefused_andLeftUntouched() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path("catalog.sqlite")
+        _ = try CatalogStore.open(at: path)
+        let queue = try DatabaseQueue(path: path)
+        try queue.write { db in try db.execute(sql: "INSERT INTO grdb_migrations VALUES ('9999_from_the_future')") }
+        try queue.close()
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect(throws: StoreError.newerVersion(path: path, unknownMigrations: ["9999_from_the_future"])) { try CatalogStore.open(at: path) }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        #expect(StoreError.newerVersion(path: path, unknownMigrations: ["9999_x"]).description.contains("newer version"))
+    }
+
+    @Test func importsUpsertByKey_andAFailedImportChangesNothing() throws {
+        let folder = try TemporaryFolder()
+        let store = try CatalogStore.open(at: folder.path("catalog.sqlite"))
+        let first = try store.importItems([
+            ImportRow(line: 2, key: "pin-1", width: 400, height: 300, orientation: 6, date: "2024-01-02T03:04:05", url: "https://x/1", title: "One"),
+            ImportRow(line: 3, key: "pin-2", width: 100, height: 200),
+        ], importedAt: "2026-01-01T00:00:00")
+        #expect(first == ImportSummary(added: 2, updated: 0, generation: 1))
+        let items = try store.items(order: .path)
+        #expect(items.map { String(decoding: $0.key, as: UTF8.self) } == ["pin-1", "pin-2"])
+        #expect((items[0].width, items[0].height, items[0].orientation) == (300, 400, 6), "orientation 6 swaps the display size")
+        #expect(items[0].date == "2024-01-02T03:04:05")
+        #expect(items[1].date == "2026-01-01T00:00:00", "without a date, the import date orders it")
+        let second = try store.importItems([ImportRow(line: 2, key: "pin-2", width: 50, height: 60), ImportRow(line: 3, key: "pin-3", width: 1, height: 1)],
+                                           importedAt: "2026-01-02T00:00:00")
+        #expect(second == ImportSummary(added: 1, updated: 1, generation: 2))
+        #expect(try store.items(order: .path).first { $0.key == Data("pin-2".utf8) }?.id == items[1].id, "an upsert keeps the id")
+        try store.apply([FileChange(path: Data("/photos/a.jpg".utf8), stat: FileStat(device: 1, inode: 2, size: 3, mtimeNanoseconds: 4), fingerprint: nil,
+                                    outcome: .image(ImageFacts(format: "jpeg", pixelWidth: 1, pixelHeight: 1, orientation: 1, width: 1, height: 1, bytes: 3, captureDate: nil, modifiedAt: "2020-01-01T00:00:00")),
+                                    itemID: nil)], rootID: try store.rootID(for: Data("/photos".utf8)))
+        let generation = try store.generation()
+        #expect(throws: StoreError.invalidInput(line: 7, reason: "key \"/photos/a.jpg\" is a scanned file's path")) {
+            try store.importItems([ImportRow(line: 6, key: "pin-9", width: 5, height: 5), ImportRow(line: 7, key: "/photos/a.jpg", width: 5, height: 5)],
+                                  importedAt: "2026-01-03T00:00:00")
+        }
+        #expect(try store.items(order: .path).count == 4, "the refused import left nothing behind")
+        #expect(try store.generation() == generation)
+    }
+}
