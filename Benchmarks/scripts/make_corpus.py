@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
-"""Writes a benchmark corpus of small real JPEG and PNG files: make_corpus.py DIR [COUNT].
+"""Writes a benchmark corpus of small real JPEG and PNG files: make_corpus.py DIR [COUNT] [POOL].
 
 Varied sizes (40 to 640 px wide) and aspect ratios (0.4 to 2.5); about 70% JPEG (a quarter of
 them progressive), 30% PNG. Of the JPEGs, 20% carry an EXIF block with an orientation, a date
 and a 20-60 KB thumbnail-sized gap, and 3% carry a 100-300 KB ICC profile. Deterministic: the
 same COUNT gives the same files. Files go into 100 subfolders.
+
+With POOL, only POOL images are encoded; file i is pool image i mod POOL followed by 8 bytes
+of its own (decoders ignore bytes after a JPEG's EOI or a PNG's IEND): valid images with
+distinct content, written fast enough for 100,000 files.
 """
 import io
 import os
@@ -35,6 +39,9 @@ def exif_app1(rng, thumb):
 def main():
     root = sys.argv[1]
     count = int(sys.argv[2]) if len(sys.argv) > 2 else 20000
+    pool = int(sys.argv[3]) if len(sys.argv) > 3 else 0
+    if pool:
+        return replicate(root, count, pool)
     rng = random.Random(42)
     for d in range(100):
         os.makedirs(os.path.join(root, f"{d:02}"), exist_ok=True)
@@ -58,6 +65,20 @@ def main():
                 f.write(data)
         else:
             img.save(path + ".png", "PNG", compress_level=1)
+
+
+def replicate(root, count, pool):
+    staging = root + ".pool"
+    sys.argv = [sys.argv[0], staging, str(pool)]
+    main()
+    images = sorted(os.path.join(d, f) for d, _, fs in os.walk(staging) for f in fs)
+    blobs = [(open(p, "rb").read(), os.path.splitext(p)[1]) for p in images]
+    for d in range(100):
+        os.makedirs(os.path.join(root, f"{d:02}"), exist_ok=True)
+    for i in range(count):
+        data, ext = blobs[i % len(blobs)]
+        with open(os.path.join(root, f"{i % 100:02}", f"img{i:06}{ext}"), "wb") as f:
+            f.write(data + struct.pack("<Q", i))
 
 
 if __name__ == "__main__":

@@ -61,7 +61,7 @@ struct Scan: ParsableCommand {
                 unchanged \(summary.unchanged), unsupported \(summary.unsupported), failed \(summary.failed)
                 \(summary.files) files in \(rounded(summary.elapsedSeconds, 2)) s (\(Int(summary.filesPerSecond)) files/s)
                 """)
-            if summary.failed > 0 { print("run `catalog errors` to see why \(summary.failed) files failed") }
+            if summary.failed > 0 { print("run `catalog errors` to see why \(summary.failed) \(summary.failed == 1 ? "file" : "files") failed") }
         }
     }
 }
