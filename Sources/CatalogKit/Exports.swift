@@ -1,2 +1,4 @@
-// The CLI and other clients import CatalogKit alone; the store's value types come with it.
+// The CLI and other clients import CatalogKit alone; the store's and the layout engine's
+// value types come with it.
+@_exported public import CatalogLayout
 @_exported public import CatalogStore

@@ -34,7 +34,9 @@ public final class Scanner {
     public func run(roots: [String], progress: ((ScanProgress) -> Void)? = nil) throws(StoreError) -> ScanSummary {
         let lock = try WriteLock(catalogPath: store.path, wait: false)
         defer { withExtendedLifetime(lock) {} }
+        let before = try store.generation()
         for root in roots { try scan(root: root, progress: progress) }
+        if try store.generation() != before { try store.pruneStaleLayouts() }
         summary.elapsedSeconds = seconds(since: start)
         summary.generation = try store.generation()
         return summary

@@ -13,7 +13,7 @@ public struct ImageInfo: Sendable, Hashable {
     /// The file's size in bytes.
     public var byteSize: Int64
     /// How many bytes the probe read to learn all this (skipped segments are not read).
-    package var bytesRead: Int64 = 0
+    public internal(set) var bytesRead: Int64 = 0
 
     public init(format: ImageFormat, pixelWidth: Int, pixelHeight: Int, orientation: ImageOrientation = .up,
                 captureDate: CaptureDate? = nil, byteSize: Int64) {

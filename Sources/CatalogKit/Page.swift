@@ -1,0 +1,34 @@
+public import CatalogLayout
+public import Foundation
+
+/// What `catalog page` shows: the items a viewport meets, with their frames.
+public struct Page: Sendable {
+    public struct Item: Sendable, Hashable {
+        public var index: Int
+        public var id: Int64
+        /// The file path's bytes, or the import key.
+        public var path: Data
+        public var column: Int
+        public var frame: Rect
+    }
+
+    public var contentHeight: Double
+    public var generation: Int64
+    /// The band shown: x 0, the layout's width.
+    public var viewport: Rect
+    public var items: [Item]
+    /// The offset of the next screen, or nil at the end.
+    public var next: Double?
+    /// The offset of the previous screen, or nil at the top.
+    public var previous: Double?
+    /// Items in the catalog (0: the catalog is empty).
+    public var itemCount: Int
+    /// How the layout was obtained: read from storage, computed, or extended in place.
+    public var source: Source
+
+    public enum Source: String, Sendable {
+        case stored
+        case computed
+        case extended
+    }
+}
