@@ -19,8 +19,6 @@ public enum Importer {
         let rows = try ImportParser.parse(bytes, format: chosen)
         let lock = try WriteLock(catalogPath: store.path, wait: false)
         defer { withExtendedLifetime(lock) {} }
-        let summary = try store.importItems(rows, importedAt: Timestamps.now())
-        if summary.added + summary.updated > 0 { try store.pruneStaleLayouts() }
-        return summary
+        return try store.importItems(rows, importedAt: Timestamps.now())
     }
 }

@@ -33,7 +33,11 @@ extension CatalogStore {
             }
             let added = try Int.fetchOne(db, sql: "SELECT count(*) FROM items")! - before
             let updated = rows.count - added
-            if added + updated == 0 { try db.execute(sql: "UPDATE catalog SET generation = generation - 1") }
+            if added + updated == 0 {
+                try db.execute(sql: "UPDATE catalog SET generation = generation - 1")
+            } else {
+                try Self.pruneStaleLayouts(db) // in the same transaction: no stale layout outlives the change
+            }
             return ImportSummary(added: added, updated: updated, generation: generation - (added + updated == 0 ? 1 : 0))
         }
     }

@@ -72,7 +72,11 @@ extension CatalogStore {
     /// or inserted before their last item); extendable ones stay until their next use.
     @discardableResult
     public func pruneStaleLayouts() throws(StoreError) -> Int {
-        try write { db in
+        try write { db in try Self.pruneStaleLayouts(db) }
+    }
+
+    static func pruneStaleLayouts(_ db: Database) throws -> Int {
+        do {
             let generation = try Int64.fetchOne(db, sql: "SELECT generation FROM catalog") ?? 0
             var removed = 0
             for row in try Row.fetchAll(db, sql: "SELECT id, configuration, generation, item_count FROM layouts WHERE generation < ?",

@@ -1,0 +1,156 @@
+import CatalogKit
+import Foundation
+import Testing
+
+/// Pages of imported catalogs against an in-test reference: the rules of each style applied
+/// from scratch to `catalog list`'s order, frames compared to 1e-6.
+@Suite struct PagerTests {
+    struct RefItem { let index: Int; let id: Int64; let column: Int; let frame: Rect }
+
+    /// The reference: the specification's rules, written out independently.
+    static func reference(_ items: [ItemRow], _ c: LayoutConfiguration) -> (items: [RefItem], contentHeight: Double) {
+        let columns = c.style == .list ? 1 : c.columns
+        let w = (c.width - c.insets.left - c.insets.right - Double(columns - 1) * c.columnSpacing) / Double(columns)
+        var bottoms = [Double](repeating: c.insets.top, count: columns)
+        var counts = [Int](repeating: 0, count: columns)
+        var out: [RefItem] = []
+        for (index, item) in items.enumerated() {
+            let column: Int
+            switch (c.style, c.direction) {
+            case (.waterfall, .shortestFirst): column = bottoms.indices.min { bottoms[$0] < bottoms[$1] || (bottoms[$0] == bottoms[$1] && $0 < $1) }!
+            case (.waterfall, .rightToLeft): column = columns - 1 - index % columns
+            default: column = index % columns
+            }
+            let height = c.style == .grid ? w : w * Double(item.height) / Double(item.width) + c.extraHeight
+            let y = counts[column] > 0 ? bottoms[column] + c.rowSpacing : c.insets.top
+            out.append(RefItem(index: index, id: item.id, column: column, frame: Rect(x: c.insets.left + Double(column) * (w + c.columnSpacing), y: y, width: w, height: height)))
+            bottoms[column] = y + height
+            counts[column] += 1
+        }
+        return (out, (items.isEmpty ? c.insets.top : bottoms.max()!) + c.insets.bottom)
+    }
+
+    static func importRows(_ count: Int, from first: Int = 0, year: Int = 2024, seed: UInt64 = 1) -> [ImportRow] {
+        var state = seed
+        func next(_ range: ClosedRange<Int>) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return range.lowerBound + Int((state >> 33) % UInt64(range.count))
+        }
+        return (first..<(first + count)).map { index in
+            ImportRow(line: index + 2, key: String(format: "pin-%06d", index), width: next(200...4000), height: next(200...4000),
+                      orientation: 1, date: String(format: "%04d-%02d-%02dT%02d:00:00", year, next(1...12), next(1...28), next(0...23)))
+        }
+    }
+
+    func expectPage(_ store: CatalogStore, _ configuration: LayoutConfiguration, offset: Double, height: Double = 812,
+                    sourceLocation: SourceLocation = #_sourceLocation) throws -> Page {
+        let page = try Pager.page(store: store, configuration: configuration, position: .offset(offset), height: height)
+        let listed = try store.items(order: configuration.order)
+        let (all, contentHeight) = Self.reference(listed, configuration)
+        let expected = all.filter { $0.frame.y < offset + height && $0.frame.y + $0.frame.height > offset && height > 0 }
+        #expect(abs(page.contentHeight - contentHeight) <= 1e-6, sourceLocation: sourceLocation)
+        #expect(page.items.map(\.index) == expected.map(\.index), "offset \(offset)", sourceLocation: sourceLocation)
+        for (got, want) in zip(page.items, expected) {
+            let close = abs(got.frame.x - want.frame.x) <= 1e-6 && abs(got.frame.y - want.frame.y) <= 1e-6
+                && abs(got.frame.width - want.frame.width) <= 1e-6 && abs(got.frame.height - want.frame.height) <= 1e-6
+            #expect(close && got.id == want.id && got.column == want.column, "item \(want.index): \(got.frame) vs \(want.frame)", sourceLocation: sourceLocation)
+        }
+        let keys = Dictionary(uniqueKeysWithValues: listed.map { ($0.id, $0.key) })
+        #expect(page.items.allSatisfy { keys[$0.id] == $0.path }, "paths are the items' keys", sourceLocation: sourceLocation)
+        return page
+    }
+
+    @Test func pagesEqualTheReference_forEveryStyleAndDirection_atTopMiddleEndAndPast() throws {
+        let library = try Library()
+        let store = try library.store()
+        _ = try store.importItems(Self.importRows(3000), importedAt: "2026-01-01T00:00:00")
+        var configurations: [LayoutConfiguration] = []
+        for direction in RenderDirection.allCases {
+            var c = LayoutConfiguration(width: 375)
+            c.direction = direction
+            configurations.append(c)
+        }
+        var wide = LayoutConfiguration(width: 1024)
+        (wide.columns, wide.columnSpacing, wide.rowSpacing, wide.insets, wide.extraHeight, wide.order) = (5, 12, 4, Insets(top: 20, left: 10, bottom: 30, right: 6), 40, .path)
+        var grid = LayoutConfiguration(width: 375)
+        (grid.style, grid.columns) = (.grid, 3)
+        var list = LayoutConfiguration(width: 375)
+        (list.style, list.extraHeight) = (.list, 24)
+        configurations += [wide, grid, list]
+        for configuration in configurations {
+            let first = try expectPage(store, configuration, offset: 0)
+            #expect(first.previous == nil)
+            #expect(first.next == 812)
+            _ = try expectPage(store, configuration, offset: 4000)
+            let middle = try expectPage(store, configuration, offset: first.contentHeight / 2)
+            #expect(middle.items.count > 0)
+            let last = try expectPage(store, configuration, offset: max(0, first.contentHeight - 812))
+            #expect(last.next == nil)
+            let past = try expectPage(store, configuration, offset: first.contentHeight + 100)
+            #expect(past.items.isEmpty)
+            // A band that starts exactly on a frame edge.
+            let edge = try #require(middle.items.first).frame
+            _ = try expectPage(store, configuration, offset: edge.y + edge.height)
+            _ = try expectPage(store, configuration, offset: edge.y, height: 0)
+        }
+        #expect(try store.layouts().count == configurations.count)
+        #expect(try store.layouts().allSatisfy { $0.itemCount == 3000 })
+    }
+
+    @Test func laterPagesReadTheStoredLayout_andScrollToItemClamps() throws {
+        let library = try Library()
+        let store = try library.store()
+        _ = try store.importItems(Self.importRows(500), importedAt: "2026-01-01T00:00:00")
+        let configuration = LayoutConfiguration(width: 375)
+        let first = try Pager.page(store: store, configuration: configuration, position: .offset(0), height: 812)
+        #expect(first.source == .computed)
+        let second = try Pager.page(store: store, configuration: configuration, position: .offset(4000), height: 812)
+        #expect(second.source == .stored)
+        let listed = try store.items(order: .date)
+        let (reference, contentHeight) = Self.reference(listed, configuration)
+        let target = reference[250]
+        let scrolled = try Pager.page(store: store, configuration: configuration, position: .item(target.id), height: 812)
+        #expect(abs(scrolled.viewport.y - target.frame.y) <= 1e-6)
+        #expect(scrolled.items.contains { $0.id == target.id })
+        let lastItem = reference.max { $0.frame.y < $1.frame.y }!
+        let clamped = try Pager.page(store: store, configuration: configuration, position: .item(lastItem.id), height: 812)
+        #expect(abs(clamped.viewport.y - (contentHeight - 812)) <= 1e-6, "clamped to the content")
+        #expect(throws: Pager.PagerError.noSuchItem(999_999)) {
+            try Pager.page(store: store, configuration: configuration, position: .item(999_999), height: 812)
+        }
+    }
+
+    @Test func importsInvalidateLayouts_andAppendsAtTheEndExtendThemInPlace() throws {
+        let library = try Library()
+        let store = try library.store()
+        _ = try store.importItems(Self.importRows(800, year: 2024), importedAt: "2026-01-01T00:00:00")
+        let configuration = LayoutConfiguration(width: 375)
+        _ = try expectPage(store, configuration, offset: 0)
+        // Older items sort after every existing one (newest first): the layout is extended.
+        _ = try store.importItems(Self.importRows(200, from: 800, year: 2010, seed: 2), importedAt: "2026-01-02T00:00:00")
+        #expect(try store.layouts().count == 1, "an extendable stale layout is kept")
+        let extended = try expectPage(store, configuration, offset: 0)
+        #expect(extended.source == .extended)
+        _ = try expectPage(store, configuration, offset: extended.contentHeight - 500)
+        #expect(try store.layouts().first?.itemCount == 1000)
+        // Newer items land before existing ones: recomputed, and the stale layout was pruned.
+        _ = try store.importItems(Self.importRows(50, from: 1000, year: 2025, seed: 3), importedAt: "2026-01-03T00:00:00")
+        #expect(try store.layouts().isEmpty, "a stale layout that cannot be extended is removed")
+        let recomputed = try expectPage(store, configuration, offset: 3000)
+        #expect(recomputed.source == .computed)
+        // Updating an item's size invalidates too.
+        var changed = Self.importRows(1, from: 10, year: 2024)[0]
+        changed.width = 5
+        _ = try store.importItems([changed], importedAt: "2026-01-04T00:00:00")
+        #expect(try Pager.page(store: store, configuration: configuration, position: .offset(0), height: 812).source == .computed)
+        _ = try expectPage(store, configuration, offset: 0)
+    }
+
+    @Test func anEmptyCatalogGivesAnEmptyPage() throws {
+        let library = try Library()
+        let page = try Pager.page(store: try library.store(), configuration: LayoutConfiguration(width: 375), position: .offset(0), height: 812)
+        #expect(page.items.isEmpty)
+        #expect(page.itemCount == 0)
+        #expect(page.contentHeight == 16)
+    }
+}
