@@ -20,53 +20,115 @@ extension PlacementTable {
         }
     }
 
-    /// The placement loop, specialized for each source and column rule.
+    /// The placement loop, specialized for each source and column rule. It writes straight
+    /// into uninitialized arrays and records window starts as it goes: a column's bottoms only
+    /// grow, so the item that first carries column c past the top of window k is where the walk
+    /// for window k starts in column c.
     private mutating func place<Source: PlacementSource, Chooser: ColumnChooser>(_ source: Source, chooser: Chooser) {
         let added = source.count
         guard added > 0 else { return }
-        let firstNewWindow = window(containing: bottoms.min() ?? 0)
         let start = count
         let columnCount = geometry.columnCount
         let top = geometry.insets.top
         let spacing = geometry.rowSpacing
         let interval = checkpointInterval
-        ids.append(contentsOf: repeatElement(0, count: added))
-        ys.append(contentsOf: repeatElement(0, count: added))
-        heights.append(contentsOf: repeatElement(0, count: added))
-        columns.append(contentsOf: repeatElement(0, count: added))
-        var filled = columnItems.map { !$0.isEmpty }
-        var checkpointsDue: [(Int, [Double])] = []
+        let height = windowHeight
+        // Per-column state in raw buffers: the loop touches it for every item.
+        let filled = UnsafeMutableBufferPointer<Bool>.allocate(capacity: columnCount)
+        let columnCounts = UnsafeMutableBufferPointer<Int32>.allocate(capacity: columnCount)
+        let nextWindow = UnsafeMutableBufferPointer<Int>.allocate(capacity: columnCount)
+        defer {
+            filled.deallocate()
+            columnCounts.deallocate()
+            nextWindow.deallocate()
+        }
+        for column in 0..<columnCount {
+            filled[column] = !columnItems[column].isEmpty
+            columnCounts[column] = Int32(columnItems[column].count)
+            // The first window whose start in this column is not known yet (it points past the end).
+            var window = windowCount
+            while window > 0, windowStarts[(window - 1) * columnCount + column] == columnCounts[column] { window -= 1 }
+            nextWindow[column] = window
+        }
+        let unset = Int32.min
+        var checkpointsDue: [[Double]] = []
         var untilCheckpoint = (interval - start % interval) % interval
-        bottoms.withUnsafeMutableBufferPointer { bottoms in
-            ids.withUnsafeMutableBufferPointer { ids in
-                ys.withUnsafeMutableBufferPointer { ys in
-                    heights.withUnsafeMutableBufferPointer { heights in
-                        columns.withUnsafeMutableBufferPointer { columns in
+        var newIDs: [Int64] = []
+        var newYs: [Double] = []
+        var newHeights: [Double] = []
+        let newColumns = [Int32](unsafeUninitializedCapacity: added) { columnsOut, columnsDone in
+            newHeights = [Double](unsafeUninitializedCapacity: added) { heightsOut, heightsDone in
+                newYs = [Double](unsafeUninitializedCapacity: added) { ysOut, ysDone in
+                    newIDs = [Int64](unsafeUninitializedCapacity: added) { idsOut, idsDone in
+                        bottoms.withUnsafeMutableBufferPointer { bottoms in
                             for offset in 0..<added {
                                 let index = start + offset
                                 if untilCheckpoint == 0 {
-                                    checkpointsDue.append((index, Array(bottoms)))
+                                    checkpointsDue.append(Array(bottoms))
                                     untilCheckpoint = interval
                                 }
                                 untilCheckpoint -= 1
                                 let column = chooser.column(for: index, bottoms: bottoms, count: columnCount)
-                                let height = source.height(at: offset)
+                                let itemHeight = source.height(at: offset)
                                 let y = filled[column] ? bottoms[column] + spacing : top
                                 filled[column] = true
-                                bottoms[column] = y + height
-                                ids[index] = source.id(at: offset)
-                                ys[index] = y
-                                heights[index] = height
-                                columns[index] = Int32(truncatingIfNeeded: column)
+                                let bottom = y + itemHeight
+                                bottoms[column] = bottom
+                                (idsOut.baseAddress! + offset).initialize(to: source.id(at: offset))
+                                (ysOut.baseAddress! + offset).initialize(to: y)
+                                (heightsOut.baseAddress! + offset).initialize(to: itemHeight)
+                                (columnsOut.baseAddress! + offset).initialize(to: Int32(truncatingIfNeeded: column))
+                                let position = columnCounts[column]
+                                columnCounts[column] = position + 1
+                                while Double(nextWindow[column]) * height < bottom {
+                                    let window = nextWindow[column]
+                                    if window * columnCount >= windowStarts.count {
+                                        windowStarts.append(contentsOf: repeatElement(unset, count: columnCount))
+                                    }
+                                    windowStarts[window * columnCount + column] = position
+                                    nextWindow[column] = window + 1
+                                }
                             }
                         }
+                        idsDone = added
                     }
+                    ysDone = added
                 }
+                heightsDone = added
+            }
+            columnsDone = added
+        }
+        // Columns that never reached a window: their walk starts past their end.
+        for column in 0..<columnCount {
+            var window = nextWindow[column]
+            while window * columnCount < windowStarts.count {
+                windowStarts[window * columnCount + column] = columnCounts[column]
+                window += 1
             }
         }
-        checkpoints.append(contentsOf: checkpointsDue.map(\.1))
-        for index in start..<count { columnItems[Int(columns[index])].append(Int32(truncatingIfNeeded: index)) }
-        rebuildWindows(from: firstNewWindow)
+        if start == 0 {
+            (ids, ys, heights, columns) = (newIDs, newYs, newHeights, newColumns)
+        } else {
+            ids.append(contentsOf: newIDs)
+            ys.append(contentsOf: newYs)
+            heights.append(contentsOf: newHeights)
+            columns.append(contentsOf: newColumns)
+        }
+        checkpoints.append(contentsOf: checkpointsDue)
+        appendToColumnLists(newColumns, firstIndex: start, counts: Array(columnCounts))
+    }
+
+    /// Adds new items to their columns' lists, each list grown once to its final size.
+    private mutating func appendToColumnLists(_ newColumns: [Int32], firstIndex: Int, counts: [Int32]) {
+        for column in columnItems.indices where columnItems[column].capacity < Int(counts[column]) {
+            // Geometric growth: an exact reserve would copy the whole list on every append.
+            columnItems[column].reserveCapacity(max(Int(counts[column]), columnItems[column].capacity * 2))
+        }
+        newColumns.withUnsafeBufferPointer { newColumns in
+            for (offset, column) in newColumns.enumerated() {
+                columnItems[Int(column)].append(Int32(truncatingIfNeeded: firstIndex + offset))
+            }
+        }
     }
 
     /// Removes items from `index` on, restoring the column bottoms from the checkpoint at or
@@ -91,10 +153,18 @@ extension PlacementTable {
         rebuildWindows(from: firstChanged)
     }
 
+    /// How many windows have their top above `bottom`: the windows items reach.
+    func windowsReaching(_ bottom: Double) -> Int {
+        var windows = max(0, Int((bottom / windowHeight).rounded(.down)))
+        while Double(windows) * windowHeight < bottom { windows += 1 }
+        while windows > 0, Double(windows - 1) * windowHeight >= bottom { windows -= 1 }
+        return windows
+    }
+
     /// Recomputes window starts from window `first` to the end of the content.
     package mutating func rebuildWindows(from first: Int) {
         let columnCount = geometry.columnCount
-        let needed = count == 0 ? 0 : window(containing: bottoms.max() ?? 0) + 1
+        let needed = count == 0 ? 0 : windowsReaching(bottoms.max() ?? 0)
         let first = min(first, windowCount, needed)
         windowStarts.removeSubrange((first * columnCount)...)
         windowStarts.append(contentsOf: repeatElement(0, count: (needed - first) * columnCount))
