@@ -36,14 +36,7 @@ python3 scripts/peers.py "$corpus.list" 1 | grep imagesize
 
 echo "## import of $lines CSV lines, next to the sqlite3 shell's .import into a bare table"
 csv="$work/import-$lines.csv"
-[ -f "$csv" ] || python3 -c "
-import random
-r = random.Random(1)
-with open('$csv', 'w') as f:
-    f.write('key,width,height,orientation,date,url,title\n')
-    for i in range($lines):
-        f.write(f'pin-{i:08},{r.randint(200,4000)},{r.randint(200,4000)},1,2024-{r.randint(1,12):02}-{r.randint(1,28):02}T12:00:00Z,https://example.com/{i},Pin {i}\n')
-"
+[ -f "$csv" ] || python3 scripts/make_import.py "$csv" "$lines"
 python3 scripts/timing.py 3 --setup="rm -f $work/import.sqlite* $work/bare.sqlite" \
     "catalog-import=$catalog import --db $work/import.sqlite $csv" \
     "sqlite3-import=sqlite3 $work/bare.sqlite '.import --csv $csv pins'"

@@ -3,10 +3,11 @@ import CatalogStore
 /// RFC 4180 CSV: a header row names the columns; fields may be quoted ("" is a quote inside a
 /// quoted field, which may span lines). Blank lines are skipped. Bytes must be UTF-8.
 enum CSVReader {
-    static func read(_ bytes: [UInt8], handle: (Int, [String: String?]) throws(StoreError) -> Void) throws(StoreError) {
+    static func read(_ bytes: [UInt8], handle: (Int, (String) -> String?) throws(StoreError) -> Void) throws(StoreError) {
         var index = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         var line = 1
         var header: [String]? = nil
+        var columnIndex: [String: Int] = [:]
         while index < bytes.count {
             let recordLine = line
             var fields: [String] = []
@@ -49,14 +50,13 @@ enum CSVReader {
             guard let columns = header else {
                 header = fields.map { $0.trimmingSpaces().lowercased() }
                 guard header!.contains("key") else { throw .invalidInput(line: recordLine, reason: "the header row has no \"key\" column") }
+                for (index, name) in header!.enumerated() where columnIndex[name] == nil { columnIndex[name] = index }
                 continue
             }
             guard fields.count == columns.count else {
                 throw .invalidInput(line: recordLine, reason: "expected \(columns.count) fields as in the header, found \(fields.count)")
             }
-            var record: [String: String?] = [:]
-            for (name, value) in zip(columns, fields) { record[name] = value }
-            try handle(recordLine, record)
+            try handle(recordLine) { name in columnIndex[name].map { fields[$0] } }
         }
         if header == nil { throw .invalidInput(line: 1, reason: "the input is empty: a CSV import needs a header row") }
     }

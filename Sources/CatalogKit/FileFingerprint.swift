@@ -4,26 +4,28 @@ import Glibc
 import Darwin
 #endif
 
-/// A 64-bit FNV-1a hash of a file's size, first 4 KiB and last 4 KiB: enough to recognise a
-/// file moved to another inode (a copy across disks, an editor's save-and-rename) without
-/// reading it whole.
+/// A 64-bit hash of a file's size, first 4 KiB and last 4 KiB: enough to recognise a file moved
+/// to another inode (a copy across disks, an editor's save-and-rename) without reading it
+/// whole. Eight bytes per step (a multiply-xorshift mix), so it costs about a microsecond.
 enum FileFingerprint {
     static let span = 4096
 
     static func compute(fd: Int32, size: Int64) -> Int64? {
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        func mix(_ byte: UInt8) {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01B3
-        }
-        withUnsafeBytes(of: size.littleEndian) { $0.forEach(mix) }
-        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: span) { buffer -> Int64? in
+        var hash = UInt64(bitPattern: size) &* 0x9E37_79B9_7F4A_7C15 ^ 0xCBF2_9CE4_8422_2325
+        let ok = withUnsafeTemporaryAllocation(of: UInt64.self, capacity: span / 8) { words -> Bool in
+            let raw = UnsafeMutableRawBufferPointer(words)
             for offset in size <= Int64(span) ? [Int64(0)] : [0, max(Int64(span), size - Int64(span))] {
-                let count = pread(fd, buffer.baseAddress, span, off_t(offset))
-                guard count >= 0 else { return nil }
-                for index in 0..<count { mix(buffer[index]) }
+                raw.initializeMemory(as: UInt8.self, repeating: 0)
+                let count = pread(fd, raw.baseAddress, span, off_t(offset))
+                guard count >= 0 else { return false }
+                for index in 0..<((count + 7) / 8) {
+                    hash = (hash ^ words[index]) &* 0xFF51_AFD7_ED55_8CCD
+                    hash ^= hash >> 29
+                }
+                hash ^= UInt64(count)
             }
-            return Int64(bitPattern: hash)
+            return true
         }
+        return ok ? Int64(bitPattern: hash) : nil
     }
 }

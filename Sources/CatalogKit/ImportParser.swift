@@ -32,8 +32,8 @@ public enum ImportParser {
     }
 
     /// One row from its fields (nil: absent or null).
-    static func row(line: Int, _ fields: [String: String?]) throws(StoreError) -> ImportRow {
-        func value(_ name: String) -> String? { (fields[name] ?? nil).flatMap { $0.isEmpty ? nil : $0 } }
+    static func row(line: Int, _ field: (String) -> String?) throws(StoreError) -> ImportRow {
+        func value(_ name: String) -> String? { field(name).flatMap { $0.isEmpty ? nil : $0 } }
         func positive(_ name: String) throws(StoreError) -> Int {
             guard let text = value(name) else { throw .invalidInput(line: line, reason: "\(name) is missing") }
             guard let number = wholeNumber(text), number > 0 else {

@@ -3,7 +3,7 @@ import CatalogStore
 /// NDJSON: one JSON object per line. Values become text (numbers as written, booleans as
 /// true/false, null as absent); nested objects and arrays are skipped. Blank lines are skipped.
 enum NDJSONReader {
-    static func read(_ bytes: [UInt8], handle: (Int, [String: String?]) throws(StoreError) -> Void) throws(StoreError) {
+    static func read(_ bytes: [UInt8], handle: (Int, (String) -> String?) throws(StoreError) -> Void) throws(StoreError) {
         var start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         var line = 1
         while start < bytes.count {
@@ -15,7 +15,7 @@ enum NDJSONReader {
                 let record = try parser.object()
                 parser.skipSpace()
                 guard parser.index == end else { throw .invalidInput(line: line, reason: "text after the JSON object") }
-                try handle(line, record)
+                try handle(line) { name in record[name] ?? nil }
             }
             start = end + 1
             line += 1

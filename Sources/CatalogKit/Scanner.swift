@@ -11,6 +11,7 @@ public final class Scanner {
     let options: ScanOptions
     var summary = ScanSummary()
     private var pending: [FileChange] = []
+    private lazy var writer = BatchWriter(store: store)
     private var rootID: Int64 = 0
     /// Files known under the current root; what remains after the walk has vanished.
     private var known: [Data: KnownFile] = [:]
@@ -80,7 +81,7 @@ public final class Scanner {
         } catch {
             throw .database("\(error)")
         }
-        try flush()
+        try flush(wait: true)
         try resolveMoves()
         try removeVanished()
         try store.finishScan(rootID: rootID, complete: incompletePrefixes.isEmpty)
@@ -128,16 +129,22 @@ public final class Scanner {
             }
             pending.append(change)
         }
-        if pending.count >= options.batchSize { try flush() }
+        if pending.count >= options.batchSize { try flush(wait: false) }
     }
 
-    private func flush() throws(StoreError) {
-        guard !pending.isEmpty else { return }
-        let counts = try store.apply(pending, rootID: rootID)
+    /// Hands the pending changes to the background writer; with `wait`, waits until every
+    /// batch is written and counted.
+    private func flush(wait: Bool) throws(StoreError) {
+        if !pending.isEmpty {
+            try writer.submit(pending, rootID: rootID)
+            pending = []
+            pending.reserveCapacity(options.batchSize)
+        }
+        guard wait else { return }
+        let counts = try writer.drain()
         summary.added += counts.added
         summary.updated += counts.updated
         summary.removed += counts.removed
-        pending.removeAll(keepingCapacity: true)
     }
 
     /// Inode moves: a move if the old path vanished, else (a hard link, a copy) a new file.
@@ -162,7 +169,7 @@ public final class Scanner {
             }
         }
         inodeMoves = []
-        try flush()
+        try flush(wait: true)
     }
 
     /// Vanished files: a move if a new image has the same size and fingerprint, else removed,

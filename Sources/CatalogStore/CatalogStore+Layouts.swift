@@ -24,11 +24,16 @@ extension CatalogStore {
                     """, arguments: [configuration])
                 id = db.lastInsertedRowID
             }
-            let put = try db.makeStatement(sql: """
-                INSERT OR REPLACE INTO layout_windows (layout_id, window, min_index, max_index, bytes) VALUES (?, ?, ?, ?, ?)
+            let put = try BulkStatement(db, sql: """
+                INSERT OR REPLACE INTO layout_windows (layout_id, window, min_index, max_index, bytes) VALUES (?1, ?2, ?3, ?4, ?5)
                 """)
             for window in windows {
-                try put.execute(arguments: [id, window.window, window.minIndex, window.maxIndex, Data(window.bytes)])
+                put.bind(1, id)
+                put.bind(2, window.window)
+                put.bind(3, window.minIndex)
+                put.bind(4, window.maxIndex)
+                put.bind(5, blob: window.bytes)
+                try put.run(db)
             }
             let windowBytes = try Int64.fetchOne(db, sql: "SELECT coalesce(sum(length(bytes)), 0) FROM layout_windows WHERE layout_id = ?",
                                                  arguments: [id]) ?? 0

@@ -16,15 +16,17 @@ extension CatalogStore {
         upper[upper.count - 1] += 1 // "/" + 1: the first key past the folder
         return try read { db in
             var files: [Data: KnownFile] = [:]
-            let rows = try Row.fetchCursor(db, sql: """
+            let statement = try BulkStatement(db, sql: """
                 SELECT path, device, inode, size, mtime_ns, fingerprint, status, item_id
-                FROM files WHERE path >= ? AND path < ?
-                """, arguments: [prefix, upper])
-            while let row = try rows.next() {
-                let path: Data = row[0]
+                FROM files WHERE path >= ?1 AND path < ?2
+                """)
+            statement.bind(1, blob: prefix)
+            statement.bind(2, blob: upper)
+            try statement.forEachRow(db) { row in
+                let path = row.blob(0)
                 files[path] = KnownFile(
-                    path: path, stat: FileStat(device: row[1], inode: row[2], size: row[3], mtimeNanoseconds: row[4]),
-                    fingerprint: row[5], status: row[6], itemID: row[7])
+                    path: path, stat: FileStat(device: row.int64(1), inode: row.int64(2), size: row.int64(3), mtimeNanoseconds: row.int64(4)),
+                    fingerprint: row.optionalInt64(5), status: Int(row.int64(6)), itemID: row.optionalInt64(7))
             }
             return files
         }
@@ -38,10 +40,10 @@ extension CatalogStore {
         return try write { db in
             let generation = try Int64.fetchOne(db, sql: "UPDATE catalog SET generation = generation + 1 RETURNING generation")!
             var counts = (added: 0, updated: 0, removed: 0)
-            let upsertItem = try db.makeStatement(sql: """
+            let upsertItem = try BulkStatement(db, sql: """
                 INSERT INTO items (key, source, format, pixel_width, pixel_height, orientation, width, height, bytes,
                                    capture_date, modified_at, sort_date, changed_generation)
-                VALUES (?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                VALUES (?1, 0, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
                 ON CONFLICT(key) DO UPDATE SET source = 0, format = excluded.format, pixel_width = excluded.pixel_width,
                     pixel_height = excluded.pixel_height, orientation = excluded.orientation, width = excluded.width,
                     height = excluded.height, bytes = excluded.bytes, capture_date = excluded.capture_date,
@@ -49,48 +51,66 @@ extension CatalogStore {
                     changed_generation = excluded.changed_generation
                 RETURNING id
                 """)
-            let updateItem = try db.makeStatement(sql: """
-                UPDATE items SET key = ?, format = ?, pixel_width = ?, pixel_height = ?, orientation = ?, width = ?,
-                    height = ?, bytes = ?, capture_date = ?, modified_at = ?, sort_date = ?, changed_generation = ?
-                WHERE id = ?
+            let updateItem = try BulkStatement(db, sql: """
+                UPDATE items SET key = ?1, format = ?2, pixel_width = ?3, pixel_height = ?4, orientation = ?5, width = ?6,
+                    height = ?7, bytes = ?8, capture_date = ?9, modified_at = ?10, sort_date = ?11, changed_generation = ?12
+                WHERE id = ?13 RETURNING id
                 """)
-            let deleteItem = try db.makeStatement(sql: "DELETE FROM items WHERE id = ?")
-            let upsertFile = try db.makeStatement(sql: """
+            let deleteItem = try BulkStatement(db, sql: "DELETE FROM items WHERE id = ?1")
+            let upsertFile = try BulkStatement(db, sql: """
                 INSERT OR REPLACE INTO files (path, root_id, device, inode, size, mtime_ns, fingerprint, status, item_id, error)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
                 """)
             for change in changes {
                 var itemID: Int64? = nil
                 switch change.outcome {
                 case .image(let facts):
-                    let sortDate = facts.captureDate ?? facts.modifiedAt
-                    let values: [(any DatabaseValueConvertible)?] = [
-                        change.path, facts.format, facts.pixelWidth, facts.pixelHeight, facts.orientation, facts.width,
-                        facts.height, facts.bytes, facts.captureDate, facts.modifiedAt, sortDate, generation,
-                    ]
-                    if let existing = change.itemID,
-                       try Int64.fetchOne(db, sql: "SELECT id FROM items WHERE id = ?", arguments: [existing]) != nil {
-                        updateItem.setUncheckedArguments(StatementArguments(values + [existing]))
-                        try updateItem.execute()
-                        itemID = existing
+                    func bindFacts(_ statement: BulkStatement) {
+                        statement.bind(1, blob: change.path)
+                        statement.bind(2, facts.format)
+                        statement.bind(3, facts.pixelWidth)
+                        statement.bind(4, facts.pixelHeight)
+                        statement.bind(5, facts.orientation)
+                        statement.bind(6, facts.width)
+                        statement.bind(7, facts.height)
+                        statement.bind(8, facts.bytes)
+                        statement.bind(9, facts.captureDate)
+                        statement.bind(10, facts.modifiedAt)
+                        statement.bind(11, facts.captureDate ?? facts.modifiedAt)
+                        statement.bind(12, generation)
+                    }
+                    if let existing = change.itemID {
+                        bindFacts(updateItem)
+                        updateItem.bind(13, existing)
+                        itemID = try updateItem.run(db)
+                    }
+                    if itemID != nil {
                         counts.updated += 1
                     } else {
-                        upsertItem.setUncheckedArguments(StatementArguments(values))
-                        itemID = try Int64.fetchOne(upsertItem)
+                        bindFacts(upsertItem)
+                        itemID = try upsertItem.run(db)
                         counts.added += 1
                     }
                 case .unsupported, .failed:
                     if let existing = change.itemID {
-                        try deleteItem.execute(arguments: [existing])
+                        deleteItem.bind(1, existing)
+                        try deleteItem.run(db)
                         counts.removed += db.changesCount
                     }
                 }
                 var error: String? = nil
                 if case .failed(let reason) = change.outcome { error = reason }
-                try upsertFile.execute(arguments: [
-                    change.path, rootID, change.stat.device, change.stat.inode, change.stat.size,
-                    change.stat.mtimeNanoseconds, change.fingerprint, change.outcome.status, itemID, error,
-                ])
+                upsertFile.bind(1, blob: change.path)
+                upsertFile.bind(2, rootID)
+                upsertFile.bind(3, change.stat.device)
+                upsertFile.bind(4, change.stat.inode)
+                upsertFile.bind(5, change.stat.size)
+                upsertFile.bind(6, change.stat.mtimeNanoseconds)
+                upsertFile.bind(7, change.fingerprint)
+                upsertFile.bind(8, change.outcome.status)
+                upsertFile.bind(9, itemID)
+                upsertFile.bind(10, error)
+                try upsertFile.run(db)
             }
             if counts == (0, 0, 0) {
                 try db.execute(sql: "UPDATE catalog SET generation = generation - 1") // only file records changed
