@@ -53,5 +53,4 @@ CREATE TABLE files (
     item_id INTEGER REFERENCES items(id) ON DELETE SET NULL,
     error TEXT
 ) WITHOUT ROWID;
-CREATE INDEX files_by_root ON files (root_id);
 CREATE INDEX files_by_item ON files (item_id);

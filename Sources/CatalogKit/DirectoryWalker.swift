@@ -1,3 +1,4 @@
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -14,9 +15,21 @@ struct DirectoryWalker {
     struct File {
         /// The open directory holding the file; valid until the folder's batch is handled.
         let directory: Int32
-        let name: [CChar]
-        let path: [UInt8]
+        /// The full path; the file's name is its last `nameLength` bytes.
+        let path: Data
+        let nameLength: Int
         let stat: stat
+
+        /// Calls `body` with the file's name as a C string (for `openat`).
+        func withName<T>(_ body: (UnsafePointer<CChar>) -> T) -> T {
+            path.withUnsafeBytes { raw in
+                withUnsafeTemporaryAllocation(of: CChar.self, capacity: nameLength + 1) { name in
+                    for index in 0..<nameLength { name[index] = CChar(bitPattern: raw[raw.count - nameLength + index]) }
+                    name[nameLength] = 0
+                    return body(name.baseAddress!)
+                }
+            }
+        }
     }
 
     enum Event {
@@ -61,36 +74,47 @@ struct DirectoryWalker {
         defer { closedir(directory) }
         try handle(.folder(path: path))
         let dfd = dirfd(directory)
+        var prefix = Data(path)
+        if prefix.last != 47 { prefix.append(47) } // "/"
         var files: [File] = []
         var folders: [[CChar]] = []
-        errno = 0
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                Array(raw.bindMemory(to: CChar.self).prefix { $0 != 0 })
+        while true {
+            // readdir returns NULL both at the end and on error; only errno tells them apart, and
+            // anything called in this loop (probing, SQLite) may leave errno set: reset it here.
+            errno = 0
+            guard let entry = readdir(directory) else {
+                if errno != 0 { try handle(.unreadable(path: path, reason: String(cString: strerror(errno)))) }
+                break
             }
-            if name == [46] || name == [46, 46] { continue } // "." and ".."
-            if name.first == 46, !includeHidden { continue }
+            // The name is read in place: no copy for the entries that are only stat'ed.
+            let name = UnsafeRawPointer(entry).advanced(by: MemoryLayout<dirent>.offset(of: \dirent.d_name)!)
+                .assumingMemoryBound(to: CChar.self)
+            let length = strlen(name)
+            if name[0] == 46 && (length == 1 || (length == 2 && name[1] == 46)) { continue } // "." and ".."
+            if name[0] == 46, !includeHidden { continue }
             var info = stat()
-            guard fstatat(dfd, name + [0], &info, AT_SYMLINK_NOFOLLOW) == 0 else { continue } // vanished meanwhile
+            guard fstatat(dfd, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { continue } // vanished meanwhile
             if info.st_mode & S_IFMT == S_IFLNK {
-                guard followSymlinks, fstatat(dfd, name + [0], &info, 0) == 0 else { continue }
+                guard followSymlinks, fstatat(dfd, name, &info, 0) == 0 else { continue }
             }
             switch info.st_mode & S_IFMT {
             case S_IFREG:
-                files.append(File(directory: dfd, name: name + [0], path: join(path, name), stat: info))
+                var filePath = Data(capacity: prefix.count + length)
+                filePath.append(prefix)
+                filePath.append(UnsafeRawPointer(name).assumingMemoryBound(to: UInt8.self), count: length)
+                files.append(File(directory: dfd, path: filePath, nameLength: length, stat: info))
                 if files.count >= batchSize {
                     try handle(.files(files))
                     files.removeAll(keepingCapacity: true)
                 }
             case S_IFDIR:
                 if visited.insert(DirectoryID(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))).inserted {
-                    folders.append(name + [0])
+                    folders.append(Array(UnsafeBufferPointer(start: name, count: length + 1)))
                 }
             default:
                 continue // FIFOs, sockets, devices: never opened
             }
         }
-        if errno != 0 { try handle(.unreadable(path: path, reason: String(cString: strerror(errno)))) }
         if !files.isEmpty { try handle(.files(files)) }
         for name in folders {
             let childPath = join(path, Array(name.dropLast()))

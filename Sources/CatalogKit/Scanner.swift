@@ -13,9 +13,11 @@ public final class Scanner {
     private var pending: [FileChange] = []
     private lazy var writer = BatchWriter(store: store)
     private var rootID: Int64 = 0
-    /// Files known under the current root; what remains after the walk has vanished.
-    private var known: [Data: KnownFile] = [:]
-    private var knownByInode: [FileIdentity: Data] = [:]
+    /// Files known under the current root, found by path; those not seen by the walk vanished.
+    private var knownFiles: [KnownFile] = []
+    private var knownIndex: [PathKey: Int] = [:]
+    private var seen: [Bool] = []
+    private var knownByInode: [FileIdentity: Int] = [:]
     /// New paths whose inode belongs to a known file: moves, unless the old path is still there.
     private var inodeMoves: [(path: Data, from: Data, change: FileChange?)] = []
     /// New images inserted this scan, by size and fingerprint: a vanished file may have moved there.
@@ -24,6 +26,34 @@ public final class Scanner {
     private let start = ContinuousClock.now
 
     struct FileIdentity: Hashable { let device: Int64, inode: Int64 }
+
+    /// A path with its hash computed once: Data's own hashing walks every byte through
+    /// Hasher, which dominated rescans.
+    struct PathKey: Hashable {
+        let hash: UInt64
+        let path: Data
+
+        init(_ path: Data) {
+            self.path = path
+            hash = path.withUnsafeBytes { raw -> UInt64 in
+                var hash = UInt64(raw.count) &* 0x9E37_79B9_7F4A_7C15
+                var offset = 0
+                while offset + 8 <= raw.count {
+                    hash = (hash ^ raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) &* 0xFF51_AFD7_ED55_8CCD
+                    hash ^= hash >> 29
+                    offset += 8
+                }
+                while offset < raw.count {
+                    hash = (hash ^ UInt64(raw[offset])) &* 0x0000_0100_0000_01B3
+                    offset += 1
+                }
+                return hash
+            }
+        }
+
+        static func == (lhs: PathKey, rhs: PathKey) -> Bool { lhs.hash == rhs.hash && lhs.path == rhs.path }
+        func hash(into hasher: inout Hasher) { hasher.combine(hash) }
+    }
     struct ContentKey: Hashable { let size: Int64, fingerprint: Int64 }
 
     public init(store: CatalogStore, options: ScanOptions = ScanOptions()) {
@@ -54,8 +84,15 @@ public final class Scanner {
         rootID = try store.rootID(for: Data(rootPath))
         var prefix = Data(rootPath)
         if prefix.last != 47 { prefix.append(47) }
-        known = try store.knownFiles(under: prefix)
-        knownByInode = Dictionary(known.values.map { (FileIdentity(device: $0.stat.device, inode: $0.stat.inode), $0.path) }) { first, _ in first }
+        knownFiles = try store.knownFiles(under: prefix)
+        knownIndex = Dictionary(minimumCapacity: knownFiles.count)
+        knownByInode = Dictionary(minimumCapacity: knownFiles.count)
+        for (index, file) in knownFiles.enumerated() {
+            knownIndex[PathKey(file.path)] = index
+            let identity = FileIdentity(device: file.stat.device, inode: file.stat.inode)
+            if knownByInode[identity] == nil { knownByInode[identity] = index }
+        }
+        seen = Array(repeating: false, count: knownFiles.count)
         inodeMoves = []
         addedByContent = [:]
         incompletePrefixes = []
@@ -92,19 +129,18 @@ public final class Scanner {
         summary.files += files.count
         var toProbe: [(file: DirectoryWalker.File, path: Data, previous: KnownFile?)] = []
         for file in files {
-            let path = Data(file.path)
+            let path = file.path
             let stat = Self.fileStat(file.stat)
-            if let previous = known[path] {
-                if previous.stat == stat {
-                    known.removeValue(forKey: path)
+            if let index = knownIndex[PathKey(path)] {
+                seen[index] = true
+                if knownFiles[index].stat == stat {
                     summary.unchanged += 1
                 } else {
-                    toProbe.append((file, path, previous))
-                    known.removeValue(forKey: path)
+                    toProbe.append((file, path, knownFiles[index]))
                 }
-            } else if let from = knownByInode[FileIdentity(device: stat.device, inode: stat.inode)], from != path,
-                      let old = known[from], old.stat == stat {
-                inodeMoves.append((path, from, nil)) // renamed, content untouched: nothing to read
+            } else if let index = knownByInode[FileIdentity(device: stat.device, inode: stat.inode)],
+                      knownFiles[index].path != path, !seen[index], knownFiles[index].stat == stat {
+                inodeMoves.append((path, knownFiles[index].path, nil)) // renamed, content untouched: nothing to read
             } else {
                 toProbe.append((file, path, nil))
             }
@@ -120,8 +156,9 @@ public final class Scanner {
             case .unsupported: summary.unsupported += 1
             case .failed: summary.failed += 1
             }
-            if previous == nil, let from = knownByInode[FileIdentity(device: stat.device, inode: stat.inode)], from != path {
-                inodeMoves.append((path, from, change)) // same inode, new content: decided after the walk
+            if previous == nil, let from = knownByInode[FileIdentity(device: stat.device, inode: stat.inode)],
+               knownFiles[from].path != path {
+                inodeMoves.append((path, knownFiles[from].path, change)) // same inode, new content: decided after the walk
                 continue
             }
             if case .image = probed.outcome, previous == nil, let fingerprint = probed.fingerprint {
@@ -150,7 +187,9 @@ public final class Scanner {
     /// Inode moves: a move if the old path vanished, else (a hard link, a copy) a new file.
     private func resolveMoves() throws(StoreError) {
         for (path, from, change) in inodeMoves {
-            if let old = known.removeValue(forKey: from) {
+            if let index = knownIndex[PathKey(from)], !seen[index] {
+                seen[index] = true
+                let old = knownFiles[index]
                 try store.move(from: from, to: path, itemID: old.itemID)
                 summary.moved += 1
                 if let change {
@@ -176,7 +215,8 @@ public final class Scanner {
     /// unless they lie under a folder that could not be read.
     private func removeVanished() throws(StoreError) {
         var gone: [Data] = []
-        for (path, file) in known {
+        for (index, file) in knownFiles.enumerated() where !seen[index] {
+            let path = file.path
             if incompletePrefixes.contains(where: { path.starts(with: $0) }) { continue }
             if file.status == 0, let fingerprint = file.fingerprint,
                let newPath = addedByContent.removeValue(forKey: ContentKey(size: file.stat.size, fingerprint: fingerprint)) {
@@ -188,7 +228,7 @@ public final class Scanner {
             gone.append(path)
         }
         summary.removed += try store.remove(paths: gone)
-        known = [:]
+        (knownFiles, knownIndex, seen, knownByInode) = ([], [:], [], [:])
     }
 
     /// Probes one path again (a hard-linked file whose probe was deferred).

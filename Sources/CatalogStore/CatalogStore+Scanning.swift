@@ -10,12 +10,13 @@ extension CatalogStore {
         }
     }
 
-    /// Every file known under the folder `prefix` (which ends with "/"), by path.
-    public func knownFiles(under prefix: Data) throws(StoreError) -> [Data: KnownFile] {
+    /// Every file known under the folder `prefix` (which ends with "/").
+    public func knownFiles(under prefix: Data) throws(StoreError) -> [KnownFile] {
         var upper = prefix
         upper[upper.count - 1] += 1 // "/" + 1: the first key past the folder
         return try read { db in
-            var files: [Data: KnownFile] = [:]
+            var files: [KnownFile] = []
+            files.reserveCapacity(try Int.fetchOne(db, sql: "SELECT count(*) FROM files WHERE path >= ? AND path < ?", arguments: [prefix, upper]) ?? 0)
             let statement = try BulkStatement(db, sql: """
                 SELECT path, device, inode, size, mtime_ns, fingerprint, status, item_id
                 FROM files WHERE path >= ?1 AND path < ?2
@@ -24,9 +25,9 @@ extension CatalogStore {
             statement.bind(2, blob: upper)
             try statement.forEachRow(db) { row in
                 let path = row.blob(0)
-                files[path] = KnownFile(
+                files.append(KnownFile(
                     path: path, stat: FileStat(device: row.int64(1), inode: row.int64(2), size: row.int64(3), mtimeNanoseconds: row.int64(4)),
-                    fingerprint: row.optionalInt64(5), status: Int(row.int64(6)), itemID: row.optionalInt64(7))
+                    fingerprint: row.optionalInt64(5), status: Int(row.int64(6)), itemID: row.optionalInt64(7)))
             }
             return files
         }

@@ -29,6 +29,14 @@ public final class CatalogStore: Sendable {
             configuration.busyMode = .timeout(10)
             configuration.prepareDatabase { db in
                 try db.execute(sql: "PRAGMA synchronous = NORMAL")
+                // A scan batch or a million-line import touches pages all over the item and
+                // index B-trees: with SQLite's default 2 MB cache they spill to the WAL mid-
+                // transaction and are read back. The cache grows only as pages are used.
+                try db.execute(sql: "PRAGMA cache_size = -262144")
+                try db.execute(sql: "PRAGMA mmap_size = 1073741824")
+                // Each checkpoint syncs the WAL and the database file: a scan that writes 100 MB
+                // would otherwise sync every 4 MB.
+                try db.execute(sql: "PRAGMA wal_autocheckpoint = 16384")
             }
             let pool = try DatabasePool(path: path, configuration: configuration)
             let migrator = CatalogMigrations.migrator

@@ -19,6 +19,7 @@ import Testing
         let library = try standardLibrary()
         let summary = try library.scan()
         #expect((summary.added, summary.unsupported, summary.failed, summary.files) == (4, 1, 1, 6))
+        #expect(summary.problems.isEmpty, "\(summary.problems)")
         let items = try library.items()
         #expect(items.count == 4)
         #expect(items[library.path("2024/d.png")].map { [$0.width, $0.height] } == [33, 17])
