@@ -67,21 +67,45 @@ public struct PlacementTable: Sendable {
         guard !band.isEmpty, count > 0, band.upperBound > 0 else { return [] }
         let first = window(containing: band.lowerBound)
         guard first < windowCount else { return [] }
-        var found: [Int] = []
+        let (lower, upper) = (band.lowerBound, band.upperBound)
         let columnCount = geometry.columnCount
-        for column in 0..<columnCount {
-            let list = columnItems[column]
-            var position = Int(windowStarts[first * columnCount + column])
-            while position < list.count {
-                let index = Int(list[position])
-                let y = ys[index]
-                if y >= band.upperBound { break }
-                if y + heights[index] > band.lowerBound { found.append(index) }
-                position += 1
+        var found: [Int] = []
+        found.reserveCapacity(32)
+        ys.withUnsafeBufferPointer { ys in
+            heights.withUnsafeBufferPointer { heights in
+                for column in 0..<columnCount {
+                    columnItems[column].withUnsafeBufferPointer { list in
+                        var position = Int(windowStarts[first * columnCount + column])
+                        while position < list.count {
+                            let index = Int(list[position])
+                            let y = ys[index]
+                            if y >= upper { break }
+                            if y + heights[index] > lower { found.append(index) }
+                            position += 1
+                        }
+                    }
+                }
             }
         }
-        if columnCount > 1 { found.sort() }
+        if columnCount > 1 { Self.sortSmall(&found) }
         return found
+    }
+
+    /// Insertion sort: a band holds a few dozen items, already sorted within each column.
+    static func sortSmall(_ values: inout [Int]) {
+        guard values.count > 1 else { return }
+        if values.count > 64 { values.sort(); return }
+        values.withUnsafeMutableBufferPointer { buffer in
+            for i in 1..<buffer.count {
+                let value = buffer[i]
+                var j = i - 1
+                while j >= 0, buffer[j] > value {
+                    buffer[j + 1] = buffer[j]
+                    j -= 1
+                }
+                buffer[j + 1] = value
+            }
+        }
     }
 
     /// The attributes of the items overlapping `band`, in layout order.
