@@ -1,3 +1,5 @@
+import ImageProbe
+
 /// ISO 8601 dates from imports, normalized to the catalog's `YYYY-MM-DDTHH:MM:SS` (UTC when
 /// the input names a zone, as written otherwise, like EXIF dates).
 enum ImportDate {
@@ -51,23 +53,14 @@ enum ImportDate {
                 return nil
             }
         }
-        guard index == b.count, (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61 else { return nil }
-        guard day <= daysIn(month, year) else { return nil }
+        guard index == b.count, CaptureDate(year: year, month: month, day: day, hour: hour, minute: minute, second: second) != nil
+        else { return nil }
         // To UTC: subtract the offset, carrying through days, months and years.
         var total = ((daysBeforeEpochDay(year, month, day) * 24 + hour) * 60 + minute) - offsetMinutes
         let minutes = ((total % 1440) + 1440) % 1440
         total = (total - minutes) / 1440
         let (y, mo, d) = civil(fromDays: total)
-        func pad(_ v: Int, _ w: Int) -> String { String(repeating: "0", count: max(0, w - String(v).count)) + String(v) }
-        return "\(pad(y, 4))-\(pad(mo, 2))-\(pad(d, 2))T\(pad(minutes / 60, 2)):\(pad(minutes % 60, 2)):\(pad(second, 2))"
-    }
-
-    static func daysIn(_ month: Int, _ year: Int) -> Int {
-        switch month {
-        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
+        return CaptureDate(year: y, month: mo, day: d, hour: minutes / 60, minute: minutes % 60, second: second)?.description
     }
 
     /// Days since 1970-01-01 (Howard Hinnant's days_from_civil).

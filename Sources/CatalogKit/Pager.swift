@@ -104,10 +104,10 @@ public enum Pager {
                 let added = try snapshot.layoutInput(order: configuration.order, offset: stored.itemCount)
                 let extended = try configuration.extend(table, with: items(added))
                 return Computed(table: extended, archive: extended.archive(), generation: generation, previous: (stored.id, windows),
-                                seconds: elapsed(since: start))
+                                seconds: Timestamps.seconds(since: start))
             }
             let table = try configuration.compute(items(try snapshot.layoutInput(order: configuration.order)))
-            return Computed(table: table, archive: table.archive(), generation: generation, previous: nil, seconds: elapsed(since: start))
+            return Computed(table: table, archive: table.archive(), generation: generation, previous: nil, seconds: Timestamps.seconds(since: start))
         } catch let error as LayoutError {
             throw PagerError.layout(error)
         }
@@ -150,10 +150,5 @@ public enum Pager {
             next: offset + height < contentHeight ? offset + height : nil,
             previous: offset > 0 ? max(0, min(offset - height, contentHeight - height)) : nil,
             itemCount: itemCount, source: source)
-    }
-
-    static func elapsed(since start: ContinuousClock.Instant) -> Double {
-        let duration = ContinuousClock.now - start
-        return Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }

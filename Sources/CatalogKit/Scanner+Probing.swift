@@ -62,9 +62,4 @@ extension Scanner {
         while path.count > 1, path.hasSuffix("/") { path.removeLast() }
         return (path as NSString).standardizingPath
     }
-
-    func seconds(since start: ContinuousClock.Instant) -> Double {
-        let elapsed = ContinuousClock.now - start
-        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-    }
 }

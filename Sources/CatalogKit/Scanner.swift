@@ -68,7 +68,7 @@ public final class Scanner {
         let before = try store.generation()
         for root in roots { try scan(root: root, progress: progress) }
         if try store.generation() != before { try store.pruneStaleLayouts() }
-        summary.elapsedSeconds = seconds(since: start)
+        summary.elapsedSeconds = Timestamps.seconds(since: start)
         summary.generation = try store.generation()
         return summary
     }
@@ -109,7 +109,7 @@ public final class Scanner {
                 case .folder(let path):
                     if let progress, ContinuousClock.now - lastReport > .milliseconds(100) {
                         lastReport = ContinuousClock.now
-                        progress(ScanProgress(files: summary.files, elapsedSeconds: seconds(since: start), folder: path))
+                        progress(ScanProgress(files: summary.files, elapsedSeconds: Timestamps.seconds(since: start), folder: path))
                     }
                 }
             }

@@ -55,10 +55,12 @@ struct BulkStatement {
             if result == nil { result = sqlite3_column_int64(handle, 0) }
             code = sqlite3_step(handle)
         }
-        guard code == SQLITE_DONE else {
-            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
-        }
+        guard code == SQLITE_DONE else { throw Self.error(code, db) }
         return result
+    }
+
+    private static func error(_ code: Int32, _ db: Database) -> DatabaseError {
+        DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
     }
 
     /// The current row's columns, read straight from SQLite.
@@ -87,9 +89,7 @@ struct BulkStatement {
         while true {
             let code = sqlite3_step(handle)
             if code == SQLITE_DONE { return }
-            guard code == SQLITE_ROW else {
-                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
-            }
+            guard code == SQLITE_ROW else { throw Self.error(code, db) }
             try body(RowView(handle: handle))
         }
     }

@@ -6,7 +6,7 @@ extension CatalogStore {
     /// `width`/`height` are the stored pixel size; orientations 5 to 8 swap the display size.
     public func importItems(_ rows: [ImportRow], importedAt: String) throws(StoreError) -> ImportSummary {
         try write { db in
-            let generation = try Int64.fetchOne(db, sql: "UPDATE catalog SET generation = generation + 1 RETURNING generation")!
+            let generation = try Self.nextGeneration(db)
             let before = try Int.fetchOne(db, sql: "SELECT count(*) FROM items")!
             // A key that is a scanned file's path is not overwritten: the WHERE leaves it, and
             // no row changes, which tells the conflict apart from an insert or an update.

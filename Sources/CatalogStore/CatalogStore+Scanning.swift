@@ -39,7 +39,7 @@ extension CatalogStore {
     public func apply(_ changes: [FileChange], rootID: Int64) throws(StoreError) -> (added: Int, updated: Int, removed: Int) {
         guard !changes.isEmpty else { return (0, 0, 0) }
         return try write { db in
-            let generation = try Int64.fetchOne(db, sql: "UPDATE catalog SET generation = generation + 1 RETURNING generation")!
+            let generation = try Self.nextGeneration(db)
             var counts = (added: 0, updated: 0, removed: 0)
             let upsertItem = try BulkStatement(db, sql: """
                 INSERT INTO items (key, source, format, pixel_width, pixel_height, orientation, width, height, bytes,
@@ -136,7 +136,7 @@ extension CatalogStore {
                 }
                 try deleteFile.execute(arguments: [path])
             }
-            if removedItems > 0 { try db.execute(sql: "UPDATE catalog SET generation = generation + 1") }
+            if removedItems > 0 { _ = try Self.nextGeneration(db) }
             return removedItems
         }
     }
@@ -158,7 +158,7 @@ extension CatalogStore {
             try db.execute(sql: "DELETE FROM files WHERE path = ?", arguments: [newPath])
             try db.execute(sql: "UPDATE files SET path = ? WHERE path = ?", arguments: [newPath, oldPath])
             if let itemID {
-                let generation = try Int64.fetchOne(db, sql: "UPDATE catalog SET generation = generation + 1 RETURNING generation")!
+                let generation = try Self.nextGeneration(db)
                 try db.execute(sql: "UPDATE items SET key = ?, changed_generation = ? WHERE id = ?", arguments: [newPath, generation, itemID])
             }
         }
@@ -171,7 +171,7 @@ extension CatalogStore {
             guard let oldItem = try Int64.fetchOne(db, sql: "SELECT item_id FROM files WHERE path = ?", arguments: [oldPath]),
                   let newItem = try Int64.fetchOne(db, sql: "SELECT item_id FROM files WHERE path = ?", arguments: [newPath])
             else { return }
-            let generation = try Int64.fetchOne(db, sql: "UPDATE catalog SET generation = generation + 1 RETURNING generation")!
+            let generation = try Self.nextGeneration(db)
             let columns = "format, pixel_width, pixel_height, orientation, width, height, bytes, capture_date, modified_at, sort_date"
             let facts = try Row.fetchOne(db, sql: "SELECT \(columns) FROM items WHERE id = ?", arguments: [newItem])!
             try db.execute(sql: "DELETE FROM items WHERE id = ?", arguments: [newItem])

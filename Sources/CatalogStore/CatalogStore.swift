@@ -109,6 +109,13 @@ public final class CatalogStore: Sendable {
     }
 }
 
+extension CatalogStore {
+    /// Increments the catalog's generation inside the current write transaction; returns it.
+    static func nextGeneration(_ db: Database) throws -> Int64 {
+        try Int64.fetchOne(db, sql: "UPDATE catalog SET generation = generation + 1 RETURNING generation")!
+    }
+}
+
 extension StoreError {
     static func wrap(_ error: any Error) -> StoreError {
         if let error = error as? StoreError { return error }
