@@ -50,10 +50,10 @@ public enum Pager {
             let header = try LayoutArchiveHeader(bytes: computed.archive.header)
             let page = try makePage(table.items(in: offset..<(offset + height)), snapshot: snapshot, header: header,
                                     generation: generation, offset: offset, height: height, itemCount: table.count,
-                                    source: computed.previous == nil ? .computed : .extended)
+                                    source: computed.source)
             return Outcome(page: page, computed: computed, touch: nil)
         }
-        if let computed = outcome.computed { try save(computed, store: store, key: key) }
+        if let computed = outcome.computed { try save(computed, store: store, key: key, order: configuration.order) }
         if let (id, lastUsed) = outcome.touch { try? store.touchLayout(id: id, lastUsedAt: lastUsed) }
         return outcome.page
     }
@@ -67,11 +67,11 @@ public enum Pager {
             if let stored, stored.generation == generation { return nil }
             return try compute(configuration, snapshot: snapshot, stored: stored, generation: generation)
         }
-        if let computed { try save(computed, store: store, key: key) }
+        if let computed { try save(computed, store: store, key: key, order: configuration.order) }
         guard let layout = try store.layouts().first(where: { $0.configuration == key }) else {
             throw StoreError.busy(path: store.path) // the catalog changed while computing: a scan is writing
         }
-        return (layout, computed == nil ? .stored : computed!.previous == nil ? .computed : .extended)
+        return (layout, computed?.source ?? .stored)
     }
 
     struct Outcome: Sendable {
@@ -87,6 +87,8 @@ public enum Pager {
         /// The stored layout this one extends, and its windows as stored.
         var previous: (id: Int64, windows: [[UInt8]])?
         var seconds: Double
+
+        var source: Page.Source { previous == nil ? .computed : .extended }
     }
 
     /// Extends the stored layout in place when items were only appended at the end of the
@@ -114,14 +116,14 @@ public enum Pager {
     }
 
     /// Stores a computed layout: for an extension, only the windows that changed.
-    static func save(_ computed: Computed, store: CatalogStore, key: String) throws {
+    static func save(_ computed: Computed, store: CatalogStore, key: String, order: ItemOrder) throws {
         var blobs: [WindowBlob] = []
         for (window, bytes) in computed.archive.windows.enumerated() {
             if let previous = computed.previous, window < previous.windows.count, previous.windows[window] == bytes { continue }
             let range = computed.table.indexRange(ofWindow: window) ?? 0...0
             blobs.append(WindowBlob(window: window, minIndex: range.lowerBound, maxIndex: range.upperBound, bytes: bytes))
         }
-        try store.saveLayout(configuration: key, generation: computed.generation, itemCount: computed.table.count,
+        try store.saveLayout(configuration: key, order: order, generation: computed.generation, itemCount: computed.table.count,
                              contentHeight: computed.table.contentHeight, header: computed.archive.header, windows: blobs,
                              windowCount: computed.archive.windows.count, replacing: computed.previous?.id,
                              computeSeconds: computed.seconds)

@@ -1,5 +1,3 @@
-public import Foundation
-
 /// How path bytes are shown. Paths are bytes, not strings: a name that is not valid UTF-8 must
 /// still print, and two different paths must never print the same.
 public enum PathText {

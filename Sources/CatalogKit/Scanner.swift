@@ -18,8 +18,9 @@ public final class Scanner {
     private var knownIndex: [PathKey: Int] = [:]
     private var seen: [Bool] = []
     private var knownByInode: [FileIdentity: Int] = [:]
-    /// New paths whose inode belongs to a known file: moves, unless the old path is still there.
-    private var inodeMoves: [(path: Data, from: Data, change: FileChange?)] = []
+    /// New paths whose inode belongs to a known file (by its index in `knownFiles`): moves,
+    /// unless the old path is still there.
+    private var inodeMoves: [(path: Data, from: Int, change: FileChange?)] = []
     /// New images inserted this scan, by size and fingerprint: a vanished file may have moved there.
     private var addedByContent: [ContentKey: Data] = [:]
     private var incompletePrefixes: [Data] = []
@@ -127,28 +128,27 @@ public final class Scanner {
     /// One folder's batch: skip unchanged files, probe the rest in parallel.
     private func handle(_ files: [DirectoryWalker.File]) throws(StoreError) {
         summary.files += files.count
-        var toProbe: [(file: DirectoryWalker.File, path: Data, previous: KnownFile?)] = []
+        var toProbe: [(file: DirectoryWalker.File, stat: FileStat, previous: KnownFile?)] = []
         for file in files {
-            let path = file.path
             let stat = Self.fileStat(file.stat)
-            if let index = knownIndex[PathKey(path)] {
+            if let index = knownIndex[PathKey(file.path)] {
                 seen[index] = true
                 if knownFiles[index].stat == stat {
                     summary.unchanged += 1
                 } else {
-                    toProbe.append((file, path, knownFiles[index]))
+                    toProbe.append((file, stat, knownFiles[index]))
                 }
             } else if let index = knownByInode[FileIdentity(device: stat.device, inode: stat.inode)],
-                      knownFiles[index].path != path, !seen[index], knownFiles[index].stat == stat {
-                inodeMoves.append((path, knownFiles[index].path, nil)) // renamed, content untouched: nothing to read
+                      knownFiles[index].path != file.path, !seen[index], knownFiles[index].stat == stat {
+                inodeMoves.append((file.path, index, nil)) // renamed, content untouched: nothing to read
             } else {
-                toProbe.append((file, path, nil))
+                toProbe.append((file, stat, nil))
             }
         }
         guard !toProbe.isEmpty else { return }
         let outcomes = Self.probeAll(toProbe.map(\.file), followSymlinks: options.followSymlinks)
-        for ((file, path, previous), probed) in zip(toProbe, outcomes) {
-            let stat = Self.fileStat(file.stat)
+        for ((file, stat, previous), probed) in zip(toProbe, outcomes) {
+            let path = file.path
             let change = FileChange(path: path, stat: stat, fingerprint: probed.fingerprint, outcome: probed.outcome,
                                     itemID: previous?.itemID)
             switch probed.outcome {
@@ -158,12 +158,10 @@ public final class Scanner {
             }
             if previous == nil, let from = knownByInode[FileIdentity(device: stat.device, inode: stat.inode)],
                knownFiles[from].path != path {
-                inodeMoves.append((path, knownFiles[from].path, change)) // same inode, new content: decided after the walk
+                inodeMoves.append((path, from, change)) // same inode, new content: decided after the walk
                 continue
             }
-            if case .image = probed.outcome, previous == nil, let fingerprint = probed.fingerprint {
-                addedByContent[ContentKey(size: stat.size, fingerprint: fingerprint)] = path
-            }
+            if previous == nil { noteAdded(change) }
             pending.append(change)
         }
         if pending.count >= options.batchSize { try flush(wait: false) }
@@ -186,11 +184,11 @@ public final class Scanner {
 
     /// Inode moves: a move if the old path vanished, else (a hard link, a copy) a new file.
     private func resolveMoves() throws(StoreError) {
-        for (path, from, change) in inodeMoves {
-            if let index = knownIndex[PathKey(from)], !seen[index] {
+        for (path, index, change) in inodeMoves {
+            if !seen[index] {
                 seen[index] = true
                 let old = knownFiles[index]
-                try store.move(from: from, to: path, itemID: old.itemID)
+                try store.move(from: old.path, to: path, itemID: old.itemID)
                 summary.moved += 1
                 if let change {
                     var updated = change
@@ -198,17 +196,20 @@ public final class Scanner {
                     pending.append(updated)
                 }
             } else {
-                let resolved: FileChange
-                if let change { resolved = change } else { resolved = try probe(path: path) }
-                let change = resolved
-                pending.append(change)
-                if case .image = change.outcome, let fingerprint = change.fingerprint {
-                    addedByContent[ContentKey(size: change.stat.size, fingerprint: fingerprint)] = path
-                }
+                let added = if let change { change } else { try probe(path: path) }
+                noteAdded(added)
+                pending.append(added)
             }
         }
         inodeMoves = []
         try flush(wait: true)
+    }
+
+    /// Remembers a new image by size and fingerprint: a vanished file may have moved there.
+    private func noteAdded(_ change: FileChange) {
+        if case .image = change.outcome, let fingerprint = change.fingerprint {
+            addedByContent[ContentKey(size: change.stat.size, fingerprint: fingerprint)] = change.path
+        }
     }
 
     /// Vanished files: a move if a new image has the same size and fingerprint, else removed,
@@ -239,9 +240,10 @@ public final class Scanner {
         }
         var info = stat()
         guard fd >= 0, fstat(fd, &info) == 0 else {
+            let reason = String(cString: strerror(errno)) // before close, which may change errno
             if fd >= 0 { close(fd) }
             return FileChange(path: path, stat: FileStat(device: 0, inode: 0, size: 0, mtimeNanoseconds: 0), fingerprint: nil,
-                              outcome: .failed(String(cString: strerror(errno))), itemID: nil)
+                              outcome: .failed(reason), itemID: nil)
         }
         defer { close(fd) }
         let probed = Self.probe(fd: fd, stat: info)
