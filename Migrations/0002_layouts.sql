@@ -3,6 +3,7 @@
 CREATE TABLE layouts (
     id INTEGER PRIMARY KEY,
     configuration TEXT NOT NULL UNIQUE,   -- canonical text of style, parameters and sort
+    item_order TEXT NOT NULL,             -- 'date' or 'path': the order the layout follows
     generation INTEGER NOT NULL,          -- the catalog generation the layout reflects
     item_count INTEGER NOT NULL,
     content_height REAL NOT NULL,

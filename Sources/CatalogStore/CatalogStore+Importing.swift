@@ -5,8 +5,9 @@ extension CatalogStore {
     /// Upserts rows by key in one transaction: a refused row leaves the catalog as it was.
     /// `width`/`height` are the stored pixel size; orientations 5 to 8 swap the display size.
     public func importItems(_ rows: [ImportRow], importedAt: String) throws(StoreError) -> ImportSummary {
-        try write { db in
-            let generation = try Self.nextGeneration(db)
+        guard !rows.isEmpty else { return ImportSummary(added: 0, updated: 0, generation: try generation()) }
+        return try write { db in
+            let generation = try Self.nextGeneration(db) // every row inserts or updates, or the import fails
             let before = try Int.fetchOne(db, sql: "SELECT count(*) FROM items")!
             // A key that is a scanned file's path is not overwritten: the WHERE leaves it, and
             // no row changes, which tells the conflict apart from an insert or an update.
@@ -41,12 +42,8 @@ extension CatalogStore {
             }
             let added = try Int.fetchOne(db, sql: "SELECT count(*) FROM items")! - before
             let updated = rows.count - added
-            if added + updated == 0 {
-                try db.execute(sql: "UPDATE catalog SET generation = generation - 1")
-            } else {
-                _ = try Self.pruneStaleLayouts(db) // in the same transaction: no stale layout outlives the change
-            }
-            return ImportSummary(added: added, updated: updated, generation: generation - (added + updated == 0 ? 1 : 0))
+            _ = try Self.pruneStaleLayouts(db) // in the same transaction: no stale layout outlives the change
+            return ImportSummary(added: added, updated: updated, generation: generation)
         }
     }
 }

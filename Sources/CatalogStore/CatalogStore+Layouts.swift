@@ -6,7 +6,7 @@ extension CatalogStore {
     /// same configuration. Windows listed in `keepWindows` are left as stored (an extension
     /// rewrites only what changed). Returns false, storing nothing, if the catalog has moved on.
     @discardableResult
-    public func saveLayout(configuration: String, generation: Int64, itemCount: Int, contentHeight: Double, header: [UInt8],
+    public func saveLayout(configuration: String, order: ItemOrder, generation: Int64, itemCount: Int, contentHeight: Double, header: [UInt8],
                            windows: [WindowBlob], windowCount: Int, replacing previous: Int64?,
                            computeSeconds: Double) throws(StoreError) -> Bool {
         try write { db in
@@ -19,9 +19,9 @@ extension CatalogStore {
             } else {
                 try db.execute(sql: "DELETE FROM layouts WHERE configuration = ?", arguments: [configuration])
                 try db.execute(sql: """
-                    INSERT INTO layouts (configuration, generation, item_count, content_height, header, bytes, compute_seconds)
-                    VALUES (?, 0, 0, 0, x'', 0, 0)
-                    """, arguments: [configuration])
+                    INSERT INTO layouts (configuration, item_order, generation, item_count, content_height, header, bytes, compute_seconds)
+                    VALUES (?, ?, 0, 0, 0, x'', 0, 0)
+                    """, arguments: [configuration, order.rawValue])
                 id = db.lastInsertedRowID
             }
             let put = try BulkStatement(db, sql: """
@@ -81,21 +81,17 @@ extension CatalogStore {
     }
 
     static func pruneStaleLayouts(_ db: Database) throws -> Int {
-        do {
-            let generation = try Int64.fetchOne(db, sql: "SELECT generation FROM catalog") ?? 0
-            var removed = 0
-            for row in try Row.fetchAll(db, sql: "SELECT id, configuration, generation, item_count FROM layouts WHERE generation < ?",
-                                        arguments: [generation]) {
-                let configuration: String = row[1]
-                let order: ItemOrder = configuration.contains("sort=path") ? .path : .date
-                let extendable = try CatalogSnapshot(db: db).onlyAppended(since: row[2], count: row[3], order: order)
-                if !extendable {
-                    try db.execute(sql: "DELETE FROM layouts WHERE id = ?", arguments: [row[0] as Int64])
-                    removed += 1
-                }
+        let generation = try Int64.fetchOne(db, sql: "SELECT generation FROM catalog") ?? 0
+        var removed = 0
+        for row in try Row.fetchAll(db, sql: "SELECT id, item_order, generation, item_count FROM layouts WHERE generation < ?",
+                                    arguments: [generation]) {
+            let order = ItemOrder(rawValue: row[1]) ?? .date
+            if try !CatalogSnapshot(db: db).onlyAppended(since: row[2], count: row[3], order: order) {
+                try db.execute(sql: "DELETE FROM layouts WHERE id = ?", arguments: [row[0] as Int64])
+                removed += 1
             }
-            return removed
         }
+        return removed
     }
 
     static func isoNow(minus seconds: TimeInterval) -> String {

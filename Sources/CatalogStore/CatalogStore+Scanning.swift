@@ -39,7 +39,15 @@ extension CatalogStore {
     public func apply(_ changes: [FileChange], rootID: Int64) throws(StoreError) -> (added: Int, updated: Int, removed: Int) {
         guard !changes.isEmpty else { return (0, 0, 0) }
         return try write { db in
-            let generation = try Self.nextGeneration(db)
+            // Bumped on the first change to an item: batches of unsupported or failed files
+            // change only file records and leave the generation alone.
+            var bumped: Int64? = nil
+            func generation() throws -> Int64 {
+                if let bumped { return bumped }
+                let next = try Self.nextGeneration(db)
+                bumped = next
+                return next
+            }
             var counts = (added: 0, updated: 0, removed: 0)
             let upsertItem = try BulkStatement(db, sql: """
                 INSERT INTO items (key, source, format, pixel_width, pixel_height, orientation, width, height, bytes,
@@ -66,7 +74,7 @@ extension CatalogStore {
                 var itemID: Int64? = nil
                 switch change.outcome {
                 case .image(let facts):
-                    func bindFacts(_ statement: BulkStatement) {
+                    func bindFacts(_ statement: BulkStatement) throws {
                         statement.bind(1, blob: change.path)
                         statement.bind(2, facts.format)
                         statement.bind(3, facts.pixelWidth)
@@ -78,17 +86,17 @@ extension CatalogStore {
                         statement.bind(9, facts.captureDate)
                         statement.bind(10, facts.modifiedAt)
                         statement.bind(11, facts.captureDate ?? facts.modifiedAt)
-                        statement.bind(12, generation)
+                        statement.bind(12, try generation())
                     }
                     if let existing = change.itemID {
-                        bindFacts(updateItem)
+                        try bindFacts(updateItem)
                         updateItem.bind(13, existing)
                         itemID = try updateItem.run(db)
                     }
                     if itemID != nil {
                         counts.updated += 1
                     } else {
-                        bindFacts(upsertItem)
+                        try bindFacts(upsertItem)
                         itemID = try upsertItem.run(db)
                         counts.added += 1
                     }
@@ -96,7 +104,11 @@ extension CatalogStore {
                     if let existing = change.itemID {
                         deleteItem.bind(1, existing)
                         try deleteItem.run(db)
-                        counts.removed += db.changesCount
+                        let deleted = db.changesCount
+                        if deleted > 0 {
+                            counts.removed += deleted
+                            _ = try generation()
+                        }
                     }
                 }
                 var error: String? = nil
@@ -112,9 +124,6 @@ extension CatalogStore {
                 upsertFile.bind(9, itemID)
                 upsertFile.bind(10, error)
                 try upsertFile.run(db)
-            }
-            if counts == (0, 0, 0) {
-                try db.execute(sql: "UPDATE catalog SET generation = generation - 1") // only file records changed
             }
             return counts
         }
