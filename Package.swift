@@ -2,7 +2,10 @@
 import PackageDescription
 
 // Module map and arrows: ../shared/STYLE.md. CatalogLayout imports nothing; CImageProbe is the
-// only code that touches libjpeg/libpng, and only ImageProbe imports it.
+// only code that touches libjpeg/libpng, and only ImageProbe imports it. CatalogModel holds the
+// catalog's values and the store seam (no SQL, no GRDB); CatalogStore is its SQLite side, the
+// only module that imports GRDB. CatalogKit is the one front door (`Catalog`): the executable
+// and the library's users import it alone.
 let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("InternalImportsByDefault"),
@@ -14,7 +17,7 @@ let package = Package(
     products: [
         .library(name: "CatalogLayout", targets: ["CatalogLayout"]),
         .library(name: "ImageProbe", targets: ["ImageProbe"]),
-        .library(name: "Catalog", targets: ["CatalogKit", "CatalogStore"]),
+        .library(name: "Catalog", targets: ["CatalogKit"]),
         .executable(name: "catalog", targets: ["catalog"]),
     ],
     dependencies: [
@@ -33,13 +36,14 @@ let package = Package(
         // installed `catalog` binary carries its schema with it.
         .executableTarget(name: "MigrationEmbedder", path: "Tools/MigrationEmbedder"),
         .plugin(name: "EmbedMigrations", capability: .buildTool(), dependencies: ["MigrationEmbedder"]),
+        .target(name: "CatalogModel", swiftSettings: swiftSettings),
         .target(
             name: "CatalogStore",
-            dependencies: [.product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")],
+            dependencies: ["CatalogModel", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")],
             swiftSettings: swiftSettings,
             plugins: ["EmbedMigrations"]
         ),
-        .target(name: "CatalogKit", dependencies: ["CatalogLayout", "CatalogStore", "ImageProbe"], swiftSettings: swiftSettings),
+        .target(name: "CatalogKit", dependencies: ["CatalogLayout", "CatalogModel", "CatalogStore", "ImageProbe"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "catalog",
             dependencies: ["CatalogKit", .product(name: "ArgumentParser", package: "swift-argument-parser")],
@@ -53,12 +57,12 @@ let package = Package(
         ),
         .testTarget(
             name: "CatalogStoreTests",
-            dependencies: ["CatalogStore", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["CatalogStore", "CatalogModel", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "CatalogKitTests",
-            dependencies: ["CatalogKit", "CatalogStore", "ImageProbe", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["CatalogKit", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

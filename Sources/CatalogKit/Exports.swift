@@ -1,4 +1,5 @@
-// The CLI and other clients import CatalogKit alone; the store's and the layout engine's
-// value types come with it.
+// The command line and other programs import CatalogKit alone: the catalog's values
+// (CatalogModel: items, orders, stats, errors) and the layout engine's (CatalogLayout: frames,
+// insets, directions) come with it. The SQLite store (and GRDB) stay inside.
 @_exported public import CatalogLayout
-@_exported public import CatalogStore
+@_exported public import CatalogModel

@@ -15,7 +15,7 @@ public struct ImageInfo: Sendable, Hashable {
     /// How many bytes the probe read to learn all this (skipped segments are not read).
     public internal(set) var bytesRead: Int64 = 0
 
-    public init(format: ImageFormat, pixelWidth: Int, pixelHeight: Int, orientation: ImageOrientation = .up,
+    init(format: ImageFormat, pixelWidth: Int, pixelHeight: Int, orientation: ImageOrientation = .up,
                 captureDate: CaptureDate? = nil, byteSize: Int64) {
         self.format = format
         self.pixelWidth = pixelWidth

@@ -11,9 +11,6 @@ internal import CImageProbe
 /// }
 /// ```
 public enum ImageProbe {
-    /// The largest side, in pixels, that a header may declare (2^24).
-    public static let maximumSide = Int(CIP_MAX_SIDE)
-
     /// Probes the file at `path`, following symbolic links. FIFOs and devices are refused
     /// without blocking.
     public static func probe(path: String) throws(ImageProbeError) -> ImageInfo? {

@@ -12,7 +12,7 @@ struct CatalogOptions: ParsableArguments {
 
     var path: String { CatalogLocation.resolve(explicit: db, environment: ProcessInfo.processInfo.environment) }
 
-    func openStore() throws -> CatalogStore {
-        try CatalogStore.open(at: path)
+    func open() throws -> Catalog {
+        try Catalog.open(at: path)
     }
 }

@@ -1,78 +1,67 @@
-public import ArgumentParser
+import ArgumentParser
 import CatalogKit
-import Foundation
 
-/// The layout options `catalog page` and `catalog layout` share.
+/// The layout options `catalog page` and `catalog layout` share. Values are taken as text and
+/// parsed by `LayoutConfiguration(parameters:)`, the parser the HTTP API uses too.
 struct LayoutOptions: ParsableArguments {
-    @Option(help: "Width of the layout in points (a phone: 375).")
-    var width: Double
+    @Option(help: help(.width, "Width of the layout in points (a phone: 375)."))
+    var width: String
 
-    @Option(help: "Number of columns (waterfall, grid).")
-    var cols = 2
+    @Option(help: help(.cols, "Number of columns (waterfall, grid; a list has one)."))
+    var cols: String?
 
-    @Option(help: "Space between columns and between items in a column, in points.")
-    var spacing = 8.0
+    @Option(help: help(.spacing, "Space between columns and between items in a column, in points."))
+    var spacing: String?
 
-    @Option(help: "Space between columns (overrides --spacing).")
-    var columnSpacing: Double?
+    @Option(help: help(.columnSpacing, "Space between columns (overrides --spacing)."))
+    var columnSpacing: String?
 
-    @Option(help: "Space between items stacked in a column (overrides --spacing).")
-    var rowSpacing: Double?
+    @Option(help: help(.rowSpacing, "Space between items stacked in a column (overrides --spacing)."))
+    var rowSpacing: String?
 
-    @Option(help: ArgumentHelp("Insets: one value for all sides, or top,left,bottom,right.", valueName: "n|t,l,b,r"))
-    var inset = "8"
+    @Option(help: help(.inset, "Insets: one value for all sides, or top,left,bottom,right.", valueName: "n|t,l,b,r"))
+    var inset: String?
 
-    @Option(help: "Points added to every item's height (a caption under the image).")
-    var extraHeight = 0.0
+    @Option(help: help(.extraHeight, "Points added to every item's height (a caption under the image)."))
+    var extraHeight: String?
 
-    @Option(help: "Waterfall fill order: shortest (each item in the shortest column), ltr, or rtl.")
-    var direction: RenderDirection = .shortestFirst
+    @Option(help: help(.direction, "Waterfall fill order: shortest (each item in the shortest column), ltr, or rtl."))
+    var direction: String?
 
-    @Option(help: "waterfall, grid (square cells), or list (one full-width column).")
-    var style: LayoutConfiguration.Style = .waterfall
+    @Option(help: help(.style, "waterfall, grid (square cells), or list (one full-width column)."))
+    var style: String?
 
-    @Option(help: "Item order: date (newest first, as `catalog list`) or path.")
-    var sort: ItemOrder = .date
+    @Option(help: help(.sort, "Item order: date (newest first, as `catalog list`) or path."))
+    var sort: String?
+
+    /// The options given, by parameter name.
+    var parameters: [(name: String, value: String)] {
+        let given: [(LayoutParameter, String?)] = [
+            (.width, width), (.cols, cols), (.spacing, spacing), (.columnSpacing, columnSpacing), (.rowSpacing, rowSpacing),
+            (.inset, inset), (.extraHeight, extraHeight), (.direction, direction), (.style, style), (.sort, sort),
+        ]
+        return given.compactMap { parameter, value in value.map { (parameter.rawValue, $0) } }
+    }
 
     func validate() throws {
-        guard width.isFinite, width > 0 else { throw ValidationError("--width must be a positive number of points, got \(width)") }
-        guard cols >= 1 else { throw ValidationError("--cols must be at least 1, got \(cols)") }
-        for (name, value) in [("--spacing", spacing), ("--column-spacing", columnSpacing ?? 0), ("--row-spacing", rowSpacing ?? 0),
-                              ("--extra-height", extraHeight)] where !(value.isFinite && value >= 0) {
-            throw ValidationError("\(name) must be zero or more, got \(value)")
-        }
-        let configuration = try self.configuration()
-        do {
-            try configuration.validate()
-        } catch .noRoomForColumns(_, let columns, _) {
-            throw ValidationError("--cols \(columns) is too many for --width \(width): with these insets and spacings a column would have no width")
-        } catch {
-            throw ValidationError(error.description)
-        }
+        _ = try configuration()
     }
 
     func configuration() throws -> LayoutConfiguration {
-        var configuration = LayoutConfiguration(width: width)
-        configuration.style = style
-        configuration.columns = style == .list ? 1 : cols
-        configuration.columnSpacing = columnSpacing ?? spacing
-        configuration.rowSpacing = rowSpacing ?? spacing
-        configuration.insets = try Self.parseInsets(inset)
-        configuration.extraHeight = extraHeight
-        configuration.direction = direction
-        configuration.order = sort
-        return configuration
+        try Self.parse { () throws(LayoutParameterError) in try LayoutConfiguration(parameters: parameters) }
     }
 
-    static func parseInsets(_ text: String) throws -> Insets {
-        let values = text.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingCharacters(in: .whitespaces)) }
-        guard values.allSatisfy({ $0 != nil && $0!.isFinite && $0! >= 0 }), values.count == 1 || values.count == 4 else {
-            throw ValidationError("--inset takes one number or four (top,left,bottom,right), each zero or more; got \"\(text)\"")
+    /// Runs a parser; its error becomes a usage error (exit 2) naming the option.
+    static func parse<T>(_ body: () throws(LayoutParameterError) -> T) throws -> T {
+        do {
+            return try body()
+        } catch {
+            throw ValidationError("--" + error.description)
         }
-        let v = values.map { $0! }
-        return v.count == 1 ? Insets(all: v[0]) : Insets(top: v[0], left: v[1], bottom: v[2], right: v[3])
+    }
+
+    static func help(_ parameter: LayoutParameter, _ text: String, valueName: String? = nil) -> ArgumentHelp {
+        let value = parameter.defaultValue.map { " Default: \($0)." } ?? ""
+        return ArgumentHelp(text + value, discussion: "Takes \(parameter.allowed).", valueName: valueName)
     }
 }
-
-extension RenderDirection: ExpressibleByArgument {}
-extension LayoutConfiguration.Style: ExpressibleByArgument {}

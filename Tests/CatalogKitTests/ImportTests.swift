@@ -78,16 +78,16 @@ import Testing
     @Test func importingAFileUpsertsIntoTheCatalog_andABadFileChangesNothing() throws {
         let library = try Library()
         let good = try library.write("pins.csv", Data("key,width,height\np1,10,20\np2,30,40\n".utf8))
-        let store = try library.store()
-        let first = try Importer.run(source: good, format: nil, store: store)
+        let store = try library.catalog()
+        let first = try store.importItems(from: good)
         #expect((first.added, first.updated) == (2, 0))
         let again = try library.write("more.ndjson", Data("{\"key\":\"p2\",\"width\":5,\"height\":6}\n{\"key\":\"p3\",\"width\":7,\"height\":8}\n".utf8))
-        let second = try Importer.run(source: again, format: nil, store: store)
+        let second = try store.importItems(from: again)
         #expect((second.added, second.updated) == (1, 1))
         let generation = try store.generation()
         let bad = try library.write("bad.csv", Data("key,width,height\np4,1,1\np5,1,-1\n".utf8))
         #expect(throws: StoreError.invalidInput(line: 3, reason: "height must be a whole number greater than 0, got \"-1\"")) {
-            try Importer.run(source: bad, format: nil, store: store)
+            try store.importItems(from: bad)
         }
         #expect(try store.items(order: .path).map { String(decoding: $0.key, as: UTF8.self) } == ["p1", "p2", "p3"])
         #expect(try store.generation() == generation)

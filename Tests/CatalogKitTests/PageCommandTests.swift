@@ -21,7 +21,7 @@ import Testing
     @Test func jsonHasTheDocumentedShape() throws {
         try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
         let library = try Library()
-        _ = try library.store().importItems(PagerTests.importRows(2000), importedAt: "2026-01-01T00:00:00")
+        _ = try library.catalog().importItems(PagerTests.importRows(2000))
         let result = try run(["page", "--db", library.catalogPath, "--width", "375", "--cols", "2", "--offset", "4000", "--json"])
         #expect(result.status == 0)
         let object = try #require(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any])
@@ -58,7 +58,7 @@ import Testing
         let empty = try run(["page", "--db", library.catalogPath, "--width", "375"])
         #expect(empty.status == 0)
         #expect(empty.stderr.contains("catalog scan"))
-        _ = try library.store().importItems(PagerTests.importRows(10), importedAt: "2026-01-01T00:00:00")
+        _ = try library.catalog().importItems(PagerTests.importRows(10))
         let past = try run(["page", "--db", library.catalogPath, "--width", "375", "--offset", "1000000", "--json"])
         #expect(past.status == 0)
         let object = try JSONSerialization.jsonObject(with: past.stdout) as? [String: Any]
@@ -76,23 +76,35 @@ import Testing
             bytes.append(contentsOf: withUnsafeBytes(of: index) { Array($0) })
             try library.write("\(index % 10)/\(index).jpg", bytes)
         }
-        _ = try library.store()
+        _ = try library.catalog()
         let scan = try BuiltTool.start(["scan", "--db", library.catalogPath, "--batch-size", "50", library.root.path])
         var generations: [Int64] = []
         let configuration = LayoutConfiguration(width: 375)
+        // Every file is the same 24x16 image: in two 175.5-point columns each item is 117
+        // points tall, so the first 812 points hold the first items in index order, as many
+        // as the reference lays out there for the page's item count.
+        func expectedCount(_ itemCount: Int) -> Int {
+            let rows = (0..<itemCount).map {
+                ItemRow(id: Int64($0), key: Data(), isImported: false, format: "jpeg", pixelWidth: 24, pixelHeight: 16, orientation: 1,
+                        width: 24, height: 16, bytes: nil, date: "", url: nil, title: nil)
+            }
+            return PagerTests.reference(rows, configuration).items.filter { $0.frame.y < 812 }.count
+        }
         while scan.isRunning {
-            let store = try library.store()
-            let page = try Pager.page(store: store, configuration: configuration, position: .offset(0), height: 812)
+            let store = try library.catalog()
+            let page = try store.page(PageRequest(configuration: configuration, position: .offset(0), height: 812))
             generations.append(page.generation)
             // Same snapshot: the page's layout covers exactly the items of its generation.
             #expect(page.items.allSatisfy { !$0.path.isEmpty }, "every item of the page has its row")
-            #expect(page.items.count == min(page.itemCount, 8 * 4) || page.items.count <= page.itemCount)
+            #expect(page.items.map(\.index) == Array(0..<expectedCount(page.itemCount)), "generation \(page.generation)")
+            #expect(page.items.allSatisfy { abs($0.frame.height - 117) < 1e-9 && $0.frame.y < 812 })
+            #expect(Set(page.items.map(\.id)).count == page.items.count)
         }
         scan.waitUntilExit()
         #expect(scan.terminationStatus == 0)
         #expect(generations.count > 1)
         #expect(generations == generations.sorted())
-        let final = try Pager.page(store: try library.store(), configuration: configuration, position: .offset(0), height: 812)
+        let final = try library.catalog().page(PageRequest(configuration: configuration, position: .offset(0), height: 812))
         #expect(final.itemCount == 3000)
     }
 }

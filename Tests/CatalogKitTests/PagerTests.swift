@@ -42,9 +42,9 @@ import Testing
         }
     }
 
-    func expectPage(_ store: CatalogStore, _ configuration: LayoutConfiguration, offset: Double, height: Double = 812,
+    func expectPage(_ store: Catalog, _ configuration: LayoutConfiguration, offset: Double, height: Double = 812,
                     sourceLocation: SourceLocation = #_sourceLocation) throws -> Page {
-        let page = try Pager.page(store: store, configuration: configuration, position: .offset(offset), height: height)
+        let page = try store.page(PageRequest(configuration: configuration, position: .offset(offset), height: height))
         let listed = try store.items(order: configuration.order)
         let (all, contentHeight) = Self.reference(listed, configuration)
         let expected = all.filter { $0.frame.y < offset + height && $0.frame.y + $0.frame.height > offset && height > 0 }
@@ -62,8 +62,8 @@ import Testing
 
     @Test func pagesEqualTheReference_forEveryStyleAndDirection_atTopMiddleEndAndPast() throws {
         let library = try Library()
-        let store = try library.store()
-        _ = try store.importItems(Self.importRows(3000), importedAt: "2026-01-01T00:00:00")
+        let store = try library.catalog()
+        _ = try store.importItems(Self.importRows(3000))
         var configurations: [LayoutConfiguration] = []
         for direction in RenderDirection.allCases {
             var c = LayoutConfiguration(width: 375)
@@ -99,56 +99,56 @@ import Testing
 
     @Test func laterPagesReadTheStoredLayout_andScrollToItemClamps() throws {
         let library = try Library()
-        let store = try library.store()
-        _ = try store.importItems(Self.importRows(500), importedAt: "2026-01-01T00:00:00")
+        let store = try library.catalog()
+        _ = try store.importItems(Self.importRows(500))
         let configuration = LayoutConfiguration(width: 375)
-        let first = try Pager.page(store: store, configuration: configuration, position: .offset(0), height: 812)
+        let first = try store.page(PageRequest(configuration: configuration, position: .offset(0), height: 812))
         #expect(first.source == .computed)
-        let second = try Pager.page(store: store, configuration: configuration, position: .offset(4000), height: 812)
+        let second = try store.page(PageRequest(configuration: configuration, position: .offset(4000), height: 812))
         #expect(second.source == .stored)
         let listed = try store.items(order: .date)
         let (reference, contentHeight) = Self.reference(listed, configuration)
         let target = reference[250]
-        let scrolled = try Pager.page(store: store, configuration: configuration, position: .item(target.id), height: 812)
+        let scrolled = try store.page(PageRequest(configuration: configuration, position: .item(target.id), height: 812))
         #expect(abs(scrolled.viewport.y - target.frame.y) <= 1e-6)
         #expect(scrolled.items.contains { $0.id == target.id })
         let lastItem = reference.max { $0.frame.y < $1.frame.y }!
-        let clamped = try Pager.page(store: store, configuration: configuration, position: .item(lastItem.id), height: 812)
+        let clamped = try store.page(PageRequest(configuration: configuration, position: .item(lastItem.id), height: 812))
         #expect(abs(clamped.viewport.y - (contentHeight - 812)) <= 1e-6, "clamped to the content")
-        #expect(throws: Pager.PagerError.noSuchItem(999_999)) {
-            try Pager.page(store: store, configuration: configuration, position: .item(999_999), height: 812)
+        #expect(throws: PageError.noSuchItem(999_999)) {
+            try store.page(PageRequest(configuration: configuration, position: .item(999_999), height: 812))
         }
     }
 
     @Test func importsInvalidateLayouts_andAppendsAtTheEndExtendThemInPlace() throws {
         let library = try Library()
-        let store = try library.store()
-        _ = try store.importItems(Self.importRows(800, year: 2024), importedAt: "2026-01-01T00:00:00")
+        let store = try library.catalog()
+        _ = try store.importItems(Self.importRows(800, year: 2024))
         let configuration = LayoutConfiguration(width: 375)
         _ = try expectPage(store, configuration, offset: 0)
         // Older items sort after every existing one (newest first): the layout is extended.
-        _ = try store.importItems(Self.importRows(200, from: 800, year: 2010, seed: 2), importedAt: "2026-01-02T00:00:00")
+        _ = try store.importItems(Self.importRows(200, from: 800, year: 2010, seed: 2))
         #expect(try store.layouts().count == 1, "an extendable stale layout is kept")
         let extended = try expectPage(store, configuration, offset: 0)
         #expect(extended.source == .extended)
         _ = try expectPage(store, configuration, offset: extended.contentHeight - 500)
         #expect(try store.layouts().first?.itemCount == 1000)
         // Newer items land before existing ones: recomputed, and the stale layout was pruned.
-        _ = try store.importItems(Self.importRows(50, from: 1000, year: 2025, seed: 3), importedAt: "2026-01-03T00:00:00")
+        _ = try store.importItems(Self.importRows(50, from: 1000, year: 2025, seed: 3))
         #expect(try store.layouts().isEmpty, "a stale layout that cannot be extended is removed")
         let recomputed = try expectPage(store, configuration, offset: 3000)
         #expect(recomputed.source == .computed)
         // Updating an item's size invalidates too.
         var changed = Self.importRows(1, from: 10, year: 2024)[0]
         changed.width = 5
-        _ = try store.importItems([changed], importedAt: "2026-01-04T00:00:00")
-        #expect(try Pager.page(store: store, configuration: configuration, position: .offset(0), height: 812).source == .computed)
+        _ = try store.importItems([changed])
+        #expect(try store.page(PageRequest(configuration: configuration, position: .offset(0), height: 812)).source == .computed)
         _ = try expectPage(store, configuration, offset: 0)
     }
 
     @Test func anEmptyCatalogGivesAnEmptyPage() throws {
         let library = try Library()
-        let page = try Pager.page(store: try library.store(), configuration: LayoutConfiguration(width: 375), position: .offset(0), height: 812)
+        let page = try library.catalog().page(PageRequest(configuration: LayoutConfiguration(width: 375), position: .offset(0), height: 812))
         #expect(page.items.isEmpty)
         #expect(page.itemCount == 0)
         #expect(page.contentHeight == 16)

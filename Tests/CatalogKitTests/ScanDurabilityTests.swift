@@ -17,12 +17,11 @@ import Testing
         return library
     }
 
-    func waitForItems(_ library: Library, atLeast count: Int, while process: Process) throws -> Int {
-        let queue = try DatabaseQueue(path: library.catalogPath, configuration: { var c = Configuration(); c.readonly = true; return c }())
-        while process.isRunning {
-            let items = (try? queue.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM items") ?? 0 }) ?? 0
-            if items >= count { return items }
-            usleep(2000)
+    /// Reads the scan's `committed N` lines (`--progress-lines`) until N reaches `count`;
+    /// returns N, or -1 if the scan ended first. Blocks on the pipe: no polling, no sleeping.
+    func waitForCommitted(atLeast count: Int, in lines: inout LineReader) -> Int {
+        while let line = lines.next() {
+            if line.hasPrefix("committed "), let committed = Int(line.dropFirst(10)), committed >= count { return committed }
         }
         return -1
     }
@@ -30,9 +29,12 @@ import Testing
     @Test func aScanKilledMidwayLeavesAConsistentCatalog_thatTheNextScanCompletes() throws {
         try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
         let library = try bigLibrary(files: 3000)
-        _ = try library.store()
-        let process = try BuiltTool.start(["scan", "--db", library.catalogPath, "--batch-size", "50", library.root.path])
-        let seen = try waitForItems(library, atLeast: 200, while: process)
+        _ = try library.catalog()
+        let stderr = Pipe()
+        let process = try BuiltTool.start(["scan", "--db", library.catalogPath, "--batch-size", "50", "--progress-lines", library.root.path],
+                                          stderr: stderr)
+        var lines = LineReader(stderr.fileHandleForReading)
+        let seen = waitForCommitted(atLeast: 200, in: &lines)
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         try #require(seen >= 200, "the scan ended before it could be killed; make the library bigger")
@@ -47,23 +49,23 @@ import Testing
         #expect(resumed.problems.isEmpty, "a big folder read while probing and writing: \(resumed.problems.prefix(3))")
         let resumedItems = try library.items()
         #expect(resumedItems.count == 3000)
-        let cleanCatalog = try CatalogStore.open(at: library.catalogPath + ".clean") // the same files, scanned once
-        _ = try Scanner(store: cleanCatalog).run(roots: [library.root.path])
+        let cleanCatalog = try Catalog.open(at: library.catalogPath + ".clean") // the same files, scanned once
+        _ = try cleanCatalog.scan([library.root.path])
         let cleanItems = try cleanCatalog.items(order: .path)
-        #expect(cleanItems.map(\.key) == (try library.store().items(order: .path).map(\.key)))
-        #expect(cleanItems.map { [$0.width, $0.height] } == (try library.store().items(order: .path).map { [$0.width, $0.height] }))
+        #expect(cleanItems.map(\.key) == (try library.catalog().items(order: .path).map(\.key)))
+        #expect(cleanItems.map { [$0.width, $0.height] } == (try library.catalog().items(order: .path).map { [$0.width, $0.height] }))
         #expect(Set(resumedItems.values.map(\.id)).count == 3000, "ids are unique")
     }
 
     @Test func readersListWhileAScanWrites() throws {
         try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
         let library = try bigLibrary(files: 3000)
-        _ = try library.store()
+        _ = try library.catalog()
         let stderrPath = library.catalogPath + ".stderr"
         let process = try BuiltTool.start(["scan", "--db", library.catalogPath, "--batch-size", "50", library.root.path], stderrPath: stderrPath)
         var counts: [Int] = []
         while process.isRunning {
-            let store = try library.store() // a reader opening the catalog mid-scan
+            let store = try library.catalog() // a reader opening the catalog mid-scan
             counts.append(try store.items(order: .date, limit: nil).count)
         }
         process.waitUntilExit()

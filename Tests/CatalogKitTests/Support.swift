@@ -36,16 +36,16 @@ final class Library {
 
     func path(_ relative: String) -> String { root.appendingPathComponent(relative).path }
 
-    func store() throws -> CatalogStore { try CatalogStore.open(at: catalogPath) }
+    func catalog() throws -> Catalog { try Catalog.open(at: catalogPath) }
 
     func scan(_ roots: [String]? = nil, options: ScanOptions = ScanOptions()) throws -> ScanSummary {
-        try Scanner(store: store(), options: options).run(roots: roots ?? [root.path])
+        try catalog().scan(roots ?? [root.path], options: options)
     }
 
     /// Items by path: (id, width, height).
     func items() throws -> [String: (id: Int64, width: Int, height: Int)] {
         var result: [String: (id: Int64, width: Int, height: Int)] = [:]
-        for item in try store().items(order: .path) { result[PathText.display(item.key)] = (item.id, item.width, item.height) }
+        for item in try catalog().items(order: .path) { result[PathText.display(item.key)] = (item.id, item.width, item.height) }
         return result
     }
 }
@@ -56,13 +56,16 @@ enum BuiltTool {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("catalog")
     }
 
-    /// Starts `catalog` with `arguments`; its stderr goes to `stderrPath` (default: discarded).
-    static func start(_ arguments: [String], stderrPath: String? = nil) throws -> Process {
+    /// Starts `catalog` with `arguments`; its stderr goes to `stderr`, else to `stderrPath`,
+    /// else nowhere.
+    static func start(_ arguments: [String], stderrPath: String? = nil, stderr: Pipe? = nil) throws -> Process {
         let process = Process()
         process.executableURL = catalog
         process.arguments = arguments
         process.standardOutput = FileHandle.nullDevice
-        if let stderrPath {
+        if let stderr {
+            process.standardError = stderr
+        } else if let stderrPath {
             FileManager.default.createFile(atPath: stderrPath, contents: nil)
             process.standardError = FileHandle(forWritingAtPath: stderrPath)
         } else {
@@ -70,5 +73,31 @@ enum BuiltTool {
         }
         try process.run()
         return process
+    }
+}
+
+/// Lines from a pipe, read as they arrive (a blocking read: it waits for the writer).
+struct LineReader {
+    private let handle: FileHandle
+    private var buffer: [UInt8] = []
+
+    init(_ handle: FileHandle) { self.handle = handle }
+
+    /// The next line without its newline, or nil at the end of the stream.
+    mutating func next() -> String? {
+        while true {
+            if let newline = buffer.firstIndex(of: 10) {
+                let line = String(decoding: buffer[..<newline], as: UTF8.self)
+                buffer.removeSubrange(...newline)
+                return line
+            }
+            let data = handle.availableData // blocks until bytes arrive or the writer closes
+            if data.isEmpty {
+                guard !buffer.isEmpty else { return nil }
+                defer { buffer = [] }
+                return String(decoding: buffer, as: UTF8.self)
+            }
+            buffer += data
+        }
     }
 }

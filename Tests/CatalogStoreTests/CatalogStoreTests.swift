@@ -1,3 +1,4 @@
+import CatalogModel
 import CatalogStore
 import Foundation
 import GRDB
@@ -34,7 +35,7 @@ final class TemporaryFolder {
         #expect(!files.isEmpty)
         #expect(CatalogMigrations.identifiers == files)
         let folder = try TemporaryFolder()
-        let store = try CatalogStore.open(at: folder.path("new/sub/catalog.sqlite"))
+        let store = try SQLiteStore.open(at: folder.path("new/sub/catalog.sqlite"))
         let applied = try DatabaseQueue(path: store.path).read { db in
             try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY rowid")
         }
@@ -47,12 +48,12 @@ final class TemporaryFolder {
     /// A catalog made by an older build, migration by migration, ends with the schema of a new one.
     @Test func anUpgradedCatalogEndsWithTheSchemaOfAFreshOne() throws {
         let folder = try TemporaryFolder()
-        let fresh = try CatalogStore.open(at: folder.path("fresh.sqlite")).path
+        let fresh = try SQLiteStore.open(at: folder.path("fresh.sqlite")).path
         let old = folder.path("old.sqlite")
         let queue = try DatabaseQueue(path: old)
         for id in CatalogMigrations.identifiers { try CatalogMigrations.migrate(queue, upTo: id) }
         try queue.close()
-        let upgraded = try CatalogStore.open(at: old).path
+        let upgraded = try SQLiteStore.open(at: old).path
         #expect(try Self.schema(upgraded) == Self.schema(fresh))
         #expect(try Self.schema(fresh).contains { $0.hasPrefix("table items:") })
     }
@@ -65,7 +66,7 @@ final class TemporaryFolder {
         try DatabaseQueue(path: other).write { db in try db.execute(sql: "CREATE TABLE songs (title TEXT); INSERT INTO songs VALUES ('x')") }
         for path in [text, other] {
             let before = try Data(contentsOf: URL(fileURLWithPath: path))
-            #expect { try CatalogStore.open(at: path) } throws: { error in
+            #expect { try SQLiteStore.open(at: path) } throws: { error in
                 guard case StoreError.notACatalog(let p, _) = error else { return false }
                 return p == path
             }
@@ -77,19 +78,19 @@ final class TemporaryFolder {
     @Test func aCatalogFromANewerVersionIsRefused_andLeftUntouched() throws {
         let folder = try TemporaryFolder()
         let path = folder.path("catalog.sqlite")
-        _ = try CatalogStore.open(at: path)
+        _ = try SQLiteStore.open(at: path)
         let queue = try DatabaseQueue(path: path)
         try queue.write { db in try db.execute(sql: "INSERT INTO grdb_migrations VALUES ('9999_from_the_future')") }
         try queue.close()
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
-        #expect(throws: StoreError.newerVersion(path: path, unknownMigrations: ["9999_from_the_future"])) { try CatalogStore.open(at: path) }
+        #expect(throws: StoreError.newerVersion(path: path, unknownMigrations: ["9999_from_the_future"])) { try SQLiteStore.open(at: path) }
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
         #expect(StoreError.newerVersion(path: path, unknownMigrations: ["9999_x"]).description.contains("newer version"))
     }
 
     @Test func importsUpsertByKey_andAFailedImportChangesNothing() throws {
         let folder = try TemporaryFolder()
-        let store = try CatalogStore.open(at: folder.path("catalog.sqlite"))
+        let store = try SQLiteStore.open(at: folder.path("catalog.sqlite"))
         let first = try store.importItems([
             ImportRow(line: 2, key: "pin-1", width: 400, height: 300, orientation: 6, date: "2024-01-02T03:04:05", url: "https://x/1", title: "One"),
             ImportRow(line: 3, key: "pin-2", width: 100, height: 200),

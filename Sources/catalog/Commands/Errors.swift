@@ -10,10 +10,8 @@ struct Errors: ParsableCommand {
     var json = false
 
     func run() throws {
-        let store = try catalog.openStore()
-        for error in try store.fileErrors() {
-            print(json ? #"{"path":\#(PathText.jsonString(error.path)),"reason":\#(PathText.jsonString(error.reason))}"#
-                       : "\(PathText.display(error.path))\t\(error.reason)")
+        for error in try catalog.open().fileErrors() {
+            print(json ? StatsText.json(error) : StatsText.text(error))
         }
     }
 }

@@ -24,8 +24,7 @@ struct Import: ParsableCommand {
     var json = false
 
     func run() throws {
-        let store = try catalog.openStore()
-        let summary = try Importer.run(source: file, format: format, store: store)
+        let summary = try catalog.open().importItems(from: file, format: format)
         if json {
             print(#"{"added":\#(summary.added),"updated":\#(summary.updated),"generation":\#(summary.generation)}"#)
         } else {

@@ -14,8 +14,7 @@ struct LayoutCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let store = try catalog.openStore()
-        let (stored, source) = try Pager.precompute(store: store, configuration: try layout.configuration())
+        let (stored, source) = try catalog.open().precompute(try layout.configuration())
         let perItem = stored.itemCount > 0 ? Double(stored.bytes) / Double(stored.itemCount) : 0
         if json {
             print(#"{"configuration":\#(PathText.jsonString(stored.configuration)),"items":\#(stored.itemCount),"#
@@ -42,22 +41,15 @@ struct Layouts: ParsableCommand {
     var json = false
 
     func run() throws {
-        let store = try catalog.openStore()
+        let catalog = try catalog.open()
         if drop {
-            let count = try store.dropLayouts()
+            let count = try catalog.dropLayouts()
             print(json ? #"{"dropped":\#(count)}"# : "dropped \(count) layouts")
             return
         }
-        let current = try store.generation()
-        for layout in try store.layouts() {
-            if json {
-                print(#"{"configuration":\#(PathText.jsonString(layout.configuration)),"generation":\#(layout.generation),"#
-                    + #""fresh":\#(layout.generation == current),"items":\#(layout.itemCount),"bytes":\#(layout.bytes),"#
-                    + #""lastUsed":"\#(layout.lastUsedAt)"}"#)
-            } else {
-                print([layout.configuration, "generation \(layout.generation)\(layout.generation == current ? "" : " (stale)")",
-                       "\(layout.itemCount) items", "\(layout.bytes) bytes", "used \(layout.lastUsedAt)"].joined(separator: "\t"))
-            }
+        let current = try catalog.generation()
+        for layout in try catalog.layouts() {
+            print(json ? StatsText.json(layout, current: current) : StatsText.text(layout, current: current))
         }
     }
 }

@@ -30,31 +30,10 @@ struct List: ParsableCommand {
     }
 
     func run() throws {
-        let store = try catalog.openStore()
-        for item in try store.items(order: sort, limit: limit, offset: offset) {
+        for item in try catalog.open().items(order: sort, limit: limit, offset: offset) {
             print(json ? ItemText.json(item) : ItemText.line(item))
         }
     }
 }
 
 extension ItemOrder: ExpressibleByArgument {}
-
-/// How an item prints.
-enum ItemText {
-    static func line(_ item: ItemRow) -> String {
-        "\(item.id)\t\(item.width)x\(item.height)\t\(item.format ?? "import")\t\(item.date)\t\(PathText.display(item.key))"
-    }
-
-    static func json(_ item: ItemRow) -> String {
-        var fields = [
-            #""id":\#(item.id)"#, #""path":\#(PathText.jsonString(item.key))"#,
-            #""format":\#(item.format.map { "\"\($0)\"" } ?? "null")"#,
-            #""pixelWidth":\#(item.pixelWidth)"#, #""pixelHeight":\#(item.pixelHeight)"#,
-            #""orientation":\#(item.orientation)"#, #""width":\#(item.width)"#, #""height":\#(item.height)"#,
-            #""bytes":\#(item.bytes.map(String.init) ?? "null")"#, #""date":\#(PathText.jsonString(item.date))"#,
-        ]
-        if let url = item.url { fields.append(#""url":\#(PathText.jsonString(url))"#) }
-        if let title = item.title { fields.append(#""title":\#(PathText.jsonString(title))"#) }
-        return "{" + fields.joined(separator: ",") + "}"
-    }
-}

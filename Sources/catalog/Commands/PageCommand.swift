@@ -1,6 +1,5 @@
 import ArgumentParser
 import CatalogKit
-import Foundation
 
 struct PageCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -17,58 +16,31 @@ struct PageCommand: ParsableCommand {
     @OptionGroup var catalog: CatalogOptions
     @OptionGroup var layout: LayoutOptions
 
-    @Option(help: "Scroll offset of the viewport's top, in points.")
-    var offset = 0.0
+    @Option(help: LayoutOptions.help(.offset, "Scroll offset of the viewport's top, in points."))
+    var offset: String?
 
-    @Option(help: "Viewport height in points (one phone screen: 812).")
-    var height = 812.0
+    @Option(help: LayoutOptions.help(.height, "Viewport height in points (one phone screen)."))
+    var height: String?
 
-    @Option(help: "Scroll to this item: the viewport starts at its top, clamped to the content.")
-    var item: Int64?
+    @Option(help: LayoutOptions.help(.item, "Scroll to this item: the viewport starts at its top, clamped to the content."))
+    var item: String?
 
     @Flag(help: "Print one JSON object.")
     var json = false
 
     func validate() throws {
-        guard offset.isFinite, offset >= 0 else { throw ValidationError("--offset must be zero or more, got \(offset)") }
-        guard height.isFinite, height >= 0 else { throw ValidationError("--height must be zero or more, got \(height)") }
+        _ = try request()
+    }
+
+    func request() throws -> PageRequest {
+        let page: [(LayoutParameter, String?)] = [(.offset, offset), (.height, height), (.item, item)]
+        let parameters = layout.parameters + page.compactMap { parameter, value in value.map { (parameter.rawValue, $0) } }
+        return try LayoutOptions.parse { () throws(LayoutParameterError) in try PageRequest(parameters: parameters) }
     }
 
     func run() throws {
-        let store = try catalog.openStore()
-        let page = try Pager.page(store: store, configuration: try layout.configuration(),
-                                  position: item.map(Pager.Position.item) ?? .offset(offset), height: height)
+        let page = try catalog.open().page(try request())
         if page.itemCount == 0 { printError("the catalog is empty: run `catalog scan FOLDER` or `catalog import FILE` first") }
         print(json ? PageText.json(page) : PageText.table(page))
-    }
-}
-
-/// How a page prints.
-enum PageText {
-    static func number(_ value: Double) -> String {
-        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
-    }
-
-    static func json(_ page: Page) -> String {
-        func frame(_ r: Rect) -> String {
-            #"{"x":\#(number(r.x)),"y":\#(number(r.y)),"width":\#(number(r.width)),"height":\#(number(r.height))}"#
-        }
-        let items = page.items.map {
-            #"{"index":\#($0.index),"id":\#($0.id),"path":\#(PathText.jsonString($0.path)),"column":\#($0.column),"frame":\#(frame($0.frame))}"#
-        }
-        return #"{"contentHeight":\#(number(page.contentHeight)),"generation":\#(page.generation),"viewport":\#(frame(page.viewport)),"#
-            + #""items":[\#(items.joined(separator: ","))],"next":\#(page.next.map(number) ?? "null"),"previous":\#(page.previous.map(number) ?? "null")}"#
-    }
-
-    static func table(_ page: Page) -> String {
-        var lines = ["content height \(number(page.contentHeight)), viewport y \(number(page.viewport.y)) height \(number(page.viewport.height)) "
-            + "width \(number(page.viewport.width)), next \(page.next.map(number) ?? "-"), previous \(page.previous.map(number) ?? "-")"]
-        lines.append(["index", "id", "column", "x", "y", "width", "height", "path"].joined(separator: "\t"))
-        for item in page.items {
-            let f = item.frame
-            lines.append(["\(item.index)", "\(item.id)", "\(item.column)", number(f.x), number(f.y), number(f.width), number(f.height),
-                          PathText.display(item.path)].joined(separator: "\t"))
-        }
-        return lines.joined(separator: "\n")
     }
 }

@@ -1,6 +1,5 @@
 import ArgumentParser
 import CatalogKit
-import ImageProbe
 
 struct Probe: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -24,14 +23,14 @@ struct Probe: ParsableCommand {
         ProbeBatch().run(files) { paths, outcomes in
             for (path, outcome) in zip(paths, outcomes) {
                 switch outcome {
-                case .success(let info?):
-                    print(json ? ProbeLine.json(path: path, info: info) : ProbeLine.text(path: path, info: info))
-                case .success(nil):
-                    print(json ? ProbeLine.json(path: path, unsupported: ()) : "\(path)\tunsupported")
-                case .failure(let error):
+                case .image(let facts):
+                    print(json ? ProbeText.json(path: path, facts: facts) : ProbeText.text(path: path, facts: facts))
+                case .unsupported:
+                    print(json ? ProbeText.json(unsupportedPath: path) : "\(path)\tunsupported")
+                case .failed(let reason):
                     failures += 1
-                    if json { print(ProbeLine.json(path: path, error: error)) }
-                    printError("\(path): \(error)")
+                    if json { print(ProbeText.json(path: path, error: reason)) }
+                    printError("\(path): \(reason)")
                 }
             }
         }

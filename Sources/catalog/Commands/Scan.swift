@@ -10,7 +10,9 @@ struct Scan: ParsableCommand {
             it in the catalog. Rescans are incremental: a file whose device, inode, size and \
             modification time did not change is not opened again; moved or renamed files keep \
             their item id; files gone from a folder that was read completely are removed. A root \
-            that is missing (an unmounted disk) removes nothing. Broken files are recorded (see \
+            that is missing (an unmounted disk) removes nothing, is reported, and makes the exit \
+            status 1 once the other roots are scanned; so does a root that is a file, not a \
+            folder (`catalog probe FILE` reads one file). Broken files are recorded (see \
             `catalog errors`) and the scan goes on. Hidden files and symbolic links are skipped \
             unless asked for. Safe to interrupt: the next scan completes the work.
             """)
@@ -32,17 +34,22 @@ struct Scan: ParsableCommand {
     @Option(help: .hidden)
     var batchSize = ScanOptions().batchSize
 
+    /// One `committed N` line on stderr after every batch: what tests wait on to act mid-scan.
+    @Flag(help: .hidden)
+    var progressLines = false
+
     func validate() throws {
         if batchSize < 1 { throw ValidationError("--batch-size must be at least 1") }
     }
 
     func run() throws {
-        let store = try catalog.openStore()
         var options = ScanOptions(includeHidden: includeHidden, followSymlinks: followSymlinks)
         options.batchSize = batchSize
-        let scanner = Scanner(store: store, options: options)
-        let interactive = isatty(STDERR_FILENO) == 1
-        let summary = try scanner.run(roots: roots, progress: interactive ? { progress in
+        options.reportEveryBatch = progressLines
+        let interactive = isatty(STDERR_FILENO) == 1 && !progressLines
+        let summary = try catalog.open().scan(roots, options: options, progress: progressLines ? { progress in
+            printError("committed \(progress.committedFiles)")
+        } : interactive ? { progress in
             let rate = progress.elapsedSeconds > 0 ? Int(Double(progress.files) / progress.elapsedSeconds) : 0
             printError("\r\u{1B}[K\(progress.files) files  \(rate) files/s  \(PathText.display(progress.folder).suffix(60))", newline: false)
         } : nil)
@@ -53,7 +60,8 @@ struct Scan: ParsableCommand {
                 {"added":\(summary.added),"updated":\(summary.updated),"moved":\(summary.moved),"removed":\(summary.removed),\
                 "unchanged":\(summary.unchanged),"unsupported":\(summary.unsupported),"failed":\(summary.failed),\
                 "files":\(summary.files),"elapsed":\(rounded(summary.elapsedSeconds, 3)),"filesPerSecond":\(Int(summary.filesPerSecond)),\
-                "generation":\(summary.generation),"problems":[\(summary.problems.map(PathText.jsonString).joined(separator: ","))]}
+                "generation":\(summary.generation),"problems":[\(summary.problems.map(PathText.jsonString).joined(separator: ","))],\
+                "unscannedRoots":[\(summary.unscannedRoots.map(PathText.jsonString).joined(separator: ","))]}
                 """)
         } else {
             print("""
@@ -63,6 +71,10 @@ struct Scan: ParsableCommand {
                 """)
             if summary.failed > 0 { print("run `catalog errors` to see why \(summary.failed) \(summary.failed == 1 ? "file" : "files") failed") }
         }
+        // After the summary: a root that could not be scanned (a typo in a cron job, an
+        // unmounted disk) must not pass unnoticed.
+        for root in summary.unscannedRoots { printError("error: \(root)") }
+        if !summary.unscannedRoots.isEmpty { throw ExitCode(1) }
     }
 }
 

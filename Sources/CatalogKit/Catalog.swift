@@ -1,0 +1,109 @@
+import CatalogModel
+import CatalogStore
+import Foundation
+
+/// A catalog of images: the one front door to scanning, importing, listing and paging.
+///
+/// ```swift
+/// let catalog = try Catalog.open(at: "photos.sqlite")
+/// let summary = try catalog.scan(["/Volumes/Photos"])
+/// let request = try PageRequest(query: "width=375&cols=2&offset=4000")
+/// let page = try catalog.page(request)
+/// ```
+///
+/// Safe to use from many threads at once. Reads (list, page, stats) see one committed state
+/// and never wait for a scan's or an import's writes, in this process or another; one scan or
+/// import writes at a time (a second one throws `StoreError.busy`).
+public final class Catalog: Sendable {
+    package let store: any CatalogBackend
+
+    /// This build's version, and the newest catalog schema (migration) it writes.
+    public static let version = "0.2.0 (schema \(SQLiteStore.schemaVersion))"
+
+    /// Opens the catalog at `path`, creating it and its folder on first use. A file that is not
+    /// a catalog, or a catalog written by a newer version, is refused and left untouched.
+    public static func open(at path: String) throws(StoreError) -> Catalog {
+        Catalog(store: try SQLiteStore.open(at: path))
+    }
+
+    /// A catalog over any store that implements the seam.
+    package init(store: any CatalogBackend) {
+        self.store = store
+    }
+
+    /// Where the catalog is (a file path).
+    public var location: String { store.location }
+
+    /// Incremented by every change to the items.
+    public func generation() throws(StoreError) -> Int64 {
+        try store.generation()
+    }
+
+    // MARK: Scanning and importing
+
+    /// Scans `roots` (folders, made absolute): new and changed images are probed and stored,
+    /// unchanged files are not opened, files gone from a completely read folder are removed.
+    /// Roots that cannot be scanned are listed in the summary, and the others scanned all the same.
+    public func scan(_ roots: [String], options: ScanOptions = ScanOptions(),
+                     progress: ((ScanProgress) -> Void)? = nil) throws(StoreError) -> ScanSummary {
+        try Scanner(store: store, options: options).run(roots: roots, progress: progress)
+    }
+
+    /// Imports a CSV or NDJSON file (`-`: standard input), by `format` or else its name or content.
+    public func importItems(from source: String, format: ImportParser.Format? = nil) throws(StoreError) -> ImportSummary {
+        try Importer.run(source: source, format: format, store: store)
+    }
+
+    /// Imports rows already parsed, upserted by key in one transaction.
+    public func importItems(_ rows: [ImportRow]) throws(StoreError) -> ImportSummary {
+        let lock = try store.lockForWriting()
+        defer { withExtendedLifetime(lock) {} }
+        return try store.importItems(rows, importedAt: Timestamps.now())
+    }
+
+    // MARK: Reading
+
+    /// Items in `order`, skipping `offset`, at most `limit` (nil: all).
+    public func items(order: ItemOrder = .date, limit: Int? = nil, offset: Int = 0) throws(StoreError) -> [ItemRow] {
+        try store.items(order: order, limit: limit, offset: offset)
+    }
+
+    /// One item by id, or nil.
+    public func item(id: Int64) throws(StoreError) -> ItemRow? {
+        try store.item(id: id)
+    }
+
+    /// Files that could not be read, and why.
+    public func fileErrors() throws(StoreError) -> [FileError] {
+        try store.fileErrors()
+    }
+
+    public func stats() throws(StoreError) -> CatalogStats {
+        try store.stats()
+    }
+
+    // MARK: Pages and layouts
+
+    /// What the viewport of `request` shows, with frames. The first page of a configuration
+    /// computes and stores its layout; later pages read only the windows they need.
+    /// Throws `PageError`, `StoreError`.
+    public func page(_ request: PageRequest) throws -> Page {
+        try Pager.page(store: store, configuration: request.configuration, position: request.position, height: request.height)
+    }
+
+    /// Makes sure a fresh layout of `configuration` is stored; says whether it was already.
+    public func precompute(_ configuration: LayoutConfiguration) throws -> (layout: StoredLayout, source: Page.Source) {
+        try Pager.precompute(store: store, configuration: configuration)
+    }
+
+    /// Stored layouts, most recently used first.
+    public func layouts() throws(StoreError) -> [StoredLayout] {
+        try store.layouts()
+    }
+
+    /// Removes every stored layout (they are computed again on their next page); returns how many.
+    @discardableResult
+    public func dropLayouts() throws(StoreError) -> Int {
+        try store.dropLayouts()
+    }
+}

@@ -1,0 +1,74 @@
+import CatalogModel
+
+/// RFC 4180 CSV: a header row names the columns; fields may be quoted ("" is a quote inside a
+/// quoted field, which may span lines). Blank lines are skipped. Bytes must be UTF-8.
+enum CSVReader {
+    static func read(_ bytes: [UInt8], handle: (Int, (String) -> String?) throws(StoreError) -> Void) throws(StoreError) {
+        var index = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        var line = 1
+        var header: [String]? = nil
+        var columnIndex: [String: Int] = [:]
+        while index < bytes.count {
+            let recordLine = line
+            var fields: [String] = []
+            var field: [UInt8] = []
+            var quoted = false
+            var atFieldStart = true
+            recordLoop: while index < bytes.count {
+                let byte = bytes[index]
+                index += 1
+                if quoted {
+                    if byte == 34 {
+                        if index < bytes.count, bytes[index] == 34 { field.append(34); index += 1 } else { quoted = false }
+                    } else {
+                        if byte == 10 { line += 1 }
+                        field.append(byte)
+                    }
+                    continue
+                }
+                switch byte {
+                case 34 where atFieldStart:
+                    quoted = true
+                    atFieldStart = false
+                case 44:
+                    fields.append(try text(field, line: recordLine))
+                    field.removeAll(keepingCapacity: true)
+                    atFieldStart = true
+                case 10:
+                    line += 1
+                    break recordLoop
+                case 13 where index < bytes.count && bytes[index] == 10:
+                    continue
+                default:
+                    field.append(byte)
+                    atFieldStart = false
+                }
+            }
+            if quoted { throw .invalidInput(line: recordLine, reason: "a quoted field is not closed") }
+            fields.append(try text(field, line: recordLine))
+            if fields.count == 1, fields[0].isEmpty { continue } // blank line
+            guard let columns = header else {
+                header = fields.map { $0.trimmingSpaces().lowercased() }
+                guard header!.contains("key") else { throw .invalidInput(line: recordLine, reason: "the header row has no \"key\" column") }
+                for (index, name) in header!.enumerated() where columnIndex[name] == nil { columnIndex[name] = index }
+                continue
+            }
+            guard fields.count == columns.count else {
+                throw .invalidInput(line: recordLine, reason: "expected \(columns.count) fields as in the header, found \(fields.count)")
+            }
+            try handle(recordLine) { name in columnIndex[name].map { fields[$0] } }
+        }
+        if header == nil { throw .invalidInput(line: 1, reason: "the input is empty: a CSV import needs a header row") }
+    }
+
+    private static func text(_ bytes: [UInt8], line: Int) throws(StoreError) -> String {
+        guard let text = String(validating: bytes, as: UTF8.self) else { throw .invalidInput(line: line, reason: "not valid UTF-8") }
+        return text
+    }
+}
+
+extension String {
+    func trimmingSpaces() -> String {
+        String(self.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+    }
+}

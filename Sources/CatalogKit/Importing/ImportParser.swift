@@ -1,0 +1,69 @@
+public import CatalogModel
+
+/// Reads `catalog import` input: CSV with a header row, or NDJSON (one JSON object per line).
+///
+/// Fields: key (required, unique), width and height (required, whole numbers > 0),
+/// orientation (1 to 8, default 1), date (ISO 8601: `2024-05-01`, `2024-05-01T12:30:00`,
+/// optionally with fractions and `Z` or `±HH:MM`, which is converted to UTC), url, title.
+/// Other fields are ignored. The first bad line stops the import with its line number.
+public enum ImportParser {
+    public enum Format: String, Sendable, CaseIterable {
+        case csv
+        case ndjson
+    }
+
+    /// NDJSON when the first non-blank byte is "{", else CSV.
+    package static func sniff(_ bytes: [UInt8]) -> Format {
+        bytes.first { ![32, 9, 10, 13, 0xEF, 0xBB, 0xBF].contains($0) } == UInt8(ascii: "{") ? .ndjson : .csv
+    }
+
+    package static func parse(_ bytes: [UInt8], format: Format) throws(StoreError) -> [ImportRow] {
+        var rows: [ImportRow] = []
+        var seen = Set<String>()
+        let accept = { (row: ImportRow) throws(StoreError) in
+            guard seen.insert(row.key).inserted else { throw .invalidInput(line: row.line, reason: "key \"\(row.key)\" appears twice") }
+            rows.append(row)
+        }
+        switch format {
+        case .csv: try CSVReader.read(bytes) { line, fields throws(StoreError) in try accept(try row(line: line, fields)) }
+        case .ndjson: try NDJSONReader.read(bytes) { line, fields throws(StoreError) in try accept(try row(line: line, fields)) }
+        }
+        return rows
+    }
+
+    /// One row from its fields (nil: absent or null).
+    static func row(line: Int, _ field: (String) -> String?) throws(StoreError) -> ImportRow {
+        func value(_ name: String) -> String? { field(name).flatMap { $0.isEmpty ? nil : $0 } }
+        func positive(_ name: String) throws(StoreError) -> Int {
+            guard let text = value(name) else { throw .invalidInput(line: line, reason: "\(name) is missing") }
+            guard let number = wholeNumber(text), number > 0 else {
+                throw .invalidInput(line: line, reason: "\(name) must be a whole number greater than 0, got \"\(text)\"")
+            }
+            return number
+        }
+        guard let key = value("key") else { throw .invalidInput(line: line, reason: "key is missing") }
+        var orientation = 1
+        if let text = value("orientation") {
+            guard let number = wholeNumber(text), (1...8).contains(number) else {
+                throw .invalidInput(line: line, reason: "orientation must be 1 to 8, got \"\(text)\"")
+            }
+            orientation = number
+        }
+        var date: String? = nil
+        if let text = value("date") {
+            guard let normalized = ImportDate.normalize(text) else {
+                throw .invalidInput(line: line, reason: "date must be ISO 8601 (2024-05-01 or 2024-05-01T12:30:00Z), got \"\(text)\"")
+            }
+            date = normalized
+        }
+        return ImportRow(line: line, key: key, width: try positive("width"), height: try positive("height"),
+                         orientation: orientation, date: date, url: value("url"), title: value("title"))
+    }
+
+    /// "1024", "1024.0" and JSON's 1.024e3 are 1024; anything fractional is not a whole number.
+    static func wholeNumber(_ text: String) -> Int? {
+        if let number = Int(text) { return number }
+        guard let number = Double(text), number.isFinite, number == number.rounded(), abs(number) < 1e15 else { return nil }
+        return Int(number)
+    }
+}

@@ -1,0 +1,138 @@
+import CatalogModel
+
+/// NDJSON: one JSON object per line. Values become text (numbers as written, booleans as
+/// true/false, null as absent); nested objects and arrays are skipped. Blank lines are skipped.
+enum NDJSONReader {
+    static func read(_ bytes: [UInt8], handle: (Int, (String) -> String?) throws(StoreError) -> Void) throws(StoreError) {
+        var start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        var line = 1
+        while start < bytes.count {
+            var end = start
+            while end < bytes.count, bytes[end] != 10 { end += 1 }
+            var parser = Parser(bytes: bytes, index: start, end: end, line: line)
+            parser.skipSpace()
+            if parser.index < end {
+                let record = try parser.object()
+                parser.skipSpace()
+                guard parser.index == end else { throw .invalidInput(line: line, reason: "text after the JSON object") }
+                try handle(line) { name in record[name] ?? nil }
+            }
+            start = end + 1
+            line += 1
+        }
+    }
+
+    struct Parser {
+        let bytes: [UInt8]
+        var index: Int
+        let end: Int
+        let line: Int
+
+        func fail(_ reason: String) -> StoreError { .invalidInput(line: line, reason: "invalid JSON: \(reason)") }
+
+        mutating func skipSpace() {
+            while index < end, [32, 9, 13].contains(bytes[index]) { index += 1 }
+        }
+
+        mutating func expect(_ byte: UInt8) throws(StoreError) {
+            skipSpace()
+            guard index < end, bytes[index] == byte else { throw fail("expected \"\(Character(Unicode.Scalar(byte)))\"") }
+            index += 1
+        }
+
+        mutating func object() throws(StoreError) -> [String: String?] {
+            try expect(123)
+            var fields: [String: String?] = [:]
+            skipSpace()
+            if index < end, bytes[index] == 125 { index += 1; return fields }
+            while true {
+                skipSpace()
+                let name = try string()
+                try expect(58)
+                fields[name] = try value()
+                skipSpace()
+                guard index < end else { throw fail("the object is not closed") }
+                if bytes[index] == 44 { index += 1; continue }
+                if bytes[index] == 125 { index += 1; return fields }
+                throw fail("expected \",\" or \"}\"")
+            }
+        }
+
+        /// A scalar as text; nil for null and for nested values (skipped).
+        mutating func value() throws(StoreError) -> String? {
+            skipSpace()
+            guard index < end else { throw fail("a value is missing") }
+            switch bytes[index] {
+            case 34: return try string()
+            case 123, 91: try skipNested(); return nil
+            default:
+                let start = index
+                while index < end, ![44, 125, 93, 32, 9, 13].contains(bytes[index]) { index += 1 }
+                let word = String(decoding: bytes[start..<index], as: UTF8.self)
+                if word == "null" { return nil }
+                if word == "true" || word == "false" || Double(word) != nil { return word }
+                throw fail("unexpected \"\(word)\"")
+            }
+        }
+
+        mutating func skipNested() throws(StoreError) {
+            var depth = 0
+            repeat {
+                guard index < end else { throw fail("a nested value is not closed") }
+                switch bytes[index] {
+                case 34: _ = try string(); continue
+                case 123, 91: depth += 1
+                case 125, 93: depth -= 1
+                default: break
+                }
+                index += 1
+            } while depth > 0
+        }
+
+        mutating func string() throws(StoreError) -> String {
+            guard index < end, bytes[index] == 34 else { throw fail("expected a string") }
+            index += 1
+            var out: [UInt8] = []
+            while index < end {
+                let byte = bytes[index]
+                index += 1
+                if byte == 34 {
+                    guard let text = String(validating: out, as: UTF8.self) else { throw .invalidInput(line: line, reason: "not valid UTF-8") }
+                    return text
+                }
+                guard byte == 92 else { out.append(byte); continue }
+                guard index < end else { break }
+                let escape = bytes[index]
+                index += 1
+                switch escape {
+                case 34, 92, 47: out.append(escape)
+                case 98: out.append(8)
+                case 102: out.append(12)
+                case 110: out.append(10)
+                case 114: out.append(13)
+                case 116: out.append(9)
+                case 117:
+                    var scalar = try hex4()
+                    if (0xD800..<0xDC00).contains(scalar), index + 1 < end, bytes[index] == 92, bytes[index + 1] == 117 {
+                        index += 2
+                        let low = try hex4()
+                        guard (0xDC00..<0xE000).contains(low) else { throw fail("a lone surrogate") }
+                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                    }
+                    guard let unicode = Unicode.Scalar(scalar) else { throw fail("a lone surrogate") }
+                    out.append(contentsOf: Array(String(Character(unicode)).utf8))
+                default: throw fail("an unknown escape")
+                }
+            }
+            throw fail("a string is not closed")
+        }
+
+        mutating func hex4() throws(StoreError) -> UInt32 {
+            guard index + 4 <= end, let value = UInt32(String(decoding: bytes[index..<(index + 4)], as: UTF8.self), radix: 16) else {
+                throw fail("a bad \\u escape")
+            }
+            index += 4
+            return value
+        }
+    }
+}

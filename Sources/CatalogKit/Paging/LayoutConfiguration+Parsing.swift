@@ -1,0 +1,130 @@
+public import CatalogLayout
+import CatalogModel
+
+extension LayoutConfiguration {
+    /// Builds and validates a configuration from name/value pairs: the command line's options
+    /// (`--width 375 --cols 2 --inset 8,8,8,8`) and a query string (`width=375&cols=2&inset=8,8,8,8`)
+    /// both reduce to these. Unknown, repeated and page parameters are refused; so is any value
+    /// out of its range, and columns that leave no room. Every error names the parameter.
+    public init(parameters: some Sequence<(name: String, value: String)>) throws(LayoutParameterError) {
+        var values = ParameterValues()
+        for (name, value) in parameters {
+            guard let parameter = LayoutParameter(rawValue: name), !parameter.isPageParameter else {
+                throw LayoutParameterError(parameter: name, value: value, allowed: Self.knownNames, problem: .unknown)
+            }
+            try values.set(parameter, value)
+        }
+        try self.init(values)
+    }
+
+    /// The configuration whose canonical text (`key`) is `key`: the key round-trips.
+    public init(key: String) throws(LayoutParameterError) {
+        var words = key.split(separator: " ").map(String.init)
+        guard !words.isEmpty else { throw LayoutParameterError(.style, key) }
+        let style = words.removeFirst()
+        var pairs = [(name: LayoutParameter.style.rawValue, value: style)]
+        for word in words {
+            guard let equals = word.firstIndex(of: "=") else {
+                throw LayoutParameterError(parameter: word, value: "", allowed: "name=value", problem: .invalid)
+            }
+            pairs.append((String(word[..<equals]), String(word[word.index(after: equals)...])))
+        }
+        try self.init(parameters: pairs)
+    }
+
+    static var knownNames: String {
+        "layout parameters are " + LayoutParameter.allCases.filter { !$0.isPageParameter }.map(\.rawValue).joined(separator: ", ")
+    }
+
+    init(_ values: ParameterValues) throws(LayoutParameterError) {
+        let style = try values.choice(.style, Style.self)
+        guard let widthText = values[.width] else {
+            throw LayoutParameterError(parameter: "width", value: "", allowed: LayoutParameter.width.allowed, problem: .missing)
+        }
+        let width = try values.number(.width, widthText, in: Double.ulpOfOne...LayoutParameter.maximumLength)
+        self.init(width: width)
+        self.style = style
+        // A list is one full-width column, whatever --cols says: the only place this rule lives.
+        columns = style == .list ? 1 : try values.integer(.cols, in: 1...LayoutParameter.maximumColumns)
+        let spacing = try values.length(.spacing)
+        columnSpacing = values[.columnSpacing] == nil ? spacing : try values.length(.columnSpacing)
+        rowSpacing = values[.rowSpacing] == nil ? spacing : try values.length(.rowSpacing)
+        insets = try values.insets()
+        extraHeight = try values.length(.extraHeight)
+        direction = try values.choice(.direction, RenderDirection.self)
+        order = try values.choice(.sort, ItemOrder.self)
+        windowHeight = try values.number(.window, in: 64...LayoutParameter.maximumLength)
+        _ = try values.choice(.cell, CellRule.self)
+        // What a style ignores takes one value, so that equal layouts are equal configurations
+        // with equal keys.
+        if style != .waterfall { direction = .shortestFirst }
+        if style == .list { columnSpacing = 0 }
+        if style == .grid { extraHeight = 0 }
+        do {
+            try validate()
+        } catch .noRoomForColumns(_, let columns, _) {
+            let content = width - insets.left - insets.right
+            if content <= 0 {
+                throw LayoutParameterError(.inset, values[.inset] ?? "8", allowed: "insets whose left and right leave room in width \(width.formatted)")
+            }
+            let fitting = columnSpacing > 0 ? Int(((content + columnSpacing) / columnSpacing).rounded(.up)) - 1 : LayoutParameter.maximumColumns
+            throw LayoutParameterError(.cols, "\(columns)", allowed: "at most \(max(1, fitting)) for width \(width.formatted) with these insets and spacings")
+        } catch {
+            throw LayoutParameterError(parameter: "width", value: widthText, allowed: error.description)
+        }
+    }
+
+    private enum CellRule: String, CaseIterable { case width }
+}
+
+/// Parameter values by name, as given; the typed readers check each against its range.
+struct ParameterValues {
+    private var values: [LayoutParameter: String] = [:]
+
+    subscript(parameter: LayoutParameter) -> String? { values[parameter] }
+
+    mutating func set(_ parameter: LayoutParameter, _ value: String) throws(LayoutParameterError) {
+        guard values.updateValue(value, forKey: parameter) == nil else {
+            throw LayoutParameterError(parameter: parameter.rawValue, value: value, allowed: parameter.allowed, problem: .repeated)
+        }
+    }
+
+    /// The value given, else the default.
+    func text(_ parameter: LayoutParameter) -> String { values[parameter] ?? parameter.defaultValue ?? "" }
+
+    func number(_ parameter: LayoutParameter, _ given: String? = nil, in range: ClosedRange<Double>) throws(LayoutParameterError) -> Double {
+        let text = given ?? self.text(parameter)
+        guard let value = Double(text.trimmed), value.isFinite, range.contains(value) else { throw LayoutParameterError(parameter, text) }
+        return value
+    }
+
+    func length(_ parameter: LayoutParameter) throws(LayoutParameterError) -> Double {
+        try number(parameter, in: 0...LayoutParameter.maximumLength)
+    }
+
+    func integer(_ parameter: LayoutParameter, in range: ClosedRange<Int>) throws(LayoutParameterError) -> Int {
+        let text = self.text(parameter)
+        guard let value = Int(text.trimmed), range.contains(value) else { throw LayoutParameterError(parameter, text) }
+        return value
+    }
+
+    func choice<T: RawRepresentable>(_ parameter: LayoutParameter, _: T.Type) throws(LayoutParameterError) -> T where T.RawValue == String {
+        let text = self.text(parameter)
+        guard let value = T(rawValue: text) else { throw LayoutParameterError(parameter, text) }
+        return value
+    }
+
+    func insets() throws(LayoutParameterError) -> Insets {
+        let text = self.text(.inset)
+        let values = text.split(separator: ",", omittingEmptySubsequences: false).map { Double(String($0).trimmed) }
+        let valid = values.compactMap { $0 }.filter { $0.isFinite && (0...LayoutParameter.maximumLength).contains($0) }
+        guard valid.count == values.count, valid.count == 1 || valid.count == 4 else { throw LayoutParameterError(.inset, text) }
+        return valid.count == 1 ? Insets(all: valid[0]) : Insets(top: valid[0], left: valid[1], bottom: valid[2], right: valid[3])
+    }
+}
+
+extension String {
+    var trimmed: String {
+        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+    }
+}

@@ -1,0 +1,116 @@
+/// The parameters of a layout and of a page, by the one name the command line (`--cols 3`)
+/// and the HTTP API (`cols=3`) share. `LayoutConfiguration(parameters:)` and
+/// `PageRequest(parameters:)` are the only parsers of their values.
+public enum LayoutParameter: String, Sendable, Hashable, CaseIterable {
+    case style
+    case width
+    case cols
+    case spacing
+    case columnSpacing = "column-spacing"
+    case rowSpacing = "row-spacing"
+    case inset
+    case extraHeight = "extra-height"
+    case direction
+    case sort
+    /// The pagination window height of the stored layout (part of the canonical key).
+    case window
+    /// A grid's cell height rule; only `width` (square cells). Part of the canonical key.
+    case cell
+    case offset
+    case height
+    case item
+
+    /// The largest width, spacing, inset, extra height or window, in points.
+    public static let maximumLength = 1_000_000.0
+    /// The most columns a layout may have.
+    public static let maximumColumns = 1000
+    /// The tallest page, in points.
+    public static let maximumPageHeight = 1_000_000.0
+
+    /// Whether it is a page's parameter rather than the layout's.
+    public var isPageParameter: Bool { [.offset, .height, .item].contains(self) }
+
+    /// What values it takes, as error messages and `--help` say it.
+    public var allowed: String {
+        let length = "a number of points from 0 to \(Self.maximumLength.formatted)"
+        switch self {
+        case .style: return "one of waterfall, grid, list"
+        case .width: return "a number of points greater than 0 and at most \(Self.maximumLength.formatted)"
+        case .cols: return "a whole number from 1 to \(Self.maximumColumns)"
+        case .spacing, .columnSpacing, .rowSpacing, .extraHeight: return length
+        case .inset: return "one number, or four (top,left,bottom,right), each \(length)"
+        case .direction: return "one of shortest, ltr, rtl"
+        case .sort: return "one of date, path"
+        case .window: return "a number of points from 64 to \(Self.maximumLength.formatted)"
+        case .cell: return "width"
+        case .offset: return "a number of points, 0 or more"
+        case .height: return "a number of points from 0 to \(Self.maximumPageHeight.formatted)"
+        case .item: return "an item id (a whole number; see `catalog list`)"
+        }
+    }
+
+    /// The value used when it is not given (nil: required, or none).
+    public var defaultValue: String? {
+        switch self {
+        case .style: "waterfall"
+        case .width, .item, .columnSpacing, .rowSpacing: nil
+        case .cols: "2"
+        case .spacing, .inset: "8"
+        case .extraHeight, .offset: "0"
+        case .direction: "shortest"
+        case .sort: "date"
+        case .window: "2048"
+        case .cell: "width"
+        case .height: "812"
+        }
+    }
+}
+
+/// A layout or page parameter that was refused: which one, the value given, and what it takes.
+public struct LayoutParameterError: Error, Sendable, Hashable, CustomStringConvertible {
+    public enum Problem: Sendable, Hashable {
+        /// The value is not one the parameter takes.
+        case invalid
+        /// No such parameter.
+        case unknown
+        /// Given twice.
+        case repeated
+        /// Required and not given.
+        case missing
+    }
+
+    /// The parameter's name as given (`cols`), without dashes.
+    public var parameter: String
+    /// The value as given ("" when missing).
+    public var value: String
+    /// What the parameter takes.
+    public var allowed: String
+    public var problem: Problem
+
+    public init(parameter: String, value: String, allowed: String, problem: Problem = .invalid) {
+        self.parameter = parameter
+        self.value = value
+        self.allowed = allowed
+        self.problem = problem
+    }
+
+    init(_ parameter: LayoutParameter, _ value: String, allowed: String? = nil) {
+        self.init(parameter: parameter.rawValue, value: value, allowed: allowed ?? parameter.allowed)
+    }
+
+    /// One line that names the parameter, the value and what it takes. The command line puts
+    /// `--` before it; the HTTP API sends it as is.
+    public var description: String {
+        switch problem {
+        case .invalid: "\(parameter) must be \(allowed), got \"\(value)\""
+        case .unknown: "\(parameter) is not a parameter here; \(allowed)"
+        case .repeated: "\(parameter) is given more than once"
+        case .missing: "\(parameter) is required: \(allowed)"
+        }
+    }
+}
+
+extension Double {
+    /// 1000000.0 as "1000000", 0.5 as "0.5".
+    var formatted: String { self == rounded() && abs(self) < 1e15 ? String(Int64(self)) : String(self) }
+}

@@ -1,0 +1,62 @@
+public import CatalogLayout
+import Foundation
+
+/// Where a page's viewport starts: an offset, or an item to scroll to.
+public enum PagePosition: Sendable, Hashable {
+    case offset(Double)
+    /// The viewport starts at the item's top, clamped to the content.
+    case item(Int64)
+}
+
+/// Everything `catalog page` and `GET /api/page` take: a layout configuration, where the
+/// viewport starts and how tall it is.
+public struct PageRequest: Sendable, Hashable {
+    public var configuration: LayoutConfiguration
+    public var position: PagePosition
+    public var height: Double
+
+    public init(configuration: LayoutConfiguration, position: PagePosition = .offset(0), height: Double = 812) {
+        self.configuration = configuration
+        self.position = position
+        self.height = height
+    }
+
+    /// Parses name/value pairs: the layout's parameters plus `offset`, `height` and `item`
+    /// (which wins over `offset`). The command line and the HTTP API both reduce to this.
+    public init(parameters: some Sequence<(name: String, value: String)>) throws(LayoutParameterError) {
+        var values = ParameterValues()
+        for (name, value) in parameters {
+            guard let parameter = LayoutParameter(rawValue: name) else {
+                throw LayoutParameterError(parameter: name, value: value, allowed: Self.knownNames, problem: .unknown)
+            }
+            try values.set(parameter, value)
+        }
+        configuration = try LayoutConfiguration(values)
+        height = try values.number(.height, in: 0...LayoutParameter.maximumPageHeight)
+        let offset = try values.number(.offset, in: 0...Double.greatestFiniteMagnitude)
+        if let text = values[.item] {
+            guard let id = Int64(text.trimmed) else { throw LayoutParameterError(.item, text) }
+            position = .item(id)
+        } else {
+            position = .offset(offset)
+        }
+    }
+
+    /// Parses a URL query string (`width=375&cols=2`); `+` and percent escapes are decoded.
+    public init(query: String) throws(LayoutParameterError) {
+        try self.init(parameters: Self.pairs(query))
+    }
+
+    static func pairs(_ query: String) -> [(name: String, value: String)] {
+        query.split(separator: "&", omittingEmptySubsequences: true).map { field in
+            let parts = field.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map {
+                String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String($0)
+            }
+            return (parts[0], parts.count > 1 ? parts[1] : "")
+        }
+    }
+
+    static var knownNames: String {
+        "page parameters are " + LayoutParameter.allCases.map(\.rawValue).joined(separator: ", ")
+    }
+}

@@ -1,0 +1,138 @@
+import CatalogModel
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Walks a folder tree relative to directory handles (`openat`), so paths longer than
+/// PATH_MAX work, and keeps names as bytes, so names that are not UTF-8 survive.
+///
+/// Hidden entries (names starting with ".") are skipped unless asked for; symbolic links are
+/// not followed unless asked for, and then every directory is entered once (by device and
+/// inode), which breaks loops. Folders that cannot be read are reported and skipped.
+struct DirectoryWalker {
+    struct File {
+        /// The open directory holding the file; valid until the folder's batch is handled.
+        let directory: Int32
+        /// The full path; the file's name is its last `nameLength` bytes.
+        let path: Data
+        let nameLength: Int
+        let stat: stat
+
+        /// Calls `body` with the file's name as a C string (for `openat`).
+        func withName<T>(_ body: (UnsafePointer<CChar>) -> T) -> T {
+            path.withUnsafeBytes { raw in
+                withUnsafeTemporaryAllocation(of: CChar.self, capacity: nameLength + 1) { name in
+                    for index in 0..<nameLength { name[index] = CChar(bitPattern: raw[raw.count - nameLength + index]) }
+                    name[nameLength] = 0
+                    return body(name.baseAddress!)
+                }
+            }
+        }
+    }
+
+    enum Event {
+        /// A batch of regular files from one folder; its directory handle is open until the
+        /// handler returns.
+        case files([File])
+        /// A folder that could not be opened or read.
+        case unreadable(path: [UInt8], reason: String)
+        /// Entering a folder (for progress).
+        case folder(path: [UInt8])
+    }
+
+    var includeHidden = false
+    var followSymlinks = false
+    var batchSize = 256
+    private var visited = Set<DirectoryID>()
+
+    private struct DirectoryID: Hashable {
+        let device: UInt64
+        let inode: UInt64
+    }
+
+    init(includeHidden: Bool, followSymlinks: Bool) {
+        self.includeHidden = includeHidden
+        self.followSymlinks = followSymlinks
+    }
+
+    /// Walks the folder at `path`, already opened as `fd` (which the walk closes).
+    mutating func walk(fd: Int32, path: [UInt8], handle: (Event) throws -> Void) rethrows {
+        var info = stat()
+        if fstat(fd, &info) == 0 { visited.insert(DirectoryID(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))) }
+        try walkDirectory(fd: fd, path: path, handle: handle)
+    }
+
+    private mutating func walkDirectory(fd: Int32, path: [UInt8], handle: (Event) throws -> Void) rethrows {
+        guard let directory = fdopendir(fd) else {
+            let reason = SystemError.text()
+            close(fd)
+            try handle(.unreadable(path: path, reason: reason))
+            return
+        }
+        defer { closedir(directory) }
+        try handle(.folder(path: path))
+        let dfd = dirfd(directory)
+        var prefix = Data(path)
+        if prefix.last != 47 { prefix.append(47) } // "/"
+        var files: [File] = []
+        var folders: [[CChar]] = []
+        while true {
+            // readdir returns NULL both at the end and on error; only errno tells them apart, and
+            // anything called in this loop (probing, SQLite) may leave errno set: reset it here.
+            errno = 0
+            guard let entry = readdir(directory) else {
+                if errno != 0 { try handle(.unreadable(path: path, reason: SystemError.text())) }
+                break
+            }
+            // The name is read in place: no copy for the entries that are only stat'ed.
+            let name = UnsafeRawPointer(entry).advanced(by: MemoryLayout<dirent>.offset(of: \dirent.d_name)!)
+                .assumingMemoryBound(to: CChar.self)
+            let length = strlen(name)
+            if name[0] == 46 && (length == 1 || (length == 2 && name[1] == 46)) { continue } // "." and ".."
+            if name[0] == 46, !includeHidden { continue }
+            var info = stat()
+            guard fstatat(dfd, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { continue } // vanished meanwhile
+            if info.st_mode & S_IFMT == S_IFLNK {
+                guard followSymlinks, fstatat(dfd, name, &info, 0) == 0 else { continue }
+            }
+            switch info.st_mode & S_IFMT {
+            case S_IFREG:
+                var filePath = Data(capacity: prefix.count + length)
+                filePath.append(prefix)
+                filePath.append(UnsafeRawPointer(name).assumingMemoryBound(to: UInt8.self), count: length)
+                files.append(File(directory: dfd, path: filePath, nameLength: length, stat: info))
+                if files.count >= batchSize {
+                    try handle(.files(files))
+                    files.removeAll(keepingCapacity: true)
+                }
+            case S_IFDIR:
+                if visited.insert(DirectoryID(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))).inserted {
+                    folders.append(Array(UnsafeBufferPointer(start: name, count: length + 1)))
+                }
+            default:
+                continue // FIFOs, sockets, devices: never opened
+            }
+        }
+        if !files.isEmpty { try handle(.files(files)) }
+        for name in folders {
+            let childPath = join(path, Array(name.dropLast()))
+            let flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK | (followSymlinks ? 0 : O_NOFOLLOW)
+            let child = openat(dfd, name, flags)
+            guard child >= 0 else {
+                try handle(.unreadable(path: childPath, reason: SystemError.text()))
+                continue
+            }
+            try walkDirectory(fd: child, path: childPath, handle: handle)
+        }
+    }
+
+    private func join(_ path: [UInt8], _ name: [CChar]) -> [UInt8] {
+        var joined = path
+        if joined.last != 47 { joined.append(47) } // "/"
+        joined.append(contentsOf: name.map { UInt8(bitPattern: $0) })
+        return joined
+    }
+}

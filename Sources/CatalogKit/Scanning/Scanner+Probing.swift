@@ -1,0 +1,61 @@
+import CatalogModel
+import Dispatch
+import Foundation
+import ImageProbe
+
+extension Scanner {
+    struct Probed: Sendable {
+        var outcome: FileOutcome
+        var fingerprint: Int64?
+    }
+
+    /// Opens and probes a folder's files on all cores. Each file is opened relative to its
+    /// folder, without blocking and (unless asked) without following links, and checked to be
+    /// a regular file: a FIFO swapped in after the walk saw a file never hangs the scan.
+    static func probeAll(_ files: [DirectoryWalker.File], followSymlinks: Bool) -> [Probed] {
+        let flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY | (followSymlinks ? 0 : O_NOFOLLOW)
+        return [Probed](unsafeUninitializedCapacity: files.count) { buffer, count in
+            nonisolated(unsafe) let output = buffer.baseAddress!
+            DispatchQueue.concurrentPerform(iterations: files.count) { index in
+                let file = files[index]
+                let fd = file.withName { openat(file.directory, $0, flags) }
+                let probed: Probed
+                if fd < 0 {
+                    probed = Probed(outcome: .failed("cannot open: \(SystemError.text())"), fingerprint: nil)
+                } else {
+                    var info = stat()
+                    if fstat(fd, &info) != 0 || info.st_mode & S_IFMT != S_IFREG {
+                        probed = Probed(outcome: .failed("not a regular file any more"), fingerprint: nil)
+                    } else {
+                        probed = probe(fd: fd, stat: info)
+                    }
+                    close(fd)
+                }
+                (output + index).initialize(to: probed)
+            }
+            count = files.count
+        }
+    }
+
+    static func probe(fd: Int32, stat info: stat) -> Probed {
+        do {
+            guard let image = try ImageProbe.probe(fileDescriptor: fd) else { return Probed(outcome: .unsupported, fingerprint: nil) }
+            let facts = ImageFacts(image, modifiedAt: Timestamps.iso8601(secondsSince1970: Int(info.st_mtim.tv_sec)))
+            return Probed(outcome: .image(facts), fingerprint: FileFingerprint.compute(fd: fd, size: Int64(info.st_size)))
+        } catch {
+            return Probed(outcome: .failed(error.description), fingerprint: nil)
+        }
+    }
+
+    static func fileStat(_ info: stat) -> FileStat {
+        FileStat(device: Int64(bitPattern: UInt64(info.st_dev)), inode: Int64(bitPattern: UInt64(info.st_ino)),
+                 size: Int64(info.st_size), mtimeNanoseconds: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
+    }
+
+    /// `root` made absolute against the working directory, without a trailing slash.
+    static func absolute(_ root: String) -> String {
+        var path = root.hasPrefix("/") ? root : FileManager.default.currentDirectoryPath + "/" + root
+        while path.count > 1, path.hasSuffix("/") { path.removeLast() }
+        return (path as NSString).standardizingPath
+    }
+}

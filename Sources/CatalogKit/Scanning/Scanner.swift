@@ -1,0 +1,269 @@
+import CatalogModel
+import Dispatch
+import Foundation
+import ImageProbe
+
+/// `catalog scan`: walks roots, probes new and changed files on all cores, and writes the
+/// catalog in batches, each one transaction, so a scan killed at any moment leaves a
+/// consistent catalog that the next scan completes. One instance is one scan: `Catalog.scan`
+/// makes a new one for every call.
+final class Scanner {
+    let store: any CatalogBackend
+    let options: ScanOptions
+    private var summary = ScanSummary()
+    private var pending: [FileChange] = []
+    private lazy var writer = BatchWriter(store: store)
+    private var rootID: Int64 = 0
+    /// Files known under the current root, found by path; those not seen by the walk vanished.
+    private var knownFiles: [KnownFile] = []
+    private var knownIndex: [PathKey: Int] = [:]
+    private var seen: [Bool] = []
+    private var knownByInode: [FileIdentity: Int] = [:]
+    /// New paths whose inode belongs to a known file (by its index in `knownFiles`): moves,
+    /// unless the old path is still there.
+    private var inodeMoves: [(path: Data, from: Int, change: FileChange?)] = []
+    /// New images inserted this scan, by size and fingerprint: a vanished file may have moved there.
+    private var addedByContent: [ContentKey: Data] = [:]
+    private var incompletePrefixes: [Data] = []
+    private var start = ContinuousClock.now
+    private var used = false
+    private var progress: ((ScanProgress) -> Void)?
+    private var folder: [UInt8] = []
+
+    struct FileIdentity: Hashable { let device: Int64, inode: Int64 }
+
+    /// A path with its hash computed once: Data's own hashing walks every byte through
+    /// Hasher, which dominated rescans.
+    struct PathKey: Hashable {
+        let hash: UInt64
+        let path: Data
+
+        init(_ path: Data) {
+            self.path = path
+            hash = path.withUnsafeBytes { raw -> UInt64 in
+                var hash = UInt64(raw.count) &* 0x9E37_79B9_7F4A_7C15
+                var offset = 0
+                while offset + 8 <= raw.count {
+                    hash = (hash ^ raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) &* 0xFF51_AFD7_ED55_8CCD
+                    hash ^= hash >> 29
+                    offset += 8
+                }
+                while offset < raw.count {
+                    hash = (hash ^ UInt64(raw[offset])) &* 0x0000_0100_0000_01B3
+                    offset += 1
+                }
+                return hash
+            }
+        }
+
+        static func == (lhs: PathKey, rhs: PathKey) -> Bool { lhs.hash == rhs.hash && lhs.path == rhs.path }
+        func hash(into hasher: inout Hasher) { hasher.combine(hash) }
+    }
+    struct ContentKey: Hashable { let size: Int64, fingerprint: Int64 }
+
+    init(store: any CatalogBackend, options: ScanOptions = ScanOptions()) {
+        self.store = store
+        self.options = options
+    }
+
+    /// Scans `roots` (paths as given; made absolute), reporting progress now and then. Roots
+    /// that cannot be scanned are listed in the summary; the others are scanned all the same.
+    func run(roots: [String], progress: ((ScanProgress) -> Void)? = nil) throws(StoreError) -> ScanSummary {
+        precondition(!used, "a Scanner runs one scan")
+        used = true
+        start = ContinuousClock.now
+        self.progress = progress
+        let lock = try store.lockForWriting()
+        defer { withExtendedLifetime(lock) {} }
+        let before = try store.generation()
+        for root in roots { try scan(root: root) }
+        if try store.generation() != before { try store.pruneStaleLayouts() }
+        summary.elapsedSeconds = Timestamps.seconds(since: start)
+        summary.generation = try store.generation()
+        return summary
+    }
+
+    private func scan(root: String) throws(StoreError) {
+        let absolute = Self.absolute(root)
+        let fd = open(absolute, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else {
+            let reason = errno == ENOTDIR ? "not a folder (scan takes folders; `catalog probe FILE` reads one file)" : SystemError.text()
+            summary.unscannedRoots.append("\(root): \(reason); nothing scanned or removed under it")
+            return
+        }
+        let rootPath = Array(absolute.utf8)
+        rootID = try store.rootID(for: Data(rootPath))
+        var prefix = Data(rootPath)
+        if prefix.last != 47 { prefix.append(47) }
+        knownFiles = try store.knownFiles(under: prefix)
+        knownIndex = Dictionary(minimumCapacity: knownFiles.count)
+        knownByInode = Dictionary(minimumCapacity: knownFiles.count)
+        for (index, file) in knownFiles.enumerated() {
+            knownIndex[PathKey(file.path)] = index
+            let identity = FileIdentity(device: file.stat.device, inode: file.stat.inode)
+            if knownByInode[identity] == nil { knownByInode[identity] = index }
+        }
+        seen = Array(repeating: false, count: knownFiles.count)
+        inodeMoves = []
+        addedByContent = [:]
+        incompletePrefixes = []
+        var walker = DirectoryWalker(includeHidden: options.includeHidden, followSymlinks: options.followSymlinks)
+        var lastReport = ContinuousClock.now
+        do {
+            try walker.walk(fd: fd, path: rootPath) { event throws(StoreError) in
+                switch event {
+                case .files(let files):
+                    try handle(files)
+                case .unreadable(let path, let reason):
+                    incompletePrefixes.append(Data(path + [47]))
+                    summary.problems.append("\(PathText.display(path)): \(reason); skipped, nothing under it removed")
+                case .folder(let path):
+                    folder = path
+                    if ContinuousClock.now - lastReport > .milliseconds(100) {
+                        lastReport = ContinuousClock.now
+                        report()
+                    }
+                }
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw .database("\(error)")
+        }
+        try flush(wait: true)
+        try resolveMoves()
+        try removeVanished()
+        try store.finishScan(rootID: rootID, complete: incompletePrefixes.isEmpty)
+    }
+
+    /// One folder's batch: skip unchanged files, probe the rest in parallel.
+    private func handle(_ files: [DirectoryWalker.File]) throws(StoreError) {
+        summary.files += files.count
+        var toProbe: [(file: DirectoryWalker.File, stat: FileStat, previous: KnownFile?)] = []
+        for file in files {
+            let stat = Self.fileStat(file.stat)
+            if let index = knownIndex[PathKey(file.path)] {
+                seen[index] = true
+                if knownFiles[index].stat == stat {
+                    summary.unchanged += 1
+                } else {
+                    toProbe.append((file, stat, knownFiles[index]))
+                }
+            } else if let index = knownByInode[FileIdentity(device: stat.device, inode: stat.inode)],
+                      knownFiles[index].path != file.path, !seen[index], knownFiles[index].stat == stat {
+                inodeMoves.append((file.path, index, nil)) // renamed, content untouched: nothing to read
+            } else {
+                toProbe.append((file, stat, nil))
+            }
+        }
+        guard !toProbe.isEmpty else { return }
+        let outcomes = Self.probeAll(toProbe.map(\.file), followSymlinks: options.followSymlinks)
+        for ((file, stat, previous), probed) in zip(toProbe, outcomes) {
+            let path = file.path
+            let change = FileChange(path: path, stat: stat, fingerprint: probed.fingerprint, outcome: probed.outcome,
+                                    itemID: previous?.itemID)
+            switch probed.outcome {
+            case .image: break // counted as added or updated when written
+            case .unsupported: summary.unsupported += 1
+            case .failed: summary.failed += 1
+            }
+            if previous == nil, let from = knownByInode[FileIdentity(device: stat.device, inode: stat.inode)],
+               knownFiles[from].path != path {
+                inodeMoves.append((path, from, change)) // same inode, new content: decided after the walk
+                continue
+            }
+            if previous == nil { noteAdded(change) }
+            pending.append(change)
+        }
+        if pending.count >= options.batchSize { try flush(wait: false) }
+    }
+
+    private func report() {
+        progress?(ScanProgress(files: summary.files, committedFiles: writer.committedFiles, elapsedSeconds: Timestamps.seconds(since: start),
+                               folder: folder))
+    }
+
+    /// Hands the pending changes to the background writer; with `wait`, waits until every
+    /// batch is written and counted.
+    private func flush(wait: Bool) throws(StoreError) {
+        if !pending.isEmpty {
+            try writer.submit(pending, rootID: rootID)
+            pending = []
+            pending.reserveCapacity(options.batchSize)
+            if options.reportEveryBatch { report() }
+        }
+        guard wait else { return }
+        let counts = try writer.drain()
+        summary.added += counts.added
+        summary.updated += counts.updated
+        summary.removed += counts.removed
+    }
+
+    /// Inode moves: a move if the old path vanished, else (a hard link, a copy) a new file.
+    private func resolveMoves() throws(StoreError) {
+        for (path, index, change) in inodeMoves {
+            if !seen[index] {
+                seen[index] = true
+                let old = knownFiles[index]
+                try store.move(from: old.path, to: path, itemID: old.itemID)
+                summary.moved += 1
+                if let change {
+                    var updated = change
+                    updated.itemID = old.itemID
+                    pending.append(updated)
+                }
+            } else {
+                let added = if let change { change } else { try probe(path: path) }
+                noteAdded(added)
+                pending.append(added)
+            }
+        }
+        inodeMoves = []
+        try flush(wait: true)
+    }
+
+    /// Remembers a new image by size and fingerprint: a vanished file may have moved there.
+    private func noteAdded(_ change: FileChange) {
+        if case .image = change.outcome, let fingerprint = change.fingerprint {
+            addedByContent[ContentKey(size: change.stat.size, fingerprint: fingerprint)] = change.path
+        }
+    }
+
+    /// Vanished files: a move if a new image has the same size and fingerprint, else removed,
+    /// unless they lie under a folder that could not be read.
+    private func removeVanished() throws(StoreError) {
+        var gone: [Data] = []
+        for (index, file) in knownFiles.enumerated() where !seen[index] {
+            let path = file.path
+            if incompletePrefixes.contains(where: { path.starts(with: $0) }) { continue }
+            if file.status == 0, let fingerprint = file.fingerprint,
+               let newPath = addedByContent.removeValue(forKey: ContentKey(size: file.stat.size, fingerprint: fingerprint)) {
+                try store.adopt(newPath: newPath, oldPath: path)
+                summary.moved += 1
+                summary.added -= 1
+                continue
+            }
+            gone.append(path)
+        }
+        summary.removed += try store.remove(paths: gone)
+        (knownFiles, knownIndex, seen, knownByInode) = ([], [:], [], [:])
+    }
+
+    /// Probes one path again (a hard-linked file whose probe was deferred).
+    private func probe(path: Data) throws(StoreError) -> FileChange {
+        let fd = path.withUnsafeBytes { raw in
+            let bytes = Array(raw.bindMemory(to: CChar.self)) + [0]
+            return open(bytes, O_RDONLY | O_NONBLOCK | O_CLOEXEC | (options.followSymlinks ? 0 : O_NOFOLLOW))
+        }
+        var info = stat()
+        guard fd >= 0, fstat(fd, &info) == 0 else {
+            let reason = SystemError.text() // before close, which may change errno
+            if fd >= 0 { close(fd) }
+            return FileChange(path: path, stat: FileStat(device: 0, inode: 0, size: 0, mtimeNanoseconds: 0), fingerprint: nil,
+                              outcome: .failed(reason), itemID: nil)
+        }
+        defer { close(fd) }
+        let probed = Self.probe(fd: fd, stat: info)
+        return FileChange(path: path, stat: Self.fileStat(info), fingerprint: probed.fingerprint, outcome: probed.outcome, itemID: nil)
+    }
+}

@@ -1,0 +1,99 @@
+public import Foundation
+
+/// The store seam: everything CatalogKit needs from where a catalog is kept, in the catalog's
+/// own words (items, orders, files, layouts), never in SQL. The SQLite store implements it;
+/// a PostgreSQL store is a second type beside it, not an edit of every caller.
+///
+/// Every read sees one committed state and never waits for a writer; writes that change items
+/// increment the generation in the same transaction. Methods throw `StoreError`.
+package typealias CatalogBackend = CatalogReading & ScanWriting & ImportWriting & LayoutStoring
+
+/// Reads: each call is one consistent snapshot.
+package protocol CatalogReading: Sendable {
+    /// Where the catalog is, as the user named it (a file path for SQLite).
+    var location: String { get }
+    /// Incremented by every change to the items.
+    func generation() throws(StoreError) -> Int64
+    /// Items in `order`, skipping `offset`, at most `limit` (nil: all).
+    func items(order: ItemOrder, limit: Int?, offset: Int) throws(StoreError) -> [ItemRow]
+    /// One item by id, or nil.
+    func item(id: Int64) throws(StoreError) -> ItemRow?
+    /// Files that failed, by path.
+    func fileErrors() throws(StoreError) -> [FileError]
+    func stats() throws(StoreError) -> CatalogStats
+    /// Stored layouts, most recently used first.
+    func layouts() throws(StoreError) -> [StoredLayout]
+    /// Runs `body` with one snapshot: everything it reads comes from the same committed state.
+    /// The store's own errors become `StoreError`; the body's errors pass through.
+    func withSnapshot<T: Sendable>(_ body: (any CatalogSnapshot) throws -> T) throws -> T
+}
+
+/// What a page reads inside one snapshot. Valid only inside `withSnapshot`'s body.
+package protocol CatalogSnapshot {
+    func generation() throws -> Int64
+    func layout(configuration: String) throws -> StoredLayout?
+    /// The windows `range` of a layout, in order (missing windows are left out).
+    func windows(layoutID: Int64, range: ClosedRange<Int>) throws -> [[UInt8]]
+    /// Every window of a layout, in order.
+    func allWindows(layoutID: Int64) throws -> [[UInt8]]
+    /// The windows whose item index range covers `index`, in order.
+    func windows(layoutID: Int64, holdingIndex index: Int) throws -> [[UInt8]]
+    /// Keys (paths or import keys) of the given items.
+    func keys(ids: [Int64]) throws -> [Int64: Data]
+    /// Items in `order` from `offset` on, with their display sizes: the input of a layout.
+    func layoutInput(order: ItemOrder, offset: Int) throws -> [LayoutInputRow]
+    /// Whether the catalog changed since `generation` only by items added after the first
+    /// `count` items of `order` (so a layout of those can be extended in place).
+    func onlyAppended(since generation: Int64, count: Int, order: ItemOrder) throws -> Bool
+    /// The position of item `id` in `order`, or nil if there is no such item.
+    func index(ofItem id: Int64, order: ItemOrder) throws -> Int?
+}
+
+/// Held while one scan or import writes; released when the last reference goes.
+package protocol WriteLease: AnyObject, Sendable {}
+
+/// What a scan writes.
+package protocol ScanWriting: Sendable {
+    /// Taken by every scan and import; throws `StoreError.busy` if another process holds it.
+    func lockForWriting() throws(StoreError) -> any WriteLease
+    /// The root's id, creating it on first use.
+    func rootID(for path: Data) throws(StoreError) -> Int64
+    /// Every file known under the folder `prefix` (which ends with "/").
+    func knownFiles(under prefix: Data) throws(StoreError) -> [KnownFile]
+    /// Writes file changes in one transaction; the generation is incremented once if any item changed.
+    func apply(_ changes: [FileChange], rootID: Int64) throws(StoreError) -> (added: Int, updated: Int, removed: Int)
+    /// Removes files that are gone, and their items, in one transaction; returns the items removed.
+    func remove(paths: [Data]) throws(StoreError) -> Int
+    /// A file renamed within the roots: its item keeps its id and takes the new path.
+    func move(from oldPath: Data, to newPath: Data, itemID: Int64?) throws(StoreError)
+    /// A vanished file whose content reappeared at `newPath` (already stored as a new item):
+    /// the old item keeps its id and takes the new file's path and facts.
+    func adopt(newPath: Data, oldPath: Data) throws(StoreError)
+    /// Records that a scan of the root ended, completely or not.
+    func finishScan(rootID: Int64, complete: Bool) throws(StoreError)
+}
+
+/// What an import writes.
+package protocol ImportWriting: Sendable {
+    /// Upserts rows by key in one transaction: a refused row leaves the catalog as it was.
+    func importItems(_ rows: [ImportRow], importedAt: String) throws(StoreError) -> ImportSummary
+}
+
+/// Stored layouts.
+package protocol LayoutStoring: Sendable {
+    /// Stores a layout computed at `generation`, replacing the one of the same configuration
+    /// (only `windows` are written over `replacing`'s). Returns false, storing nothing, if the
+    /// catalog has moved on.
+    @discardableResult
+    func saveLayout(configuration: String, order: ItemOrder, generation: Int64, itemCount: Int, contentHeight: Double,
+                    header: [UInt8], windows: [WindowBlob], windowCount: Int, replacing previous: Int64?,
+                    computeSeconds: Double) throws(StoreError) -> Bool
+    /// Removes every stored layout; returns how many.
+    @discardableResult
+    func dropLayouts() throws(StoreError) -> Int
+    /// Records that a layout served a page (at most once a minute).
+    func touchLayout(id: Int64, lastUsedAt: String) throws(StoreError)
+    /// Removes stale layouts that cannot be extended in place; returns how many.
+    @discardableResult
+    func pruneStaleLayouts() throws(StoreError) -> Int
+}

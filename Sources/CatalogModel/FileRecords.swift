@@ -1,0 +1,94 @@
+public import Foundation
+
+/// What a probe found in one image file's header, ready to store.
+public struct ImageFacts: Sendable, Hashable {
+    public var format: String
+    public var pixelWidth: Int
+    public var pixelHeight: Int
+    public var orientation: Int
+    public var width: Int
+    public var height: Int
+    public var bytes: Int64
+    /// ISO 8601 without a zone, from EXIF.
+    public var captureDate: String?
+    /// ISO 8601, UTC, from the file's mtime.
+    public var modifiedAt: String
+
+    package init(format: String, pixelWidth: Int, pixelHeight: Int, orientation: Int, width: Int, height: Int,
+                bytes: Int64, captureDate: String?, modifiedAt: String) {
+        self.format = format
+        self.pixelWidth = pixelWidth
+        self.pixelHeight = pixelHeight
+        self.orientation = orientation
+        self.width = width
+        self.height = height
+        self.bytes = bytes
+        self.captureDate = captureDate
+        self.modifiedAt = modifiedAt
+    }
+}
+
+/// A file's identity and state as of its last scan: a rescan compares against it.
+package struct FileStat: Sendable, Hashable {
+    package var device: Int64
+    package var inode: Int64
+    package var size: Int64
+    package var mtimeNanoseconds: Int64
+
+    package init(device: Int64, inode: Int64, size: Int64, mtimeNanoseconds: Int64) {
+        self.device = device
+        self.inode = inode
+        self.size = size
+        self.mtimeNanoseconds = mtimeNanoseconds
+    }
+}
+
+/// How a file turned out.
+public enum FileOutcome: Sendable, Hashable {
+    case image(ImageFacts)
+    case unsupported
+    case failed(String)
+
+    package var status: Int {
+        switch self {
+        case .image: 0
+        case .unsupported: 1
+        case .failed: 2
+        }
+    }
+}
+
+/// A file known to the catalog.
+package struct KnownFile: Sendable, Hashable {
+    package var path: Data
+    package var stat: FileStat
+    package var fingerprint: Int64?
+    package var status: Int
+    package var itemID: Int64?
+
+    package init(path: Data, stat: FileStat, fingerprint: Int64?, status: Int, itemID: Int64?) {
+        self.path = path
+        self.stat = stat
+        self.fingerprint = fingerprint
+        self.status = status
+        self.itemID = itemID
+    }
+}
+
+/// A file to write: new, changed, or found again at another path.
+package struct FileChange: Sendable, Hashable {
+    package var path: Data
+    package var stat: FileStat
+    package var fingerprint: Int64?
+    package var outcome: FileOutcome
+    /// The item this file keeps (its own, or the one of the file it moved from).
+    package var itemID: Int64?
+
+    package init(path: Data, stat: FileStat, fingerprint: Int64?, outcome: FileOutcome, itemID: Int64?) {
+        self.path = path
+        self.stat = stat
+        self.fingerprint = fingerprint
+        self.outcome = outcome
+        self.itemID = itemID
+    }
+}

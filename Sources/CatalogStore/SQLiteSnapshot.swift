@@ -1,0 +1,108 @@
+package import CatalogModel
+package import Foundation
+import GRDB
+
+/// Reads inside one read transaction: everything a page needs comes from the same committed
+/// state, so a page never mixes two generations, and a running scan never blocks it.
+struct SQLiteSnapshot: CatalogSnapshot {
+    let db: Database
+
+    package func generation() throws -> Int64 {
+        try Int64.fetchOne(db, sql: "SELECT generation FROM catalog") ?? 0
+    }
+
+    package func itemCount() throws -> Int {
+        try Int.fetchOne(db, sql: "SELECT count(*) FROM items") ?? 0
+    }
+
+    package func layout(configuration: String) throws -> StoredLayout? {
+        try Row.fetchOne(db, sql: """
+            SELECT id, configuration, generation, item_count, content_height, header, bytes, compute_seconds, last_used_at
+            FROM layouts WHERE configuration = ?
+            """, arguments: [configuration]).map(SQLiteStore.storedLayout)
+    }
+
+    /// The windows `range` of a layout, in order (missing windows are left out).
+    package func windows(layoutID: Int64, range: ClosedRange<Int>) throws -> [[UInt8]] {
+        try Data.fetchAll(db, sql: "SELECT bytes FROM layout_windows WHERE layout_id = ? AND window BETWEEN ? AND ? ORDER BY window",
+                          arguments: [layoutID, range.lowerBound, range.upperBound]).map { [UInt8]($0) }
+    }
+
+    /// Every window of a layout, in order.
+    package func allWindows(layoutID: Int64) throws -> [[UInt8]] {
+        try Data.fetchAll(db, sql: "SELECT bytes FROM layout_windows WHERE layout_id = ? ORDER BY window", arguments: [layoutID])
+            .map { [UInt8]($0) }
+    }
+
+    /// The windows that may hold item `index` (their index range covers it), in order.
+    package func windows(layoutID: Int64, holdingIndex index: Int) throws -> [[UInt8]] {
+        try Data.fetchAll(db, sql: """
+            SELECT bytes FROM layout_windows WHERE layout_id = ? AND min_index <= ? AND max_index >= ? ORDER BY window
+            """, arguments: [layoutID, index, index]).map { [UInt8]($0) }
+    }
+
+    /// Keys (paths or import keys) of the given items.
+    package func keys(ids: [Int64]) throws -> [Int64: Data] {
+        guard !ids.isEmpty else { return [:] }
+        var keys: [Int64: Data] = [:]
+        for chunk in stride(from: 0, to: ids.count, by: 500) {
+            let part = Array(ids[chunk..<min(chunk + 500, ids.count)])
+            let marks = Array(repeating: "?", count: part.count).joined(separator: ",")
+            for row in try Row.fetchAll(db, sql: "SELECT id, key FROM items WHERE id IN (\(marks))", arguments: StatementArguments(part)) {
+                keys[row[0]] = row[1]
+            }
+        }
+        return keys
+    }
+
+    /// Items in `order` with their display sizes: the input of a layout.
+    package func layoutInput(order: ItemOrder, offset: Int) throws -> [LayoutInputRow] {
+        var rows: [LayoutInputRow] = []
+        let cursor = try Row.fetchCursor(db, sql: "SELECT id, width, height FROM items ORDER BY \(order.orderBy) LIMIT -1 OFFSET ?",
+                                         arguments: [offset])
+        while let row = try cursor.next() { rows.append(LayoutInputRow(id: row[0], width: row[1], height: row[2])) }
+        return rows
+    }
+
+    /// Whether the catalog changed since `generation` only by items added after the first
+    /// `count` items of `order` (so a layout of those can be extended in place).
+    package func onlyAppended(since generation: Int64, count: Int, order: ItemOrder) throws -> Bool {
+        let unchanged = try Int.fetchOne(db, sql: "SELECT count(*) FROM items WHERE changed_generation <= ?", arguments: [generation]) ?? 0
+        guard unchanged == count else { return false } // something was removed, updated or moved
+        let newInPrefix = try Int.fetchOne(db, sql: """
+            SELECT count(*) FROM (SELECT changed_generation FROM items ORDER BY \(order.orderBy) LIMIT ?) WHERE changed_generation > ?
+            """, arguments: [count, generation]) ?? 0
+        return newInPrefix == 0
+    }
+
+    /// The position of item `id` in `order`, or nil if there is no such item.
+    package func index(ofItem id: Int64, order: ItemOrder) throws -> Int? {
+        guard let row = try Row.fetchOne(db, sql: "SELECT sort_date, key FROM items WHERE id = ?", arguments: [id]) else { return nil }
+        let date: String = row[0]
+        let key: Data = row[1]
+        switch order {
+        case .date:
+            return try Int.fetchOne(db, sql: "SELECT count(*) FROM items WHERE sort_date > ? OR (sort_date = ? AND key < ?)",
+                                    arguments: [date, date, key])
+        case .path:
+            return try Int.fetchOne(db, sql: "SELECT count(*) FROM items WHERE key < ?", arguments: [key])
+        }
+    }
+}
+
+extension SQLiteStore {
+    /// Runs `body` with a snapshot of the catalog (one read transaction). SQLite errors become
+    /// `StoreError`; the body's own errors pass through as they are.
+    package func withSnapshot<T: Sendable>(_ body: (any CatalogSnapshot) throws -> T) throws -> T {
+        do {
+            return try pool.read { db in try body(SQLiteSnapshot(db: db)) }
+        } catch let error as DatabaseError {
+            throw StoreError.wrap(error)
+        }
+    }
+
+    static func storedLayout(_ row: Row) -> StoredLayout {
+        StoredLayout(id: row[0], configuration: row[1], generation: row[2], itemCount: row[3], contentHeight: row[4],
+                     header: [UInt8](row[5] as Data), bytes: row[6], computeSeconds: row[7], lastUsedAt: row[8])
+    }
+}

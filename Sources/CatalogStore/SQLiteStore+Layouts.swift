@@ -1,0 +1,103 @@
+package import CatalogModel
+import Foundation
+import GRDB
+
+extension SQLiteStore {
+    /// Stores a layout computed at catalog generation `generation`, replacing any layout of the
+    /// same configuration. Windows listed in `keepWindows` are left as stored (an extension
+    /// rewrites only what changed). Returns false, storing nothing, if the catalog has moved on.
+    @discardableResult
+    package func saveLayout(configuration: String, order: ItemOrder, generation: Int64, itemCount: Int, contentHeight: Double, header: [UInt8],
+                           windows: [WindowBlob], windowCount: Int, replacing previous: Int64?,
+                           computeSeconds: Double) throws(StoreError) -> Bool {
+        try write { db in
+            guard try Int64.fetchOne(db, sql: "SELECT generation FROM catalog") == generation else { return false }
+            var id: Int64
+            if let previous, try Int64.fetchOne(db, sql: "SELECT id FROM layouts WHERE id = ? AND configuration = ?",
+                                                  arguments: [previous, configuration]) != nil {
+                id = previous
+                try db.execute(sql: "DELETE FROM layout_windows WHERE layout_id = ? AND window >= ?", arguments: [id, windowCount])
+            } else {
+                try db.execute(sql: "DELETE FROM layouts WHERE configuration = ?", arguments: [configuration])
+                try db.execute(sql: """
+                    INSERT INTO layouts (configuration, item_order, generation, item_count, content_height, header, bytes, compute_seconds)
+                    VALUES (?, ?, 0, 0, 0, x'', 0, 0)
+                    """, arguments: [configuration, order.rawValue])
+                id = db.lastInsertedRowID
+            }
+            let put = try BulkStatement(db, sql: """
+                INSERT OR REPLACE INTO layout_windows (layout_id, window, min_index, max_index, bytes) VALUES (?1, ?2, ?3, ?4, ?5)
+                """)
+            for window in windows {
+                put.bind(1, id)
+                put.bind(2, window.window)
+                put.bind(3, window.minIndex)
+                put.bind(4, window.maxIndex)
+                put.bind(5, blob: window.bytes)
+                try put.run(db)
+            }
+            let windowBytes = try Int64.fetchOne(db, sql: "SELECT coalesce(sum(length(bytes)), 0) FROM layout_windows WHERE layout_id = ?",
+                                                 arguments: [id]) ?? 0
+            try db.execute(sql: """
+                UPDATE layouts SET generation = ?, item_count = ?, content_height = ?, header = ?, bytes = ?, compute_seconds = ?,
+                    last_used_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now')
+                WHERE id = ?
+                """, arguments: [generation, itemCount, contentHeight, Data(header), windowBytes + Int64(header.count), computeSeconds, id])
+            return true
+        }
+    }
+
+    /// Stored layouts, most recently used first.
+    package func layouts() throws(StoreError) -> [StoredLayout] {
+        try read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT id, configuration, generation, item_count, content_height, header, bytes, compute_seconds, last_used_at
+                FROM layouts ORDER BY last_used_at DESC, configuration
+                """).map(Self.storedLayout)
+        }
+    }
+
+    /// Removes every stored layout; returns how many.
+    @discardableResult
+    package func dropLayouts() throws(StoreError) -> Int {
+        try write { db in
+            try db.execute(sql: "DELETE FROM layouts")
+            return db.changesCount
+        }
+    }
+
+    /// Records that a layout served a page, at most once a minute (a page is otherwise read-only).
+    package func touchLayout(id: Int64, lastUsedAt: String) throws(StoreError) {
+        guard lastUsedAt < Self.isoNow(minus: 60) else { return }
+        try write { db in
+            try db.execute(sql: "UPDATE layouts SET last_used_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE id = ?", arguments: [id])
+        }
+    }
+
+    /// Removes stale layouts that cannot be extended in place (something was removed, updated,
+    /// or inserted before their last item); extendable ones stay until their next use.
+    @discardableResult
+    package func pruneStaleLayouts() throws(StoreError) -> Int {
+        try write { db in try Self.pruneStaleLayouts(db) }
+    }
+
+    static func pruneStaleLayouts(_ db: Database) throws -> Int {
+        let generation = try Int64.fetchOne(db, sql: "SELECT generation FROM catalog") ?? 0
+        var removed = 0
+        for row in try Row.fetchAll(db, sql: "SELECT id, item_order, generation, item_count FROM layouts WHERE generation < ?",
+                                    arguments: [generation]) {
+            let order = ItemOrder(rawValue: row[1]) ?? .date
+            if try !SQLiteSnapshot(db: db).onlyAppended(since: row[2], count: row[3], order: order) {
+                try db.execute(sql: "DELETE FROM layouts WHERE id = ?", arguments: [row[0] as Int64])
+                removed += 1
+            }
+        }
+        return removed
+    }
+
+    static func isoNow(minus seconds: TimeInterval) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.string(from: Date().addingTimeInterval(-seconds))
+    }
+}

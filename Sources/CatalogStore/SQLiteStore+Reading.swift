@@ -1,0 +1,62 @@
+package import CatalogModel
+import Foundation
+import GRDB
+
+extension SQLiteStore {
+    static let itemColumns = """
+        id, key, source, format, pixel_width, pixel_height, orientation, width, height, bytes, sort_date, url, title
+        """
+
+    static func itemRow(_ row: Row) -> ItemRow {
+        ItemRow(id: row[0], key: row[1], isImported: (row[2] as Int) == 1, format: row[3], pixelWidth: row[4],
+                pixelHeight: row[5], orientation: row[6], width: row[7], height: row[8], bytes: row[9],
+                date: row[10], url: row[11], title: row[12])
+    }
+
+    /// Items in `order`, skipping `offset`, at most `limit` (nil: all).
+    package func items(order: ItemOrder, limit: Int? = nil, offset: Int = 0) throws(StoreError) -> [ItemRow] {
+        try read { db in
+            try Row.fetchAll(db, sql: "SELECT \(Self.itemColumns) FROM items ORDER BY \(order.orderBy) LIMIT ? OFFSET ?",
+                             arguments: [limit ?? -1, offset]).map(Self.itemRow)
+        }
+    }
+
+    /// One item by id, or nil.
+    package func item(id: Int64) throws(StoreError) -> ItemRow? {
+        try read { db in
+            try Row.fetchOne(db, sql: "SELECT \(Self.itemColumns) FROM items WHERE id = ?", arguments: [id]).map(Self.itemRow)
+        }
+    }
+
+    /// Files that failed, by path.
+    package func fileErrors() throws(StoreError) -> [FileError] {
+        try read { db in
+            try Row.fetchAll(db, sql: "SELECT path, error FROM files WHERE status = 2 ORDER BY path").map {
+                FileError(path: $0[0], reason: $0[1] ?? "unknown error")
+            }
+        }
+    }
+
+    package func stats() throws(StoreError) -> CatalogStats {
+        let catalogPath = path
+        let onDisk = ["", "-wal", "-shm"].reduce(Int64(0)) { total, suffix in
+            let size = (try? FileManager.default.attributesOfItem(atPath: catalogPath + suffix)[.size] as? NSNumber)?.int64Value
+            return total + (size ?? 0)
+        }
+        return try read { db in
+            var byFormat: [String: Int] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT coalesce(format, 'imported'), count(*) FROM items GROUP BY 1") {
+                byFormat[row[0]] = row[1]
+            }
+            let files = try Row.fetchOne(db, sql: """
+                SELECT count(*), sum(status = 1), sum(status = 2) FROM files
+                """)!
+            return CatalogStats(
+                path: catalogPath, bytesOnDisk: onDisk,
+                generation: try Int64.fetchOne(db, sql: "SELECT generation FROM catalog") ?? 0,
+                items: byFormat.values.reduce(0, +), itemsByFormat: byFormat,
+                importedItems: try Int.fetchOne(db, sql: "SELECT count(*) FROM items WHERE source = 1") ?? 0,
+                files: files[0], unsupportedFiles: files[1] ?? 0, failedFiles: files[2] ?? 0)
+        }
+    }
+}

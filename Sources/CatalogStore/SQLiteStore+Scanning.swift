@@ -1,0 +1,196 @@
+package import CatalogModel
+package import Foundation
+import GRDB
+
+extension SQLiteStore {
+    /// The root's id, creating its row on first use.
+    package func rootID(for path: Data) throws(StoreError) -> Int64 {
+        try write { db in
+            try db.execute(sql: "INSERT INTO roots (path) VALUES (?) ON CONFLICT(path) DO NOTHING", arguments: [path])
+            return try Int64.fetchOne(db, sql: "SELECT id FROM roots WHERE path = ?", arguments: [path])!
+        }
+    }
+
+    /// Every file known under the folder `prefix` (which ends with "/").
+    package func knownFiles(under prefix: Data) throws(StoreError) -> [KnownFile] {
+        var upper = prefix
+        upper[upper.count - 1] += 1 // "/" + 1: the first key past the folder
+        return try read { db in
+            var files: [KnownFile] = []
+            files.reserveCapacity(try Int.fetchOne(db, sql: "SELECT count(*) FROM files WHERE path >= ? AND path < ?", arguments: [prefix, upper]) ?? 0)
+            let statement = try BulkStatement(db, sql: """
+                SELECT path, device, inode, size, mtime_ns, fingerprint, status, item_id
+                FROM files WHERE path >= ?1 AND path < ?2
+                """)
+            statement.bind(1, blob: prefix)
+            statement.bind(2, blob: upper)
+            try statement.forEachRow(db) { row in
+                let path = row.blob(0)
+                files.append(KnownFile(
+                    path: path, stat: FileStat(device: row.int64(1), inode: row.int64(2), size: row.int64(3), mtimeNanoseconds: row.int64(4)),
+                    fingerprint: row.optionalInt64(5), status: Int(row.int64(6)), itemID: row.optionalInt64(7)))
+            }
+            return files
+        }
+    }
+
+    /// Writes file changes in one transaction; returns how many items were added, updated, removed.
+    /// The generation is incremented once if any item changed.
+    @discardableResult
+    package func apply(_ changes: [FileChange], rootID: Int64) throws(StoreError) -> (added: Int, updated: Int, removed: Int) {
+        guard !changes.isEmpty else { return (0, 0, 0) }
+        return try write { db in
+            // Bumped on the first change to an item: batches of unsupported or failed files
+            // change only file records and leave the generation alone.
+            var bumped: Int64? = nil
+            func generation() throws -> Int64 {
+                if let bumped { return bumped }
+                let next = try Self.nextGeneration(db)
+                bumped = next
+                return next
+            }
+            var counts = (added: 0, updated: 0, removed: 0)
+            let upsertItem = try BulkStatement(db, sql: """
+                INSERT INTO items (key, source, format, pixel_width, pixel_height, orientation, width, height, bytes,
+                                   capture_date, modified_at, sort_date, changed_generation)
+                VALUES (?1, 0, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+                ON CONFLICT(key) DO UPDATE SET source = 0, format = excluded.format, pixel_width = excluded.pixel_width,
+                    pixel_height = excluded.pixel_height, orientation = excluded.orientation, width = excluded.width,
+                    height = excluded.height, bytes = excluded.bytes, capture_date = excluded.capture_date,
+                    modified_at = excluded.modified_at, sort_date = excluded.sort_date,
+                    changed_generation = excluded.changed_generation
+                RETURNING id
+                """)
+            let updateItem = try BulkStatement(db, sql: """
+                UPDATE items SET key = ?1, format = ?2, pixel_width = ?3, pixel_height = ?4, orientation = ?5, width = ?6,
+                    height = ?7, bytes = ?8, capture_date = ?9, modified_at = ?10, sort_date = ?11, changed_generation = ?12
+                WHERE id = ?13 RETURNING id
+                """)
+            let deleteItem = try BulkStatement(db, sql: "DELETE FROM items WHERE id = ?1")
+            let upsertFile = try BulkStatement(db, sql: """
+                INSERT OR REPLACE INTO files (path, root_id, device, inode, size, mtime_ns, fingerprint, status, item_id, error)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+                """)
+            for change in changes {
+                var itemID: Int64? = nil
+                switch change.outcome {
+                case .image(let facts):
+                    func bindFacts(_ statement: BulkStatement) throws {
+                        statement.bind(1, blob: change.path)
+                        statement.bind(2, facts.format)
+                        statement.bind(3, facts.pixelWidth)
+                        statement.bind(4, facts.pixelHeight)
+                        statement.bind(5, facts.orientation)
+                        statement.bind(6, facts.width)
+                        statement.bind(7, facts.height)
+                        statement.bind(8, facts.bytes)
+                        statement.bind(9, facts.captureDate)
+                        statement.bind(10, facts.modifiedAt)
+                        statement.bind(11, facts.captureDate ?? facts.modifiedAt)
+                        statement.bind(12, try generation())
+                    }
+                    if let existing = change.itemID {
+                        try bindFacts(updateItem)
+                        updateItem.bind(13, existing)
+                        itemID = try updateItem.run(db)
+                    }
+                    if itemID != nil {
+                        counts.updated += 1
+                    } else {
+                        try bindFacts(upsertItem)
+                        itemID = try upsertItem.run(db)
+                        counts.added += 1
+                    }
+                case .unsupported, .failed:
+                    if let existing = change.itemID {
+                        deleteItem.bind(1, existing)
+                        try deleteItem.run(db)
+                        let deleted = db.changesCount
+                        if deleted > 0 {
+                            counts.removed += deleted
+                            _ = try generation()
+                        }
+                    }
+                }
+                var error: String? = nil
+                if case .failed(let reason) = change.outcome { error = reason }
+                upsertFile.bind(1, blob: change.path)
+                upsertFile.bind(2, rootID)
+                upsertFile.bind(3, change.stat.device)
+                upsertFile.bind(4, change.stat.inode)
+                upsertFile.bind(5, change.stat.size)
+                upsertFile.bind(6, change.stat.mtimeNanoseconds)
+                upsertFile.bind(7, change.fingerprint)
+                upsertFile.bind(8, change.outcome.status)
+                upsertFile.bind(9, itemID)
+                upsertFile.bind(10, error)
+                try upsertFile.run(db)
+            }
+            return counts
+        }
+    }
+
+    /// Removes files that are gone, and their items, in one transaction.
+    @discardableResult
+    package func remove(paths: [Data]) throws(StoreError) -> Int {
+        guard !paths.isEmpty else { return 0 }
+        return try write { db in
+            var removedItems = 0
+            let itemOf = try db.makeStatement(sql: "SELECT item_id FROM files WHERE path = ?")
+            let deleteItem = try db.makeStatement(sql: "DELETE FROM items WHERE id = ?")
+            let deleteFile = try db.makeStatement(sql: "DELETE FROM files WHERE path = ?")
+            for path in paths {
+                if let item = try Int64.fetchOne(itemOf, arguments: [path]) {
+                    try deleteItem.execute(arguments: [item])
+                    removedItems += db.changesCount
+                }
+                try deleteFile.execute(arguments: [path])
+            }
+            if removedItems > 0 { _ = try Self.nextGeneration(db) }
+            return removedItems
+        }
+    }
+
+    /// Records that a scan of the root ended, completely or not.
+    package func finishScan(rootID: Int64, complete: Bool) throws(StoreError) {
+        try write { db in
+            try db.execute(sql: """
+                UPDATE roots SET last_scanned_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), last_scan_complete = ? WHERE id = ?
+                """, arguments: [complete, rootID])
+        }
+    }
+}
+
+extension SQLiteStore {
+    /// A file renamed within the roots: its item keeps its id and takes the new path.
+    package func move(from oldPath: Data, to newPath: Data, itemID: Int64?) throws(StoreError) {
+        try write { db in
+            try db.execute(sql: "DELETE FROM files WHERE path = ?", arguments: [newPath])
+            try db.execute(sql: "UPDATE files SET path = ? WHERE path = ?", arguments: [newPath, oldPath])
+            if let itemID {
+                let generation = try Self.nextGeneration(db)
+                try db.execute(sql: "UPDATE items SET key = ?, changed_generation = ? WHERE id = ?", arguments: [newPath, generation, itemID])
+            }
+        }
+    }
+
+    /// A vanished file whose content reappeared at `newPath` (already scanned as a new item):
+    /// the old item keeps its id and takes the new file's path and facts; the new item goes.
+    package func adopt(newPath: Data, oldPath: Data) throws(StoreError) {
+        try write { db in
+            guard let oldItem = try Int64.fetchOne(db, sql: "SELECT item_id FROM files WHERE path = ?", arguments: [oldPath]),
+                  let newItem = try Int64.fetchOne(db, sql: "SELECT item_id FROM files WHERE path = ?", arguments: [newPath])
+            else { return }
+            let generation = try Self.nextGeneration(db)
+            let columns = "format, pixel_width, pixel_height, orientation, width, height, bytes, capture_date, modified_at, sort_date"
+            let facts = try Row.fetchOne(db, sql: "SELECT \(columns) FROM items WHERE id = ?", arguments: [newItem])!
+            try db.execute(sql: "DELETE FROM items WHERE id = ?", arguments: [newItem])
+            try db.execute(sql: """
+                UPDATE items SET key = ?, format = ?, pixel_width = ?, pixel_height = ?, orientation = ?, width = ?, height = ?,
+                    bytes = ?, capture_date = ?, modified_at = ?, sort_date = ?, changed_generation = ? WHERE id = ?
+                """, arguments: StatementArguments([newPath.databaseValue] + facts.databaseValues + [generation.databaseValue, oldItem.databaseValue]))
+            try db.execute(sql: "UPDATE files SET item_id = ? WHERE path = ?", arguments: [oldItem, newPath])
+            try db.execute(sql: "DELETE FROM files WHERE path = ?", arguments: [oldPath])
+        }
+    }
+}

@@ -1,0 +1,136 @@
+package import CatalogModel
+import Foundation
+package import GRDB
+
+/// The catalog's SQLite database: items, the files behind them, and stored layouts. The
+/// SQLite side of the store seam (`CatalogBackend`).
+///
+/// Opened in WAL mode through a `DatabasePool`: readers (`list`, `page`) read a consistent
+/// snapshot while a scan writes. The schema comes only from `Migrations/*.sql`, each applied
+/// in its own transaction and recorded. A file that is not a catalog, or a catalog from a
+/// newer version, is refused before anything is written to it.
+package final class SQLiteStore: CatalogBackend {
+    package let path: String
+    package var location: String { path }
+
+    /// The id of the newest migration this build applies.
+    package static var schemaVersion: String { CatalogMigrations.identifiers.last ?? "none" }
+    package let pool: DatabasePool
+
+    /// Opens (creating it and its folder if needed) the catalog at `path`.
+    package static func open(at path: String) throws(StoreError) -> SQLiteStore {
+        let url = URL(fileURLWithPath: path)
+        let exists = FileManager.default.fileExists(atPath: path)
+        if exists {
+            try checkIsCatalog(path)
+        } else {
+            do {
+                try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            } catch {
+                throw .cannotOpen(path: path, reason: "cannot create its folder: \(error.localizedDescription)")
+            }
+        }
+        do {
+            var configuration = Configuration()
+            configuration.busyMode = .timeout(10)
+            configuration.prepareDatabase { db in
+                try db.execute(sql: "PRAGMA synchronous = NORMAL")
+                // A scan batch or a million-line import touches pages all over the item and
+                // index B-trees: with SQLite's default 2 MB cache they spill to the WAL mid-
+                // transaction and are read back. The cache grows only as pages are used.
+                try db.execute(sql: "PRAGMA cache_size = -262144")
+                try db.execute(sql: "PRAGMA mmap_size = 1073741824")
+                // Each checkpoint syncs the WAL and the database file: a scan that writes 100 MB
+                // would otherwise sync every 4 MB.
+                try db.execute(sql: "PRAGMA wal_autocheckpoint = 16384")
+            }
+            let pool = try DatabasePool(path: path, configuration: configuration)
+            let migrator = CatalogMigrations.migrator
+            // Migrate only when needed: a reader opening the catalog during a scan never waits
+            // for the scan's write transaction.
+            if try !pool.read({ try migrator.hasCompletedMigrations($0) }) { try migrator.migrate(pool) }
+            return SQLiteStore(path: path, pool: pool)
+        } catch let error as DatabaseError {
+            throw .cannotOpen(path: path, reason: error.message ?? error.description)
+        } catch {
+            throw .cannotOpen(path: path, reason: "\(error)")
+        }
+    }
+
+    private init(path: String, pool: DatabasePool) {
+        self.path = path
+        self.pool = pool
+    }
+
+    /// Refuses, without writing anything, a file that is not a catalog or is a newer one.
+    private static func checkIsCatalog(_ path: String) throws(StoreError) {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw .cannotOpen(path: path, reason: "permission denied")
+        }
+        let head = (try? handle.read(upToCount: 16)) ?? Data()
+        try? handle.close()
+        if head.isEmpty { return } // an empty file: becomes a new catalog
+        guard head == Data("SQLite format 3\0".utf8) else {
+            throw .notACatalog(path: path, reason: "not an SQLite database")
+        }
+        do {
+            var configuration = Configuration()
+            configuration.readonly = true
+            configuration.busyMode = .timeout(10) // another connection may hold a lock for a moment
+            let queue = try DatabaseQueue(path: path, configuration: configuration)
+            defer { try? queue.close() }
+            try queue.read { db in
+                let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
+                if tables.isEmpty { return }
+                guard tables.contains("grdb_migrations"), tables.contains("catalog") else {
+                    throw StoreError.notACatalog(path: path, reason: "an SQLite database without catalog tables")
+                }
+                let applied = try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
+                let known = Set(CatalogMigrations.identifiers)
+                let unknown = applied.filter { !known.contains($0) }.sorted()
+                if !unknown.isEmpty { throw StoreError.newerVersion(path: path, unknownMigrations: unknown) }
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB || error.resultCode == .SQLITE_CORRUPT {
+            throw .notACatalog(path: path, reason: error.message ?? "not a database")
+        } catch {
+            throw .cannotOpen(path: path, reason: "\(error)")
+        }
+    }
+
+    /// `flock` on `<catalog>.lock`: released when the process ends, however it ends.
+    package func lockForWriting() throws(StoreError) -> any WriteLease {
+        try WriteLock(catalogPath: path, wait: false)
+    }
+
+    /// The generation number: incremented by every change to the items.
+    package func generation() throws(StoreError) -> Int64 {
+        try read { db in try Int64.fetchOne(db, sql: "SELECT generation FROM catalog") ?? 0 }
+    }
+
+    /// Runs `body` in a read transaction: one consistent snapshot, whatever a scan is writing.
+    package func read<T: Sendable>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+        do { return try pool.read(body) } catch { throw StoreError.wrap(error) }
+    }
+
+    /// Runs `body` in a write transaction.
+    package func write<T: Sendable>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+        do { return try pool.write(body) } catch { throw StoreError.wrap(error) }
+    }
+}
+
+extension SQLiteStore {
+    /// Increments the catalog's generation inside the current write transaction; returns it.
+    static func nextGeneration(_ db: Database) throws -> Int64 {
+        try Int64.fetchOne(db, sql: "UPDATE catalog SET generation = generation + 1 RETURNING generation")!
+    }
+}
+
+extension StoreError {
+    static func wrap(_ error: any Error) -> StoreError {
+        if let error = error as? StoreError { return error }
+        if let error = error as? DatabaseError { return .database(error.message ?? error.description) }
+        return .database("\(error)")
+    }
+}

@@ -1,0 +1,87 @@
+import CatalogKit
+import Foundation
+import Testing
+
+/// What a new user meets first: `--version`, scans of roots that cannot be scanned, and the
+/// layout options reduced to the same configuration as a query string.
+@Suite struct CommandLineTests {
+    func run(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        let process = Process()
+        process.executableURL = BuiltTool.catalog
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
+    }
+
+    @Test func versionPrintsTheVersionAndTheSchema() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let result = try run(["--version"])
+        #expect(result.status == 0)
+        #expect(result.stdout == "catalog \(Catalog.version)\n")
+        #expect(result.stdout.contains("schema 00"))
+    }
+
+    @Test func aMissingRootExits1NamingIt_whileTheOtherRootsAreScanned() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let library = try Library()
+        try library.write("a.jpg", Library.fixture("baseline.jpg"))
+        let missing = library.root.path + "-typo"
+        let result = try run(["scan", "--db", library.catalogPath, missing, library.root.path])
+        #expect(result.status == 1)
+        #expect(result.stdout.hasPrefix("added 1,"), "the good root was scanned: \(result.stdout)")
+        #expect(result.stderr.contains("error: \(missing): No such file or directory"), "\(result.stderr)")
+        #expect(try library.items().count == 1)
+        // Nothing under a root that went missing is removed.
+        try FileManager.default.moveItem(atPath: library.root.path, toPath: missing)
+        let again = try run(["scan", "--db", library.catalogPath, library.root.path, "--json"])
+        #expect(again.status == 1)
+        #expect(again.stdout.contains(#""removed":0"#))
+        #expect(again.stdout.contains(#""unscannedRoots":[""#))
+        #expect(try library.items().count == 1)
+    }
+
+    @Test func aFileGivenAsARootIsRefusedWithAMessage() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let library = try Library()
+        let photo = try library.write("photo.jpg", Library.fixture("baseline.jpg"))
+        let result = try run(["scan", "--db", library.catalogPath, photo])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("error: \(photo): not a folder"), "\(result.stderr)")
+        #expect(result.stderr.contains("catalog probe"))
+        #expect(try library.items().isEmpty)
+    }
+
+    /// `catalog layout` with options stores the configuration a query string parses to.
+    @Test func commandLineOptionsAndAQueryStringGiveTheSameConfiguration() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let library = try Library()
+        _ = try library.catalog().importItems(PagerTests.importRows(20))
+        let result = try run(["layout", "--db", library.catalogPath, "--width", "414", "--cols", "3", "--inset", "4,6,8,10",
+                              "--row-spacing", "2", "--direction", "ltr", "--sort", "path", "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let key = try #require(object["configuration"] as? String)
+        let query = try PageRequest(query: "width=414&cols=3&inset=4,6,8,10&row-spacing=2&direction=ltr&sort=path").configuration
+        #expect(try LayoutConfiguration(key: key) == query)
+        #expect(key == query.key)
+    }
+
+    @Test(arguments: [(["--width", "375", "--cols", "1001"], "--cols must be a whole number from 1 to 1000, got \"1001\""),
+                      (["--width", "100", "--cols", "12"], "--cols must be at most 11 for width 100"),
+                      (["--width", "375", "--inset", "1,2,3"], "--inset must be one number, or four"),
+                      (["--width", "375", "--height", "2e6"], "--height must be a number of points from 0 to 1000000")])
+    func badOptionsNameTheOptionAndTheRange(_ arguments: [String], _ message: String) throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let library = try Library()
+        let result = try run(["page", "--db", library.catalogPath] + arguments)
+        #expect(result.status == 2)
+        #expect(result.stderr.hasPrefix("Error: \(message)"), "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+    }
+}

@@ -1,0 +1,105 @@
+import CatalogKit
+import Testing
+
+/// The one parser of layout and page parameters: bounds, messages, and the equal forms.
+@Suite struct LayoutParameterTests {
+    func parse(_ query: String) throws(LayoutParameterError) -> PageRequest { try PageRequest(query: query) }
+
+    func error(_ query: String) -> LayoutParameterError? {
+        do {
+            _ = try parse(query)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test func defaultsAreThoseOfCatalogPage() throws {
+        let request = try parse("width=375")
+        var expected = LayoutConfiguration(width: 375)
+        (expected.columns, expected.columnSpacing, expected.rowSpacing, expected.insets) = (2, 8, 8, Insets(all: 8))
+        #expect(request.configuration == expected)
+        #expect(request.position == .offset(0))
+        #expect(request.height == 812)
+    }
+
+    @Test func everyParameterIsRead() throws {
+        let request = try parse("width=1024&cols=5&column-spacing=12&row-spacing=4&inset=20,10,30,6&extra-height=40&direction=rtl&sort=path"
+            + "&offset=4000&height=600&window=4096")
+        let c = request.configuration
+        #expect((c.width, c.columns, c.columnSpacing, c.rowSpacing, c.extraHeight, c.windowHeight) == (1024, 5, 12, 4, 40, 4096))
+        #expect(c.insets == Insets(top: 20, left: 10, bottom: 30, right: 6))
+        #expect((c.direction, c.order, c.style) == (.rightToLeft, .path, .waterfall))
+        #expect((request.position, request.height) == (.offset(4000), 600))
+        #expect(try parse("width=375&spacing=3").configuration.columnSpacing == 3)
+        #expect(try parse("width=375&spacing=3&row-spacing=5").configuration.rowSpacing == 5)
+        #expect(try parse("width=375&item=42&offset=10").position == .item(42), "item wins over offset")
+        #expect(try parse("width=375&inset=%2012").configuration.insets == Insets(all: 12), "percent escapes and spaces")
+    }
+
+    /// Each value just inside its range is taken; just outside, refused with a message that
+    /// names the parameter, the value and the range.
+    @Test(arguments: [
+        ("width", "0.001", "0"), ("width", "1000000", "1000000.5"), ("cols", "1", "0"), ("cols", "6", "1001"),
+        ("spacing", "0", "-1"), ("spacing", "100", "1e7"), ("extra-height", "1000000", "1000000.5"), ("column-spacing", "0", "-0.5"), ("row-spacing", "0", "nan"),
+        ("extra-height", "0", "-2"), ("inset", "0,0,0,0", "1,2,3"), ("inset", "8", "a"), ("inset", "100", "-8"), ("inset", "0,0,1000000,0", "0,0,1000001,0"),
+        ("window", "64", "63"), ("offset", "0", "-1"), ("offset", "1e12", "inf"), ("height", "0", "-5"),
+        ("height", "1000000", "1000001"), ("item", "7", "seven"), ("style", "grid", "mosaic"), ("direction", "ltr", "up"),
+        ("sort", "path", "size"), ("cell", "width", "ratio"),
+    ])
+    func boundsAreCheckedAndTheErrorNamesTheParameter(_ name: String, _ good: String, _ bad: String) throws {
+        let base = name == "width" ? "cols=1&inset=0&" : "width=375&"
+        _ = try parse(base + "\(name)=\(good)")
+        let refused = try #require(error(base + "\(name)=\(bad)"))
+        #expect(refused.parameter == name)
+        #expect(refused.value == bad)
+        #expect(refused.problem == .invalid)
+        #expect(refused.description.hasPrefix("\(name) must be "))
+        #expect(refused.description.contains("\"\(bad)\""))
+    }
+
+    @Test func columnsThatLeaveNoRoomNameColsAndTheLimit() throws {
+        let tooMany = try #require(error("width=100&cols=12"))
+        #expect(tooMany.parameter == "cols")
+        #expect(tooMany.description == #"cols must be at most 11 for width 100 with these insets and spacings, got "12""#)
+        _ = try parse("width=100&cols=11")
+        let insets = try #require(error("width=100&inset=0,50,0,50"))
+        #expect(insets.parameter == "inset")
+    }
+
+    @Test func unknownRepeatedAndMissingParametersAreRefused() {
+        #expect(error("width=375&colums=3")?.problem == .unknown)
+        #expect(error("width=375&colums=3")?.parameter == "colums")
+        #expect(error("width=375&cols=2&cols=3")?.problem == .repeated)
+        #expect(error("cols=3")?.problem == .missing)
+        #expect(error("cols=3")?.parameter == "width")
+        #expect(throws: LayoutParameterError.self) { try LayoutConfiguration(parameters: [(name: "width", value: "375"), (name: "offset", value: "10")]) }
+    }
+
+    @Test func aListIsOneColumn_andIgnoredParametersTakeOneValue() throws {
+        let list = try parse("width=375&style=list&cols=4&spacing=3&direction=rtl").configuration
+        #expect(list.columns == 1)
+        #expect(list == (try parse("width=375&style=list&row-spacing=3").configuration))
+        let grid = try parse("width=375&style=grid&extra-height=20&direction=ltr").configuration
+        #expect(grid == (try parse("width=375&style=grid").configuration))
+    }
+
+    /// The canonical text a stored layout is found by parses back to the same configuration.
+    @Test(arguments: ["width=375", "width=375&style=grid&cols=3", "width=414&style=list&extra-height=24&row-spacing=2",
+                      "width=1280&cols=5&inset=1,2,3,4&direction=ltr&sort=path&extra-height=0.5&window=1000",
+                      "width=333.25&cols=7&column-spacing=0&row-spacing=1.5"])
+    func theCanonicalKeyRoundTrips(_ query: String) throws {
+        let configuration = try parse(query).configuration
+        let parsed = try LayoutConfiguration(key: configuration.key)
+        #expect(parsed == configuration)
+        #expect(parsed.key == configuration.key)
+    }
+
+    @Test func theStoredKeyFormatIsUnchanged() throws {
+        // Layouts stored by earlier versions are found by this exact text.
+        #expect(try parse("width=375&cols=3").configuration.key
+            == "waterfall width=375.0 cols=3 column-spacing=8.0 row-spacing=8.0 extra-height=0.0 direction=shortest inset=8.0,8.0,8.0,8.0 sort=date window=2048.0")
+        #expect(throws: LayoutParameterError.self) { try LayoutConfiguration(key: "waterfall width=375.0 bogus") }
+        #expect(throws: LayoutParameterError.self) { try LayoutConfiguration(key: "") }
+    }
+}
