@@ -6,17 +6,8 @@ import Testing
 /// layout options reduced to the same configuration as a query string.
 @Suite struct CommandLineTests {
     func run(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-        let process = Process()
-        process.executableURL = BuiltTool.catalog
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
+        let result = try BuiltTool.run(arguments)
+        return (result.status, String(decoding: result.stdout, as: UTF8.self), result.stderr)
     }
 
     @Test func versionPrintsTheVersionAndTheSchema() throws {

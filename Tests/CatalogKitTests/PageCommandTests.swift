@@ -4,19 +4,7 @@ import Testing
 
 /// The `catalog page` command as a user runs it: JSON shape, exit codes, pages during a scan.
 @Suite(.serialized) struct PageCommandTests {
-    func run(_ arguments: [String]) throws -> (status: Int32, stdout: Data, stderr: String) {
-        let process = Process()
-        process.executableURL = BuiltTool.catalog
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, stdout, stderr)
-    }
+    func run(_ arguments: [String]) throws -> (status: Int32, stdout: Data, stderr: String) { try BuiltTool.run(arguments) }
 
     @Test func jsonHasTheDocumentedShape() throws {
         try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")

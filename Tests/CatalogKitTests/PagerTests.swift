@@ -146,6 +146,31 @@ import Testing
         _ = try expectPage(store, configuration, offset: 0)
     }
 
+    /// One Catalog shared by many threads: the same pages as one thread gets, configurations
+    /// computed concurrently included.
+    @Test func manyThreadsPageOneCatalogAtOnce() async throws {
+        let library = try Library()
+        let catalog = try library.catalog()
+        _ = try catalog.importItems(Self.importRows(2000))
+        let requests = try (0..<24).map { index in
+            try PageRequest(query: "width=\(360 + 10 * (index % 3))&cols=\(2 + index % 4)&offset=\(index * 700)")
+        }
+        let concurrent = try await withThrowingTaskGroup(of: (Int, Page).self) { group in
+            for (index, request) in requests.enumerated() {
+                group.addTask { (index, try catalog.page(request)) }
+            }
+            var pages: [Int: Page] = [:]
+            for try await (index, page) in group { pages[index] = page }
+            return pages
+        }
+        for (index, request) in requests.enumerated() {
+            let serial = try catalog.page(request)
+            #expect(concurrent[index]?.items == serial.items, "request \(index)")
+            #expect(concurrent[index]?.contentHeight == serial.contentHeight)
+        }
+        #expect(try catalog.layouts().count == 12, "one stored layout per configuration")
+    }
+
     @Test func anEmptyCatalogGivesAnEmptyPage() throws {
         let library = try Library()
         let page = try library.catalog().page(PageRequest(configuration: LayoutConfiguration(width: 375), position: .offset(0), height: 812))

@@ -56,6 +56,21 @@ enum BuiltTool {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("catalog")
     }
 
+    /// Runs `catalog` with `arguments` to its end; returns its exit status and output.
+    static func run(_ arguments: [String]) throws -> (status: Int32, stdout: Data, stderr: String) {
+        let process = Process()
+        process.executableURL = catalog
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, stdout, stderr)
+    }
+
     /// Starts `catalog` with `arguments`; its stderr goes to `stderr`, else to `stderrPath`,
     /// else nowhere.
     static func start(_ arguments: [String], stderrPath: String? = nil, stderr: Pipe? = nil) throws -> Process {

@@ -87,7 +87,7 @@ public struct LayoutParameterError: Error, Sendable, Hashable, CustomStringConve
     public var allowed: String
     public var problem: Problem
 
-    public init(parameter: String, value: String, allowed: String, problem: Problem = .invalid) {
+    package init(parameter: String, value: String, allowed: String, problem: Problem = .invalid) {
         self.parameter = parameter
         self.value = value
         self.allowed = allowed

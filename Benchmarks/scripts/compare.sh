@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# The page and scan benchmarks of two builds side by side, in one run, so a refactor can show
+# its figures stayed within noise: the working tree's release build against REV's.
+#   Benchmarks/scripts/compare.sh REV [ITEMS] [FILES]   (default 1000000 imported items, 100000 files)
+# Both binaries run interleaved over the same catalogs and files (each reads a catalog the
+# other wrote: the schema is the same); medians of 21 runs (pages), 5 (rescans), 3 (the rest).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rev=${1:?usage: compare.sh REV [ITEMS] [FILES]}
+items=${2:-1000000}
+files=${3:-100000}
+work="$PWD/.corpus/work"
+corpus="$PWD/.corpus/scan-$files"
+before_tree="$PWD/.corpus/rev-$(git rev-parse --short "$rev")"
+mkdir -p "$work"
+
+../scripts/install-deps
+python3 -c "import PIL" 2>/dev/null || pip install --quiet pillow
+[ -d "$before_tree" ] || git worktree add -f "$before_tree" "$rev" >&2
+(cd "$before_tree" && swift build -c release --product catalog >&2)
+(cd .. && swift build -c release --product catalog >&2)
+before="$before_tree/.build/release/catalog"
+after="$(cd .. && pwd)/.build/release/catalog"
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
+echo "before: $(git rev-parse --short "$rev"); after: the working tree"
+
+csv="$work/import-$items.csv"
+db="$work/compare-$items.sqlite"
+[ -f "$csv" ] || python3 scripts/make_import.py "$csv" "$items"
+if [ ! -f "$db.done" ]; then
+    rm -f "$db" "$db-wal" "$db-shm"
+    "$after" import --db "$db" "$csv" > /dev/null
+    touch "$db.done"
+fi
+echo "## $items imported items: a page of a stored layout (375 points, 2 columns)"
+"$after" page --db "$db" --width 375 --cols 2 > /dev/null # stores the layout
+height=$("$after" page --db "$db" --width 375 --cols 2 --json | python3 -c "import json,sys; print(json.load(sys.stdin)['contentHeight'])")
+middle=$(python3 -c "print(int($height / 2))")
+for build in before after; do
+    bin=${!build}
+    python3 scripts/timing.py 21 \
+        "$build-floor=$bin list --db $db --limit 1 --sort path --json" \
+        "$build-page-top=$bin page --db $db --width 375 --cols 2 --offset 0 --json" \
+        "$build-page-middle=$bin page --db $db --width 375 --cols 2 --offset $middle --json"
+done
+echo "## the first page of a configuration not stored (compute + store), 414 points, 3 columns"
+for build in before after; do
+    bin=${!build}
+    python3 scripts/timing.py 3 --setup="$bin layouts --db $db --drop" \
+        "$build-first-page=$bin page --db $db --width 414 --cols 3 --json"
+done
+
+if [ ! -f "$corpus/.done" ]; then
+    echo "writing $files files to $corpus" >&2
+    rm -rf "$corpus" "$corpus.pool"
+    python3 scripts/make_corpus.py "$corpus" "$files" 2000
+    touch "$corpus/.done"
+fi
+echo "## first scan of $files files, fresh catalog each run; then the unchanged rescan"
+for build in before after; do
+    bin=${!build}
+    python3 scripts/timing.py 3 --setup="rm -f $work/compare-scan.sqlite*" "$build-first-scan=$bin scan --db $work/compare-scan.sqlite $corpus"
+    python3 scripts/timing.py 5 "$build-rescan=$bin scan --db $work/compare-scan.sqlite $corpus"
+done
