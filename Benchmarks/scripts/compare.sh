@@ -36,19 +36,15 @@ echo "## $items imported items: a page of a stored layout (375 points, 2 columns
 "$after" page --db "$db" --width 375 --cols 2 > /dev/null # stores the layout
 height=$("$after" page --db "$db" --width 375 --cols 2 --json | python3 -c "import json,sys; print(json.load(sys.stdin)['contentHeight'])")
 middle=$(python3 -c "print(int($height / 2))")
-for build in before after; do
-    bin=${!build}
-    python3 scripts/timing.py 21 \
-        "$build-floor=$bin list --db $db --limit 1 --sort path --json" \
-        "$build-page-top=$bin page --db $db --width 375 --cols 2 --offset 0 --json" \
-        "$build-page-middle=$bin page --db $db --width 375 --cols 2 --offset $middle --json"
-done
+python3 scripts/timing.py 21 --interleave \
+    "before-floor=$before list --db $db --limit 1 --sort path --json" "after-floor=$after list --db $db --limit 1 --sort path --json" \
+    "before-page-top=$before page --db $db --width 375 --cols 2 --offset 0 --json" \
+    "after-page-top=$after page --db $db --width 375 --cols 2 --offset 0 --json" \
+    "before-page-middle=$before page --db $db --width 375 --cols 2 --offset $middle --json" \
+    "after-page-middle=$after page --db $db --width 375 --cols 2 --offset $middle --json"
 echo "## the first page of a configuration not stored (compute + store), 414 points, 3 columns"
-for build in before after; do
-    bin=${!build}
-    python3 scripts/timing.py 3 --setup="$bin layouts --db $db --drop" \
-        "$build-first-page=$bin page --db $db --width 414 --cols 3 --json"
-done
+python3 scripts/timing.py 3 --interleave --setup="$after layouts --db $db --drop" \
+    "before-first-page=$before page --db $db --width 414 --cols 3 --json" "after-first-page=$after page --db $db --width 414 --cols 3 --json"
 
 if [ ! -f "$corpus/.done" ]; then
     echo "writing $files files to $corpus" >&2
@@ -57,8 +53,7 @@ if [ ! -f "$corpus/.done" ]; then
     touch "$corpus/.done"
 fi
 echo "## first scan of $files files, fresh catalog each run; then the unchanged rescan"
-for build in before after; do
-    bin=${!build}
-    python3 scripts/timing.py 3 --setup="rm -f $work/compare-scan.sqlite*" "$build-first-scan=$bin scan --db $work/compare-scan.sqlite $corpus"
-    python3 scripts/timing.py 5 "$build-rescan=$bin scan --db $work/compare-scan.sqlite $corpus"
-done
+python3 scripts/timing.py 3 --interleave --setup="rm -f $work/compare-scan.sqlite*" \
+    "before-first-scan=$before scan --db $work/compare-scan.sqlite $corpus" "after-first-scan=$after scan --db $work/compare-scan.sqlite $corpus"
+python3 scripts/timing.py 5 --interleave \
+    "before-rescan=$before scan --db $work/compare-scan.sqlite $corpus" "after-rescan=$after scan --db $work/compare-scan.sqlite $corpus"

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""Median wall time of shell commands: timing.py RUNS 'NAME=COMMAND' ... [--setup 'COMMAND'].
+"""Median wall time of shell commands: timing.py RUNS 'NAME=COMMAND' ... [--setup 'COMMAND'] [--interleave].
 
 Each command runs RUNS times (after one untimed warm-up run); --setup runs before every timed
-run of the commands after it, untimed. Prints: name, median seconds, min, max.
+run of the commands after it, untimed. With --interleave (before the commands), the commands
+take turns, one run each per round, so a change in the machine's load hits them alike (for
+comparing two builds). Prints: name, median seconds, min, max.
 """
 import statistics
 import subprocess
@@ -10,23 +12,43 @@ import sys
 import time
 
 
+def timed(command, setup):
+    if setup:
+        subprocess.run(setup, shell=True, check=True, stdout=subprocess.DEVNULL)
+    start = time.perf_counter()
+    subprocess.run(command, shell=True, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
 def main():
     runs = int(sys.argv[1])
     setup = None
+    interleave = False
+    commands = []  # (name, command, setup)
     for arg in sys.argv[2:]:
         if arg.startswith("--setup="):
             setup = arg[len("--setup="):] or None
-            continue
-        name, command = arg.split("=", 1)
-        times = []
+        elif arg == "--interleave":
+            interleave = True
+        else:
+            name, command = arg.split("=", 1)
+            commands.append((name, command, setup))
+    times = {name: [] for name, _, _ in commands}
+    if interleave:
         for attempt in range(runs + 1):
-            if setup:
-                subprocess.run(setup, shell=True, check=True, stdout=subprocess.DEVNULL)
-            start = time.perf_counter()
-            subprocess.run(command, shell=True, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            if attempt > 0:
-                times.append(time.perf_counter() - start)
-        print(f"{name}\t{statistics.median(times):.4f}\t{min(times):.4f}\t{max(times):.4f}", flush=True)
+            for name, command, setup_command in commands:
+                elapsed = timed(command, setup_command)
+                if attempt > 0:
+                    times[name].append(elapsed)
+    else:
+        for name, command, setup_command in commands:
+            for attempt in range(runs + 1):
+                elapsed = timed(command, setup_command)
+                if attempt > 0:
+                    times[name].append(elapsed)
+    for name, _, _ in commands:
+        t = times[name]
+        print(f"{name}\t{statistics.median(t):.4f}\t{min(t):.4f}\t{max(t):.4f}", flush=True)
 
 
 if __name__ == "__main__":
