@@ -11,6 +11,9 @@ struct ByteWriter {
         bytes.append(UInt8(rest))
     }
 
+    mutating func raw(_ values: [UInt8]) { bytes.append(contentsOf: values) }
+    mutating func uint8(_ value: UInt8) { bytes.append(value) }
+
     mutating func uint64(_ value: UInt64) {
         for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
     }
@@ -42,6 +45,15 @@ struct ByteReader {
         guard value <= UInt64(Int.max) else { throw .corruptArchive("a number is out of range") }
         return Int(value)
     }
+
+    /// The next `count` bytes as they are.
+    mutating func raw(_ count: Int) throws(LayoutError) -> ArraySlice<UInt8> {
+        guard bytes.count - offset >= count else { throw .corruptArchive("a value runs past the end") }
+        defer { offset += count }
+        return bytes[offset..<(offset + count)]
+    }
+
+    mutating func uint8() throws(LayoutError) -> UInt8 { try raw(1).first! }
 
     mutating func uint64() throws(LayoutError) -> UInt64 {
         guard bytes.count - offset >= 8 else { throw .corruptArchive("a value runs past the end") }

@@ -32,7 +32,7 @@ public struct ColumnGeometry: Sendable, Hashable {
     }
 
     /// The x of column `column`'s left edge.
-    @inlinable public func x(ofColumn column: Int) -> Double {
+    func x(ofColumn column: Int) -> Double {
         insets.left + Double(column) * (columnWidth + columnSpacing)
     }
 }

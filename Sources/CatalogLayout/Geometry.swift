@@ -26,7 +26,6 @@ public struct Rect: Sendable, Hashable {
 
     public var minY: Double { y }
     public var maxY: Double { y + height }
-    public var maxX: Double { x + width }
 
     /// Whether this rectangle overlaps the band `y0..<y1` by a positive height.
     public func overlaps(_ band: Range<Double>) -> Bool {
@@ -65,5 +64,5 @@ public struct Viewport: Sendable, Hashable {
     }
 
     /// The band `y ..< y + height`.
-    public var band: Range<Double> { y..<(y + max(0, height)) }
+    var band: Range<Double> { y..<(y + max(0, height)) }
 }

@@ -15,13 +15,18 @@ public struct Layout<Style: LayoutStyle>: Sendable {
     public let style: Style
     public private(set) var table: PlacementTable
 
-    /// Default height of a pagination window, in points: a few phone screens.
-    public static var defaultWindowHeight: Double { 2048 }
-    /// Default number of items between two checkpoints of column bottoms.
-    public static var defaultCheckpointInterval: Int { 1024 }
-
-    public init(items: [LayoutItem], style: Style, windowHeight: Double = defaultWindowHeight,
-                checkpointInterval: Int = defaultCheckpointInterval) throws(LayoutError) {
+    /// Lays out `items` in order.
+    ///
+    /// - Parameters:
+    ///   - items: The items, in display order; their sizes must be positive and finite when
+    ///     the style's heights follow them.
+    ///   - style: The style and its parameters; throws when they cannot work.
+    ///   - windowHeight: Height of a pagination window, in points; the default, 2048, is a
+    ///     few phone screens.
+    ///   - checkpointInterval: Items between two checkpoints of column bottoms: an edit at k
+    ///     replays at most this many placements before k.
+    public init(items: [LayoutItem], style: Style, windowHeight: Double = 2048,
+                checkpointInterval: Int = 1024) throws(LayoutError) {
         self.style = style
         table = PlacementTable(geometry: try style.makeGeometry(), windowHeight: windowHeight,
                                checkpointInterval: checkpointInterval)

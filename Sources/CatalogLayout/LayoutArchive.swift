@@ -1,7 +1,33 @@
 /// A layout as bytes: one header and one blob per pagination window, so a store can keep
 /// them as rows and read the one window a page needs without reading the rest.
 ///
-/// Window k holds every item that meets the band k × H ..< (k + 1) × H, grouped by column:
+/// The header (all numbers little-endian; varints are LEB128):
+///
+///     7 bytes  magic "ATGLAUT" (0x41 0x54 0x47 0x4C 0x41 0x55 0x54)
+///     1 byte   format version v, written as the byte 0x30 + v: '1' for version 1
+///     --- version 1 (the column encoding) from here on ---
+///     Double   content width W
+///     varint   column count C
+///     Double   column spacing
+///     Double   row spacing
+///     Double   insets: top, left, bottom, right
+///     Double   window height H
+///     varint   item count
+///     Double   content height
+///     varint   window count
+///
+/// The first eight bytes of a version 1 header are therefore "ATGLAUT1", the magic that
+/// every layout stored before the version byte existed begins with: those layouts read as
+/// version 1, byte for byte unchanged. A reader checks the magic first (other bytes:
+/// ``LayoutError/corruptArchive(_:)``), then the version, before it reads anything else: a
+/// version above ``formatVersion`` is ``LayoutError/unsupportedArchiveVersion(_:)`` (a
+/// newer build wrote it: compute the layout again), a byte below '1' is corrupt. Each new
+/// encoding (sections, justified rows, carousel) takes the next version; a writer keeps
+/// writing the lowest version that can express its layout, so column layouts stay version 1.
+/// See <doc:OnePlacementModel>.
+///
+/// Version 1 windows: window k holds every item that meets the band k × H ..< (k + 1) × H,
+/// grouped by column:
 ///
 ///     varint column count C
 ///     C times: varint n (items of this column in the window), and if n > 0
@@ -25,20 +51,39 @@ public struct LayoutArchive: Sendable, Hashable {
     /// Total bytes: what a store keeps.
     public var byteCount: Int { header.count + windows.reduce(0) { $0 + $1.count } }
 
-    static let magic: UInt64 = 0x3154_5541_4C47_5441 // "ATGLAUT1"
+    /// The newest archive format this build reads, and today the one it writes: 1, the column
+    /// encoding. A header of a newer format throws ``LayoutError/unsupportedArchiveVersion(_:)``.
+    public static let formatVersion = 1
+
+    /// "ATGLAUT": the first seven bytes of every header.
+    static let magic: [UInt8] = Array("ATGLAUT".utf8)
+    /// Version v is written as the byte `versionBase + v` ('1' for 1), so a header begins as text.
+    static let versionBase = UInt8(ascii: "0")
 }
 
 /// What a reader needs to decode any window on its own.
 public struct LayoutArchiveHeader: Sendable, Hashable {
+    /// The format the archive was written in (1 to ``LayoutArchive/formatVersion``).
+    public let version: Int
     public let geometry: ColumnGeometry
     public let windowHeight: Double
     public let itemCount: Int
     public let contentHeight: Double
     public let windowCount: Int
 
+    /// Reads a header; throws ``LayoutError/unsupportedArchiveVersion(_:)`` for a format newer
+    /// than this build reads, ``LayoutError/corruptArchive(_:)`` for anything else unreadable.
     public init(bytes: [UInt8]) throws(LayoutError) {
         var reader = ByteReader(bytes)
-        guard try reader.uint64() == LayoutArchive.magic else { throw .corruptArchive("not a layout archive") }
+        guard try reader.raw(LayoutArchive.magic.count).elementsEqual(LayoutArchive.magic) else {
+            throw .corruptArchive("not a layout archive")
+        }
+        let versionByte = try reader.uint8()
+        guard versionByte > LayoutArchive.versionBase else {
+            throw .corruptArchive("format version byte \(versionByte) is below \"1\"")
+        }
+        version = Int(versionByte - LayoutArchive.versionBase)
+        guard version <= LayoutArchive.formatVersion else { throw .unsupportedArchiveVersion(version) }
         let width = try reader.double()
         let columns = try reader.varint()
         let columnSpacing = try reader.double()
@@ -109,7 +154,8 @@ extension PlacementTable {
     /// The layout as a header and one blob per window.
     public func archive() -> LayoutArchive {
         var header = ByteWriter()
-        header.uint64(LayoutArchive.magic)
+        header.raw(LayoutArchive.magic)
+        header.uint8(LayoutArchive.versionBase + UInt8(LayoutArchive.formatVersion))
         header.double(geometry.width)
         header.varint(geometry.columnCount)
         header.double(geometry.columnSpacing)

@@ -1,9 +1,3 @@
-/// What a supplementary or regular element is. Only cells exist today; headers and footers
-/// of sections will join them.
-public enum ElementKind: Sendable, Hashable {
-    case cell
-}
-
 /// Where one element sits: the layout's answer for an item.
 public struct LayoutAttributes: Sendable, Hashable {
     /// The item's position in layout order.
@@ -13,13 +7,11 @@ public struct LayoutAttributes: Sendable, Hashable {
     public var frame: Rect
     /// The column the item was placed in (0 is the leftmost).
     public var column: Int
-    public var kind: ElementKind
 
-    public init(index: Int, id: Int64, frame: Rect, column: Int, kind: ElementKind = .cell) {
+    public init(index: Int, id: Int64, frame: Rect, column: Int) {
         self.index = index
         self.id = id
         self.frame = frame
         self.column = column
-        self.kind = kind
     }
 }

@@ -9,6 +9,9 @@ public enum LayoutError: Error, Sendable, Hashable, CustomStringConvertible {
     case indexOutOfRange(index: Int, count: Int)
     case geometryMismatch
     case corruptArchive(String)
+    /// The stored layout was written in a newer archive format than this build reads: it is
+    /// stale here, and the layout should be computed again.
+    case unsupportedArchiveVersion(Int)
 
     public var description: String {
         switch self {
@@ -30,6 +33,8 @@ public enum LayoutError: Error, Sendable, Hashable, CustomStringConvertible {
             "the stored layout was computed for other parameters than this style's"
         case .corruptArchive(let reason):
             "the stored layout cannot be read: \(reason)"
+        case .unsupportedArchiveVersion(let version):
+            "the stored layout was written in format \(version); this version of catalog reads formats up to \(LayoutArchive.formatVersion): it will be recomputed"
         }
     }
 }

@@ -3,7 +3,7 @@ public struct LayoutItem: Sendable, Hashable {
     public var id: Int64
     public var size: Size
 
-    public init(id: Int64, size: Size) {
+    init(id: Int64, size: Size) {
         self.id = id
         self.size = size
     }

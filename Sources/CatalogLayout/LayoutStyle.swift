@@ -43,18 +43,9 @@ public struct PlacementRule: Sendable, Hashable {
     }
 
     /// Whether heights depend on item sizes (which must then be positive and finite).
-    public var usesItemSizes: Bool {
+    var usesItemSizes: Bool {
         if case .aspectRatio = height { return true }
         return false
-    }
-
-    /// The height of `item` in a column `columnWidth` points wide.
-    @inlinable public func height(of item: LayoutItem, columnWidth: Double) -> Double {
-        switch height {
-        case .aspectRatio(let extra): columnWidth * item.size.height / item.size.width + extra
-        case .widthRatio(let ratio): columnWidth * ratio
-        case .fixed(let height): height
-        }
     }
 }
 

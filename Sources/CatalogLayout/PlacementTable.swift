@@ -13,7 +13,7 @@ public struct PlacementTable: Sendable {
     /// Height of one pagination window, in points.
     public let windowHeight: Double
     /// Items between two checkpoints of column bottoms.
-    public let checkpointInterval: Int
+    let checkpointInterval: Int
 
     package var ids: [Int64] = []
     package var ys: [Double] = []
@@ -57,7 +57,7 @@ public struct PlacementTable: Sendable {
     }
 
     /// The window that holds offset `y` (clamped at 0).
-    @inlinable public func window(containing y: Double) -> Int {
+    func window(containing y: Double) -> Int {
         y <= 0 ? 0 : Int((y / windowHeight).rounded(.down))
     }
 

@@ -1,5 +1,5 @@
 package import CatalogModel
-package import Foundation
+import Foundation
 import GRDB
 
 /// Reads inside one read transaction: everything a page needs comes from the same committed

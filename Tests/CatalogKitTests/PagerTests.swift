@@ -1,5 +1,6 @@
 import CatalogKit
 import Foundation
+import GRDB
 import Testing
 
 /// Pages of imported catalogs against an in-test reference: the rules of each style applied
@@ -169,6 +170,23 @@ import Testing
             #expect(concurrent[index]?.contentHeight == serial.contentHeight)
         }
         #expect(try catalog.layouts().count == 12, "one stored layout per configuration")
+    }
+
+    /// A layout stored by a newer catalog, in an archive format this build cannot read, is
+    /// computed again rather than refused.
+    @Test func aLayoutInANewerFormatIsComputedAgain() throws {
+        let library = try Library()
+        let catalog = try library.catalog()
+        _ = try catalog.importItems(Self.importRows(300))
+        let configuration = LayoutConfiguration(width: 375)
+        _ = try expectPage(catalog, configuration, offset: 0)
+        try DatabaseQueue(path: library.catalogPath).write { db in
+            // The header's eighth byte is the format version: '1' today.
+            try db.execute(sql: "UPDATE layouts SET header = substr(header, 1, 7) || CAST('2' AS BLOB) || substr(header, 9)")
+        }
+        let page = try expectPage(catalog, configuration, offset: 1000)
+        #expect(page.source == .computed)
+        #expect(try expectPage(catalog, configuration, offset: 0).source == .stored, "the recomputed layout was stored")
     }
 
     @Test func anEmptyCatalogGivesAnEmptyPage() throws {

@@ -81,7 +81,7 @@ enum BuiltTool {
         if let stderr {
             process.standardError = stderr
         } else if let stderrPath {
-            FileManager.default.createFile(atPath: stderrPath, contents: nil)
+            _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
             process.standardError = FileHandle(forWritingAtPath: stderrPath)
         } else {
             process.standardError = FileHandle.nullDevice

@@ -15,6 +15,100 @@ import Testing
         return (0..<count).map { LayoutItem(id: Int64(1_000_000 + $0 * 3), width: 200 + next() * 3800, height: 200 + next() * 3800) }
     }
 
+    /// A layout as the code before the format version wrote it, byte for byte: two columns 46
+    /// points wide (width 100, spacing 4, insets 2), windows of 64 points, three items.
+    static let storedBeforeVersioning = LayoutArchive(
+        header: [
+            0x41, 0x54, 0x47, 0x4C, 0x41, 0x55, 0x54, 0x31, // "ATGLAUT1"
+            0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x59, 0x40, // width 100
+            0x02, //                                           2 columns
+            0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x40, // column spacing 4
+            0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x40, // row spacing 4
+            0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x40, // top inset 2
+            0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x40, // left inset 2
+            0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x40, // bottom inset 2
+            0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x40, // right inset 2
+            0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x50, 0x40, // window height 64
+            0x03, //                                           3 items
+            0x00, 0x00, 0x00, 0x00, 0x00, 0xC0, 0x5E, 0x40, // content height 123
+            0x02, //                                           2 windows
+        ],
+        windows: [
+            [
+                0x02, //                                           2 columns
+                0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x40, // column 0: 2 items from y 2
+                0x00, 0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, // item 0, id 7
+                0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x37, 0x40, //       height 23
+                0x02, 0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, // item 0 + 2, id 9
+                0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x57, 0x40, //       height 92
+                0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x40, // column 1: 1 item from y 2
+                0x01, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, // item 1, id 8
+                0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x47, 0x40, //       height 46
+            ],
+            [
+                0x02, //                                           2 columns
+                0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3D, 0x40, // column 0: 1 item from y 29
+                0x02, 0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, // item 2, id 9
+                0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x57, 0x40, //       height 92
+                0x00, //                                           column 1: none
+            ],
+        ])
+
+    @Test func whenALayoutWasStoredBeforeTheVersionByte_thenItReadsAsVersion1_andIsWrittenTheSame() throws {
+        let stored = Self.storedBeforeVersioning
+        let header = try LayoutArchiveHeader(bytes: stored.header)
+        #expect(header.version == 1)
+        #expect(header.geometry == (try ColumnGeometry(width: 100, columns: 2, columnSpacing: 4, rowSpacing: 4, insets: Insets(all: 2))))
+        #expect((header.windowHeight, header.itemCount, header.contentHeight, header.windowCount) == (64, 3, 123, 2))
+        let expected = [
+            LayoutAttributes(index: 0, id: 7, frame: Rect(x: 2, y: 2, width: 46, height: 23), column: 0),
+            LayoutAttributes(index: 1, id: 8, frame: Rect(x: 52, y: 2, width: 46, height: 46), column: 1),
+            LayoutAttributes(index: 2, id: 9, frame: Rect(x: 2, y: 29, width: 46, height: 92), column: 0), // 2 + 23 + 4
+        ]
+        #expect(try header.decodeWindow(stored.windows[0]) == expected)
+        #expect(try header.items(in: 64..<128, windows: [stored.windows[1]]) == [expected[2]])
+        #expect(try PlacementTable(archive: stored).items(in: 0..<1000) == expected)
+        let style = WaterfallLayout(width: 100, columns: 2, columnSpacing: 4, rowSpacing: 4, insets: Insets(all: 2))
+        let items = [LayoutItem(id: 7, width: 46, height: 23), LayoutItem(id: 8, width: 46, height: 46), LayoutItem(id: 9, width: 23, height: 46)]
+        #expect(try Layout(items: items, style: style, windowHeight: 64).table.archive() == stored, "today's writer writes the same bytes")
+    }
+
+    @Test func whenAHeaderIsWrittenToday_thenItIsVersion1_andBeginsWithATGLAUT1() throws {
+        let archive = try Layout(items: randomItems(50, seed: 1), style: WaterfallLayout(width: 375)).table.archive()
+        #expect(LayoutArchive.formatVersion == 1)
+        #expect(Array(archive.header.prefix(8)) == [0x41, 0x54, 0x47, 0x4C, 0x41, 0x55, 0x54, 0x31], "\"ATGLAUT1\": what stored catalogs begin with")
+        #expect(try LayoutArchiveHeader(bytes: archive.header).version == 1)
+    }
+
+    @Test func whenTheVersionByteIsNewerThanThisBuildReads_thenUnsupportedArchiveVersion() throws {
+        var newer = try Layout(items: randomItems(50, seed: 1), style: WaterfallLayout(width: 375)).table.archive()
+        newer.header[7] = UInt8(ascii: "2")
+        #expect(throws: LayoutError.unsupportedArchiveVersion(2)) { try LayoutArchiveHeader(bytes: newer.header) }
+        #expect(throws: LayoutError.unsupportedArchiveVersion(2)) { try PlacementTable(archive: newer) }
+        newer.header[7] = UInt8(ascii: "9")
+        #expect(throws: LayoutError.unsupportedArchiveVersion(9)) { try LayoutArchiveHeader(bytes: newer.header) }
+        #expect(throws: LayoutError.unsupportedArchiveVersion(2), "the version is checked before a version 1 body is read") {
+            try LayoutArchiveHeader(bytes: Array("ATGLAUT2".utf8))
+        }
+        #expect(LayoutError.unsupportedArchiveVersion(2).description
+            == "the stored layout was written in format 2; this version of catalog reads formats up to 1: it will be recomputed")
+    }
+
+    @Test func whenTheMagicOrTheVersionByteIsWrong_thenCorruptArchive() throws {
+        let header = try Layout(items: randomItems(50, seed: 1), style: WaterfallLayout(width: 375)).table.archive().header
+        for position in 0..<7 {
+            var bytes = header
+            bytes[position] ^= 0x20 // "A" becomes "a", and so on
+            #expect(throws: LayoutError.corruptArchive("not a layout archive"), "byte \(position)") { try LayoutArchiveHeader(bytes: bytes) }
+        }
+        for versionByte: UInt8 in [UInt8(ascii: "0"), 0x01, 0x02] {
+            var bytes = header
+            bytes[7] = versionByte
+            #expect(throws: LayoutError.corruptArchive("format version byte \(versionByte) is below \"1\"")) { try LayoutArchiveHeader(bytes: bytes) }
+        }
+        #expect(throws: LayoutError.corruptArchive("a value runs past the end")) { try LayoutArchiveHeader(bytes: Array("ATGLAUT".utf8)) }
+    }
+
     @Test func archiveRoundTripsExactly_andPagesDecodeFromTheirWindowsAlone() throws {
         for (columns, direction) in [(2, RenderDirection.shortestFirst), (3, .leftToRight), (5, .rightToLeft), (1, .shortestFirst)] {
             let layout = try Layout(items: randomItems(3000, seed: UInt64(columns)), style: WaterfallLayout(width: 375, columns: columns, direction: direction))

@@ -1,4 +1,4 @@
-public import CatalogModel
+import CatalogModel
 
 /// Reads `catalog import` input: CSV with a header row, or NDJSON (one JSON object per line).
 ///

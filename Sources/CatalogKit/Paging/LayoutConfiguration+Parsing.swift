@@ -1,4 +1,4 @@
-public import CatalogLayout
+import CatalogLayout
 import CatalogModel
 
 extension LayoutConfiguration {

@@ -1,4 +1,4 @@
-public import CatalogLayout
+import CatalogLayout
 import Foundation
 
 /// Where a page's viewport starts: an offset, or an item to scroll to.

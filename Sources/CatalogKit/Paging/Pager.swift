@@ -141,6 +141,10 @@ extension Pager {
     /// The stored layout's header, or nil when it was written in a newer archive format than
     /// this build reads: such a layout is treated as stale and computed again.
     static func readableHeader(_ stored: StoredLayout) throws -> LayoutArchiveHeader? {
-        return try LayoutArchiveHeader(bytes: stored.header) // PENDING-VERSION
+        do {
+            return try LayoutArchiveHeader(bytes: stored.header)
+        } catch .unsupportedArchiveVersion {
+            return nil
+        }
     }
 }
