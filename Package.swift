@@ -24,6 +24,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         .target(name: "CatalogLayout", swiftSettings: swiftSettings),
@@ -44,9 +49,27 @@ let package = Package(
             plugins: ["EmbedMigrations"]
         ),
         .target(name: "CatalogKit", dependencies: ["CatalogLayout", "CatalogModel", "CatalogStore", "ImageProbe"], swiftSettings: swiftSettings),
+        // The HTTP service: routes, errors, the OpenAPI document (Assets/, embedded at build time).
+        .target(
+            name: "CatalogServer",
+            dependencies: [
+                "CatalogKit",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            exclude: ["Assets"],
+            swiftSettings: swiftSettings,
+            plugins: ["EmbedAssets"]
+        ),
+        .plugin(name: "EmbedAssets", capability: .buildTool(), dependencies: ["MigrationEmbedder"]),
         .executableTarget(
             name: "catalog",
-            dependencies: ["CatalogKit", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["CatalogKit", "CatalogServer", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -63,6 +86,14 @@ let package = Package(
         .testTarget(
             name: "CatalogKitTests",
             dependencies: ["CatalogKit", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CatalogServerTests",
+            dependencies: [
+                "CatalogServer", "CatalogKit", .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 
 /// The store seam: everything CatalogKit needs from where a catalog is kept, in the catalog's
 /// own words (items, orders, files, layouts), never in SQL. The SQLite store implements it;
@@ -18,6 +18,11 @@ package protocol CatalogReading: Sendable {
     func items(order: ItemOrder, limit: Int?, offset: Int) throws(StoreError) -> [ItemRow]
     /// One item by id, or nil.
     func item(id: Int64) throws(StoreError) -> ItemRow?
+    /// How many items there are.
+    func itemCount() throws(StoreError) -> Int
+    /// The file behind a scanned item as its last scan saw it, or nil (no such item, or an
+    /// imported one).
+    func file(ofItem id: Int64) throws(StoreError) -> ItemFile?
     /// Files that failed, by path.
     func fileErrors() throws(StoreError) -> [FileError]
     func stats() throws(StoreError) -> CatalogStats

@@ -28,6 +28,21 @@ extension SQLiteStore {
         }
     }
 
+    /// How many items there are.
+    package func itemCount() throws(StoreError) -> Int {
+        try read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM items") ?? 0 }
+    }
+
+    /// The file behind a scanned item as its last scan saw it.
+    package func file(ofItem id: Int64) throws(StoreError) -> ItemFile? {
+        try read { db in
+            try Row.fetchOne(db, sql: """
+                SELECT f.path, f.size, f.mtime_ns, i.format FROM items i JOIN files f ON f.item_id = i.id
+                WHERE i.id = ? AND i.source = 0
+                """, arguments: [id]).map { ItemFile(path: $0[0], size: $0[1], mtimeNanoseconds: $0[2], format: $0[3]) }
+        }
+    }
+
     /// Files that failed, by path.
     package func fileErrors() throws(StoreError) -> [FileError] {
         try read { db in

@@ -1,22 +1,19 @@
 // MigrationEmbedder OUTPUT.swift FILE.sql...: writes the migrations as a Swift array literal.
+// MigrationEmbedder --assets FOLDER OUTPUT.swift FILE...: writes the text files (paths relative
+// to FOLDER) as a dictionary of string literals.
 import Foundation
 
-let arguments = CommandLine.arguments.dropFirst()
+var arguments = Array(CommandLine.arguments.dropFirst())
+let assets = arguments.first == "--assets"
+if assets { arguments.removeFirst() }
+let folder = assets && !arguments.isEmpty ? arguments.removeFirst() : ""
 guard let output = arguments.first else {
-    FileHandle.standardError.write(Data("usage: MigrationEmbedder OUTPUT.swift FILE.sql...\n".utf8))
+    FileHandle.standardError.write(Data("usage: MigrationEmbedder [--assets FOLDER] OUTPUT.swift FILE...\n".utf8))
     exit(2)
 }
-var source = "// Generated from Migrations/*.sql by the EmbedMigrations plugin. Do not edit.\n"
-source += "enum EmbeddedMigrations {\n    static let all: [(id: String, sql: String)] = [\n"
-for path in arguments.dropFirst() {
-    let url = URL(fileURLWithPath: path)
-    let id = url.deletingPathExtension().lastPathComponent
-    guard id.range(of: #"^[0-9]{4}_[a-z0-9_]+$"#, options: .regularExpression) != nil else {
-        FileHandle.standardError.write(Data("\(path): migration files are named NNNN_description.sql\n".utf8))
-        exit(1)
-    }
-    let sql = try String(contentsOf: url, encoding: .utf8)
-    let literal = "\"" + sql.unicodeScalars.map { scalar -> String in
+
+func literal(_ text: String) -> String {
+    "\"" + text.unicodeScalars.map { scalar -> String in
         switch scalar {
         case "\\": "\\\\"
         case "\"": "\\\""
@@ -26,7 +23,33 @@ for path in arguments.dropFirst() {
         default: scalar.value < 0x20 ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
         }
     }.joined() + "\""
-    source += "        (id: \"\(id)\", sql: \(literal)),\n"
 }
-source += "    ]\n}\n"
+
+var source: String
+if assets {
+    source = "// Generated from Assets/ by the EmbedAssets plugin. Do not edit.\n"
+    source += "enum EmbeddedAssets {\n    static let files: [String: String] = [\n"
+    for path in arguments.dropFirst() {
+        let name = String(path.dropFirst(folder.count).drop { $0 == "/" })
+        guard let text = try? String(contentsOf: URL(fileURLWithPath: path), encoding: .utf8) else {
+            FileHandle.standardError.write(Data("\(path): assets are UTF-8 text\n".utf8))
+            exit(1)
+        }
+        source += "        \(literal(name)): \(literal(text)),\n"
+    }
+    source += "    ]\n}\n"
+} else {
+    source = "// Generated from Migrations/*.sql by the EmbedMigrations plugin. Do not edit.\n"
+    source += "enum EmbeddedMigrations {\n    static let all: [(id: String, sql: String)] = [\n"
+    for path in arguments.dropFirst() {
+        let url = URL(fileURLWithPath: path)
+        let id = url.deletingPathExtension().lastPathComponent
+        guard id.range(of: #"^[0-9]{4}_[a-z0-9_]+$"#, options: .regularExpression) != nil else {
+            FileHandle.standardError.write(Data("\(path): migration files are named NNNN_description.sql\n".utf8))
+            exit(1)
+        }
+        source += "        (id: \"\(id)\", sql: \(literal(try String(contentsOf: url, encoding: .utf8)))),\n"
+    }
+    source += "    ]\n}\n"
+}
 try source.write(to: URL(fileURLWithPath: output), atomically: true, encoding: .utf8)

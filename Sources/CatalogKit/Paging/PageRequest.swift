@@ -44,10 +44,11 @@ public struct PageRequest: Sendable, Hashable {
 
     /// Parses a URL query string (`width=375&cols=2`); `+` and percent escapes are decoded.
     public init(query: String) throws(LayoutParameterError) {
-        try self.init(parameters: Self.pairs(query))
+        try self.init(parameters: Self.parameters(query: query))
     }
 
-    static func pairs(_ query: String) -> [(name: String, value: String)] {
+    /// A URL query string's name/value pairs, in order; `+` and percent escapes decoded.
+    public static func parameters(query: String) -> [(name: String, value: String)] {
         query.split(separator: "&", omittingEmptySubsequences: true).map { field in
             let parts = field.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map {
                 String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String($0)

@@ -5,10 +5,12 @@ import Foundation
 /// `catalog page` and `catalog layout`: pages from stored placements and windows, computing,
 /// extending and storing a layout only when the catalog changed since it was stored.
 enum Pager {
-    /// The page at `position` for a viewport `height` points tall.
-    static func page(store: any CatalogBackend, configuration: LayoutConfiguration, position: PagePosition, height: Double) throws -> Page {
+    /// The page at `position` for a viewport `height` points tall; nil when the layout is not
+    /// stored fresh and `computing` is false.
+    static func page(store: any CatalogBackend, configuration: LayoutConfiguration, position: PagePosition, height: Double,
+                     computing: Bool = true) throws -> Page? {
         let key = configuration.key
-        let outcome = try store.withSnapshot { snapshot throws -> Outcome in
+        let outcome = try store.withSnapshot { snapshot throws -> Outcome? in
             let generation = try snapshot.generation()
             let stored = try snapshot.layout(configuration: key)
             if let stored, stored.generation == generation, let header = try readableHeader(stored) {
@@ -24,6 +26,7 @@ enum Pager {
                                         itemCount: header.itemCount, source: .stored)
                 return Outcome(page: page, computed: nil, touch: (stored.id, stored.lastUsedAt))
             }
+            guard computing else { return nil }
             let computed = try compute(configuration, snapshot: snapshot, stored: stored, generation: generation)
             let table = computed.table
             let offset = try offset(for: position, snapshot: snapshot, order: configuration.order, contentHeight: table.contentHeight,
@@ -34,6 +37,7 @@ enum Pager {
                                     source: computed.source)
             return Outcome(page: page, computed: computed, touch: nil)
         }
+        guard let outcome else { return nil }
         if let computed = outcome.computed { try save(computed, store: store, key: key, order: configuration.order) }
         if let (id, lastUsed) = outcome.touch { try? store.touchLayout(id: id, lastUsedAt: lastUsed) }
         return outcome.page

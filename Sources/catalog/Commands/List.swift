@@ -1,4 +1,4 @@
-public import ArgumentParser
+import ArgumentParser
 import CatalogKit
 
 struct List: ParsableCommand {
@@ -12,28 +12,32 @@ struct List: ParsableCommand {
 
     @OptionGroup var catalog: CatalogOptions
 
-    @Option(help: "date or path.")
-    var sort: ItemOrder = .date
+    @Option(help: "date or path. Default: date.")
+    var sort: String?
 
-    @Option(help: "At most this many items.")
-    var limit: Int?
+    @Option(help: "At most this many items (default: all).")
+    var limit: String?
 
-    @Option(help: "Skip this many items first.")
-    var offset = 0
+    @Option(help: "Skip this many items first. Default: 0.")
+    var offset: String?
 
     @Flag(help: "One JSON object per line.")
     var json = false
 
     func validate() throws {
-        if let limit, limit < 0 { throw ValidationError("--limit must be 0 or more") }
-        if offset < 0 { throw ValidationError("--offset must be 0 or more") }
+        _ = try request()
+    }
+
+    /// The options, through the parser `GET /api/items` uses.
+    func request() throws -> ListRequest {
+        let given = [("sort", sort), ("limit", limit), ("offset", offset)].compactMap { name, value in value.map { (name, $0) } }
+        return try LayoutOptions.parse { () throws(LayoutParameterError) in try ListRequest(parameters: given) }
     }
 
     func run() throws {
-        for item in try catalog.open().items(order: sort, limit: limit, offset: offset) {
+        let request = try request()
+        for item in try catalog.open().items(order: request.order, limit: request.limit, offset: request.offset) {
             print(json ? ItemText.json(item) : ItemText.line(item))
         }
     }
 }
-
-extension ItemOrder: ExpressibleByArgument {}

@@ -1,0 +1,89 @@
+import CatalogModel
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An item's image file, opened and checked to be the file the catalog scanned (same size and
+/// modification time): what `GET /api/items/{id}/original` sends. Only items' files are ever
+/// opened, found by id; nothing a client sends becomes a path.
+public final class OriginalFile: Sendable {
+    /// Why an original cannot be sent.
+    public enum Problem: Error, Sendable, Hashable, CustomStringConvertible {
+        case noSuchItem(Int64)
+        case imported(Int64)
+        case changed(Int64)
+        case gone(Int64)
+
+        public var description: String {
+            switch self {
+            case .noSuchItem(let id): "there is no item with id \(id)"
+            case .imported(let id): "item \(id) was imported: it has no file here"
+            case .changed(let id): "the file of item \(id) changed since it was scanned: run `catalog scan` again"
+            case .gone(let id): "the file of item \(id) is gone since it was scanned"
+            }
+        }
+    }
+
+    private let descriptor: Int32
+    public let size: Int64
+    /// Seconds since 1970 (the scanned modification time).
+    public let modified: Int64
+    public let contentType: String
+    /// From the path, size and modification time: changes whenever the file does.
+    public let etag: String
+
+    init(catalog: Catalog, id: Int64) throws {
+        guard let file = try catalog.store.file(ofItem: id) else {
+            throw try catalog.item(id: id) == nil ? Problem.noSuchItem(id) : Problem.imported(id)
+        }
+        let fd = file.path.withUnsafeBytes { raw in
+            open(Array(raw.bindMemory(to: CChar.self)) + [0], O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
+        }
+        guard fd >= 0 else { throw Problem.gone(id) }
+        var status = stat()
+        let mtime = fstat(fd, &status) == 0 ? Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec) : -1
+        guard status.st_mode & S_IFMT == S_IFREG, Int64(status.st_size) == file.size, mtime == file.mtimeNanoseconds else {
+            close(fd)
+            throw Problem.changed(id)
+        }
+        descriptor = fd
+        size = file.size
+        modified = file.mtimeNanoseconds / 1_000_000_000
+        contentType = file.format == "png" ? "image/png" : "image/jpeg"
+        var hash = UInt64(bitPattern: file.size) &* 0x9E37_79B9_7F4A_7C15 ^ UInt64(bitPattern: file.mtimeNanoseconds)
+        for byte in file.path { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+        etag = "\"\(String(hash, radix: 16))-\(String(file.size, radix: 16))\""
+    }
+
+    deinit { close(descriptor) }
+
+    /// The bytes of `range` (offsets within the file).
+    public func read(_ range: Range<Int64>) throws -> [UInt8] {
+        let count = Int(range.count)
+        return try [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            var done = 0
+            while done < count {
+                let got = pread(descriptor, buffer.baseAddress! + done, count - done, off_t(range.lowerBound) + off_t(done))
+                if got < 0, errno == EINTR { continue }
+                guard got > 0 else { throw StoreError.cannotOpen(path: "item file", reason: got < 0 ? SystemError.text() : "shorter than scanned") }
+                done += got
+            }
+            initialized = count
+        }
+    }
+}
+
+extension Catalog {
+    /// Opens item `id`'s file if it is the one scanned; throws `OriginalFile.Problem` if not.
+    public func original(ofItem id: Int64) throws -> OriginalFile {
+        try OriginalFile(catalog: self, id: id)
+    }
+
+    /// How many items there are.
+    public func itemCount() throws(StoreError) -> Int {
+        try store.itemCount()
+    }
+}

@@ -1,0 +1,54 @@
+import CatalogKit
+import HTTPTypes
+import Hummingbird
+
+/// Every error a client can meet, as its HTTP status and JSON body
+/// `{"error": {"message": ..., "parameter": ...}}`. The one place errors become responses.
+struct APIError: Error, Sendable {
+    var status: Int
+    var message: String
+    var parameter: String?
+    /// The methods a route takes, for a 405.
+    var allow: String?
+
+    init(status: Int, message: String, parameter: String? = nil, allow: String? = nil) {
+        self.status = status
+        self.message = message
+        self.parameter = parameter
+        self.allow = allow
+    }
+
+    /// Maps any error a route throws; what is not the client's fault is a 500 whose body says
+    /// only that, never a path or a stack.
+    init(_ error: any Error) {
+        switch error {
+        case let error as APIError:
+            self = error
+        case let error as LayoutParameterError:
+            self.init(status: 400, message: error.description, parameter: error.parameter)
+        case let error as PageError:
+            switch error {
+            case .noSuchItem: self.init(status: 404, message: error.description, parameter: "item")
+            case .layout: self.init(status: 400, message: error.description)
+            }
+        case let error as OriginalFile.Problem:
+            self.init(status: 404, message: error.description)
+        case StoreError.busy:
+            self.init(status: 503, message: "the catalog is being written; try again")
+        default:
+            self.init(status: 500, message: "internal error")
+        }
+    }
+
+    var json: String {
+        #"{"error":{"message":\#(PathText.jsonString(message)),"parameter":\#(parameter.map { PathText.jsonString($0) } ?? "null")}}"#
+    }
+
+    static func notFound(_ what: String) -> APIError { APIError(status: 404, message: what) }
+
+    var response: Response {
+        var headers: HTTPFields = [.contentType: "application/json", .cacheControl: "no-store"]
+        if let allow { headers[.allow] = allow }
+        return Response(status: HTTPResponse.Status(code: status), headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: json)))
+    }
+}

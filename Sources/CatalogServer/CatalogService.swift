@@ -1,0 +1,41 @@
+import CatalogKit
+import NIOPosix
+
+/// What the routes call: the catalog's synchronous reads run on NIO's blocking thread pool, never
+/// on the threads that serve requests, and a layout that several requests need before it is
+/// stored is computed once, the others waiting for it.
+final class CatalogService: Sendable {
+    let catalog: Catalog
+    private let computations = Computations()
+
+    init(catalog: Catalog) {
+        self.catalog = catalog
+    }
+
+    /// Runs a blocking catalog call off the request threads.
+    func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await NIOThreadPool.singleton.runIfActive(body)
+    }
+
+    func page(_ request: PageRequest) async throws -> Page {
+        if let page = try await run({ try self.catalog.page(request, computing: false) }) { return page }
+        let configuration = request.configuration
+        try await computations.once(configuration.key) {
+            _ = try await self.run { try self.catalog.precompute(configuration) }
+        }
+        return try await run { try self.catalog.page(request) }
+    }
+
+    /// Computations under way, by key: a second caller waits for the first one's.
+    actor Computations {
+        private var running: [String: Task<Void, any Error>] = [:]
+
+        func once(_ key: String, _ body: @escaping @Sendable () async throws -> Void) async throws {
+            if let task = running[key] { return try await task.value }
+            let task = Task { try await body() }
+            running[key] = task
+            defer { running[key] = nil }
+            try await task.value
+        }
+    }
+}

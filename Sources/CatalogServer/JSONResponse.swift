@@ -1,0 +1,39 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// A JSON response that depends on the catalog: its generation in `X-Catalog-Generation`, and
+/// an `ETag` from the generation and what was asked; `If-None-Match` with that tag gives 304.
+enum JSONResponse {
+    static let generationHeader = HTTPField.Name("X-Catalog-Generation")!
+
+    static func make(_ body: String, request: Request, generation: Int64?, tagging what: String? = nil) -> Response {
+        var headers: HTTPFields = [.contentType: "application/json"]
+        if let generation {
+            headers[generationHeader] = String(generation)
+            headers[.cacheControl] = "no-cache" // revalidate: the catalog may change
+            let tag = "\"g\(generation)-\(hash(what ?? request.uri.description))\""
+            headers[.eTag] = tag
+            if matches(request.headers[.ifNoneMatch], tag) {
+                return Response(status: .notModified, headers: headers)
+            }
+        }
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
+    }
+
+    /// Whether an If-None-Match header names `tag` (or is `*`); weak tags compare by value.
+    static func matches(_ header: String?, _ tag: String) -> Bool {
+        guard let header else { return false }
+        return header.split(separator: ",").contains { candidate in
+            let value = candidate.trimmingSpaces
+            return value == "*" || value == tag || value == "W/" + tag
+        }
+    }
+
+    /// FNV-1a of the text, in hex: stable across runs (Swift's Hasher is seeded per process).
+    static func hash(_ text: String) -> String {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+        return String(hash, radix: 16)
+    }
+}

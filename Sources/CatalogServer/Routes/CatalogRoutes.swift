@@ -1,0 +1,33 @@
+import CatalogKit
+import HTTPTypes
+import Hummingbird
+
+/// `GET /api/stats`, `/api/layouts`, `/api/health` and `/api/openapi.yaml`.
+struct CatalogRoutes {
+    let service: CatalogService
+
+    func add(to router: Router<BasicRequestContext>) {
+        router.get("/api/stats") { request, _ -> Response in
+            let catalog = service.catalog
+            let stats = try await service.run { try catalog.stats() }
+            return JSONResponse.make(StatsText.json(stats), request: request, generation: stats.generation)
+        }
+
+        router.get("/api/layouts") { request, _ -> Response in
+            let catalog = service.catalog
+            let (generation, layouts) = try await service.run { (try catalog.generation(), try catalog.layouts()) }
+            let body = #"{"generation":\#(generation),"layouts":["#
+                + layouts.map { StatsText.json($0, current: generation) }.joined(separator: ",") + "]}"
+            return JSONResponse.make(body, request: request, generation: generation)
+        }
+
+        router.get("/api/health") { _, _ -> Response in
+            Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(string: #"{"status":"ok"}"#)))
+        }
+
+        router.get("/api/openapi.yaml") { _, _ -> Response in
+            Response(status: .ok, headers: [.contentType: "application/yaml"],
+                     body: ResponseBody(byteBuffer: ByteBuffer(string: EmbeddedAssets.files["openapi.yaml"] ?? "")))
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import CatalogKit
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// `GET /api/items`, `/api/items/{id}` and `/api/items/{id}/original`.
+struct ItemRoutes {
+    let service: CatalogService
+    /// Items a listing gives when `limit` is not said.
+    static let defaultLimit = 100
+
+    func add(to router: Router<BasicRequestContext>) {
+        router.get("/api/items") { httpRequest, _ -> Response in
+            var list = try ListRequest(parameters: PageRequest.parameters(query: httpRequest.uri.query ?? ""),
+                                       limitRange: 0...ListRequest.maximumLimit)
+            list.limit = list.limit ?? Self.defaultLimit
+            let catalog = service.catalog
+            let request = list
+            let (generation, items, total) = try await service.run {
+                (try catalog.generation(), try catalog.items(order: request.order, limit: request.limit, offset: request.offset),
+                 try catalog.itemCount())
+            }
+            let body = #"{"items":[\#(items.map(ItemText.json).joined(separator: ","))],"total":\#(total),"#
+                + #""offset":\#(list.offset),"limit":\#(list.limit ?? 0),"generation":\#(generation)}"#
+            return JSONResponse.make(body, request: httpRequest, generation: generation)
+        }
+
+        router.get("/api/items/{id}") { request, context -> Response in
+            let id = try Self.id(context)
+            let catalog = service.catalog
+            let (generation, item) = try await service.run { (try catalog.generation(), try catalog.item(id: id)) }
+            guard let item else { throw APIError(status: 404, message: "there is no item with id \(id)", parameter: "id") }
+            return JSONResponse.make(ItemText.json(item), request: request, generation: generation)
+        }
+
+        router.get("/api/items/{id}/original") { request, context -> Response in
+            let id = try Self.id(context)
+            let catalog = service.catalog
+            let file = try await service.run { try catalog.original(ofItem: id) }
+            return try await Self.send(file, request: request, service: service)
+        }
+    }
+
+    static func id(_ context: BasicRequestContext) throws -> Int64 {
+        let text = context.parameters.get("id") ?? ""
+        guard let id = Int64(text) else {
+            throw APIError(status: 400, message: "id must be an item id (a whole number), got \"\(text)\"", parameter: "id")
+        }
+        return id
+    }
+
+    /// The file, whole or one range, with its validators; 304 when the client's copy is current.
+    static func send(_ file: OriginalFile, request: Request, service: CatalogService) async throws -> Response {
+        var headers: HTTPFields = [.contentType: file.contentType, .eTag: file.etag, .acceptRanges: "bytes",
+                                   .lastModified: httpDate(file.modified), .cacheControl: "no-cache"]
+        let notModified = if let tags = request.headers[.ifNoneMatch] {
+            JSONResponse.matches(tags, file.etag)
+        } else if let since = request.headers[.ifModifiedSince].flatMap(parseHTTPDate) {
+            file.modified <= since
+        } else {
+            false
+        }
+        if notModified { return Response(status: .notModified, headers: headers) }
+        var range = 0..<file.size
+        var status = HTTPResponse.Status.ok
+        if let part = try ByteRange.parse(request.headers[.range], size: file.size) {
+            range = part
+            status = .partialContent
+            headers[.contentRange] = "bytes \(part.lowerBound)-\(part.upperBound - 1)/\(file.size)"
+        }
+        let chosen = range
+        let bytes = try await service.run { try file.read(chosen) }
+        headers[.contentLength] = String(bytes.count)
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    static func httpDate(_ seconds: Int64) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
+    }
+
+    static func parseHTTPDate(_ text: String) -> Int64? {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter.date(from: text).map { Int64($0.timeIntervalSince1970) }
+    }
+}

@@ -1,0 +1,240 @@
+import CatalogKit
+import Foundation
+@testable import CatalogServer
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// Every route and its errors, through HummingbirdTesting's router client.
+@Suite struct RouteTests {
+    @Test func aPageIsWhatCatalogPageJsonPrints_withGenerationAndETag() async throws {
+        let served = try ServedCatalog(imported: 500)
+        let query = "width=414&cols=3&offset=2000&height=600&inset=4,6,8,10&sort=path"
+        let expected = PageText.json(try served.catalog.page(try PageRequest(query: query)))
+        let generation = try served.catalog.generation()
+        try await served.test { client in
+            let tag = try await client.execute(uri: "/api/page?" + query, method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.text == expected)
+                #expect(response.headers[.contentType] == "application/json")
+                #expect(response.headers[.catalogGeneration] == String(generation))
+                return try #require(response.headers[.eTag])
+            }
+            try await client.execute(uri: "/api/page?" + query, method: .get, headers: [.ifNoneMatch: tag]) { response in
+                #expect(response.status == .notModified)
+                #expect(response.text.isEmpty)
+            }
+            try await client.execute(uri: "/api/page?width=414&cols=3", method: .get, headers: [.ifNoneMatch: tag]) { response in
+                #expect(response.status == .ok, "another page, another tag")
+            }
+        }
+    }
+
+    @Test(arguments: [("width=0", "width"), ("width=375&cols=0", "cols"), ("width=375&inset=1,2", "inset"), ("cols=2", "width"),
+                      ("width=375&offset=-1", "offset"), ("width=375&height=5000000", "height"), ("width=375&style=mosaic", "style"),
+                      ("width=375&colums=3", "colums"), ("width=375&width=400", "width"), ("width=375&item=x", "item")])
+    func badParametersGive400NamingThem_withTheCommandLinesWording(_ query: String, _ parameter: String) async throws {
+        let served = try ServedCatalog(images: [], imported: 10)
+        let cliMessage: String? = {
+            do { _ = try PageRequest(query: query); return nil } catch let error as LayoutParameterError { return error.description } catch { return nil }
+        }()
+        try await served.test { client in
+            try await client.execute(uri: "/api/page?" + query, method: .get) { response in
+                #expect(response.status == .badRequest)
+                let error = try response.error
+                #expect(error.parameter == parameter)
+                #expect(error.message == cliMessage)
+            }
+        }
+    }
+
+    @Test func scrollToAnItem_andAnUnknownItemIs404() async throws {
+        let served = try ServedCatalog(images: [], imported: 300)
+        let target = try #require(try served.catalog.items(order: .date, limit: 1, offset: 150).first)
+        try await served.test { client in
+            try await client.execute(uri: "/api/page?width=375&item=\(target.id)", method: .get) { response in
+                #expect(response.status == .ok)
+                let items = try #require(try response.object["items"] as? [[String: Any]])
+                #expect(items.contains { ($0["id"] as? Int).map(Int64.init) == target.id })
+            }
+            try await client.execute(uri: "/api/page?width=375&item=999999", method: .get) { response in
+                #expect(response.status == .notFound)
+                let refused = try response.error
+                #expect(refused.parameter == "item")
+            }
+        }
+    }
+
+    @Test func itemsAreListedWithTheTotal_andOneByID() async throws {
+        let served = try ServedCatalog(imported: 250)
+        let listed = try served.catalog.items(order: .path, limit: 3, offset: 5)
+        try await served.test { client in
+            try await client.execute(uri: "/api/items?offset=5&limit=3&sort=path", method: .get) { response in
+                #expect(response.status == .ok)
+                let object = try response.object
+                #expect(object["total"] as? Int == 252)
+                #expect((object["offset"] as? Int, object["limit"] as? Int) == (5, 3))
+                let items = try #require(object["items"] as? [[String: Any]])
+                #expect(items.compactMap { $0["id"] as? Int }.map(Int64.init) == listed.map(\.id))
+            }
+            try await client.execute(uri: "/api/items", method: .get) { response in
+                let object = try response.object
+                #expect((object["items"] as? [Any])?.count == 100, "the default limit")
+            }
+            for bad in ["limit=1001", "limit=-1", "offset=-3", "sort=size", "page=2"] {
+                try await client.execute(uri: "/api/items?" + bad, method: .get) { response in
+                    #expect(response.status == .badRequest, "\(bad)")
+                    let refused = try response.error
+                    #expect(refused.parameter == String(bad.prefix { $0 != "=" }))
+                }
+            }
+            try await client.execute(uri: "/api/items/\(listed[0].id)", method: .get) { response in
+                #expect(response.text == ItemText.json(listed[0]))
+                #expect(response.headers[.catalogGeneration] != nil)
+            }
+            try await client.execute(uri: "/api/items/424242", method: .get) { response in
+                #expect(response.status == .notFound)
+                let refused = try response.error
+                #expect(refused.message.contains("424242"))
+            }
+            try await client.execute(uri: "/api/items/abc", method: .get) { response in
+                #expect(response.status == .badRequest)
+                let refused = try response.error
+                #expect(refused.parameter == "id")
+            }
+        }
+    }
+
+    @Test func originalsAreTheScannedFiles_withRangesAndValidators() async throws {
+        let served = try ServedCatalog(imported: 1)
+        let bytes = try Data(contentsOf: served.photo("baseline.jpg"))
+        let items = try served.catalog.items(order: .path)
+        let jpeg = try #require(items.first { $0.format == "jpeg" })
+        let imported = try #require(items.first { $0.isImported })
+        try await served.test { client in
+            let tag = try await client.execute(uri: "/api/items/\(jpeg.id)/original", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == "image/jpeg")
+                #expect(response.data == bytes)
+                #expect(response.headers[.lastModified] != nil)
+                return try #require(response.headers[.eTag])
+            }
+            try await client.execute(uri: "/api/items/\(jpeg.id)/original", method: .get, headers: [.ifNoneMatch: tag]) { response in
+                #expect(response.status == .notModified)
+            }
+            try await client.execute(uri: "/api/items/\(jpeg.id)/original", method: .get, headers: [.range: "bytes=2-9"]) { response in
+                #expect(response.status == .partialContent)
+                #expect(response.headers[.contentRange] == "bytes 2-9/\(bytes.count)")
+                #expect(response.data == bytes[2...9])
+            }
+            try await client.execute(uri: "/api/items/\(jpeg.id)/original", method: .get, headers: [.range: "bytes=-4"]) { response in
+                #expect(response.data == bytes.suffix(4))
+            }
+            try await client.execute(uri: "/api/items/\(jpeg.id)/original", method: .get,
+                                     headers: [.range: "bytes=\(bytes.count)-"]) { response in
+                #expect(response.status == .rangeNotSatisfiable)
+                let refused = try response.error
+                #expect(refused.message.contains("outside"))
+            }
+            try await client.execute(uri: "/api/items/\(imported.id)/original", method: .get) { response in
+                #expect(response.status == .notFound)
+                let refused = try response.error
+                #expect(refused.message.contains("imported"))
+            }
+        }
+        // Changed since the scan (same size, other bytes and time), then gone.
+        var changed = bytes
+        changed[changed.count - 3] ^= 0xFF
+        try changed.write(to: served.photo("baseline.jpg"))
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(120)], ofItemAtPath: served.photo("baseline.jpg").path)
+        try await served.test { client in
+            try await client.execute(uri: "/api/items/\(jpeg.id)/original", method: .get) { response in
+                #expect(response.status == .notFound)
+                let refused = try response.error
+                #expect(refused.message.contains("changed since it was scanned"))
+            }
+        }
+        try FileManager.default.removeItem(at: served.photo("baseline.jpg"))
+        try await served.test { client in
+            try await client.execute(uri: "/api/items/\(jpeg.id)/original", method: .get) { response in
+                #expect(response.status == .notFound)
+                let refused = try response.error
+                #expect(refused.message.contains("gone"))
+            }
+        }
+    }
+
+    @Test func statsLayoutsHealthAndTheOpenAPIDocument() async throws {
+        let served = try ServedCatalog(imported: 20)
+        let stats = try served.catalog.stats()
+        try await served.test { client in
+            try await client.execute(uri: "/api/stats", method: .get) { response in
+                #expect(response.text == StatsText.json(stats))
+            }
+            _ = try await client.execute(uri: "/api/page?width=375", method: .get)
+            try await client.execute(uri: "/api/layouts", method: .get) { response in
+                let layouts = try #require(try response.object["layouts"] as? [[String: Any]])
+                #expect(layouts.count == 1)
+                #expect(layouts.first?["fresh"] as? Bool == true)
+                #expect(layouts.first?["items"] as? Int == 22)
+            }
+            try await client.execute(uri: "/api/health", method: .get) { response in
+                #expect(response.text == #"{"status":"ok"}"#)
+            }
+            try await client.execute(uri: "/api/openapi.yaml", method: .get) { response in
+                let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                    .deletingLastPathComponent().appendingPathComponent("Sources/CatalogServer/Assets/openapi.yaml")
+                let document = try String(contentsOf: repository, encoding: .utf8)
+                #expect(response.text == document, "served as it is in the repository")
+            }
+        }
+    }
+
+    @Test func unknownRoutesWrongMethodsAndBodiesOnGET() async throws {
+        let served = try ServedCatalog(images: [], imported: 1)
+        try await served.test { client in
+            try await client.execute(uri: "/api/nothing", method: .get) { response in
+                #expect(response.status == .notFound)
+                let refused = try response.error
+                #expect(refused.message.contains("/api/nothing"))
+            }
+            for method in [HTTPRequest.Method.post, .put, .delete, .patch] {
+                try await client.execute(uri: "/api/page?width=375", method: method) { response in
+                    #expect(response.status == .methodNotAllowed)
+                    #expect(response.headers[.allow] == "GET, HEAD")
+                    let refused = try response.error
+                    #expect(!refused.message.isEmpty)
+                }
+            }
+            try await client.execute(uri: "/api/health", method: .get, body: ByteBuffer(string: "hello")) { response in
+                #expect(response.status == .badRequest)
+                let refused = try response.error
+                #expect(refused.message.contains("no body"))
+            }
+            try await client.execute(uri: "/api/page?width=375", method: .head) { response in
+                #expect(response.status == .ok)
+                #expect(response.text.isEmpty)
+            }
+        }
+    }
+
+    /// Several requests for a layout not yet stored: one computation, every page right.
+    @Test func concurrentFirstRequestsShareOneComputation() async throws {
+        let served = try ServedCatalog(images: [], imported: 3000)
+        let expected = try (0..<8).map { PageText.json(try served.catalog.page(try PageRequest(query: "width=500&cols=4&offset=\($0 * 900)"))) }
+        _ = try served.catalog.dropLayouts()
+        try await served.test { client in
+            try await withThrowingTaskGroup(of: (Int, String).self) { group in
+                for index in 0..<8 {
+                    group.addTask {
+                        try await client.execute(uri: "/api/page?width=500&cols=4&offset=\(index * 900)", method: .get) { (index, $0.text) }
+                    }
+                }
+                for try await (index, text) in group { #expect(text == expected[index], "page \(index)") }
+            }
+        }
+        let layouts = try served.catalog.layouts()
+        #expect(layouts.count == 1)
+    }
+}

@@ -1,0 +1,70 @@
+import CatalogKit
+import Foundation
+@testable import CatalogServer
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// A catalog in a temporary folder, with real image files and imported rows.
+final class ServedCatalog {
+    let folder: URL
+    let path: String
+    let catalog: Catalog
+
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("ImageProbeTests/Fixtures")
+
+    init(images: [String] = ["baseline.jpg", "rgb.png"], imported: Int = 0) throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-server-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("photos"), withIntermediateDirectories: true)
+        path = folder.appendingPathComponent("catalog.sqlite").path
+        catalog = try Catalog.open(at: path)
+        for name in images {
+            try Data(contentsOf: Self.fixtures.appendingPathComponent(name)).write(to: photo(name))
+        }
+        if !images.isEmpty { _ = try catalog.scan([folder.appendingPathComponent("photos").path]) }
+        if imported > 0 { _ = try catalog.importItems(Self.rows(imported)) }
+    }
+
+    deinit { try? FileManager.default.removeItem(at: folder) }
+
+    func photo(_ name: String) -> URL { folder.appendingPathComponent("photos").appendingPathComponent(name) }
+
+    static func rows(_ count: Int) -> [ImportRow] {
+        (0..<count).map { index in
+            ImportRow(line: index + 2, key: "pin-\(index)", width: 200 + (index * 37) % 900, height: 200 + (index * 53) % 1100,
+                      date: String(format: "2023-%02d-%02dT10:00:00", 1 + index % 12, 1 + index % 28))
+        }
+    }
+
+    /// Runs `body` against the routes through HummingbirdTesting's router client (no sockets).
+    func test(_ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+        let app = CatalogServer.application(catalog: catalog, options: .init(quiet: true))
+        try await app.test(.router) { client in try await body(client) }
+    }
+}
+
+extension TestResponse {
+    var text: String { String(buffer: body) }
+    var data: Data { Data(body.readableBytesView) }
+
+    var object: [String: Any] {
+        get throws {
+            try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        }
+    }
+
+    /// The error body's message and parameter; fails the test if the body is not that shape.
+    var error: (message: String, parameter: String?) {
+        get throws {
+            let error = try #require(try object["error"] as? [String: Any])
+            #expect(Set(error.keys) == ["message", "parameter"])
+            return (try #require(error["message"] as? String), error["parameter"] as? String)
+        }
+    }
+}
+
+extension HTTPField.Name {
+    static let catalogGeneration = HTTPField.Name("X-Catalog-Generation")!
+}
