@@ -21,7 +21,12 @@ final class CatalogService: Sendable {
         if let page = try await run({ try self.catalog.page(request, computing: false) }) { return page }
         let configuration = request.configuration
         try await computations.once(configuration.key) {
-            _ = try await self.run { try self.catalog.precompute(configuration) }
+            do {
+                _ = try await self.run { try self.catalog.precompute(configuration) }
+            } catch StoreError.busy {
+                // A scan moved the catalog on while computing: nothing was stored, and the
+                // page below lays out the snapshot it reads.
+            }
         }
         return try await run { try self.catalog.page(request) }
     }

@@ -1,0 +1,138 @@
+import CatalogKit
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+
+/// The real `catalog serve` on a free port: the `listening on` line, pages equal to
+/// `catalog page --json`, pages while a scan writes, and SIGTERM.
+@Suite(.serialized) struct ServeBinaryTests {
+    static var binary: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("catalog")
+    }
+
+    /// A running server and the address it printed.
+    final class Server {
+        let process = Process()
+        let address: String
+
+        init(_ arguments: [String]) throws {
+            process.executableURL = ServeBinaryTests.binary
+            process.arguments = ["serve", "--port", "0", "--quiet"] + arguments
+            let out = Pipe()
+            process.standardOutput = out
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            // The first line, read as it arrives (a blocking read on the pipe).
+            var line: [UInt8] = []
+            while !line.contains(10) {
+                let data = out.fileHandleForReading.availableData
+                if data.isEmpty { break }
+                line += data
+            }
+            let text = String(decoding: line.prefix { $0 != 10 }, as: UTF8.self)
+            try #require(text.hasPrefix("listening on http://127.0.0.1:"), "first line: \(text)")
+            address = String(text.dropFirst("listening on ".count))
+        }
+
+        func get(_ path: String) async throws -> (status: Int, body: Data, headers: [AnyHashable: Any]) {
+            let (data, response) = try await URLSession.shared.data(from: try #require(URL(string: address + path)))
+            let http = try #require(response as? HTTPURLResponse)
+            return (http.statusCode, data, http.allHeaderFields)
+        }
+
+        func stop() -> Int32 {
+            kill(process.processIdentifier, SIGTERM)
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+    }
+
+    static func run(_ arguments: [String]) throws -> Data {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return data
+    }
+
+    @Test func theBinaryServesWhatCatalogPagePrints_andStopsOnSIGTERM() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.binary.path), "build the catalog binary first (swift build)")
+        let served = try ServedCatalog(imported: 400)
+        let server = try Server(["--db", served.path])
+        let (status, body, headers) = try await server.get("/api/page?width=414&cols=3&offset=1500&height=700")
+        #expect(status == 200)
+        let printed = try Self.run(["page", "--db", served.path, "--width", "414", "--cols", "3", "--offset", "1500", "--height", "700", "--json"])
+        #expect(String(decoding: body, as: UTF8.self) + "\n" == String(decoding: printed, as: UTF8.self))
+        #expect(headers["X-Catalog-Generation"] as? String == String(try served.catalog.generation()))
+        #expect(try await server.get("/api/health").status == 200)
+        #expect(server.stop() == 0, "a graceful stop")
+        #expect(server.process.terminationReason == .exit)
+    }
+
+    @Test func aCatalogThatIsNotOneStopsTheServerAtStart() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.binary.path), "build the catalog binary first (swift build)")
+        let served = try ServedCatalog(images: [])
+        let bogus = served.folder.appendingPathComponent("notes.sqlite").path
+        try Data("not a database at all".utf8).write(to: URL(fileURLWithPath: bogus))
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = ["serve", "--db", bogus, "--port", "0"]
+        let err = Pipe()
+        process.standardError = err
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 1)
+        #expect(message.contains("is not a catalog"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: bogus)) == Data("not a database at all".utf8), "left untouched")
+    }
+
+    /// Pages while `catalog scan` writes the same catalog from another process: every page is
+    /// whole and from one generation, and generations never go back.
+    @Test func pagesDuringAScanNeverFailNorMixGenerations() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.binary.path), "build the catalog binary first (swift build)")
+        let served = try ServedCatalog(images: [])
+        let jpeg = try Data(contentsOf: ServedCatalog.fixtures.appendingPathComponent("baseline.jpg"))
+        let photos = served.folder.appendingPathComponent("photos")
+        for index in 0..<3000 {
+            let folder = photos.appendingPathComponent("\(index % 10)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            var bytes = jpeg
+            bytes.append(contentsOf: withUnsafeBytes(of: index) { Array($0) })
+            try bytes.write(to: folder.appendingPathComponent("\(index).jpg"))
+        }
+        let server = try Server(["--db", served.path])
+        let scan = Process()
+        scan.executableURL = Self.binary
+        scan.arguments = ["scan", "--db", served.path, "--batch-size", "50", photos.path]
+        scan.standardOutput = FileHandle.nullDevice
+        scan.standardError = FileHandle.nullDevice
+        try scan.run()
+        var generations: [Int] = []
+        while scan.isRunning {
+            let (status, body, _) = try await server.get("/api/page?width=375")
+            #expect(status == 200)
+            let page = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
+            let items = try #require(page["items"] as? [[String: Any]])
+            // Same 24x16 image everywhere: 117-point items, the first ones in index order.
+            #expect(items.map { $0["index"] as? Int } == Array(0..<items.count).map { Optional($0) })
+            #expect(items.count <= 14)
+            generations.append(try #require(page["generation"] as? Int))
+        }
+        scan.waitUntilExit()
+        #expect(scan.terminationStatus == 0)
+        #expect(generations == generations.sorted())
+        let (_, body, _) = try await server.get("/api/page?width=375")
+        let last = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
+        #expect((last["items"] as? [Any])?.count == 14)
+        #expect(server.stop() == 0)
+    }
+}

@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""Holds real responses of a running `catalog serve` to the OpenAPI document it serves.
+
+    scripts/api_check.py BASE_URL
+
+Every request below is sent; its status must be one the document lists for the operation, its
+JSON body must validate against the document's schema for that status, and catalog-dependent
+200s must carry X-Catalog-Generation and ETag. Exits 1 on the first mismatch; prints
+'N passed, 0 failed' at the end.
+"""
+import json
+import sys
+import urllib.error
+import urllib.request
+
+import jsonschema
+import yaml
+from referencing import Registry, Resource
+from referencing.jsonschema import DRAFT202012
+
+BASE = sys.argv[1].rstrip("/")
+
+
+def fetch(path, method="GET", headers=None):
+    request = urllib.request.Request(BASE + path, method=method, headers=headers or {})
+    try:
+        with urllib.request.urlopen(request) as response:
+            return response.status, dict(response.headers), response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, dict(error.headers), error.read()
+
+
+status, _, raw = fetch("/api/openapi.yaml")
+assert status == 200, status
+document = yaml.safe_load(raw)
+registry = Registry().with_resource("urn:api", Resource(contents=document, specification=DRAFT202012))
+
+
+def absolute(node):
+    """The document's local $refs, made absolute so a fragment validates on its own."""
+    if isinstance(node, dict):
+        return {k: ("urn:api" + v if k == "$ref" and v.startswith("#") else absolute(v)) for k, v in node.items()}
+    if isinstance(node, list):
+        return [absolute(v) for v in node]
+    return node
+
+
+def resolve(node):
+    while isinstance(node, dict) and "$ref" in node:
+        path = node["$ref"].lstrip("#/").split("/")
+        node = document
+        for part in path:
+            node = node[part]
+    return node
+
+
+def operation(path):
+    route = path.split("?")[0]
+    for template, item in document["paths"].items():
+        parts, actual = template.split("/"), route.split("/")
+        if len(parts) == len(actual) and all(p == a or p.startswith("{") for p, a in zip(parts, actual)):
+            return template, item["get"]
+    return None, None
+
+
+passed = 0
+
+
+def check(path, expect, method="GET", headers=None):
+    global passed
+    status, response_headers, body = fetch(path, method, headers)
+    assert status == expect, f"{method} {path}: status {status}, expected {expect}: {body[:200]!r}"
+    template, op = operation(path)
+    if template is None:
+        schema = document["components"]["schemas"]["Error"]
+    else:
+        responses = op["responses"]
+        assert str(status) in responses, f"{path}: status {status} is not in the document's responses for {template}"
+        response = resolve(responses[str(status)])
+        content = response.get("content", {})
+        if "application/json" not in content:
+            passed += 1
+            return body
+        schema = content["application/json"]["schema"]
+    assert response_headers.get("Content-Type", "").startswith("application/json"), f"{path}: {response_headers}"
+    instance = json.loads(body)
+    jsonschema.Draft202012Validator(absolute(schema), registry=registry).validate(instance)
+    if status == 200 and template not in ("/api/health", "/api/openapi.yaml"):
+        assert "X-Catalog-Generation" in response_headers, f"{path}: no generation header"
+    passed += 1
+    return instance
+
+
+page = check("/api/page?width=375&cols=2&height=2000", 200)
+first = page["items"][0]["id"]
+check("/api/page?width=1280&cols=5&style=grid&offset=100&sort=path", 200)
+check("/api/page?width=414&style=list&extra-height=20", 200)
+check(f"/api/page?width=375&item={first}", 200)
+check("/api/page?width=0", 400)
+check("/api/page?width=375&cols=99999", 400)
+check("/api/page?width=375&bogus=1", 400)
+check("/api/page?width=375&item=987654321", 404)
+items = check("/api/items?limit=5&sort=path", 200)
+assert items["total"] >= len(items["items"])
+check("/api/items?limit=5000", 400)
+check(f"/api/items/{first}", 200)
+check("/api/items/987654321", 404)
+check("/api/items/xyz", 400)
+scanned = [item for item in check("/api/items?limit=1000", 200)["items"] if item["format"]]
+if scanned:
+    status, headers, body = fetch(f"/api/items/{scanned[0]['id']}/original")
+    assert status == 200 and headers["Content-Type"].startswith("image/") and len(body) == scanned[0]["bytes"], (status, headers)
+    passed += 1
+    check(f"/api/items/{scanned[0]['id']}/original", 206, headers={"Range": "bytes=0-3"})
+    check(f"/api/items/{scanned[0]['id']}/original", 416, headers={"Range": "bytes=999999999-"})
+imported = [item for item in check("/api/items?limit=1000", 200)["items"] if not item["format"]]
+if imported:
+    check(f"/api/items/{imported[0]['id']}/original", 404)
+check("/api/stats", 200)
+check("/api/layouts", 200)
+check("/api/health", 200)
+check("/api/nothing/here", 404)
+check("/api/page?width=375", 405, method="POST")
+check("/api/page?width=375", 405, method="DELETE")
+status, headers, _ = fetch("/api/page?width=375")
+check("/api/page?width=375", 304, headers={"If-None-Match": headers["ETag"]})
+print(f"api-check: {passed} passed, 0 failed")
