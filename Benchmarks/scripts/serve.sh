@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Issue #9's benchmark: catalog serve under wrk, pages at random offsets next to /api/health on
+# the same server in the same run, and the first request of a configuration not stored.
+#   Benchmarks/scripts/serve.sh [SIZES...]   (default: 1000000 10000000 imported items)
+# wrk: 2 threads, 64 connections, 20 s each, on loopback; the server runs with --quiet.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+work="$PWD/.corpus/work"
+mkdir -p "$work"
+../scripts/install-deps
+command -v wrk >/dev/null || { sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo; $sudo apt-get install -y -qq wrk; }
+(cd .. && swift build -c release --product catalog >&2)
+catalog="$(cd .. && pwd)/.build/release/catalog"
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
+for size in "${@:-1000000 10000000}"; do
+    db="$work/page-$size.sqlite"
+    csv="$work/import-$size.csv"
+    [ -f "$csv" ] || python3 scripts/make_import.py "$csv" "$size"
+    if [ ! -f "$db.done" ]; then
+        rm -f "$db" "$db-wal" "$db-shm"
+        "$catalog" import --db "$db" "$csv" > /dev/null
+        touch "$db.done"
+    fi
+    echo "## $size imported items"
+    "$catalog" layout --db "$db" --width 375 --cols 2 > /dev/null # the stored layout the pages read
+    height=$("$catalog" page --db "$db" --width 375 --cols 2 --json | python3 -c "import json,sys; print(int(json.load(sys.stdin)['contentHeight']))")
+    fifo=$(mktemp -u); mkfifo "$fifo"
+    "$catalog" serve --db "$db" --port 0 --quiet > "$fifo" &
+    server=$!
+    read -r -t 60 line < "$fifo"; rm -f "$fifo"
+    url=${line#listening on }
+    cat > "$work/pages.lua" <<LUA
+math.randomseed(7)
+request = function()
+  return wrk.format("GET", "/api/page?width=375&cols=2&offset=" .. math.random(0, $height))
+end
+LUA
+    echo "health:"
+    wrk -t2 -c64 -d20s --latency "${url}api/health" | grep -E "Requests/sec|99%|50%"
+    echo "pages at random offsets (stored layout):"
+    wrk -t2 -c64 -d20s --latency -s "$work/pages.lua" "$url" | grep -E "Requests/sec|99%|50%|Non-2xx"
+    start=$EPOCHREALTIME
+    curl -s -o /dev/null "${url}api/page?width=414&cols=3"
+    echo "first request of a configuration not stored (414 points, 3 columns): $(python3 -c "print(round($EPOCHREALTIME - $start, 2))") s"
+    "$catalog" layouts --db "$db" --drop > /dev/null
+    kill -TERM "$server"; wait "$server" || true
+done
