@@ -1,5 +1,5 @@
 /* libFuzzer target: the EXIF/TIFF parser alone, whole and with only a prefix available. */
-#include "../Sources/CImageProbe/probe_internal.h"
+#include "../Sources/CImageProbe/probe_shared.h"
 
 #include <string.h>
 

@@ -3,7 +3,7 @@
  * Exif sub-IFD's DateTimeOriginal (0x9003). Both byte orders. Every offset is checked against
  * the block's length; no pointer is followed more than once; nothing is searched for.
  */
-#include "probe_internal.h"
+#include "probe_shared.h"
 
 #include <stdlib.h>
 #include <string.h>

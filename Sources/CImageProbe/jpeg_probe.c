@@ -4,7 +4,7 @@
  * and other APPn segments without reading them; an APP1 handler reads the first EXIF block
  * lazily. libjpeg's state lives on the heap, and its errors longjmp back here, in C.
  */
-#include "probe_internal.h"
+#include "probe_shared.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
  * after IHDR: big iCCP, iTXt or zTXt chunks are skipped by offset, never read or inflated.
  * The filter itself reads the first eXIf chunk lazily. IHDR must be the first chunk.
  */
-#include "probe_internal.h"
+#include "probe_shared.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,9 +1,8 @@
 /* Entry points: open and check the file, sniff the format by its magic bytes, dispatch. */
-#include "probe_internal.h"
+#include "format_probes.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,14 +11,6 @@
 
 static const uint8_t jpeg_magic[3] = { 0xFF, 0xD8, 0xFF };
 static const uint8_t png_magic[8] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n' };
-
-int cip_fail(cip_result *out, int status, const char *fmt, ...) {
-    va_list args;
-    va_start(args, fmt);
-    vsnprintf(out->message, sizeof out->message, fmt, args);
-    va_end(args);
-    return status;
-}
 
 static void reset(cip_result *out, int64_t size) {
     memset(out, 0, sizeof *out);

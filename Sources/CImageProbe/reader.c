@@ -1,4 +1,4 @@
-#include "probe_internal.h"
+#include "probe_shared.h"
 
 #include <errno.h>
 #include <string.h>

@@ -1,6 +1,15 @@
-/* Internal to CImageProbe: the buffered reader, the EXIF parser and the two format probes. */
-#ifndef CIMAGEPROBE_INTERNAL_H
-#define CIMAGEPROBE_INTERNAL_H
+/*
+ * Internal to CImageProbe: the shared helpers every format reader may use (the buffered
+ * reader, the EXIF parser, the error text).
+ *
+ * Calls run one way: the dispatcher (probe.c) -> the format readers (jpeg_probe.c,
+ * png_probe.c; declared in format_probes.h, which only the dispatcher includes) -> these
+ * helpers (reader.c, exif.c, failure.c). A helper never calls a format reader, and a format
+ * reader never calls the dispatcher. A new format's reader is one file that includes this
+ * header, plus one line in format_probes.h and one case in the dispatcher.
+ */
+#ifndef CIMAGEPROBE_SHARED_H
+#define CIMAGEPROBE_SHARED_H
 
 #include "cimageprobe.h"
 
@@ -75,10 +84,6 @@ int cip_exif_read(cip_reader *r, uint64_t length, cip_exif *out);
 
 /* Copies the parsed EXIF fields into a result: orientation (default 1), then the best date. */
 void cip_exif_apply(const cip_exif *exif, cip_result *out);
-
-/* Format probes. The reader's buffer holds at least the magic bytes. */
-int cip_probe_jpeg(cip_reader *r, cip_result *out);
-int cip_probe_png(cip_reader *r, cip_result *out);
 
 /* Sets out->message (printf style) and returns status. */
 int cip_fail(cip_result *out, int status, const char *fmt, ...)
