@@ -6,10 +6,13 @@ import NIOPosix
 /// stored is computed once, the others waiting for it.
 final class CatalogService: Sendable {
     let catalog: Catalog
+    /// Pages of stored layouts from memory, revalidated per request by the change stamp.
+    let pages: PageCache
     private let computations = Computations()
 
     init(catalog: Catalog) {
         self.catalog = catalog
+        pages = PageCache(catalog: catalog)
     }
 
     /// Runs a blocking catalog call off the request threads.
@@ -18,6 +21,7 @@ final class CatalogService: Sendable {
     }
 
     func page(_ request: PageRequest) async throws -> Page {
+        if let page = try pages.page(request) { return page } // from memory: no hop to the pool
         if let page = try await run({ try self.catalog.page(request, computing: false) }) { return page }
         let configuration = request.configuration
         try await computations.once(configuration.key) {

@@ -28,6 +28,18 @@ extension SQLiteStore {
         }
     }
 
+    /// The database's and the WAL's size and modification time: every commit writes the WAL, every
+    /// checkpoint the database, so an unchanged stamp means nothing was committed since.
+    package func changeStamp() -> [Int64]? {
+        var stamp: [Int64] = []
+        for suffix in ["", "-wal"] {
+            var info = stat()
+            guard stat(path + suffix, &info) == 0 else { return nil }
+            stamp += [Int64(info.st_size), Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec), Int64(info.st_ino)]
+        }
+        return stamp
+    }
+
     /// How many items there are.
     package func itemCount() throws(StoreError) -> Int {
         try read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM items") ?? 0 }

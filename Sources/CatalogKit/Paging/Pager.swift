@@ -129,7 +129,12 @@ enum Pager {
 
     static func makePage(_ attributes: [LayoutAttributes], snapshot: any CatalogSnapshot, header: LayoutArchiveHeader,
                          generation: Int64, offset: Double, height: Double, itemCount: Int, source: Page.Source) throws -> Page {
-        let keys = try snapshot.keys(ids: attributes.map(\.id))
+        makePage(attributes, keys: try snapshot.keys(ids: attributes.map(\.id)), header: header, generation: generation, offset: offset,
+                 height: height, itemCount: itemCount, source: source)
+    }
+
+    static func makePage(_ attributes: [LayoutAttributes], keys: [Int64: Data], header: LayoutArchiveHeader, generation: Int64,
+                         offset: Double, height: Double, itemCount: Int, source: Page.Source) -> Page {
         let contentHeight = header.contentHeight
         return Page(
             contentHeight: contentHeight, generation: generation,

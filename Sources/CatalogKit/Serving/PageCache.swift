@@ -1,0 +1,116 @@
+import CatalogLayout
+import CatalogModel
+import Foundation
+import Synchronization
+
+/// Pages of stored layouts served from memory: the windows a page needs and their items' paths
+/// are read once per catalog generation and kept; the generation is revalidated per request by
+/// the store's change stamp (two `stat` calls for SQLite), and re-read only when it changed.
+/// A page is made from one generation's windows only, so it never mixes two.
+///
+/// What is not served from memory (a layout not stored fresh, a page by item) returns nil:
+/// the caller pages through `Catalog.page`.
+public final class PageCache: Sendable {
+    private let catalog: Catalog
+    private let state = Mutex(State())
+    /// Windows kept per layout before the oldest are dropped.
+    static let windowsPerLayout = 4096
+    /// Layouts kept before the least recently used is dropped.
+    static let layouts = 16
+
+    struct State {
+        var stamp: [Int64]?
+        var generation: Int64 = -1
+        var entries: [String: Entry] = [:]
+        var clock = 0
+    }
+
+    struct Entry {
+        var generation: Int64
+        var header: LayoutArchiveHeader
+        var windows: [Int: Window] = [:]
+        var lastUse = 0
+    }
+
+    struct Window {
+        var bytes: [UInt8]
+        var keys: [Int64: Data]
+    }
+
+    public init(catalog: Catalog) {
+        self.catalog = catalog
+    }
+
+    /// The catalog's generation, re-read only when the store's change stamp moved.
+    public func generation() throws -> Int64 {
+        let stamp = catalog.store.changeStamp()
+        if let stamp, let known = state.withLock({ $0.stamp == stamp ? $0.generation : nil }) { return known }
+        let generation = try catalog.generation()
+        state.withLock { state in
+            state.stamp = stamp
+            state.generation = generation
+        }
+        return generation
+    }
+
+    /// The page from memory, reading what is missing; nil if the layout is not stored fresh or
+    /// the request scrolls to an item.
+    public func page(_ request: PageRequest) throws -> Page? {
+        guard case .offset(let offset) = request.position else { return nil }
+        let key = request.configuration.key
+        let band = offset..<(offset + request.height)
+        let generation = try generation()
+        if let page = try cachedPage(key: key, generation: generation, band: band, offset: offset, height: request.height) { return page }
+        // Read the layout's header and the windows the band needs, in one snapshot.
+        let filled = try catalog.store.withSnapshot { snapshot -> Entry? in
+            let current = try snapshot.generation()
+            guard current == generation, let stored = try snapshot.layout(configuration: key), stored.generation == current,
+                  let header = try Pager.readableHeader(stored) else { return nil }
+            var entry = state.withLock { $0.entries[key] }.flatMap { $0.generation == current ? $0 : nil }
+                ?? Entry(generation: current, header: header)
+            if let range = header.windows(for: band) {
+                let missing = range.filter { entry.windows[$0] == nil }
+                if let first = missing.first, let last = missing.last {
+                    let blobs = try snapshot.windows(layoutID: stored.id, range: first...last)
+                    guard blobs.count == last - first + 1 else { return nil }
+                    for (window, bytes) in zip(first...last, blobs) {
+                        let ids = try header.decodeWindow(bytes).map(\.id)
+                        entry.windows[window] = Window(bytes: bytes, keys: try snapshot.keys(ids: ids))
+                    }
+                }
+            }
+            return entry
+        }
+        guard let filled else { return nil }
+        state.withLock { state in
+            state.clock += 1
+            var entry = filled
+            entry.lastUse = state.clock
+            if entry.windows.count > Self.windowsPerLayout { entry.windows = [:] }
+            state.entries[key] = entry
+            if state.entries.count > Self.layouts, let oldest = state.entries.min(by: { $0.value.lastUse < $1.value.lastUse })?.key {
+                state.entries[oldest] = nil
+            }
+        }
+        return try cachedPage(key: key, generation: generation, band: band, offset: offset, height: request.height)
+    }
+
+    private func cachedPage(key: String, generation: Int64, band: Range<Double>, offset: Double, height: Double) throws -> Page? {
+        let found = state.withLock { state -> (LayoutArchiveHeader, [Window])? in
+            guard var entry = state.entries[key], entry.generation == generation else { return nil }
+            let windows = entry.header.windows(for: band).map { Array($0) } ?? []
+            let cached = windows.compactMap { entry.windows[$0] }
+            guard cached.count == windows.count else { return nil }
+            state.clock += 1
+            entry.lastUse = state.clock
+            state.entries[key] = entry
+            return (entry.header, cached)
+        }
+        guard let (header, windows) = found else { return nil }
+        let attributes = try header.items(in: band, windows: windows.map(\.bytes))
+        var keys: [Int64: Data] = [:]
+        for window in windows { keys.merge(window.keys) { first, _ in first } }
+        return Pager.makePage(attributes, keys: keys, header: header, generation: generation, offset: offset, height: height,
+                              itemCount: header.itemCount, source: .stored)
+    }
+}
