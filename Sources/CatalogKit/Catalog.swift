@@ -88,14 +88,14 @@ public final class Catalog: Sendable {
     /// computes and stores its layout; later pages read only the windows they need.
     /// Throws `PageError`, `StoreError`.
     public func page(_ request: PageRequest) throws -> Page {
-        try Pager.page(store: store, configuration: request.configuration, position: request.position, height: request.height)!
+        request.clipped(try Pager.page(store: store, configuration: request.configuration, position: request.position, height: request.height)!)
     }
 
     /// The page of `request`; with `computing: false`, nil instead of computing a layout that is
     /// not stored fresh (a server computes it once for all the requests that wait for it).
     public func page(_ request: PageRequest, computing: Bool) throws -> Page? {
         try Pager.page(store: store, configuration: request.configuration, position: request.position, height: request.height,
-                       computing: computing)
+                       computing: computing).map(request.clipped)
     }
 
     /// Makes sure a fresh layout of `configuration` is stored; says whether it was already.

@@ -66,7 +66,8 @@ import Testing
     @Test(arguments: [(["--width", "375", "--cols", "1001"], "--cols must be a whole number from 1 to 1000, got \"1001\""),
                       (["--width", "100", "--cols", "12"], "--cols must be at most 11 for width 100"),
                       (["--width", "375", "--inset", "1,2,3"], "--inset must be one number, or four"),
-                      (["--width", "375", "--height", "2e6"], "--height must be a number of points from 0 to 1000000")])
+                      (["--width", "375", "--height", "2e6"], "--height must be a number of points from 0 to 1000000"),
+                      (["--width", "375", "--rect", "0,0,10"], "--rect must be four numbers x,y,width,height")])
     func badOptionsNameTheOptionAndTheRange(_ arguments: [String], _ message: String) throws {
         try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
         let library = try Library()

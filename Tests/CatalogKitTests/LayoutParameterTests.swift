@@ -45,7 +45,8 @@ import Testing
         ("extra-height", "0", "-2"), ("inset", "0,0,0,0", "1,2,3"), ("inset", "8", "a"), ("inset", "100", "-8"), ("inset", "0,0,1000000,0", "0,0,1000001,0"),
         ("window", "64", "63"), ("offset", "0", "-1"), ("offset", "1e12", "inf"), ("height", "0", "-5"),
         ("height", "1000000", "1000001"), ("item", "7", "seven"), ("style", "grid", "mosaic"), ("direction", "ltr", "up"),
-        ("sort", "path", "size"), ("cell", "width", "ratio"),
+        ("sort", "path", "size"), ("cell", "width", "ratio"), ("rect", "0,10,100,0", "0,10,-1,5"), ("rect", "-5,-5,10,10", "1,2,3"),
+        ("rect", "1,2,3,4", "1,2,3,nan"),
     ])
     func boundsAreCheckedAndTheErrorNamesTheParameter(_ name: String, _ good: String, _ bad: String) throws {
         let base = name == "width" ? "cols=1&inset=0&" : "width=375&"
@@ -73,6 +74,7 @@ import Testing
         #expect(error("width=375&cols=2&cols=3")?.problem == .repeated)
         #expect(error("cols=3")?.problem == .missing)
         #expect(error("cols=3")?.parameter == "width")
+        #expect(error("width=375&rect=0,0,10,10&offset=5")?.parameter == "rect", "a rectangle says where: no offset with it")
         #expect(throws: LayoutParameterError.self) { try LayoutConfiguration(parameters: [(name: "width", value: "375"), (name: "offset", value: "10")]) }
     }
 

@@ -172,6 +172,32 @@ import Testing
         #expect(try catalog.layouts().count == 12, "one stored layout per configuration")
     }
 
+    /// `rect`: the items whose frames meet a rectangle, against the reference filtered by hand,
+    /// including empty, partial, horizontal-only and out-of-range rectangles.
+    @Test func rectanglesGiveTheItemsWhoseFramesMeetThem() throws {
+        let library = try Library()
+        let catalog = try library.catalog()
+        _ = try catalog.importItems(Self.importRows(1500))
+        for query in ["width=375", "width=1024&cols=5&inset=20,10,30,6&column-spacing=12", "width=600&style=grid&cols=4"] {
+            let configuration = try PageRequest(query: query).configuration
+            let (all, contentHeight) = Self.reference(try catalog.items(order: configuration.order), configuration)
+            let rects = [Rect(x: 0, y: 0, width: configuration.width, height: 812), Rect(x: 100, y: 3000, width: 50, height: 400),
+                         Rect(x: configuration.width / 2, y: contentHeight / 2, width: 1, height: 1), Rect(x: -50, y: -100, width: 60, height: 300),
+                         Rect(x: 0, y: contentHeight + 10, width: 300, height: 300), Rect(x: configuration.width + 5, y: 0, width: 100, height: 5000),
+                         Rect(x: 10, y: 500, width: 0, height: 100), Rect(x: 10, y: 500, width: 300, height: 0)]
+            for rect in rects {
+                let request = try PageRequest(query: query + "&rect=\(rect.x),\(rect.y),\(rect.width),\(rect.height)")
+                let page = try catalog.page(request)
+                let expected = all.filter {
+                    rect.width > 0 && rect.height > 0 && $0.frame.x < rect.x + rect.width && $0.frame.x + $0.frame.width > rect.x
+                        && $0.frame.y < rect.y + rect.height && $0.frame.y + $0.frame.height > rect.y
+                }
+                #expect(page.items.map(\.index) == expected.map(\.index), "\(query) \(rect)")
+                #expect(page.viewport == rect)
+            }
+        }
+    }
+
     /// A layout stored by a newer catalog, in an archive format this build cannot read, is
     /// computed again rather than refused.
     @Test func aLayoutInANewerFormatIsComputedAgain() throws {

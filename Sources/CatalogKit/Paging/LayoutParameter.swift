@@ -19,6 +19,8 @@ public enum LayoutParameter: String, Sendable, Hashable, CaseIterable {
     case offset
     case height
     case item
+    /// A rectangle `x,y,width,height`: the items whose frames meet it (instead of a band).
+    case rect
 
     /// The largest width, spacing, inset, extra height or window, in points.
     public static let maximumLength = 1_000_000.0
@@ -28,7 +30,7 @@ public enum LayoutParameter: String, Sendable, Hashable, CaseIterable {
     public static let maximumPageHeight = 1_000_000.0
 
     /// Whether it is a page's parameter rather than the layout's.
-    public var isPageParameter: Bool { [.offset, .height, .item].contains(self) }
+    public var isPageParameter: Bool { [.offset, .height, .item, .rect].contains(self) }
 
     /// What values it takes, as error messages and `--help` say it.
     public var allowed: String {
@@ -46,6 +48,7 @@ public enum LayoutParameter: String, Sendable, Hashable, CaseIterable {
         case .offset: return "a number of points, 0 or more"
         case .height: return "a number of points from 0 to \(Self.maximumPageHeight.formatted)"
         case .item: return "an item id (a whole number; see `catalog list`)"
+        case .rect: return "four numbers x,y,width,height in points, width and height 0 or more, without offset, height or item"
         }
     }
 
@@ -53,7 +56,7 @@ public enum LayoutParameter: String, Sendable, Hashable, CaseIterable {
     public var defaultValue: String? {
         switch self {
         case .style: "waterfall"
-        case .width, .item, .columnSpacing, .rowSpacing: nil
+        case .width, .item, .columnSpacing, .rowSpacing, .rect: nil
         case .cols: "2"
         case .spacing, .inset: "8"
         case .extraHeight, .offset: "0"

@@ -14,6 +14,10 @@ public struct PageRequest: Sendable, Hashable {
     public var configuration: LayoutConfiguration
     public var position: PagePosition
     public var height: Double
+    /// When set, the page holds the items whose frames meet this rectangle (a horizontal range
+    /// included), like UICollectionViewLayout's layoutAttributesForElements(in:); position and
+    /// height follow from it.
+    public var rect: Rect?
 
     public init(configuration: LayoutConfiguration, position: PagePosition = .offset(0), height: Double = 812) {
         self.configuration = configuration
@@ -34,7 +38,15 @@ public struct PageRequest: Sendable, Hashable {
         configuration = try LayoutConfiguration(values)
         height = try values.number(.height, in: 0...LayoutParameter.maximumPageHeight)
         let offset = try values.number(.offset, in: 0...Double.greatestFiniteMagnitude)
-        if let text = values[.item] {
+        if let text = values[.rect] {
+            let numbers = text.split(separator: ",", omittingEmptySubsequences: false).map { Double(String($0).trimmed) }
+            guard numbers.count == 4, numbers.allSatisfy({ $0?.isFinite == true }), numbers[2]! >= 0, numbers[3]! >= 0,
+                  values[.item] == nil, values[.offset] == nil, values[.height] == nil else { throw LayoutParameterError(.rect, text) }
+            let r = Rect(x: numbers[0]!, y: numbers[1]!, width: numbers[2]!, height: numbers[3]!)
+            rect = r
+            position = .offset(max(0, r.y))
+            height = max(0, r.y + r.height - max(0, r.y))
+        } else if let text = values[.item] {
             guard let id = Int64(text.trimmed) else { throw LayoutParameterError(.item, text) }
             position = .item(id)
         } else {
@@ -59,5 +71,18 @@ public struct PageRequest: Sendable, Hashable {
 
     static var knownNames: String {
         "page parameters are " + LayoutParameter.allCases.map(\.rawValue).joined(separator: ", ")
+    }
+}
+
+extension PageRequest {
+    /// A band's page cut to the request's rectangle: the items whose frames meet its
+    /// horizontal range too, and the rectangle as the viewport.
+    func clipped(_ page: Page) -> Page {
+        guard let rect else { return page }
+        var clipped = page
+        // As with a band, only overlaps of positive area count: an empty rectangle meets nothing.
+        clipped.items = rect.width > 0 ? page.items.filter { $0.frame.x < rect.x + rect.width && $0.frame.x + $0.frame.width > rect.x } : []
+        clipped.viewport = rect
+        return clipped
     }
 }

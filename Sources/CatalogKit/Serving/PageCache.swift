@@ -56,7 +56,7 @@ public final class PageCache: Sendable {
     /// The page from memory, reading what is missing; nil if the layout is not stored fresh or
     /// the request scrolls to an item.
     public func page(_ request: PageRequest) throws -> Page? {
-        guard case .offset(let offset) = request.position else { return nil }
+        guard case .offset(let offset) = request.position, request.rect == nil else { return nil }
         let key = request.configuration.key
         let band = offset..<(offset + request.height)
         let generation = try generation()

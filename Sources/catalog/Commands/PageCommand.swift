@@ -25,6 +25,10 @@ struct PageCommand: ParsableCommand {
     @Option(help: LayoutOptions.help(.item, "Scroll to this item: the viewport starts at its top, clamped to the content."))
     var item: String?
 
+    @Option(help: LayoutOptions.help(.rect, "The items whose frames meet this rectangle, instead of a band at --offset.",
+                                     valueName: "x,y,w,h"))
+    var rect: String?
+
     @Flag(help: "Print one JSON object.")
     var json = false
 
@@ -33,7 +37,7 @@ struct PageCommand: ParsableCommand {
     }
 
     func request() throws -> PageRequest {
-        let page: [(LayoutParameter, String?)] = [(.offset, offset), (.height, height), (.item, item)]
+        let page: [(LayoutParameter, String?)] = [(.offset, offset), (.height, height), (.item, item), (.rect, rect)]
         let parameters = layout.parameters + page.compactMap { parameter, value in value.map { (parameter.rawValue, $0) } }
         return try LayoutOptions.parse { () throws(LayoutParameterError) in try PageRequest(parameters: parameters) }
     }
