@@ -24,14 +24,8 @@ after="$(cd .. && pwd)/.build/release/catalog"
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
 echo "before: $(git rev-parse --short "$rev"); after: the working tree"
 
-csv="$work/import-$items.csv"
-db="$work/compare-$items.sqlite"
-[ -f "$csv" ] || python3 scripts/make_import.py "$csv" "$items"
-if [ ! -f "$db.done" ]; then
-    rm -f "$db" "$db-wal" "$db-shm"
-    "$after" import --db "$db" "$csv" > /dev/null
-    touch "$db.done"
-fi
+source scripts/imported-catalog.sh
+db=$(imported_catalog "$after" "$items" compare)
 echo "## $items imported items: a page of a stored layout (375 points, 2 columns)"
 "$after" page --db "$db" --width 375 --cols 2 > /dev/null # stores the layout
 height=$("$after" page --db "$db" --width 375 --cols 2 --json | python3 -c "import json,sys; print(json.load(sys.stdin)['contentHeight'])")

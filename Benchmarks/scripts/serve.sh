@@ -12,15 +12,9 @@ command -v wrk >/dev/null || { sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo; $sudo
 (cd .. && swift build -c release --product catalog >&2)
 catalog="$(cd .. && pwd)/.build/release/catalog"
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
+source scripts/imported-catalog.sh
 for size in "${@:-1000000 10000000}"; do
-    db="$work/page-$size.sqlite"
-    csv="$work/import-$size.csv"
-    [ -f "$csv" ] || python3 scripts/make_import.py "$csv" "$size"
-    if [ ! -f "$db.done" ]; then
-        rm -f "$db" "$db-wal" "$db-shm"
-        "$catalog" import --db "$db" "$csv" > /dev/null
-        touch "$db.done"
-    fi
+    db=$(imported_catalog "$catalog" "$size" page)
     echo "## $size imported items"
     "$catalog" layout --db "$db" --width 375 --cols 2 > /dev/null # the stored layout the pages read
     height=$("$catalog" page --db "$db" --width 375 --cols 2 --json | python3 -c "import json,sys; print(int(json.load(sys.stdin)['contentHeight']))")
