@@ -87,6 +87,7 @@ def check(path, expect, method="GET", headers=None):
     jsonschema.Draft202012Validator(absolute(schema), registry=registry).validate(instance)
     if status == 200 and template not in ("/api/health", "/api/openapi.yaml"):
         assert "X-Catalog-Generation" in response_headers, f"{path}: no generation header"
+        assert "ETag" in response_headers, f"{path}: no ETag"
     passed += 1
     return instance
 

@@ -101,8 +101,10 @@ public struct LayoutArchiveHeader: Sendable, Hashable {
     /// and starts above it is in that window too) through the one holding its end.
     public func windows(for band: Range<Double>) -> ClosedRange<Int>? {
         guard !band.isEmpty, band.upperBound > 0, windowCount > 0 else { return nil }
-        let first = band.lowerBound <= 0 ? 0 : Int((band.lowerBound / windowHeight).rounded(.down))
-        let last = min(windowCount - 1, Int((band.upperBound.nextDown / windowHeight).rounded(.down)))
+        // Clamped before converting: a band far past the end (1e300) must not trap in Int(_:).
+        let count = Double(windowCount)
+        let first = band.lowerBound <= 0 ? 0 : Int(min(count, (band.lowerBound / windowHeight).rounded(.down)))
+        let last = min(windowCount - 1, Int(min(count, (band.upperBound.nextDown / windowHeight).rounded(.down))))
         return first <= last ? first...last : nil
     }
 

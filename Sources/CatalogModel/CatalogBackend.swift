@@ -29,9 +29,11 @@ package protocol CatalogReading: Sendable {
     /// Stored layouts, most recently used first.
     func layouts() throws(StoreError) -> [StoredLayout]
     /// A value that changes whenever a write may have been committed, by any process, and costs
-    /// far less than a read (SQLite: the database and WAL files' sizes and times); nil when the
-    /// store cannot tell, and every read must ask.
-    func changeStamp() -> [Int64]?
+    /// far less than a read (SQLite: the database and WAL files' sizes and times), with the time
+    /// of the last change it saw (nanoseconds since 1970); nil when the store cannot tell, and
+    /// every read must ask. File times are as coarse as the kernel's tick, so a reader trusts an
+    /// unchanged stamp only once it has read the catalog well after that time.
+    func changeStamp() -> (stamp: [Int64], lastChange: Int64)?
     /// Runs `body` with one snapshot: everything it reads comes from the same committed state.
     /// The store's own errors become `StoreError`; the body's errors pass through.
     func withSnapshot<T: Sendable>(_ body: (any CatalogSnapshot) throws -> T) throws -> T

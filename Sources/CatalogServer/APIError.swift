@@ -10,6 +10,8 @@ struct APIError: Error, Sendable {
     var parameter: String?
     /// The methods a route takes, for a 405.
     var allow: String?
+    /// `bytes */SIZE`, for a 416.
+    var contentRange: String?
 
     init(status: Int, message: String, parameter: String? = nil, allow: String? = nil) {
         self.status = status
@@ -29,7 +31,7 @@ struct APIError: Error, Sendable {
         case let error as PageError:
             switch error {
             case .noSuchItem: self.init(status: 404, message: error.description, parameter: "item")
-            case .layout: self.init(status: 400, message: error.description)
+            case .layout: self.init(status: 500, message: "internal error") // the parser refused bad configurations already
             }
         case let error as OriginalFile.Problem:
             self.init(status: 404, message: error.description)
@@ -49,6 +51,7 @@ struct APIError: Error, Sendable {
     var response: Response {
         var headers: HTTPFields = [.contentType: "application/json", .cacheControl: "no-store"]
         if let allow { headers[.allow] = allow }
+        if let contentRange { headers[.contentRange] = contentRange }
         return Response(status: HTTPResponse.Status(code: status), headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: json)))
     }
 }

@@ -10,7 +10,7 @@ enum ByteRange {
         switch (Int64(spec[0]), Int64(spec[1])) {
         case (let first?, let last?) where first <= last && first >= 0:
             guard first < size else { throw unsatisfiable }
-            return first..<min(last + 1, size)
+            return first..<(min(last, size - 1) + 1) // no overflow at last = Int64.max
         case (let first?, nil) where spec[1].isEmpty && first >= 0:
             guard first < size else { throw unsatisfiable }
             return first..<size

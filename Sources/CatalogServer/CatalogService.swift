@@ -21,7 +21,8 @@ final class CatalogService: Sendable {
     }
 
     func page(_ request: PageRequest) async throws -> Page {
-        if let page = try pages.page(request) { return page } // from memory: no hop to the pool
+        if let page = try pages.pageFromMemory(request) { return page } // no I/O: no hop to the pool
+        if let page = try await run({ try self.pages.page(request) }) { return page } // reads what is missing
         if let page = try await run({ try self.catalog.page(request, computing: false) }) { return page }
         let configuration = request.configuration
         try await computations.once(configuration.key) {

@@ -22,7 +22,7 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
 /// route (405, with Allow).
 struct RequestShapeMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard request.method == .get || request.method == .head else {
+        guard request.method == .get || request.method == .head || !Self.isRoute(request.uri.path) else {
             throw APIError(status: 405, message: "\(request.method.rawValue) is not allowed: the API takes GET and HEAD", allow: "GET, HEAD")
         }
         let length = request.headers[.contentLength].flatMap { Int($0) } ?? 0
@@ -30,6 +30,18 @@ struct RequestShapeMiddleware<Context: RequestContext>: RouterMiddleware {
             throw APIError(status: 400, message: "a GET request carries no body")
         }
         return try await next(request, context)
+    }
+
+    /// Whether the path is one of the API's routes (another method on it is a 405, on any
+    /// other path a 404).
+    static func isRoute(_ path: String) -> Bool {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        switch parts.count {
+        case 3: return parts[1] == "api" && ["page", "items", "stats", "layouts", "health", "openapi.yaml"].contains(parts[2])
+        case 4: return parts[1] == "api" && parts[2] == "items" && !parts[3].isEmpty
+        case 5: return parts[1] == "api" && parts[2] == "items" && !parts[3].isEmpty && parts[4] == "original"
+        default: return false
+        }
     }
 }
 

@@ -30,14 +30,17 @@ extension SQLiteStore {
 
     /// The database's and the WAL's size and modification time: every commit writes the WAL, every
     /// checkpoint the database, so an unchanged stamp means nothing was committed since.
-    package func changeStamp() -> [Int64]? {
+    package func changeStamp() -> (stamp: [Int64], lastChange: Int64)? {
         var stamp: [Int64] = []
+        var lastChange: Int64 = 0
         for suffix in ["", "-wal"] {
             var info = stat()
             guard stat(path + suffix, &info) == 0 else { return nil }
-            stamp += [Int64(info.st_size), Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec), Int64(info.st_ino)]
+            let modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+            stamp += [Int64(info.st_size), modified, Int64(info.st_ino)]
+            lastChange = max(lastChange, modified)
         }
-        return stamp
+        return (stamp, lastChange)
     }
 
     /// How many items there are.

@@ -97,6 +97,13 @@ import Testing
         #expect(parsed.key == configuration.key)
     }
 
+    @Test func minusZeroIsZero_andOnlyDecimalNumbersAreTaken() throws {
+        #expect(try parse("width=375&spacing=-0&inset=-0").configuration.key == (try parse("width=375&spacing=0&inset=0").configuration.key))
+        #expect(error("width=0x10")?.parameter == "width")
+        #expect(error("width=375&inset=0x8")?.parameter == "inset")
+        #expect(try parse("width=1e3").configuration.width == 1000)
+    }
+
     @Test func theStoredKeyFormatIsUnchanged() throws {
         // Layouts stored by earlier versions are found by this exact text.
         #expect(try parse("width=375&cols=3").configuration.key

@@ -137,6 +137,29 @@ import Testing
                 let refused = try response.error
                 #expect(refused.message.contains("outside"))
             }
+            // An end at Int64.max is the end of the file; a changed file's If-Range gets it whole.
+            try await client.execute(uri: "/api/items/\(jpeg.id)/original", method: .get,
+                                     headers: [.range: "bytes=1-9223372036854775807"]) { response in
+                #expect(response.status == .partialContent)
+                #expect(response.data == bytes.dropFirst())
+            }
+            try await client.execute(uri: "/api/items/\(jpeg.id)/original", method: .get,
+                                     headers: [.range: "bytes=2-9", .ifRange: "\"an-older-tag\""]) { response in
+                #expect(response.status == .ok)
+                #expect(response.data == bytes)
+            }
+            try await client.execute(uri: "/api/items/\(jpeg.id)/original", method: .get,
+                                     headers: [.range: "bytes=2-9", .ifRange: tag]) { response in
+                #expect(response.status == .partialContent)
+            }
+            try await client.execute(uri: "/api/items/\(jpeg.id)/original", method: .get, headers: [.range: "bytes=5000-"]) { response in
+                #expect(response.headers[.contentRange] == "bytes */\(bytes.count)")
+            }
+            try await client.execute(uri: "/api/items/\(jpeg.id)/original", method: .head) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentLength] == String(bytes.count))
+                #expect(response.text.isEmpty)
+            }
             try await client.execute(uri: "/api/items/\(imported.id)/original", method: .get) { response in
                 #expect(response.status == .notFound)
                 let refused = try response.error
@@ -172,8 +195,10 @@ import Testing
             try await client.execute(uri: "/api/stats", method: .get) { response in
                 #expect(response.text == StatsText.json(stats))
             }
+            let before = try await client.execute(uri: "/api/layouts", method: .get) { try #require($0.headers[.eTag]) }
             _ = try await client.execute(uri: "/api/page?width=375", method: .get)
-            try await client.execute(uri: "/api/layouts", method: .get) { response in
+            try await client.execute(uri: "/api/layouts", method: .get, headers: [.ifNoneMatch: before]) { response in
+                #expect(response.status == .ok, "a layout was stored: same generation, another list")
                 let layouts = try #require(try response.object["layouts"] as? [[String: Any]])
                 #expect(layouts.count == 1)
                 #expect(layouts.first?["fresh"] as? Bool == true)
@@ -194,6 +219,17 @@ import Testing
     @Test func unknownRoutesWrongMethodsAndBodiesOnGET() async throws {
         let served = try ServedCatalog(images: [], imported: 1)
         try await served.test { client in
+            try await client.execute(uri: "/api/nothing", method: .post) { response in
+                #expect(response.status == .notFound, "another method on no route is still no route")
+            }
+            for query in ["offset=1e23", "rect=0,0,375,1e300", "rect=0,0,375,1e9", "offset=0x10"] {
+                try await client.execute(uri: "/api/page?width=375&" + query, method: .get) { response in
+                    #expect(response.status == .badRequest, "\(query)")
+                }
+            }
+            try await client.execute(uri: "/api/items?limit=%205", method: .get) { response in
+                #expect(response.status == .ok, "spaces around a number, as on /api/page")
+            }
             try await client.execute(uri: "/api/nothing", method: .get) { response in
                 #expect(response.status == .notFound)
                 let refused = try response.error

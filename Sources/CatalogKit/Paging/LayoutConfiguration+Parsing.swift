@@ -94,12 +94,21 @@ struct ParameterValues {
 
     func number(_ parameter: LayoutParameter, _ given: String? = nil, in range: ClosedRange<Double>) throws(LayoutParameterError) -> Double {
         let text = given ?? self.text(parameter)
-        guard let value = Double(text.trimmed), value.isFinite, range.contains(value) else { throw LayoutParameterError(parameter, text) }
+        guard let value = Self.decimal(text), range.contains(value) else { throw LayoutParameterError(parameter, text) }
         return value
     }
 
     func length(_ parameter: LayoutParameter) throws(LayoutParameterError) -> Double {
         try number(parameter, in: 0...LayoutParameter.maximumLength)
+    }
+
+    /// A finite decimal number ("8", "0.5", "1e3"; not "0x10" or "nan"), with -0 read as 0 so
+    /// that equal layouts have equal keys.
+    static func decimal(_ text: String) -> Double? {
+        let trimmed = text.trimmed
+        guard !trimmed.contains(where: { $0 == "x" || $0 == "X" || $0 == "p" || $0 == "P" }),
+              let value = Double(trimmed), value.isFinite else { return nil }
+        return value + 0.0
     }
 
     func integer(_ parameter: LayoutParameter, in range: ClosedRange<Int>) throws(LayoutParameterError) -> Int {
@@ -116,7 +125,7 @@ struct ParameterValues {
 
     func insets() throws(LayoutParameterError) -> Insets {
         let text = self.text(.inset)
-        let values = text.split(separator: ",", omittingEmptySubsequences: false).map { Double(String($0).trimmed) }
+        let values = text.split(separator: ",", omittingEmptySubsequences: false).map { Self.decimal(String($0)) }
         let valid = values.compactMap { $0 }.filter { $0.isFinite && (0...LayoutParameter.maximumLength).contains($0) }
         guard valid.count == values.count, valid.count == 1 || valid.count == 4 else { throw LayoutParameterError(.inset, text) }
         return valid.count == 1 ? Insets(all: valid[0]) : Insets(top: valid[0], left: valid[1], bottom: valid[2], right: valid[3])

@@ -28,6 +28,8 @@ public enum LayoutParameter: String, Sendable, Hashable, CaseIterable {
     public static let maximumColumns = 1000
     /// The tallest page, in points.
     public static let maximumPageHeight = 1_000_000.0
+    /// The largest offset or rectangle coordinate, in points (content heights reach 10^9).
+    public static let maximumOffset = 1e12
 
     /// Whether it is a page's parameter rather than the layout's.
     public var isPageParameter: Bool { [.offset, .height, .item, .rect].contains(self) }
@@ -45,10 +47,11 @@ public enum LayoutParameter: String, Sendable, Hashable, CaseIterable {
         case .sort: return "one of date, path"
         case .window: return "a number of points from 64 to \(Self.maximumLength.formatted)"
         case .cell: return "width"
-        case .offset: return "a number of points, 0 or more"
+        case .offset: return "a number of points from 0 to \(Self.maximumOffset.formatted)"
         case .height: return "a number of points from 0 to \(Self.maximumPageHeight.formatted)"
         case .item: return "an item id (a whole number; see `catalog list`)"
-        case .rect: return "four numbers x,y,width,height in points, width and height 0 or more, without offset, height or item"
+        case .rect: return "four numbers x,y,width,height in points: x and y within ±\(Self.maximumOffset.formatted), width 0 to "
+            + "\(Self.maximumLength.formatted), height 0 to \(Self.maximumPageHeight.formatted); without offset, height or item"
         }
     }
 

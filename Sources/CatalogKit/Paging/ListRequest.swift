@@ -31,13 +31,13 @@ public struct ListRequest: Sendable, Hashable {
                 }
                 self.order = order
             case "limit":
-                guard let limit = Int(value), limitRange.contains(limit) else {
+                guard let limit = Int(value.trimmed), limitRange.contains(limit) else {
                     let upper = limitRange.upperBound == Int.max ? "or more" : "to \(limitRange.upperBound)"
                     throw LayoutParameterError(parameter: name, value: value, allowed: "a whole number from \(limitRange.lowerBound) \(upper)")
                 }
                 self.limit = limit
             case "offset":
-                guard let offset = Int(value), offset >= 0 else {
+                guard let offset = Int(value.trimmed), offset >= 0 else {
                     throw LayoutParameterError(parameter: name, value: value, allowed: "a whole number, 0 or more")
                 }
                 self.offset = offset

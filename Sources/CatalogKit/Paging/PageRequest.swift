@@ -37,10 +37,12 @@ public struct PageRequest: Sendable, Hashable {
         }
         configuration = try LayoutConfiguration(values)
         height = try values.number(.height, in: 0...LayoutParameter.maximumPageHeight)
-        let offset = try values.number(.offset, in: 0...Double.greatestFiniteMagnitude)
+        let offset = try values.number(.offset, in: 0...LayoutParameter.maximumOffset)
         if let text = values[.rect] {
-            let numbers = text.split(separator: ",", omittingEmptySubsequences: false).map { Double(String($0).trimmed) }
-            guard numbers.count == 4, numbers.allSatisfy({ $0?.isFinite == true }), numbers[2]! >= 0, numbers[3]! >= 0,
+            let numbers = text.split(separator: ",", omittingEmptySubsequences: false).map { ParameterValues.decimal(String($0)) }
+            let limit = LayoutParameter.maximumOffset
+            guard numbers.count == 4, numbers.allSatisfy({ $0?.isFinite == true }), abs(numbers[0]!) <= limit, abs(numbers[1]!) <= limit,
+                  (0...LayoutParameter.maximumLength).contains(numbers[2]!), (0...LayoutParameter.maximumPageHeight).contains(numbers[3]!),
                   values[.item] == nil, values[.offset] == nil, values[.height] == nil else { throw LayoutParameterError(.rect, text) }
             let r = Rect(x: numbers[0]!, y: numbers[1]!, width: numbers[2]!, height: numbers[3]!)
             rect = r
@@ -63,7 +65,8 @@ public struct PageRequest: Sendable, Hashable {
     public static func parameters(query: String) -> [(name: String, value: String)] {
         query.split(separator: "&", omittingEmptySubsequences: true).map { field in
             let parts = field.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map {
-                String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String($0)
+                let spaced = String($0).replacingOccurrences(of: "+", with: " ")
+                return spaced.removingPercentEncoding ?? spaced
             }
             return (parts[0], parts.count > 1 ? parts[1] : "")
         }

@@ -53,7 +53,8 @@ enum Pager {
             return try compute(configuration, snapshot: snapshot, stored: stored, generation: generation)
         }
         if let computed { try save(computed, store: store, key: key, order: configuration.order) }
-        guard let layout = try store.layouts().first(where: { $0.configuration == key }) else {
+        let generation = try store.generation()
+        guard let layout = try store.layouts().first(where: { $0.configuration == key && $0.generation == generation }) else {
             throw StoreError.busy(path: store.location) // the catalog changed while computing: a scan is writing
         }
         return (layout, computed?.source ?? .stored)

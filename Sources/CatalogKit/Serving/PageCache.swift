@@ -20,6 +20,8 @@ public final class PageCache: Sendable {
 
     struct State {
         var stamp: [Int64]?
+        /// When the generation was last read (nanoseconds since 1970).
+        var readAt: Int64 = 0
         var generation: Int64 = -1
         var entries: [String: Entry] = [:]
         var clock = 0
@@ -41,16 +43,41 @@ public final class PageCache: Sendable {
         self.catalog = catalog
     }
 
-    /// The catalog's generation, re-read only when the store's change stamp moved.
+    /// The catalog's generation, re-read only when the store's change stamp moved (or is too
+    /// recent to tell: file times are as coarse as the kernel's tick).
     public func generation() throws -> Int64 {
+        if let known = knownGeneration() { return known }
         let stamp = catalog.store.changeStamp()
-        if let stamp, let known = state.withLock({ $0.stamp == stamp ? $0.generation : nil }) { return known }
+        let readAt = Self.now()
         let generation = try catalog.generation()
         state.withLock { state in
-            state.stamp = stamp
+            state.stamp = stamp?.stamp
+            state.readAt = readAt
             state.generation = generation
         }
         return generation
+    }
+
+    /// The generation without reading the catalog, when the change stamp vouches for it.
+    private func knownGeneration() -> Int64? {
+        guard let (stamp, lastChange) = catalog.store.changeStamp() else { return nil }
+        return state.withLock { state in
+            state.stamp == stamp && state.readAt > lastChange + 1_000_000_000 ? state.generation : nil
+        }
+    }
+
+    private static func now() -> Int64 {
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
+    }
+
+    /// The page from memory alone, without reading the catalog (no blocking I/O but two
+    /// `stat` calls); nil when anything would have to be read.
+    public func pageFromMemory(_ request: PageRequest) throws -> Page? {
+        guard case .offset(let offset) = request.position, request.rect == nil, let generation = knownGeneration() else { return nil }
+        return try cachedPage(key: request.configuration.key, generation: generation, band: offset..<(offset + request.height),
+                              offset: offset, height: request.height)
     }
 
     /// The page from memory, reading what is missing; nil if the layout is not stored fresh or

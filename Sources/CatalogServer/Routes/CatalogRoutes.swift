@@ -10,7 +10,9 @@ struct CatalogRoutes {
         router.get("/api/stats") { request, _ -> Response in
             let catalog = service.catalog
             let stats = try await service.run { try catalog.stats() }
-            return JSONResponse.make(StatsText.json(stats), request: request, generation: stats.generation)
+            let body = StatsText.json(stats)
+            // Sizes and stored layouts change without a new generation: the tag is the body's.
+            return JSONResponse.make(body, request: request, generation: stats.generation, tagging: body)
         }
 
         router.get("/api/layouts") { request, _ -> Response in
@@ -18,7 +20,7 @@ struct CatalogRoutes {
             let (generation, layouts) = try await service.run { (try catalog.generation(), try catalog.layouts()) }
             let body = #"{"generation":\#(generation),"layouts":["#
                 + layouts.map { StatsText.json($0, current: generation) }.joined(separator: ",") + "]}"
-            return JSONResponse.make(body, request: request, generation: generation)
+            return JSONResponse.make(body, request: request, generation: generation, tagging: body)
         }
 
         router.get("/api/health") { _, _ -> Response in

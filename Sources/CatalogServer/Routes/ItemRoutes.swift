@@ -63,14 +63,25 @@ struct ItemRoutes {
         if notModified { return Response(status: .notModified, headers: headers) }
         var range = 0..<file.size
         var status = HTTPResponse.Status.ok
-        if let part = try ByteRange.parse(request.headers[.range], size: file.size) {
+        // If-Range: a range of the file the client has, or else the whole new file.
+        let rangeHeader = (request.headers[.ifRange].map { $0 == file.etag } ?? true) ? request.headers[.range] : nil
+        let part: Range<Int64>?
+        do {
+            part = try ByteRange.parse(rangeHeader, size: file.size)
+        } catch {
+            var refused = error
+            refused.contentRange = "bytes */\(file.size)"
+            throw refused
+        }
+        if let part {
             range = part
             status = .partialContent
             headers[.contentRange] = "bytes \(part.lowerBound)-\(part.upperBound - 1)/\(file.size)"
         }
         let chosen = range
+        headers[.contentLength] = String(chosen.count)
+        if request.method == .head { return Response(status: status, headers: headers) } // nothing read
         let bytes = try await service.run { try file.read(chosen) }
-        headers[.contentLength] = String(bytes.count)
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
