@@ -58,6 +58,9 @@ package protocol CatalogSnapshot {
     func onlyAppended(since generation: Int64, count: Int, order: ItemOrder) throws -> Bool
     /// The position of item `id` in `order`, or nil if there is no such item.
     func index(ofItem id: Int64, order: ItemOrder) throws -> Int?
+    /// Items in `order`, skipping `offset`, at most `limit` (nil: all).
+    func items(order: ItemOrder, limit: Int?, offset: Int) throws -> [ItemRow]
+    func itemCount() throws -> Int
 }
 
 /// Held while one scan or import writes; released when the last reference goes.

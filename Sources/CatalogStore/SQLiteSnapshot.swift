@@ -11,6 +11,10 @@ struct SQLiteSnapshot: CatalogSnapshot {
         try Int64.fetchOne(db, sql: "SELECT generation FROM catalog") ?? 0
     }
 
+    package func items(order: ItemOrder, limit: Int?, offset: Int) throws -> [ItemRow] {
+        try SQLiteStore.items(db, order: order, limit: limit, offset: offset)
+    }
+
     package func itemCount() throws -> Int {
         try Int.fetchOne(db, sql: "SELECT count(*) FROM items") ?? 0
     }

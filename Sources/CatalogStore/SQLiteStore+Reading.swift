@@ -15,10 +15,12 @@ extension SQLiteStore {
 
     /// Items in `order`, skipping `offset`, at most `limit` (nil: all).
     package func items(order: ItemOrder, limit: Int? = nil, offset: Int = 0) throws(StoreError) -> [ItemRow] {
-        try read { db in
-            try Row.fetchAll(db, sql: "SELECT \(Self.itemColumns) FROM items ORDER BY \(order.orderBy) LIMIT ? OFFSET ?",
-                             arguments: [limit ?? -1, offset]).map(Self.itemRow)
-        }
+        try read { db in try Self.items(db, order: order, limit: limit, offset: offset) }
+    }
+
+    static func items(_ db: Database, order: ItemOrder, limit: Int?, offset: Int) throws -> [ItemRow] {
+        try Row.fetchAll(db, sql: "SELECT \(itemColumns) FROM items ORDER BY \(order.orderBy) LIMIT ? OFFSET ?",
+                         arguments: [limit ?? -1, offset]).map(itemRow)
     }
 
     /// One item by id, or nil.

@@ -67,6 +67,10 @@ import Testing
         while process.isRunning {
             let store = try library.catalog() // a reader opening the catalog mid-scan
             counts.append(try store.items(order: .date, limit: nil).count)
+            let listed = try store.list(ListRequest(limit: 5))
+            let whole = try store.list(ListRequest())
+            #expect(whole.items.count == whole.total, "one snapshot: the total is the items'")
+            #expect(listed.total >= listed.items.count)
         }
         process.waitUntilExit()
         #expect(process.terminationStatus == 0, "scan failed: \((try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "")")

@@ -16,13 +16,10 @@ struct ItemRoutes {
             list.limit = list.limit ?? Self.defaultLimit
             let catalog = service.catalog
             let request = list
-            let (generation, items, total) = try await service.run {
-                (try catalog.generation(), try catalog.items(order: request.order, limit: request.limit, offset: request.offset),
-                 try catalog.itemCount())
-            }
-            let body = #"{"items":[\#(items.map(ItemText.json).joined(separator: ","))],"total":\#(total),"#
-                + #""offset":\#(list.offset),"limit":\#(list.limit ?? 0),"generation":\#(generation)}"#
-            return JSONResponse.make(body, request: httpRequest, generation: generation)
+            let listed = try await service.run { try catalog.list(request) } // one snapshot
+            let body = #"{"items":[\#(listed.items.map(ItemText.json).joined(separator: ","))],"total":\#(listed.total),"#
+                + #""offset":\#(list.offset),"limit":\#(list.limit ?? 0),"generation":\#(listed.generation)}"#
+            return JSONResponse.make(body, request: httpRequest, generation: listed.generation)
         }
 
         router.get("/api/items/{id}") { request, context -> Response in
