@@ -188,6 +188,28 @@ import Testing
         }
     }
 
+    /// A file larger than the chunks it is streamed in: whole, and a range across chunks.
+    @Test func aLargeOriginalIsStreamedWhole() async throws {
+        let served = try ServedCatalog(images: [])
+        var written = try Data(contentsOf: ServedCatalog.fixtures.appendingPathComponent("baseline.jpg"))
+        written.append(Data((0..<(700 * 1024)).map { UInt8(truncatingIfNeeded: $0 &* 31) })) // after the image's end
+        try written.write(to: served.photo("large.jpg"))
+        let bytes = written
+        _ = try served.catalog.scan([served.photo("large.jpg").deletingLastPathComponent().path])
+        let id = try #require(try served.catalog.items().first?.id)
+        try await served.test { client in
+            try await client.execute(uri: "/api/items/\(id)/original", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentLength] == String(bytes.count))
+                #expect(response.data == bytes)
+            }
+            try await client.execute(uri: "/api/items/\(id)/original", method: .get, headers: [.range: "bytes=200000-600000"]) { response in
+                #expect(response.status == .partialContent)
+                #expect(response.data == bytes[200_000...600_000])
+            }
+        }
+    }
+
     @Test func statsLayoutsHealthAndTheOpenAPIDocument() async throws {
         let served = try ServedCatalog(imported: 20)
         let stats = try served.catalog.stats()

@@ -78,9 +78,22 @@ struct ItemRoutes {
         let chosen = range
         headers[.contentLength] = String(chosen.count)
         if request.method == .head { return Response(status: status, headers: headers) } // nothing read
-        let bytes = try await service.run { try file.read(chosen) }
-        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+        // Streamed in chunks read on the blocking pool: memory stays bounded whatever the file's size.
+        let body = ResponseBody(contentLength: Int(chosen.count)) { writer in
+            var offset = chosen.lowerBound
+            while offset < chosen.upperBound {
+                let part = offset..<min(offset + Self.chunkSize, chosen.upperBound)
+                let bytes = try await service.run { try file.read(part) }
+                try await writer.write(ByteBuffer(bytes: bytes))
+                offset = part.upperBound
+            }
+            try await writer.finish(nil)
+        }
+        return Response(status: status, headers: headers, body: body)
     }
+
+    /// Bytes of an original read and sent at a time.
+    static let chunkSize: Int64 = 256 * 1024
 
     static func httpDate(_ seconds: Int64) -> String {
         let formatter = DateFormatter()
