@@ -85,7 +85,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CatalogKitTests",
-            dependencies: ["CatalogKit", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["CatalogKit", "CatalogStore", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

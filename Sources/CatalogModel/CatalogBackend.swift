@@ -51,8 +51,11 @@ package protocol CatalogSnapshot {
     func windows(layoutID: Int64, holdingIndex index: Int) throws -> [[UInt8]]
     /// Keys (paths or import keys) of the given items.
     func keys(ids: [Int64]) throws -> [Int64: Data]
-    /// Items in `order` from `offset` on, with their display sizes: the input of a layout.
+    /// Items in `order` from `offset` on, with their display sizes: the input of a layout. Read
+    /// from the order data when it is current, else from the items.
     func layoutInput(order: ItemOrder, offset: Int) throws -> [LayoutInputRow]
+    /// The same from the order data alone; nil when the order data is behind the items.
+    func orderData(order: ItemOrder, offset: Int) throws -> [LayoutInputRow]?
     /// Whether the catalog changed since `generation` only by items added after the first
     /// `count` items of `order` (so a layout of those can be extended in place).
     func onlyAppended(since generation: Int64, count: Int, order: ItemOrder) throws -> Bool
@@ -85,6 +88,9 @@ package protocol ScanWriting: Sendable {
     func adopt(newPath: Data, oldPath: Data) throws(StoreError)
     /// Records that a scan of the root ended, completely or not.
     func finishScan(rootID: Int64, complete: Bool) throws(StoreError)
+    /// Brings the order data (each item order's ids and sizes, packed) up to the items: batches
+    /// keep it only while that is cheap, and a scan calls this once at its end.
+    func refreshOrderData() throws(StoreError)
 }
 
 /// What an import writes.

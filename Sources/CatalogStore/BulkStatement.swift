@@ -78,6 +78,18 @@ struct BulkStatement {
             guard count > 0, let bytes = sqlite3_column_blob(handle, column) else { return Data() }
             return Data(bytes: bytes, count: count)
         }
+
+        /// A blob or text column's bytes.
+        func bytes(_ column: Int32) -> [UInt8] {
+            withBlob(column) { [UInt8]($0) }
+        }
+
+        /// Lends a blob or text column's bytes, valid only inside `body`.
+        func withBlob<T>(_ column: Int32, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+            let pointer = sqlite3_column_blob(handle, column) // before the size, as SQLite asks
+            let count = Int(sqlite3_column_bytes(handle, column))
+            return try body(UnsafeRawBufferPointer(start: count > 0 ? pointer : nil, count: count))
+        }
     }
 
     /// Steps through the rows, calling `body` for each.

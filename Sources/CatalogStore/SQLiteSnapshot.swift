@@ -61,11 +61,16 @@ struct SQLiteSnapshot: CatalogSnapshot {
 
     /// Items in `order` with their display sizes: the input of a layout.
     package func layoutInput(order: ItemOrder, offset: Int) throws -> [LayoutInputRow] {
+        if let rows = try orderData(order: order, offset: offset) { return rows }
         var rows: [LayoutInputRow] = []
         let cursor = try Row.fetchCursor(db, sql: "SELECT id, width, height FROM items ORDER BY \(order.orderBy) LIMIT -1 OFFSET ?",
                                          arguments: [offset])
         while let row = try cursor.next() { rows.append(LayoutInputRow(id: row[0], width: row[1], height: row[2])) }
         return rows
+    }
+
+    package func orderData(order: ItemOrder, offset: Int) throws -> [LayoutInputRow]? {
+        try OrderData.read(db, order: order, offset: offset)
     }
 
     /// Whether the catalog changed since `generation` only by items added after the first
@@ -81,6 +86,7 @@ struct SQLiteSnapshot: CatalogSnapshot {
 
     /// The position of item `id` in `order`, or nil if there is no such item.
     package func index(ofItem id: Int64, order: ItemOrder) throws -> Int? {
+        if let found = try OrderData.index(db, ofItem: id, order: order) { return found }
         guard let row = try Row.fetchOne(db, sql: "SELECT sort_date, key FROM items WHERE id = ?", arguments: [id]) else { return nil }
         let date: String = row[0]
         let key: Data = row[1]

@@ -43,6 +43,7 @@ extension SQLiteStore {
             }
             let added = try Int.fetchOne(db, sql: "SELECT count(*) FROM items")! - before
             let updated = rows.count - added
+            try OrderData.refresh(db, force: true)
             _ = try Self.pruneStaleLayouts(db) // in the same transaction: no stale layout outlives the change
             return ImportSummary(added: added, updated: updated, generation: generation)
         }

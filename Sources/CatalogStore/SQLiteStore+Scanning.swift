@@ -126,6 +126,7 @@ extension SQLiteStore {
                 upsertFile.bind(10, error)
                 try upsertFile.run(db)
             }
+            if bumped != nil { try OrderData.refresh(db, force: false) }
             return counts
         }
     }
@@ -146,7 +147,10 @@ extension SQLiteStore {
                 }
                 try deleteFile.execute(arguments: [path])
             }
-            if removedItems > 0 { _ = try Self.nextGeneration(db) }
+            if removedItems > 0 {
+                _ = try Self.nextGeneration(db)
+                try OrderData.refresh(db, force: false)
+            }
             return removedItems
         }
     }
@@ -170,6 +174,7 @@ extension SQLiteStore {
             if let itemID {
                 let generation = try Self.nextGeneration(db)
                 try db.execute(sql: "UPDATE items SET key = ?, changed_generation = ? WHERE id = ?", arguments: [newPath, generation, itemID])
+                try OrderData.refresh(db, force: false)
             }
         }
     }
@@ -191,6 +196,13 @@ extension SQLiteStore {
                 """, arguments: StatementArguments([newPath.databaseValue] + facts.databaseValues + [generation.databaseValue, oldItem.databaseValue]))
             try db.execute(sql: "UPDATE files SET item_id = ? WHERE path = ?", arguments: [oldItem, newPath])
             try db.execute(sql: "DELETE FROM files WHERE path = ?", arguments: [oldPath])
+            try OrderData.refresh(db, force: false)
         }
+    }
+
+    /// Brings the order data up to the items in one transaction, rebuilding it if the scan's
+    /// batches left it behind; a no-op when it is current.
+    package func refreshOrderData() throws(StoreError) {
+        try write { db in try OrderData.refresh(db, force: true) }
     }
 }

@@ -43,6 +43,13 @@ import Testing
         #expect(check == "ok")
         let partial = try library.items().count
         #expect(partial > 0 && partial < 3000, "killed midway: \(partial) of 3000")
+        for order in ItemOrder.allCases { // behind the items (readers then use the items), or equal to them
+            let catalog = try library.catalog()
+            if let data = try OrderDataTests.orderData(catalog, order) {
+                let equal = data.map(\.id) == (try catalog.items(order: order).map(\.id))
+                #expect(equal, "\(order) order data after the kill")
+            }
+        }
 
         let resumed = try library.scan()
         #expect(resumed.unchanged >= partial)
@@ -55,6 +62,7 @@ import Testing
         #expect(cleanItems.map(\.key) == (try library.catalog().items(order: .path).map(\.key)))
         #expect(cleanItems.map { [$0.width, $0.height] } == (try library.catalog().items(order: .path).map { [$0.width, $0.height] }))
         #expect(Set(resumedItems.values.map(\.id)).count == 3000, "ids are unique")
+        try OrderDataTests.expectCurrent(try library.catalog(), "after the kill and the next scan")
     }
 
     @Test func readersListWhileAScanWrites() throws {

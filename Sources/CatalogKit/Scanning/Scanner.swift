@@ -78,6 +78,7 @@ final class Scanner {
         let before = try store.generation()
         for root in roots { try scan(root: root) }
         if try store.generation() != before { try store.pruneStaleLayouts() }
+        try store.refreshOrderData()
         summary.elapsedSeconds = Timestamps.seconds(since: start)
         summary.generation = try store.generation()
         return summary

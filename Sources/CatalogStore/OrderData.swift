@@ -1,0 +1,319 @@
+import CatalogModel
+import Foundation
+import GRDB
+import GRDBSQLite
+
+/// Order data (Migrations/0003_order_data.sql): per item order, every item's id and display
+/// size in that order, in chunks of about `chunkSize` entries keyed by their first entry's sort
+/// key. A layout of a configuration never seen reads these few large blobs, not 10M item rows.
+///
+/// Kept in the transactions that change items: the chunks whose key ranges hold a change (the
+/// old and new keys of updated and removed items, logged by triggers into `order_changes`, and
+/// the keys of items added since `order_data.max_item_id`) are read again from the items'
+/// index, range by range. Appends at the end of an order rewrite the last chunk or two; a few
+/// scattered changes rewrite a chunk each. Changes spread over most chunks (a first scan of
+/// files with random dates, batch after batch) are left for the refresh at the end of the scan,
+/// which rebuilds the order data in one pass; until then `order_data.generation` is behind the
+/// catalog's and readers lay out from the item rows, as before.
+enum OrderData {
+    /// Entries a chunk is cut to; a chunk holds between one and twice as many before a refresh
+    /// cuts it again.
+    static let chunkSize = 4096
+    /// id (Int64), width, height (UInt32), little-endian.
+    static let entrySize = 16
+
+    /// An item's place in an order: date order sorts by date, newest first, then key; path
+    /// order by key alone (its `date` is empty). Bytes compare as SQLite's BINARY collation does.
+    struct SortKey {
+        var date: [UInt8]
+        var key: [UInt8]
+
+        /// Whether `self` comes before `other` in the order.
+        func precedes(_ other: SortKey) -> Bool {
+            if date != other.date { return other.date.lexicographicallyPrecedes(date) }
+            return key.lexicographicallyPrecedes(other.key)
+        }
+    }
+
+    struct Chunk {
+        var rowID: Int64
+        var lo: SortKey
+        var count: Int
+    }
+
+    /// What a refresh will do to one order.
+    enum Plan {
+        case nothing
+        /// Read these runs of consecutive chunks again (indices into the order's chunk list).
+        case merge(chunks: [Chunk], runs: [ClosedRange<Int>])
+        case rebuild
+    }
+
+    // MARK: Reading
+
+    /// Whether the order data reflects the catalog's generation.
+    static func isFresh(_ db: Database) throws -> Bool {
+        try Bool.fetchOne(db, sql: "SELECT order_data.generation = catalog.generation FROM order_data, catalog") ?? false
+    }
+
+    /// The items of `order` from position `offset` on, or nil when the order data is stale.
+    static func read(_ db: Database, order: ItemOrder, offset: Int) throws -> [LayoutInputRow]? {
+        guard try isFresh(db) else { return nil }
+        let chunks = try self.chunks(db, order: order)
+        var rows: [LayoutInputRow] = []
+        rows.reserveCapacity(max(0, chunks.reduce(0) { $0 + $1.count } - offset))
+        var start = 0
+        let entries = try BulkStatement(db, sql: "SELECT entries FROM order_chunks WHERE rowid = ?1")
+        for chunk in chunks {
+            defer { start += chunk.count }
+            guard start + chunk.count > offset else { continue }
+            entries.bind(1, chunk.rowID)
+            try entries.forEachRow(db) { row in
+                row.withBlob(0) { bytes in
+                    guard bytes.count == chunk.count * entrySize else { return }
+                    for entry in max(0, offset - start)..<chunk.count {
+                        rows.append(decode(bytes, at: entry))
+                    }
+                }
+            }
+        }
+        guard rows.count == max(0, start - offset) else { throw StoreError.database("order data of \(order.rawValue) order is corrupt") }
+        return rows
+    }
+
+    /// The position of item `id` in `order`; `.some(nil)` when there is no such item, nil when
+    /// the order data is stale. Reads the chunk list and one chunk.
+    static func index(_ db: Database, ofItem id: Int64, order: ItemOrder) throws -> Int?? {
+        guard try isFresh(db) else { return nil }
+        guard let row = try Row.fetchOne(db, sql: "SELECT sort_date, key FROM items WHERE id = ?", arguments: [id]) else { return .some(nil) }
+        let key = sortKey(order: order, date: row[0], key: row[1])
+        let chunks = try self.chunks(db, order: order)
+        guard !chunks.isEmpty else { return .some(nil) }
+        let position = chunkIndex(of: key, in: chunks)
+        let before = chunks[..<position].reduce(0) { $0 + $1.count }
+        let bytes = try Data.fetchOne(db, sql: "SELECT entries FROM order_chunks WHERE rowid = ?", arguments: [chunks[position].rowID]) ?? Data()
+        let found: Int? = bytes.withUnsafeBytes { raw in
+            (0..<(raw.count / entrySize)).first { raw.loadUnaligned(fromByteOffset: $0 * entrySize, as: Int64.self).littleEndian == id }
+        }
+        guard let found else { throw StoreError.database("order data of \(order.rawValue) order misses item \(id)") }
+        return .some(before + found)
+    }
+
+    /// The chunks of `order`, in order, without their entries.
+    static func chunks(_ db: Database, order: ItemOrder) throws -> [Chunk] {
+        var chunks: [Chunk] = []
+        let statement = try BulkStatement(db, sql: """
+            SELECT rowid, lo_date, lo_key, count FROM order_chunks WHERE item_order = ?1 ORDER BY lo_date DESC, lo_key
+            """)
+        statement.bind(1, order.rawValue)
+        try statement.forEachRow(db) { row in
+            chunks.append(Chunk(rowID: row.int64(0), lo: SortKey(date: row.bytes(1), key: row.bytes(2)), count: Int(row.int64(3))))
+        }
+        return chunks
+    }
+
+    /// The chunk whose key range holds `key`: the last one starting at or before it (the first
+    /// chunk for a key before every chunk).
+    static func chunkIndex(of key: SortKey, in chunks: [Chunk]) -> Int {
+        var low = 0
+        var high = chunks.count // first chunk whose lo comes after key
+        while low < high {
+            let middle = (low + high) / 2
+            if key.precedes(chunks[middle].lo) { high = middle } else { low = middle + 1 }
+        }
+        return max(0, low - 1)
+    }
+
+    static func sortKey(order: ItemOrder, date: String, key: Data) -> SortKey {
+        SortKey(date: order == .date ? Array(date.utf8) : [], key: [UInt8](key))
+    }
+
+    static func decode(_ bytes: UnsafeRawBufferPointer, at entry: Int) -> LayoutInputRow {
+        let base = entry * entrySize
+        return LayoutInputRow(id: Int64(littleEndian: bytes.loadUnaligned(fromByteOffset: base, as: Int64.self)),
+                              width: Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: base + 8, as: UInt32.self))),
+                              height: Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: base + 12, as: UInt32.self))))
+    }
+
+    /// Appends one entry. A side past 2³²−1 is halved with the other until both fit: the aspect
+    /// ratio, all a layout uses, stays within a part in 2³².
+    static func encode(id: Int64, width: Int64, height: Int64, into bytes: inout [UInt8]) {
+        var (width, height) = (width, height)
+        while width > Int64(UInt32.max) || height > Int64(UInt32.max) { (width, height) = (max(1, width / 2), max(1, height / 2)) }
+        withUnsafeBytes(of: id.littleEndian) { bytes.append(contentsOf: $0) }
+        withUnsafeBytes(of: UInt32(width).littleEndian) { bytes.append(contentsOf: $0) }
+        withUnsafeBytes(of: UInt32(height).littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    // MARK: Keeping it
+
+    /// Entries a refresh inside a scan batch may rewrite; more waits for the end of the scan.
+    static let batchBudget = 8 * chunkSize
+
+    /// Brings the order data to the catalog's generation, inside the caller's write transaction.
+    /// Without `force`, only when the order data was fresh before this transaction and the
+    /// changes rewrite at most `batchBudget` entries; otherwise it is left behind for a forced
+    /// refresh (the end of a scan, an import). Returns whether the order data is fresh afterwards.
+    @discardableResult
+    static func refresh(_ db: Database, force: Bool) throws -> Bool {
+        guard let state = try Row.fetchOne(db, sql: "SELECT order_data.generation, max_item_id, catalog.generation FROM order_data, catalog")
+        else { return false }
+        let (built, maxItemID, generation): (Int64, Int64, Int64) = (state[0], state[1], state[2])
+        if built == generation { return true }
+        if !force && (built < 0 || built != generation - 1) { return false }
+
+        let pending = try Int.fetchOne(db, sql: "SELECT (SELECT count(*) FROM order_changes) + (SELECT count(*) FROM items WHERE id > ?)",
+                                       arguments: [maxItemID]) ?? 0
+        let total = built < 0 ? Int.max : try chunks(db, order: .date).reduce(0) { $0 + $1.count }
+        var plans: [(ItemOrder, Plan)] = []
+        if built < 0 || pending > max(batchBudget, total / 4) {
+            guard force || (built >= 0 && total + pending <= batchBudget) else { return false }
+            plans = ItemOrder.allCases.map { ($0, .rebuild) }
+        } else if pending > 0 {
+            var changed: [SortKey] = []
+            changed.reserveCapacity(pending)
+            let log = try BulkStatement(db, sql: "SELECT sort_date, key FROM order_changes UNION ALL SELECT sort_date, key FROM items WHERE id > ?1")
+            log.bind(1, maxItemID)
+            try log.forEachRow(db) { row in changed.append(SortKey(date: row.bytes(0), key: row.bytes(1))) }
+            for order in ItemOrder.allCases {
+                let (plan, rewritten) = try self.plan(db, order: order, changed: changed, total: total)
+                if !force && rewritten > batchBudget { return false }
+                plans.append((order, plan))
+            }
+        }
+        for (order, plan) in plans {
+            switch plan {
+            case .nothing: break
+            case .rebuild: try rebuild(db, order: order)
+            case .merge(let chunks, let runs): try merge(db, order: order, chunks: chunks, runs: runs)
+            }
+        }
+        try db.execute(sql: "DELETE FROM order_changes")
+        try db.execute(sql: "UPDATE order_data SET generation = ?, max_item_id = (SELECT coalesce(max(id), 0) FROM items)",
+                       arguments: [generation])
+        return true
+    }
+
+    /// Which chunks of `order` hold a changed key, and how many entries rewriting them costs.
+    /// Past a quarter of the entries, one pass over the whole index in order costs less.
+    static func plan(_ db: Database, order: ItemOrder, changed: [SortKey], total: Int) throws -> (Plan, rewritten: Int) {
+        let chunks = try self.chunks(db, order: order)
+        guard !chunks.isEmpty else { return (.rebuild, changed.count) }
+        var dirty = Set<Int>()
+        for change in changed {
+            dirty.insert(chunkIndex(of: SortKey(date: order == .date ? change.date : [], key: change.key), in: chunks))
+        }
+        let rewritten = dirty.reduce(changed.count) { $0 + chunks[$1].count }
+        if rewritten > max(batchBudget, total / 4) { return (.rebuild, total + changed.count) }
+        var runs: [ClosedRange<Int>] = []
+        for index in dirty.sorted() {
+            if let last = runs.last, last.upperBound + 1 == index { runs[runs.count - 1] = last.lowerBound...index } else { runs.append(index...index) }
+        }
+        return (.merge(chunks: chunks, runs: runs), rewritten)
+    }
+
+    /// Reads each run of chunks again from the items, from the run's first key up to the key of
+    /// the chunk after it, and writes it back cut into chunks.
+    static func merge(_ db: Database, order: ItemOrder, chunks: [Chunk], runs: [ClosedRange<Int>]) throws {
+        let delete = try BulkStatement(db, sql: "DELETE FROM order_chunks WHERE rowid = ?1")
+        var writer = try ChunkWriter(db, order: order)
+        for run in runs {
+            for index in run {
+                delete.bind(1, chunks[index].rowID)
+                try delete.run(db)
+            }
+            let lower = run.lowerBound == 0 ? nil : chunks[run.lowerBound].lo
+            let upper = run.upperBound + 1 < chunks.count ? chunks[run.upperBound + 1].lo : nil
+            for (sql, arguments) in rangeQueries(order: order, from: lower, to: upper) {
+                let statement = try BulkStatement(db, sql: sql)
+                for (position, argument) in arguments.enumerated() { statement.bind(Int32(position + 1), blob: argument) }
+                try statement.forEachRow(db) { row in try writer.append(row) }
+            }
+            try writer.flush()
+        }
+    }
+
+    /// Writes the whole order again: one pass over the order's index.
+    static func rebuild(_ db: Database, order: ItemOrder) throws {
+        try db.execute(sql: "DELETE FROM order_chunks WHERE item_order = ?", arguments: [order.rawValue])
+        var writer = try ChunkWriter(db, order: order)
+        let statement = try BulkStatement(db, sql: "SELECT id, width, height, sort_date, key FROM items ORDER BY \(order.orderBy)")
+        try statement.forEachRow(db) { row in try writer.append(row) }
+        try writer.flush()
+    }
+
+    /// The queries, run in turn, that list the items from `lower` (included; nil: the start)
+    /// to `upper` (excluded; nil: the end) in `order`, each a range of one index: date order
+    /// takes one query per boundary date and one for the dates between.
+    static func rangeQueries(order: ItemOrder, from lower: SortKey?, to upper: SortKey?) -> [(String, [[UInt8]])] {
+        let columns = "SELECT id, width, height, sort_date, key FROM items"
+        switch order {
+        case .path:
+            var conditions: [String] = []
+            var arguments: [[UInt8]] = []
+            if let lower { conditions.append("key >= ?\(arguments.count + 1)"); arguments.append(lower.key) }
+            if let upper { conditions.append("key < ?\(arguments.count + 1)"); arguments.append(upper.key) }
+            let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+            return [("\(columns)\(filter) ORDER BY key", arguments)]
+        case .date:
+            // Dates are TEXT; bound as blobs they would compare below every text, so CAST.
+            let date = "CAST(?1 AS TEXT)"
+            if let lower, let upper, lower.date == upper.date {
+                return [("\(columns) WHERE sort_date = \(date) AND key >= ?2 AND key < ?3 ORDER BY key", [lower.date, lower.key, upper.key])]
+            }
+            var queries: [(String, [[UInt8]])] = []
+            if let lower { queries.append(("\(columns) WHERE sort_date = \(date) AND key >= ?2 ORDER BY key", [lower.date, lower.key])) }
+            switch (lower, upper) {
+            case let (lower?, upper?):
+                queries.append(("\(columns) WHERE sort_date < \(date) AND sort_date > CAST(?2 AS TEXT) ORDER BY sort_date DESC, key",
+                                [lower.date, upper.date]))
+            case let (lower?, nil):
+                queries.append(("\(columns) WHERE sort_date < \(date) ORDER BY sort_date DESC, key", [lower.date]))
+            case let (nil, upper?):
+                queries.append(("\(columns) WHERE sort_date > \(date) ORDER BY sort_date DESC, key", [upper.date]))
+            case (nil, nil):
+                queries.append(("\(columns) ORDER BY sort_date DESC, key", []))
+            }
+            if let upper { queries.append(("\(columns) WHERE sort_date = \(date) AND key < ?2 ORDER BY key", [upper.date, upper.key])) }
+            return queries
+        }
+    }
+
+    /// Cuts rows (id, width, height, sort_date, key) into chunks and inserts them.
+    struct ChunkWriter {
+        let db: Database
+        let order: ItemOrder
+        let insert: BulkStatement
+        var entries: [UInt8] = []
+        var count = 0
+        var lo = SortKey(date: [], key: [])
+
+        init(_ db: Database, order: ItemOrder) throws {
+            self.db = db
+            self.order = order
+            insert = try BulkStatement(db, sql: """
+                INSERT INTO order_chunks (item_order, lo_date, lo_key, count, entries) VALUES (?1, ?2, ?3, ?4, ?5)
+                """)
+            entries.reserveCapacity(OrderData.chunkSize * OrderData.entrySize)
+        }
+
+        mutating func append(_ row: BulkStatement.RowView) throws {
+            if count == 0 { lo = SortKey(date: order == .date ? row.bytes(3) : [], key: row.bytes(4)) }
+            OrderData.encode(id: row.int64(0), width: row.int64(1), height: row.int64(2), into: &entries)
+            count += 1
+            if count == OrderData.chunkSize { try flush() }
+        }
+
+        mutating func flush() throws {
+            guard count > 0 else { return }
+            insert.bind(1, order.rawValue)
+            insert.bind(2, String(decoding: lo.date, as: UTF8.self))
+            insert.bind(3, blob: lo.key)
+            insert.bind(4, count)
+            insert.bind(5, blob: entries)
+            try insert.run(db)
+            entries.removeAll(keepingCapacity: true)
+            count = 0
+        }
+    }
+}

@@ -1,0 +1,153 @@
+import CatalogKit
+import CatalogModel
+import CatalogStore
+import Foundation
+import GRDB
+import Testing
+
+/// Order data (each order's ids and sizes in packed chunks) against `catalog list`, after
+/// imports and scans of every kind, and the chunks a small change rewrites.
+@Suite struct OrderDataTests {
+    /// The order data of `order`, which must be current.
+    static func orderData(_ catalog: Catalog, _ order: ItemOrder, offset: Int = 0) throws -> [LayoutInputRow]? {
+        try catalog.store.withSnapshot { try $0.orderData(order: order, offset: offset) }
+    }
+
+    /// Both orders' data equal the items as `catalog list` gives them.
+    static func expectCurrent(_ catalog: Catalog, _ context: String = "", sourceLocation: SourceLocation = #_sourceLocation) throws {
+        for order in ItemOrder.allCases {
+            let listed = try catalog.items(order: order).map { LayoutInputRow(id: $0.id, width: $0.width, height: $0.height) }
+            let data = try orderData(catalog, order)
+            #expect(data != nil, "\(context): \(order) order data is current", sourceLocation: sourceLocation)
+            let equal = data == listed // compared as one Bool: the arrays are too long to print
+            let firstDifference = data.map { data in zip(data, listed).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(data.count, listed.count) }
+            #expect(equal, "\(context): \(order) order data equals the list (\(data?.count ?? -1) of \(listed.count), first difference at \(firstDifference ?? -1))",
+                    sourceLocation: sourceLocation)
+        }
+    }
+
+    /// Chunk row ids of an order, to see which chunks a change rewrote.
+    static func chunkRows(_ path: String) throws -> Set<Int64> {
+        try DatabaseQueue(path: path).read { Set(try Int64.fetchAll($0, sql: "SELECT rowid FROM order_chunks")) }
+    }
+
+    @Test func importsKeepTheOrderData_andSmallChangesRewriteFewChunks() throws {
+        let library = try Library()
+        let catalog = try library.catalog()
+        try Self.expectCurrent(catalog, "empty")
+        _ = try catalog.importItems(PagerTests.importRows(30_000, year: 2020)) // hourly dates: many ties, broken by key
+        try Self.expectCurrent(catalog, "first import")
+        let before = try Self.chunkRows(library.catalogPath)
+        #expect(before.count >= 14, "two orders of 30,000 items in chunks of 4096")
+
+        // Older items (date order: at the end) with keys after every other (path order: at the end).
+        _ = try catalog.importItems(PagerTests.importRows(500, from: 30_000, year: 2010, seed: 2))
+        try Self.expectCurrent(catalog, "appended")
+        var after = try Self.chunkRows(library.catalogPath)
+        #expect(before.subtracting(after).count <= 2, "an append rewrites the last chunk of each order, not all \(before.count)")
+
+        // A few updates scattered through both orders: new sizes, new dates, and the same values.
+        var rows = PagerTests.importRows(30_000, year: 2020)
+        let changed = [17, 9_000, 21_345]
+        rows[17].width = 7
+        rows[9_000].date = "2030-01-01T00:00:00"
+        rows[21_345].height = 4_321
+        _ = try catalog.importItems(changed.map { rows[$0] } + [rows[5]])
+        try Self.expectCurrent(catalog, "scattered updates")
+        let updated = try Self.chunkRows(library.catalogPath)
+        #expect(after.subtracting(updated).count <= 2 * changed.count + 2, "each change rewrites its chunks")
+        after = updated
+
+        // A newer item (first in date order) and one whose key sorts first.
+        _ = try catalog.importItems([ImportRow(line: 2, key: "0-first", width: 300, height: 400, orientation: 6, date: "2031-05-05T00:00:00")])
+        try Self.expectCurrent(catalog, "inserted at the front")
+        #expect(after.subtracting(try Self.chunkRows(library.catalogPath)).count <= 2)
+
+        // Everything again with new dates: a rebuild.
+        _ = try catalog.importItems(PagerTests.importRows(30_000, year: 2015, seed: 9))
+        try Self.expectCurrent(catalog, "everything changed")
+    }
+
+    @Test func readingFromAnOffset_andFindingItems() throws {
+        let library = try Library()
+        let catalog = try library.catalog()
+        _ = try catalog.importItems(PagerTests.importRows(10_000))
+        for order in ItemOrder.allCases {
+            let listed = try catalog.items(order: order)
+            for offset in [0, 1, 4095, 4096, 4097, 9_999, 10_000, 12_000] {
+                let suffix = try #require(try Self.orderData(catalog, order, offset: offset))
+                let equal = suffix.map(\.id) == listed.dropFirst(offset).map(\.id)
+                #expect(equal, "\(order) from \(offset)")
+            }
+            for position in [0, 1, 4095, 4096, 5_000, 9_999] {
+                let found = try catalog.store.withSnapshot { try $0.index(ofItem: listed[position].id, order: order) }
+                #expect(found == position, "\(order): item at \(position)")
+            }
+            #expect(try catalog.store.withSnapshot { try $0.index(ofItem: 987_654, order: order) } == nil)
+        }
+    }
+
+    @Test func scansThatAddRemoveRenameAndChangeFilesKeepTheOrderData() throws {
+        let library = try Library()
+        let jpeg = try Library.fixture("baseline.jpg")
+        let png = try Library.fixture("rgb.png")
+        func bytes(_ index: Int) -> Data {
+            var data = index % 2 == 0 ? jpeg : png
+            data.append(contentsOf: withUnsafeBytes(of: index) { Array($0) })
+            return data
+        }
+        for index in 0..<300 { try library.write("\(index % 7)/img\(index).\(index % 2 == 0 ? "jpg" : "png")", bytes(index)) }
+        // Modification times spread over years: the date order is not the path order.
+        for index in 0..<300 {
+            let path = library.path("\(index % 7)/img\(index).\(index % 2 == 0 ? "jpg" : "png")")
+            try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: Double((index * 7_919) % 300) * 86_400 * 30)],
+                                                  ofItemAtPath: path)
+        }
+        let catalog = try library.catalog()
+        var options = ScanOptions()
+        options.batchSize = 16 // many batches: the first rebuilds, later ones leave it for the end
+        _ = try catalog.scan([library.root.path], options: options)
+        try Self.expectCurrent(catalog, "first scan")
+
+        try library.write("new/a.jpg", bytes(1_000))
+        try library.write("new/b.png", bytes(1_001))
+        _ = try library.scan()
+        try Self.expectCurrent(catalog, "added")
+
+        try FileManager.default.removeItem(atPath: library.path("3/img3.png"))
+        try FileManager.default.removeItem(atPath: library.path("5"))
+        _ = try library.scan()
+        try Self.expectCurrent(catalog, "removed")
+
+        try FileManager.default.moveItem(atPath: library.path("0/img7.png"), toPath: library.path("zz-renamed.png"))
+        try FileManager.default.moveItem(atPath: library.path("new"), toPath: library.path("aa-moved"))
+        _ = try library.scan()
+        try Self.expectCurrent(catalog, "renamed")
+
+        try library.write("1/img1.png", jpeg) // another image, another size
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 2_000_000_000)], ofItemAtPath: library.path("2/img2.jpg"))
+        try Data("not an image".utf8).write(to: URL(fileURLWithPath: library.path("4/img4.jpg")))
+        _ = try library.scan()
+        try Self.expectCurrent(catalog, "changed")
+    }
+
+    @Test func aCatalogFromBeforeTheOrderDataGetsItAtItsNextImport() throws {
+        let library = try Library()
+        let queue = try DatabaseQueue(path: library.catalogPath)
+        try CatalogMigrations.migrate(queue, upTo: "0002_layouts")
+        try queue.write { db in
+            try db.execute(sql: """
+                INSERT INTO items (key, source, pixel_width, pixel_height, width, height, sort_date, changed_generation)
+                VALUES (x'61', 1, 10, 20, 10, 20, '2020-01-01', 1), (x'62', 1, 30, 20, 30, 20, '2021-01-01', 1)
+                """)
+            try db.execute(sql: "UPDATE catalog SET generation = 1")
+        }
+        try queue.close()
+        let catalog = try library.catalog()
+        #expect(try Self.orderData(catalog, .date) == nil, "not built yet: readers use the items")
+        let page = try catalog.page(PageRequest(query: "width=375&cols=2"))
+        #expect(page.items.map(\.path) == [Data("b".utf8), Data("a".utf8)])
+        _ = try catalog.importItems([ImportRow(line: 2, key: "c", width: 5, height: 5, orientation: 1, date: "2019-01-01T00:00:00")])
+        try Self.expectCurrent(catalog, "after the import")
+    }
+}
