@@ -64,15 +64,11 @@ package final class SQLiteStore: CatalogBackend {
 
     /// Refuses, without writing anything, a file that is not a catalog or is a newer one.
     private static func checkIsCatalog(_ path: String) throws(StoreError) {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw .cannotOpen(path: path, reason: "permission denied")
-        }
-        let head = (try? handle.read(upToCount: 16)) ?? Data()
-        try? handle.close()
-        if head.isEmpty { return } // an empty file: becomes a new catalog
-        guard head == Data("SQLite format 3\0".utf8) else {
-            throw .notACatalog(path: path, reason: "not an SQLite database")
-        }
+        // Only SQLite opens the file: closing any other descriptor of it would drop the POSIX
+        // locks this process's open connections hold on it (a second Catalog.open in one process).
+        guard access(path, R_OK) == 0 else { throw .cannotOpen(path: path, reason: "permission denied") }
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        if size == 0 { return } // an empty file: becomes a new catalog
         do {
             var configuration = Configuration()
             configuration.readonly = true
