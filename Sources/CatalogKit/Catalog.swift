@@ -113,4 +113,21 @@ public final class Catalog: Sendable {
     public func dropLayouts() throws(StoreError) -> Int {
         try store.dropLayouts()
     }
+
+    /// Removes the stored layout of `configuration`; returns whether there was one.
+    @discardableResult
+    public func dropLayout(_ configuration: LayoutConfiguration) throws(StoreError) -> Bool {
+        try store.dropLayout(configuration: configuration.key)
+    }
+
+    /// Bytes of stored layouts the catalog keeps (1 GiB unless set): storing a layout past it
+    /// removes the least recently used others. The layout just stored always stays.
+    public func layoutBudget() throws(StoreError) -> Int64 {
+        try store.layoutBudget()
+    }
+
+    /// Sets the layout budget, removing least recently used layouts past it (every one for 0).
+    public func setLayoutBudget(_ bytes: Int64) throws(StoreError) {
+        try store.setLayoutBudget(bytes)
+    }
 }

@@ -102,8 +102,8 @@ package protocol ImportWriting: Sendable {
 /// Stored layouts.
 package protocol LayoutStoring: Sendable {
     /// Stores a layout computed at `generation`, replacing the one of the same configuration
-    /// (only `windows` are written over `replacing`'s). Returns false, storing nothing, if the
-    /// catalog has moved on.
+    /// (only `windows` are written over `replacing`'s), then removes the least recently used
+    /// others past the budget. Returns false, storing nothing, if the catalog has moved on.
     @discardableResult
     func saveLayout(configuration: String, order: ItemOrder, generation: Int64, itemCount: Int, contentHeight: Double,
                     header: [UInt8], windows: [WindowBlob], windowCount: Int, replacing previous: Int64?,
@@ -111,6 +111,12 @@ package protocol LayoutStoring: Sendable {
     /// Removes every stored layout; returns how many.
     @discardableResult
     func dropLayouts() throws(StoreError) -> Int
+    /// Removes the layout of one configuration; returns whether there was one.
+    func dropLayout(configuration: String) throws(StoreError) -> Bool
+    /// Bytes of stored layouts kept: storing one past it removes the least recently used others.
+    func layoutBudget() throws(StoreError) -> Int64
+    /// Sets the budget, removing least recently used layouts past it.
+    func setLayoutBudget(_ bytes: Int64) throws(StoreError)
     /// Records that a layout served a page (at most once a minute).
     func touchLayout(id: Int64, lastUsedAt: String) throws(StoreError)
     /// Removes stale layouts that cannot be extended in place; returns how many.

@@ -43,6 +43,7 @@ extension SQLiteStore {
                     last_used_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now')
                 WHERE id = ?
                 """, arguments: [generation, itemCount, contentHeight, Data(header), windowBytes + Int64(header.count), computeSeconds, id])
+            try Self.evictLayouts(db, keeping: id)
             return true
         }
     }
@@ -54,6 +55,39 @@ extension SQLiteStore {
                 SELECT id, configuration, generation, item_count, content_height, header, bytes, compute_seconds, last_used_at
                 FROM layouts ORDER BY last_used_at DESC, configuration
                 """).map(Self.storedLayout)
+        }
+    }
+
+    /// Removes the least recently used layouts other than `kept` until the rest fit the budget.
+    static func evictLayouts(_ db: Database, keeping kept: Int64) throws {
+        let budget = try Int64.fetchOne(db, sql: "SELECT layout_budget_bytes FROM catalog") ?? 0
+        var total = try Int64.fetchOne(db, sql: "SELECT coalesce(sum(bytes), 0) FROM layouts") ?? 0
+        guard total > budget else { return }
+        for row in try Row.fetchAll(db, sql: "SELECT id, bytes FROM layouts WHERE id != ? ORDER BY last_used_at, id", arguments: [kept]) {
+            guard total > budget else { break }
+            try db.execute(sql: "DELETE FROM layouts WHERE id = ?", arguments: [row[0] as Int64])
+            total -= row[1]
+        }
+    }
+
+    /// Removes the stored layout of one configuration; returns whether there was one.
+    package func dropLayout(configuration: String) throws(StoreError) -> Bool {
+        try write { db in
+            try db.execute(sql: "DELETE FROM layouts WHERE configuration = ?", arguments: [configuration])
+            return db.changesCount > 0
+        }
+    }
+
+    /// Bytes of stored layouts the catalog keeps.
+    package func layoutBudget() throws(StoreError) -> Int64 {
+        try read { db in try Int64.fetchOne(db, sql: "SELECT layout_budget_bytes FROM catalog") ?? 0 }
+    }
+
+    /// Sets the budget and removes least recently used layouts past it (all of them for 0).
+    package func setLayoutBudget(_ bytes: Int64) throws(StoreError) {
+        try write { db in
+            try db.execute(sql: "UPDATE catalog SET layout_budget_bytes = ?", arguments: [max(0, bytes)])
+            try Self.evictLayouts(db, keeping: -1)
         }
     }
 

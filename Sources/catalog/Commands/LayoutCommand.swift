@@ -1,5 +1,6 @@
 import ArgumentParser
 import CatalogKit
+import Foundation
 
 struct LayoutCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -30,26 +31,86 @@ struct LayoutCommand: ParsableCommand {
 }
 
 struct Layouts: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "List the stored layouts, or drop them.")
+    static let configuration = CommandConfiguration(
+        abstract: "List the stored layouts, drop them, or set how many bytes of them the catalog keeps.",
+        discussion: """
+            Stored layouts are kept within a budget (1 GiB unless set): storing one past it removes the least \
+            recently used others. A dropped layout is computed again on its next page.
+
+              catalog layouts --drop                                  drop every layout
+              catalog layouts --drop "waterfall width=375 cols=2"     drop one (parameters not given take their defaults)
+              catalog layouts --budget 256M                           keep at most 256 MiB of layouts
+            """)
 
     @OptionGroup var catalog: CatalogOptions
 
-    @Flag(help: "Remove every stored layout (they are recomputed on the next page).")
+    @Flag(help: "Remove the layout of CONFIGURATION, or every stored layout without one.")
     var drop = false
+
+    @Argument(help: ArgumentHelp("With --drop: the configuration as `catalog layouts` lists it.", valueName: "configuration"))
+    var configuration: String?
+
+    @Option(help: ArgumentHelp("Bytes of stored layouts to keep: a number with an optional K, M or G (powers of 1024).",
+                               valueName: "size"))
+    var budget: String?
 
     @Flag(help: "One JSON object per line.")
     var json = false
 
+    func validate() throws {
+        if configuration != nil && !drop { throw ValidationError("a configuration is given only with --drop") }
+        if let budget, Self.bytes(budget) == nil {
+            throw ValidationError("--budget: \"\(budget)\" is not a size; give bytes, or a number with K, M or G (256M)")
+        }
+    }
+
     func run() throws {
         let catalog = try catalog.open()
+        if let budget, let bytes = Self.bytes(budget) {
+            let before = try catalog.layouts().count
+            try catalog.setLayoutBudget(bytes)
+            let removed = before - (try catalog.layouts().count)
+            print(json ? #"{"budget":\#(bytes),"dropped":\#(removed)}"# : "layout budget \(bytes) bytes; dropped \(removed) layouts")
+        }
         if drop {
-            let count = try catalog.dropLayouts()
-            print(json ? #"{"dropped":\#(count)}"# : "dropped \(count) layouts")
+            if let configuration {
+                let parsed: LayoutConfiguration
+                do { parsed = try LayoutConfiguration(key: configuration) } catch {
+                    throw ValidationError("--drop: \(error.description)")
+                }
+                let dropped = try catalog.dropLayout(parsed)
+                guard dropped else {
+                    FileHandle.standardError.write(Data("no stored layout of \(parsed.key)\n".utf8))
+                    throw ExitCode(1)
+                }
+                print(json ? #"{"dropped":1,"configuration":\#(PathText.jsonString(parsed.key))}"# : "dropped \(parsed.key)")
+            } else {
+                let count = try catalog.dropLayouts()
+                print(json ? #"{"dropped":\#(count)}"# : "dropped \(count) layouts")
+            }
             return
         }
+        guard budget == nil else { return }
         let current = try catalog.generation()
-        for layout in try catalog.layouts() {
+        let layouts = try catalog.layouts()
+        for layout in layouts {
             print(json ? StatsText.json(layout, current: current) : StatsText.text(layout, current: current))
         }
+        if !json {
+            let total = layouts.reduce(0) { $0 + $1.bytes }
+            print("\(layouts.count) layouts, \(total) bytes of a \(try catalog.layoutBudget()) byte budget")
+        }
+    }
+
+    /// "1048576", "512K", "256M", "1G" (powers of 1024), or nil.
+    static func bytes(_ text: String) -> Int64? {
+        let units: [Character: Int64] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40]
+        var digits = text.uppercased()
+        var scale: Int64 = 1
+        if digits.hasSuffix("B") { digits.removeLast() }
+        if let last = digits.last, let unit = units[last] { scale = unit; digits.removeLast() }
+        guard !digits.isEmpty, digits.allSatisfy(\.isASCII), let value = Int64(digits), value >= 0 else { return nil }
+        let (bytes, overflow) = value.multipliedReportingOverflow(by: scale)
+        return overflow ? nil : bytes
     }
 }

@@ -1,0 +1,72 @@
+import CatalogKit
+import Foundation
+import Testing
+
+/// `catalog layouts`: dropping one layout or all, and the byte budget that evicts the least
+/// recently used, through the real binary.
+@Suite(.serialized) struct LayoutsCommandTests {
+    func run(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        let result = try BuiltTool.run(arguments)
+        return (result.status, String(decoding: result.stdout, as: UTF8.self), result.stderr)
+    }
+
+    func stored(_ library: Library) throws -> [String] { try library.catalog().layouts().map(\.configuration) }
+
+    @Test func dropOneConfiguration_orAll() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let library = try Library()
+        _ = try library.catalog().importItems(PagerTests.importRows(3000))
+        for cols in ["2", "3", "4"] {
+            #expect(try run(["layout", "--db", library.catalogPath, "--width", "375", "--cols", cols]).status == 0)
+        }
+        #expect(try stored(library).count == 3)
+
+        let one = try run(["layouts", "--db", library.catalogPath, "--drop", "waterfall width=375 cols=3"])
+        #expect(one.status == 0, "\(one.stderr)")
+        #expect(one.stdout.hasPrefix("dropped waterfall width=375.0 cols=3 "))
+        let left = try stored(library)
+        #expect(left.count == 2 && !left.contains { $0.contains("cols=3 ") })
+
+        let again = try run(["layouts", "--db", library.catalogPath, "--drop", "waterfall width=375 cols=3"])
+        #expect(again.status == 1 && again.stderr.contains("no stored layout of waterfall width=375.0 cols=3"))
+        let bad = try run(["layouts", "--db", library.catalogPath, "--drop", "waterfall width=-1"])
+        #expect(bad.status == 2 && bad.stderr.contains("width"), "\(bad.stderr)")
+        let stray = try run(["layouts", "--db", library.catalogPath, "waterfall width=375"])
+        #expect(stray.status == 2 && stray.stderr.contains("only with --drop"))
+
+        let all = try run(["layouts", "--db", library.catalogPath, "--drop", "--json"])
+        #expect(all.stdout == "{\"dropped\":2}\n")
+        #expect(try stored(library).isEmpty)
+    }
+
+    @Test func theBudgetKeepsTheMostRecentlyUsedLayouts() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let library = try Library()
+        let catalog = try library.catalog()
+        _ = try catalog.importItems(PagerTests.importRows(3000))
+        #expect(try catalog.layoutBudget() == 1 << 30, "1 GiB unless set")
+        let first = try catalog.precompute(LayoutConfiguration(width: 375)).layout
+        let listing = try run(["layouts", "--db", library.catalogPath])
+        #expect(listing.stdout.hasSuffix("1 layouts, \(first.bytes) bytes of a 1073741824 byte budget\n"), "\(listing.stdout)")
+
+        // Room for about two layouts of this size.
+        let set = try run(["layouts", "--db", library.catalogPath, "--budget", "\(first.bytes * 5 / 2)"])
+        #expect(set.status == 0 && set.stdout == "layout budget \(first.bytes * 5 / 2) bytes; dropped 0 layouts\n", "\(set.stdout)\(set.stderr)")
+        var second = LayoutConfiguration(width: 375)
+        second.columns = 3
+        var third = LayoutConfiguration(width: 375)
+        third.columns = 4
+        _ = try catalog.precompute(second)
+        _ = try catalog.precompute(third) // past the budget: the least recently used (the first) goes
+        let kept = try stored(library)
+        #expect(kept.count == 2 && !kept.contains(first.configuration) && kept.contains(third.key), "\(kept)")
+
+        let none = try run(["layouts", "--db", library.catalogPath, "--budget", "0", "--json"])
+        #expect(none.stdout == "{\"budget\":0,\"dropped\":2}\n", "\(none.stdout)")
+        _ = try catalog.precompute(second)
+        #expect(try stored(library) == [second.key], "the layout just stored stays, even past the budget")
+        #expect(try run(["layouts", "--db", library.catalogPath, "--budget", "1G"]).stdout.hasPrefix("layout budget 1073741824 bytes"))
+        let wrong = try run(["layouts", "--db", library.catalogPath, "--budget", "lots"])
+        #expect(wrong.status == 2 && wrong.stderr.contains("--budget: \"lots\" is not a size"))
+    }
+}
