@@ -135,14 +135,20 @@ enum OrderData {
                               height: Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: base + 12, as: UInt32.self))))
     }
 
-    /// Appends one entry. A side past 2³²−1 is halved with the other until both fit: the aspect
-    /// ratio, all a layout uses, stays within a part in 2³².
+    /// Appends one entry.
     static func encode(id: Int64, width: Int64, height: Int64, into bytes: inout [UInt8]) {
-        var (width, height) = (width, height)
-        while width > Int64(UInt32.max) || height > Int64(UInt32.max) { (width, height) = (max(1, width / 2), max(1, height / 2)) }
+        let (width, height) = fitted(width, height)
         withUnsafeBytes(of: id.littleEndian) { bytes.append(contentsOf: $0) }
-        withUnsafeBytes(of: UInt32(width).littleEndian) { bytes.append(contentsOf: $0) }
-        withUnsafeBytes(of: UInt32(height).littleEndian) { bytes.append(contentsOf: $0) }
+        withUnsafeBytes(of: width.littleEndian) { bytes.append(contentsOf: $0) }
+        withUnsafeBytes(of: height.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    /// A size as stored: a side past 2³²−1 is halved with the other until both fit (the aspect
+    /// ratio, all a layout uses, stays within a part in 2³²).
+    static func fitted(_ width: Int64, _ height: Int64) -> (UInt32, UInt32) {
+        var (width, height) = (max(1, width), max(1, height))
+        while width > Int64(UInt32.max) || height > Int64(UInt32.max) { (width, height) = (max(1, width / 2), max(1, height / 2)) }
+        return (UInt32(width), UInt32(height))
     }
 
     // MARK: Keeping it
@@ -181,10 +187,13 @@ enum OrderData {
                 plans.append((order, plan))
             }
         }
+        var sizes: ItemSizes?
         for (order, plan) in plans {
             switch plan {
             case .nothing: break
-            case .rebuild: try rebuild(db, order: order)
+            case .rebuild:
+                if sizes == nil { sizes = try ItemSizes(db) }
+                try rebuild(db, order: order, sizes: sizes!)
             case .merge(let chunks, let runs): try merge(db, order: order, chunks: chunks, runs: runs)
             }
         }
@@ -233,13 +242,42 @@ enum OrderData {
         }
     }
 
-    /// Writes the whole order again: one pass over the order's index.
-    static func rebuild(_ db: Database, order: ItemOrder) throws {
+    /// Writes the whole order again: the order from its covering index (ids and sort keys, no
+    /// row lookups) and the sizes from one pass over the items in rowid order.
+    static func rebuild(_ db: Database, order: ItemOrder, sizes: ItemSizes) throws {
         try db.execute(sql: "DELETE FROM order_chunks WHERE item_order = ?", arguments: [order.rawValue])
         var writer = try ChunkWriter(db, order: order)
-        let statement = try BulkStatement(db, sql: "SELECT id, width, height, sort_date, key FROM items ORDER BY \(order.orderBy)")
-        try statement.forEachRow(db) { row in try writer.append(row) }
+        let statement = try BulkStatement(db, sql: "SELECT id, sort_date, key FROM items ORDER BY \(order.orderBy)")
+        try statement.forEachRow(db) { row in
+            let id = row.int64(0)
+            let (width, height) = sizes[id]
+            try writer.append(id: id, width: width, height: height) { SortKey(date: order == .date ? row.bytes(1) : [], key: row.bytes(2)) }
+        }
         try writer.flush()
+    }
+
+    /// Every item's display size by id: an array indexed by id while ids are dense enough.
+    struct ItemSizes {
+        private var dense: [UInt64] = []
+        private var sparse: [Int64: UInt64] = [:]
+
+        init(_ db: Database) throws {
+            let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM items") ?? 0
+            let maxID = try Int.fetchOne(db, sql: "SELECT coalesce(max(id), 0) FROM items") ?? 0
+            let useDense = maxID <= max(4 * count, 1 << 20)
+            if useDense { dense = [UInt64](repeating: 0, count: maxID + 1) } else { sparse.reserveCapacity(count) }
+            let statement = try BulkStatement(db, sql: "SELECT id, width, height FROM items")
+            try statement.forEachRow(db) { row in
+                let (width, height) = OrderData.fitted(row.int64(1), row.int64(2))
+                let packed = UInt64(width) << 32 | UInt64(height)
+                if useDense { dense[Int(row.int64(0))] = packed } else { sparse[row.int64(0)] = packed }
+            }
+        }
+
+        subscript(id: Int64) -> (width: Int64, height: Int64) {
+            let packed = dense.isEmpty ? sparse[id] ?? 0 : dense[Int(id)]
+            return (Int64(packed >> 32), Int64(packed & 0xFFFF_FFFF))
+        }
     }
 
     /// The queries, run in turn, that list the items from `lower` (included; nil: the start)
@@ -297,9 +335,18 @@ enum OrderData {
             entries.reserveCapacity(OrderData.chunkSize * OrderData.entrySize)
         }
 
+        /// Appends a row (id, width, height, sort_date, key).
         mutating func append(_ row: BulkStatement.RowView) throws {
-            if count == 0 { lo = SortKey(date: order == .date ? row.bytes(3) : [], key: row.bytes(4)) }
-            OrderData.encode(id: row.int64(0), width: row.int64(1), height: row.int64(2), into: &entries)
+            let byDate = order == .date
+            try append(id: row.int64(0), width: row.int64(1), height: row.int64(2)) {
+                SortKey(date: byDate ? row.bytes(3) : [], key: row.bytes(4))
+            }
+        }
+
+        /// Appends an item; `key` is asked for only when the item starts a chunk.
+        mutating func append(id: Int64, width: Int64, height: Int64, key: () -> SortKey) throws {
+            if count == 0 { lo = key() }
+            OrderData.encode(id: id, width: width, height: height, into: &entries)
             count += 1
             if count == OrderData.chunkSize { try flush() }
         }
