@@ -173,7 +173,9 @@ enum OrderData {
         let total = built < 0 ? Int.max : try chunks(db, order: .date).reduce(0) { $0 + $1.count }
         var plans: [(ItemOrder, Plan)] = []
         if built < 0 || pending > max(batchBudget, total / 4) {
-            guard force || (built >= 0 && total + pending <= batchBudget) else { return false }
+            // Mid-scan, only a rebuild as small as one chunk: a first scan's early batches would
+            // otherwise rebuild again and again what the end of the scan rebuilds anyway.
+            guard force || (built >= 0 && total + pending <= chunkSize) else { return false }
             plans = ItemOrder.allCases.map { ($0, .rebuild) }
         } else if pending > 0 {
             var changed: [SortKey] = []
