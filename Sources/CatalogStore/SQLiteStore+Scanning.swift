@@ -203,6 +203,6 @@ extension SQLiteStore {
     /// Brings the order data up to the items in one transaction, rebuilding it if the scan's
     /// batches left it behind; a no-op when it is current.
     package func refreshOrderData() throws(StoreError) {
-        try write { db in try OrderData.refresh(db, force: true) }
+        _ = try write { db in try OrderData.refresh(db, force: true) }
     }
 }
