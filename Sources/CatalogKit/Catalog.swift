@@ -99,7 +99,7 @@ public final class Catalog: Sendable {
     }
 
     /// Makes sure a fresh layout of `configuration` is stored; says whether it was already.
-    public func precompute(_ configuration: LayoutConfiguration) throws -> (layout: StoredLayout, source: Page.Source) {
+    public func precompute(_ configuration: LayoutConfiguration) throws -> (layout: StoredLayout, source: Page.Source, storeSeconds: Double) {
         try Pager.precompute(store: store, configuration: configuration)
     }
 

@@ -15,7 +15,32 @@ struct ByteWriter {
     mutating func uint8(_ value: UInt8) { bytes.append(value) }
 
     mutating func uint64(_ value: UInt64) {
-        for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    mutating func int64(_ value: Int64) { uint64(UInt64(bitPattern: value)) }
+    mutating func double(_ value: Double) { uint64(value.bitPattern) }
+}
+
+/// The same encoding written into memory sized beforehand: no capacity checks, no growth.
+struct RawWriter {
+    let base: UnsafeMutableRawPointer
+    var offset = 0
+
+    mutating func varint(_ value: Int) {
+        var rest = UInt64(value)
+        while rest >= 0x80 {
+            base.storeBytes(of: UInt8(rest & 0x7F) | 0x80, toByteOffset: offset, as: UInt8.self)
+            offset += 1
+            rest >>= 7
+        }
+        base.storeBytes(of: UInt8(rest), toByteOffset: offset, as: UInt8.self)
+        offset += 1
+    }
+
+    mutating func uint64(_ value: UInt64) {
+        base.storeBytes(of: value.littleEndian, toByteOffset: offset, as: UInt64.self)
+        offset += 8
     }
 
     mutating func int64(_ value: Int64) { uint64(UInt64(bitPattern: value)) }

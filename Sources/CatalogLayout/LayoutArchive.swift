@@ -152,9 +152,34 @@ public struct LayoutArchiveHeader: Sendable, Hashable {
     }
 }
 
+/// Every window of a layout encoded one after another in one buffer (the bytes of
+/// ``LayoutArchive/windows``, concatenated), with where each window ends and the smallest and
+/// largest item index in it: what a store packs into few large rows.
+public struct PackedWindows: Sendable, Hashable {
+    public var bytes: [UInt8]
+    /// `ends[k]`: the end of window k's bytes; window k starts where window k − 1 ends.
+    public var ends: [Int]
+    /// The smallest and largest item index in window k, −1 for both when no item meets it.
+    public var minIndices: [Int]
+    public var maxIndices: [Int]
+
+    public var count: Int { ends.count }
+
+    /// The bytes of window `k`.
+    public func window(_ k: Int) -> ArraySlice<UInt8> {
+        bytes[(k == 0 ? 0 : ends[k - 1])..<ends[k]]
+    }
+}
+
 extension PlacementTable {
     /// The layout as a header and one blob per window.
     public func archive() -> LayoutArchive {
+        let packed = packedWindows()
+        return LayoutArchive(header: archiveHeader(), windows: (0..<packed.count).map { Array(packed.window($0)) })
+    }
+
+    /// The archive header of this layout.
+    public func archiveHeader() -> [UInt8] {
         var header = ByteWriter()
         header.raw(LayoutArchive.magic)
         header.uint8(LayoutArchive.versionBase + UInt8(LayoutArchive.formatVersion))
@@ -167,33 +192,76 @@ extension PlacementTable {
         header.varint(count)
         header.double(contentHeight)
         header.varint(windowCount)
-        return LayoutArchive(header: header.bytes, windows: (0..<windowCount).map(encodeWindow))
+        return header.bytes
     }
 
-    /// Window k: per column, the items from the window's start while they begin above its end.
-    func encodeWindow(_ window: Int) -> [UInt8] {
+    /// Every window, encoded into one buffer: per column, the items from the window's start
+    /// while they begin above its end. One pass finds each window's items (and so an upper
+    /// bound of the bytes), the second writes them straight into memory sized once.
+    public func packedWindows() -> PackedWindows {
         let columnCount = geometry.columnCount
-        let end = Double(window + 1) * windowHeight
-        var out = ByteWriter()
-        out.varint(columnCount)
-        for column in 0..<columnCount {
-            let list = columnItems[column]
-            let start = Int(windowStarts[window * columnCount + column])
-            var stop = start
-            while stop < list.count, ys[Int(list[stop])] < end { stop += 1 }
-            out.varint(stop - start)
-            guard stop > start else { continue }
-            out.double(ys[Int(list[start])])
-            var previous = 0
-            for position in start..<stop {
-                let index = Int(list[position])
-                out.varint(position == start ? index : index - previous)
-                out.int64(ids[index])
-                out.double(heights[index])
-                previous = index
+        let windows = windowCount
+        // Pass 1: the run of each column's list in each window.
+        var stops = [Int32](repeating: 0, count: windows * columnCount)
+        var bound = 0
+        ys.withUnsafeBufferPointer { ys in
+            for column in 0..<columnCount {
+                columnItems[column].withUnsafeBufferPointer { list in
+                    var stop = 0
+                    for window in 0..<windows {
+                        let end = Double(window + 1) * windowHeight
+                        let start = Int(windowStarts[window * columnCount + column])
+                        stop = max(stop, start)
+                        while stop < list.count, ys[Int(list[stop])] < end { stop += 1 }
+                        stops[window * columnCount + column] = Int32(stop)
+                        bound += 10 + 8 + (stop - start) * (10 + 16)
+                    }
+                }
             }
         }
-        return out.bytes
+        bound += windows * 10
+        // Pass 2: write.
+        var ends = [Int](repeating: 0, count: windows)
+        var minIndices = [Int](repeating: -1, count: windows)
+        var maxIndices = [Int](repeating: -1, count: windows)
+        let bytes = [UInt8](unsafeUninitializedCapacity: bound) { buffer, initialized in
+            var out = RawWriter(base: UnsafeMutableRawPointer(buffer.baseAddress!))
+            ys.withUnsafeBufferPointer { ys in
+                ids.withUnsafeBufferPointer { ids in
+                    heights.withUnsafeBufferPointer { heights in
+                        for window in 0..<windows {
+                            out.varint(columnCount)
+                            var lowest = Int.max
+                            var highest = -1
+                            for column in 0..<columnCount {
+                                columnItems[column].withUnsafeBufferPointer { list in
+                                    let start = Int(windowStarts[window * columnCount + column])
+                                    let stop = Int(stops[window * columnCount + column])
+                                    out.varint(stop - start)
+                                    guard stop > start else { return }
+                                    out.double(ys[Int(list[start])])
+                                    var previous = 0
+                                    for position in start..<stop {
+                                        let index = Int(list[position])
+                                        out.varint(position == start ? index : index - previous)
+                                        out.int64(ids[index])
+                                        out.double(heights[index])
+                                        previous = index
+                                    }
+                                    lowest = min(lowest, Int(list[start]))
+                                    highest = max(highest, Int(list[stop - 1]))
+                                }
+                            }
+                            ends[window] = out.offset
+                            if highest >= 0 { (minIndices[window], maxIndices[window]) = (lowest, highest) }
+                        }
+                    }
+                }
+            }
+            precondition(out.offset <= bound, "window bytes past their bound")
+            initialized = out.offset
+        }
+        return PackedWindows(bytes: bytes, ends: ends, minIndices: minIndices, maxIndices: maxIndices)
     }
 
     /// Rebuilds a table from an archive: every item from the first window that holds it, then

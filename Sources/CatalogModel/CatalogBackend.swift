@@ -101,12 +101,14 @@ package protocol ImportWriting: Sendable {
 
 /// Stored layouts.
 package protocol LayoutStoring: Sendable {
-    /// Stores a layout computed at `generation`, replacing the one of the same configuration
-    /// (only `windows` are written over `replacing`'s), then removes the least recently used
-    /// others past the budget. Returns false, storing nothing, if the catalog has moved on.
+    /// Stores a layout computed at `generation` with every one of its `windows`, in order,
+    /// replacing the one of the same configuration, then removes the least recently used others
+    /// past the budget. With `replacing`, the first `keeping` windows are as that layout stored
+    /// them, and only what follows them is written. Returns false, storing nothing, if the
+    /// catalog has moved on.
     @discardableResult
     func saveLayout(configuration: String, order: ItemOrder, generation: Int64, itemCount: Int, contentHeight: Double,
-                    header: [UInt8], windows: [WindowBlob], windowCount: Int, replacing previous: Int64?,
+                    header: [UInt8], windows: LayoutWindows, replacing previous: Int64?, keeping: Int,
                     computeSeconds: Double) throws(StoreError) -> Bool
     /// Removes every stored layout; returns how many.
     @discardableResult

@@ -36,6 +36,11 @@ struct BulkStatement {
         _ = blob.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), Self.transient) }
     }
 
+    /// Binds memory that stays valid until the next `run` returns (SQLite does not copy it).
+    func bind(_ index: Int32, unsafeBlob bytes: UnsafeRawBufferPointer) {
+        sqlite3_bind_blob(handle, index, bytes.baseAddress, Int32(bytes.count), nil)
+    }
+
     func bind(_ index: Int32, blob: String) {
         var text = blob
         _ = text.withUTF8 { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), Self.transient) }

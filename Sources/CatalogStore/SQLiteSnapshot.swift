@@ -26,23 +26,49 @@ struct SQLiteSnapshot: CatalogSnapshot {
             """, arguments: [configuration]).map(SQLiteStore.storedLayout)
     }
 
-    /// The windows `range` of a layout, in order (missing windows are left out).
+    /// The windows `range` of a layout, in order (missing windows are left out): from each
+    /// segment that holds some, its directory and those windows' bytes, never the rest.
     package func windows(layoutID: Int64, range: ClosedRange<Int>) throws -> [[UInt8]] {
-        try Data.fetchAll(db, sql: "SELECT bytes FROM layout_windows WHERE layout_id = ? AND window BETWEEN ? AND ? ORDER BY window",
-                          arguments: [layoutID, range.lowerBound, range.upperBound]).map { [UInt8]($0) }
+        let segments = try Row.fetchAll(db, sql: """
+            SELECT id, first_window, window_count FROM layout_segments
+            WHERE layout_id = ? AND first_window > ? AND first_window <= ? ORDER BY first_window
+            """, arguments: [layoutID, range.lowerBound - LayoutSegment.windowsPerSegment, range.upperBound])
+        var windows: [[UInt8]] = []
+        for row in segments {
+            let first: Int = row[1]
+            let count: Int = row[2]
+            let low = max(range.lowerBound, first) - first
+            let high = min(range.upperBound, first + count - 1) - first
+            guard low <= high else { continue }
+            let reader = try LayoutSegment.Reader(db, rowID: row[0])
+            guard reader.count == count else { throw LayoutSegment.corrupt("\(reader.count) windows, the row says \(count)") }
+            windows += try reader.windows(low...high)
+        }
+        return windows
     }
 
     /// Every window of a layout, in order.
     package func allWindows(layoutID: Int64) throws -> [[UInt8]] {
-        try Data.fetchAll(db, sql: "SELECT bytes FROM layout_windows WHERE layout_id = ? ORDER BY window", arguments: [layoutID])
-            .map { [UInt8]($0) }
+        var windows: [[UInt8]] = []
+        let cursor = try Data.fetchCursor(db, sql: "SELECT bytes FROM layout_segments WHERE layout_id = ? ORDER BY first_window",
+                                          arguments: [layoutID])
+        while let bytes = try cursor.next() { windows += try LayoutSegment.decodeAll([UInt8](bytes)) }
+        return windows
     }
 
     /// The windows that may hold item `index` (their index range covers it), in order.
     package func windows(layoutID: Int64, holdingIndex index: Int) throws -> [[UInt8]] {
-        try Data.fetchAll(db, sql: """
-            SELECT bytes FROM layout_windows WHERE layout_id = ? AND min_index <= ? AND max_index >= ? ORDER BY window
-            """, arguments: [layoutID, index, index]).map { [UInt8]($0) }
+        let segments = try Int64.fetchAll(db, sql: """
+            SELECT id FROM layout_segments WHERE layout_id = ? AND min_index <= ? AND max_index >= ? ORDER BY first_window
+            """, arguments: [layoutID, index, index])
+        var windows: [[UInt8]] = []
+        for rowID in segments {
+            let reader = try LayoutSegment.Reader(db, rowID: rowID)
+            for (position, entry) in reader.entries.enumerated() where entry.minIndex <= index && entry.maxIndex >= index {
+                windows += try reader.windows(position...position)
+            }
+        }
+        return windows
     }
 
     /// Keys (paths or import keys) of the given items.

@@ -3,20 +3,25 @@ import Foundation
 import GRDB
 
 extension SQLiteStore {
-    /// Stores a layout computed at catalog generation `generation`, replacing any layout of the
-    /// same configuration. Windows listed in `keepWindows` are left as stored (an extension
-    /// rewrites only what changed). Returns false, storing nothing, if the catalog has moved on.
+    /// Stores a layout computed at catalog generation `generation` with all its `windows`, in
+    /// segments of up to 64 windows a row, replacing any layout of the same configuration. With
+    /// `previous`, the segments that hold only its first `keeping` windows stay as stored (an
+    /// extension rewrites only what changed). Returns false, storing nothing, if the catalog has
+    /// moved on.
     @discardableResult
-    package func saveLayout(configuration: String, order: ItemOrder, generation: Int64, itemCount: Int, contentHeight: Double, header: [UInt8],
-                           windows: [WindowBlob], windowCount: Int, replacing previous: Int64?,
-                           computeSeconds: Double) throws(StoreError) -> Bool {
+    package func saveLayout(configuration: String, order: ItemOrder, generation: Int64, itemCount: Int, contentHeight: Double,
+                            header: [UInt8], windows: LayoutWindows, replacing previous: Int64?, keeping: Int,
+                            computeSeconds: Double) throws(StoreError) -> Bool {
         try write { db in
             guard try Int64.fetchOne(db, sql: "SELECT generation FROM catalog") == generation else { return false }
+            let perSegment = LayoutSegment.windowsPerSegment
             var id: Int64
+            var kept = 0 // segments left as stored
             if let previous, try Int64.fetchOne(db, sql: "SELECT id FROM layouts WHERE id = ? AND configuration = ?",
                                                   arguments: [previous, configuration]) != nil {
                 id = previous
-                try db.execute(sql: "DELETE FROM layout_windows WHERE layout_id = ? AND window >= ?", arguments: [id, windowCount])
+                kept = min(keeping, windows.count) / perSegment
+                try db.execute(sql: "DELETE FROM layout_segments WHERE layout_id = ? AND first_window >= ?", arguments: [id, kept * perSegment])
             } else {
                 try db.execute(sql: "DELETE FROM layouts WHERE configuration = ?", arguments: [configuration])
                 try db.execute(sql: """
@@ -26,23 +31,29 @@ extension SQLiteStore {
                 id = db.lastInsertedRowID
             }
             let put = try BulkStatement(db, sql: """
-                INSERT OR REPLACE INTO layout_windows (layout_id, window, min_index, max_index, bytes) VALUES (?1, ?2, ?3, ?4, ?5)
+                INSERT INTO layout_segments (layout_id, first_window, window_count, min_index, max_index, bytes)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6)
                 """)
-            for window in windows {
+            for first in stride(from: kept * perSegment, to: windows.count, by: perSegment) {
+                let range = first..<min(first + perSegment, windows.count)
+                let segment = LayoutSegment.encode(windows, range)
                 put.bind(1, id)
-                put.bind(2, window.window)
-                put.bind(3, window.minIndex)
-                put.bind(4, window.maxIndex)
-                put.bind(5, blob: window.bytes)
-                try put.run(db)
+                put.bind(2, first)
+                put.bind(3, range.count)
+                put.bind(4, segment.minIndex)
+                put.bind(5, segment.maxIndex)
+                try segment.bytes.withUnsafeBytes { bytes in
+                    put.bind(6, unsafeBlob: bytes)
+                    try put.run(db)
+                }
             }
-            let windowBytes = try Int64.fetchOne(db, sql: "SELECT coalesce(sum(length(bytes)), 0) FROM layout_windows WHERE layout_id = ?",
-                                                 arguments: [id]) ?? 0
+            let segmentBytes = try Int64.fetchOne(db, sql: "SELECT coalesce(sum(length(bytes)), 0) FROM layout_segments WHERE layout_id = ?",
+                                                  arguments: [id]) ?? 0
             try db.execute(sql: """
                 UPDATE layouts SET generation = ?, item_count = ?, content_height = ?, header = ?, bytes = ?, compute_seconds = ?,
                     last_used_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now')
                 WHERE id = ?
-                """, arguments: [generation, itemCount, contentHeight, Data(header), windowBytes + Int64(header.count), computeSeconds, id])
+                """, arguments: [generation, itemCount, contentHeight, Data(header), segmentBytes + Int64(header.count), computeSeconds, id])
             try Self.evictLayouts(db, keeping: id)
             return true
         }

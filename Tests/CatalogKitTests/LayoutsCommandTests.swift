@@ -20,6 +20,13 @@ import Testing
             #expect(try run(["layout", "--db", library.catalogPath, "--width", "375", "--cols", cols]).status == 0)
         }
         #expect(try stored(library).count == 3)
+        // `catalog layout` reports what computing and what storing took, and nothing to store when fresh.
+        let timed = try run(["layout", "--db", library.catalogPath, "--width", "400", "--json"])
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(timed.stdout.utf8)) as? [String: Any])
+        #expect((report["source"] as? String) == "computed" && ((report["storeSeconds"] as? Double) ?? 0) > 0, "\(timed.stdout)")
+        let fresh = try run(["layout", "--db", library.catalogPath, "--width", "400", "--json"])
+        #expect(fresh.stdout.contains(#""storeSeconds":0.0000,"#) && fresh.stdout.contains(#""source":"stored""#), "\(fresh.stdout)")
+        #expect(try run(["layouts", "--db", library.catalogPath, "--drop", "waterfall width=400"]).status == 0)
 
         let one = try run(["layouts", "--db", library.catalogPath, "--drop", "waterfall width=375 cols=3"])
         #expect(one.status == 0, "\(one.stderr)")

@@ -147,6 +147,59 @@ import Testing
         _ = try expectPage(store, configuration, offset: 0)
     }
 
+    /// Windows are stored 64 to a segment row: bands that cross a segment's edge, scrolling to
+    /// items in the first, a middle and the last segment, and an extension that rewrites only
+    /// the segments from its first changed window on.
+    @Test func windowsAcrossSegmentsPage_scroll_andExtendInPlace() throws {
+        let library = try Library()
+        let store = try library.catalog()
+        _ = try store.importItems(Self.importRows(3000, year: 2024))
+        var configuration = LayoutConfiguration(width: 375)
+        configuration.windowHeight = 64 // 4,000 windows and more: dozens of segments
+        let first = try expectPage(store, configuration, offset: 0)
+        #expect(first.source == .computed)
+        // Window 64 (the second segment's first) starts at y = 4096; these bands cross it.
+        for offset: Double in [4000, 4096, 4095.5, 40860, first.contentHeight - 812] {
+            #expect(try expectPage(store, configuration, offset: offset).source == .stored)
+        }
+        let database = try DatabaseQueue(path: library.catalogPath)
+        let segments = try database.read { db in
+            try Row.fetchAll(db, sql: "SELECT id, first_window, window_count FROM layout_segments ORDER BY first_window")
+        }
+        #expect(segments.count > 40)
+        #expect(segments.allSatisfy { ($0[2] as Int) == 64 } == false, "the last segment is partial, the rest full")
+        #expect(segments.dropLast().allSatisfy { ($0[2] as Int) == 64 })
+
+        let listed = try store.items(order: .date)
+        let (reference, contentHeight) = Self.reference(listed, configuration)
+        for target in [reference[0], reference[1499], reference[2998], reference[2999]] {
+            let page = try store.page(PageRequest(configuration: configuration, position: .item(target.id), height: 812))
+            let expected = min(max(0, target.frame.y), contentHeight - 812)
+            #expect(abs(page.viewport.y - expected) <= 1e-6, "item \(target.index)")
+            #expect(page.items.contains { $0.id == target.id }, "item \(target.index)")
+        }
+
+        // Older items sort after every existing one: the layout is extended, and the segments
+        // before the first window that changed keep their rows.
+        _ = try store.importItems(Self.importRows(300, from: 3000, year: 2010, seed: 2))
+        let extended = try expectPage(store, configuration, offset: contentHeight - 400)
+        #expect(extended.source == .extended)
+        _ = try expectPage(store, configuration, offset: 4000)
+        let after = try database.read { db in
+            try Row.fetchAll(db, sql: "SELECT id, first_window, window_count FROM layout_segments ORDER BY first_window")
+        }
+        #expect(after.count > segments.count)
+        let keptRows = zip(segments, after).prefix { ($0.0[0] as Int64) == ($0.1[0] as Int64) }.count
+        #expect(keptRows >= segments.count - 2, "only the last segment or two were rewritten: kept \(keptRows) of \(segments.count)")
+        let stored = try #require(try store.layouts().first)
+        #expect(stored.itemCount == 3300)
+        let summed = try database.read { db in try Int64.fetchOne(db, sql: "SELECT sum(length(bytes)) FROM layout_segments") ?? 0 }
+        #expect((60...160).contains(stored.bytes - summed), "a layout's bytes are its header and its segments")
+        // At the default window height a layout stays within 24 bytes an item.
+        let plain = try store.precompute(LayoutConfiguration(width: 375)).layout
+        #expect(Double(plain.bytes) / Double(plain.itemCount) <= 24, "\(plain.bytes) bytes for \(plain.itemCount) items")
+    }
+
     /// One Catalog shared by many threads: the same pages as one thread gets, configurations
     /// computed concurrently included.
     @Test func manyThreadsPageOneCatalogAtOnce() async throws {

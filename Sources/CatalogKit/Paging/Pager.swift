@@ -31,7 +31,7 @@ enum Pager {
             let table = computed.table
             let offset = try offset(for: position, snapshot: snapshot, order: configuration.order, contentHeight: table.contentHeight,
                                     height: height) { index in index < table.count ? table.attributes(at: index).frame.y : nil }
-            let header = try LayoutArchiveHeader(bytes: computed.archive.header)
+            let header = try LayoutArchiveHeader(bytes: computed.header)
             let page = try makePage(table.items(in: offset..<(offset + height)), snapshot: snapshot, header: header,
                                     generation: generation, offset: offset, height: height, itemCount: table.count,
                                     source: computed.source)
@@ -43,8 +43,10 @@ enum Pager {
         return outcome.page
     }
 
-    /// Makes sure a fresh layout of `configuration` is stored; reports what it took.
-    static func precompute(store: any CatalogBackend, configuration: LayoutConfiguration) throws -> (layout: StoredLayout, source: Page.Source) {
+    /// Makes sure a fresh layout of `configuration` is stored; reports what it took, and how
+    /// long storing it took (its transaction, commit and checkpoint; 0 when it was stored before).
+    static func precompute(store: any CatalogBackend, configuration: LayoutConfiguration) throws
+        -> (layout: StoredLayout, source: Page.Source, storeSeconds: Double) {
         let key = configuration.key
         let computed = try store.withSnapshot { snapshot throws -> Computed? in
             let generation = try snapshot.generation()
@@ -52,12 +54,14 @@ enum Pager {
             if let stored, stored.generation == generation, try readableHeader(stored) != nil { return nil }
             return try compute(configuration, snapshot: snapshot, stored: stored, generation: generation)
         }
+        let saving = ContinuousClock.now
         if let computed { try save(computed, store: store, key: key, order: configuration.order) }
+        let storeSeconds = computed == nil ? 0 : Timestamps.seconds(since: saving)
         let generation = try store.generation()
         guard let layout = try store.layouts().first(where: { $0.configuration == key && $0.generation == generation }) else {
             throw StoreError.busy(path: store.location) // the catalog changed while computing: a scan is writing
         }
-        return (layout, computed?.source ?? .stored)
+        return (layout, computed?.source ?? .stored, storeSeconds)
     }
 
     struct Outcome: Sendable {
@@ -68,7 +72,8 @@ enum Pager {
 
     struct Computed: Sendable {
         var table: PlacementTable
-        var archive: LayoutArchive
+        var header: [UInt8]
+        var windows: PackedWindows
         var generation: Int64
         /// The stored layout this one extends, and its windows as stored.
         var previous: (id: Int64, windows: [[UInt8]])?
@@ -92,28 +97,29 @@ enum Pager {
                 let table = try PlacementTable(archive: LayoutArchive(header: stored.header, windows: windows))
                 let added = try snapshot.layoutInput(order: configuration.order, offset: stored.itemCount)
                 let extended = try configuration.extend(table, with: items(added))
-                return Computed(table: extended, archive: extended.archive(), generation: generation, previous: (stored.id, windows),
+                return Computed(table: extended, header: extended.archiveHeader(), windows: extended.packedWindows(), generation: generation,
+                                previous: (stored.id, windows),
                                 seconds: Timestamps.seconds(since: start))
             }
             let table = try configuration.compute(items(try snapshot.layoutInput(order: configuration.order, offset: 0)))
-            return Computed(table: table, archive: table.archive(), generation: generation, previous: nil, seconds: Timestamps.seconds(since: start))
+            return Computed(table: table, header: table.archiveHeader(), windows: table.packedWindows(), generation: generation, previous: nil,
+                            seconds: Timestamps.seconds(since: start))
         } catch let error as LayoutError {
             throw PageError.layout(error)
         }
     }
 
-    /// Stores a computed layout: for an extension, only the windows that changed.
+    /// Stores a computed layout: for an extension, only from the first window that changed on.
     static func save(_ computed: Computed, store: any CatalogBackend, key: String, order: ItemOrder) throws {
-        var blobs: [WindowBlob] = []
-        for (window, bytes) in computed.archive.windows.enumerated() {
-            if let previous = computed.previous, window < previous.windows.count, previous.windows[window] == bytes { continue }
-            let range = computed.table.indexRange(ofWindow: window) ?? 0...0
-            blobs.append(WindowBlob(window: window, minIndex: range.lowerBound, maxIndex: range.upperBound, bytes: bytes))
+        let packed = computed.windows
+        var keeping = 0
+        if let previous = computed.previous?.windows {
+            while keeping < min(previous.count, packed.count), packed.window(keeping).elementsEqual(previous[keeping]) { keeping += 1 }
         }
+        let windows = LayoutWindows(bytes: packed.bytes, ends: packed.ends, minIndices: packed.minIndices, maxIndices: packed.maxIndices)
         try store.saveLayout(configuration: key, order: order, generation: computed.generation, itemCount: computed.table.count,
-                             contentHeight: computed.table.contentHeight, header: computed.archive.header, windows: blobs,
-                             windowCount: computed.archive.windows.count, replacing: computed.previous?.id,
-                             computeSeconds: computed.seconds)
+                             contentHeight: computed.table.contentHeight, header: computed.header, windows: windows,
+                             replacing: computed.previous?.id, keeping: keeping, computeSeconds: computed.seconds)
     }
 
     /// The viewport's top: the offset as given, or the item's top clamped to the content.

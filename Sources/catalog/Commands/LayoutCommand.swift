@@ -15,16 +15,17 @@ struct LayoutCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let (stored, source) = try catalog.open().precompute(try layout.configuration())
+        let (stored, source, storeSeconds) = try catalog.open().precompute(try layout.configuration())
         let perItem = stored.itemCount > 0 ? Double(stored.bytes) / Double(stored.itemCount) : 0
         if json {
             print(#"{"configuration":\#(PathText.jsonString(stored.configuration)),"items":\#(stored.itemCount),"#
                 + #""contentHeight":\#(PageText.number(stored.contentHeight)),"seconds":\#(rounded(stored.computeSeconds, 4)),"#
+                + #""storeSeconds":\#(rounded(storeSeconds, 4)),"#
                 + #""bytes":\#(stored.bytes),"source":"\#(source.rawValue)","generation":\#(stored.generation)}"#)
         } else {
             print("\(stored.configuration)")
             print("\(stored.itemCount) items, content height \(PageText.number(stored.contentHeight)) points, "
-                + "\(source == .stored ? "already stored" : "\(source.rawValue) in \(rounded(stored.computeSeconds, 3)) s"), "
+                + "\(source == .stored ? "already stored" : "\(source.rawValue) in \(rounded(stored.computeSeconds, 3)) s, stored in \(rounded(storeSeconds, 3)) s"), "
                 + "\(stored.bytes) bytes stored (\(rounded(perItem, 1)) per item)")
         }
     }
