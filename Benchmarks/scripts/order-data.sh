@@ -4,6 +4,9 @@
 #   Benchmarks/scripts/order-data.sh [SIZES...]   (default: 100000 1000000 10000000 imported items)
 #   BEFORE=REV: the build to compare the write path with (default ba4b8ca, the last without order data)
 #   FILES=N: files of the scan corpus (default 100000; 0 skips the scan comparison)
+#   REUSE=1: keep a catalog .corpus/work/order-N.sqlite that exists (no import comparison at N);
+#            a 10M import takes minutes, and a catalog of an older schema migrates when opened
+#            (importing one row then builds its order data)
 # Whole-process wall times (timing.py: median, min, max), release builds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,12 +37,22 @@ for size in ${@:-100000 1000000 10000000}; do
     runs=3
     [ "$size" -ge 10000000 ] && runs=1
     echo "## $size imported items"
-    echo "# import into a fresh catalog: before (no order data) and after"
-    python3 scripts/timing.py "$runs" --interleave --setup="rm -f $db $db-wal $db-shm $plain $plain-wal $plain-shm" \
-        "before-import=$before import --db $plain $csv" "after-import=$after import --db $db $csv"
-    rm -f "$plain" "$plain-wal" "$plain-shm"
+    if [ "${REUSE:-0}" = 1 ] && [ -f "$db" ]; then
+        echo "# reusing $db ($(sqlite3 "$db" 'SELECT count(*) FROM items') items)"
+    else
+        echo "# import into a fresh catalog: before (no order data) and after"
+        python3 scripts/timing.py "$runs" --interleave --setup="rm -f $db $db-wal $db-shm $plain $plain-wal $plain-shm" \
+            "before-import=$before import --db $plain $csv" "after-import=$after import --db $db $csv"
+        rm -f "$plain" "$plain-wal" "$plain-shm"
+    fi
     sqlite3 "$db" "SELECT 'order data: ' || sum(length(entries)) || ' bytes in ' || count(*) || ' chunks' FROM order_chunks"
 
+    echo "# what computing and storing each layout takes (catalog layout), the stored bytes per item"
+    for config in "360 2" "414 3" "1280 5"; do
+        set -- $config
+        "$after" layouts --db "$db" --drop > /dev/null
+        "$after" layout --db "$db" --width "$1" --cols "$2" | tail -1
+    done
     echo "# the first page of a configuration never seen (compute from order data, store), and a stored page"
     for config in "360 2" "414 3" "1280 5"; do
         set -- $config
