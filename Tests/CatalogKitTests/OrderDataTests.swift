@@ -150,4 +150,35 @@ import Testing
         _ = try catalog.importItems([ImportRow(line: 2, key: "c", width: 5, height: 5, orientation: 1, date: "2019-01-01T00:00:00")])
         try Self.expectCurrent(catalog, "after the import")
     }
+
+    /// Schema 0005 moves windows into segment rows: layouts stored one row per window before it
+    /// are dropped by the upgrade (a cache: nothing else is touched), and computed again.
+    @Test func layoutsStoredBeforeSegmentsAreDroppedByTheUpgrade_andComputedAgain() throws {
+        let library = try Library()
+        let queue = try DatabaseQueue(path: library.catalogPath)
+        try CatalogMigrations.migrate(queue, upTo: "0004_layout_budget")
+        try queue.write { db in
+            try db.execute(sql: """
+                INSERT INTO items (key, source, pixel_width, pixel_height, width, height, sort_date, changed_generation)
+                VALUES (x'61', 1, 10, 20, 10, 20, '2020-01-01', 1), (x'62', 1, 30, 20, 30, 20, '2021-01-01', 1)
+                """)
+            try db.execute(sql: "UPDATE catalog SET generation = 1")
+            try db.execute(sql: """
+                INSERT INTO layouts (id, configuration, item_order, generation, item_count, content_height, header, bytes, compute_seconds)
+                VALUES (7, 'old', 'date', 1, 2, 100, x'00', 10, 0)
+                """)
+            try db.execute(sql: "INSERT INTO layout_windows (layout_id, window, min_index, max_index, bytes) VALUES (7, 0, 0, 1, x'00')")
+        }
+        try queue.close()
+        let catalog = try library.catalog()
+        #expect(try catalog.layouts().isEmpty)
+        #expect(try catalog.items(order: .date).count == 2, "items are kept")
+        let page = try catalog.page(PageRequest(query: "width=375&cols=2"))
+        #expect(page.source == .computed && page.items.map(\.path) == [Data("b".utf8), Data("a".utf8)])
+        #expect(try catalog.page(PageRequest(query: "width=375&cols=2&offset=1")).source == .stored)
+        let tables = try DatabaseQueue(path: library.catalogPath).read { db in
+            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'layout%' ORDER BY name")
+        }
+        #expect(tables == ["layout_segments", "layouts"])
+    }
 }
