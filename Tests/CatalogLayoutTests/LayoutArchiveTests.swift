@@ -133,6 +133,26 @@ import Testing
         }
     }
 
+    /// Packed windows are the windows one after another, and each window's index range is the
+    /// smallest and largest index that decoding it gives (−1 for an empty window).
+    @Test func packedWindowsHoldEveryWindow_withTheIndexRangesTheirItemsHave() throws {
+        for (columns, windowHeight) in [(2, 64.0), (5, 300.0), (1, 2048.0)] {
+            let table = try Layout(items: randomItems(800, seed: UInt64(columns)), style: WaterfallLayout(width: 375, columns: columns),
+                                   windowHeight: windowHeight).table
+            let packed = table.packedWindows()
+            let header = try LayoutArchiveHeader(bytes: table.archiveHeader())
+            #expect(packed.count == table.windowCount && packed.ends.last == packed.bytes.count)
+            var empty = 0
+            for window in 0..<packed.count {
+                let indices = try header.decodeWindow(Array(packed.window(window))).map(\.index)
+                #expect(packed.minIndices[window] == (indices.min() ?? -1) && packed.maxIndices[window] == (indices.max() ?? -1), "window \(window)")
+                #expect(table.indexRange(ofWindow: window) == indices.min().map { $0...indices.max()! })
+                if indices.isEmpty { empty += 1 }
+            }
+            #expect(empty < packed.count)
+        }
+    }
+
     @Test func serializedFormCostsAtMost32BytesPerItem() throws {
         for columns in [1, 2, 4, 6] {
             let layout = try Layout(items: randomItems(20_000, seed: 9), style: WaterfallLayout(width: 375, columns: columns))
