@@ -131,18 +131,25 @@ import Testing
         try Self.expectCurrent(catalog, "changed")
     }
 
-    @Test func aCatalogFromBeforeTheOrderDataGetsItAtItsNextImport() throws {
-        let library = try Library()
+    /// A catalog migrated only up to `identifier`, with two items ("a", then the newer "b") at
+    /// generation 1, and whatever `more` writes.
+    static func makeOldCatalog(_ library: Library, upTo identifier: String, more: (Database) throws -> Void = { _ in }) throws {
         let queue = try DatabaseQueue(path: library.catalogPath)
-        try CatalogMigrations.migrate(queue, upTo: "0002_layouts")
+        try CatalogMigrations.migrate(queue, upTo: identifier)
         try queue.write { db in
             try db.execute(sql: """
                 INSERT INTO items (key, source, pixel_width, pixel_height, width, height, sort_date, changed_generation)
                 VALUES (x'61', 1, 10, 20, 10, 20, '2020-01-01', 1), (x'62', 1, 30, 20, 30, 20, '2021-01-01', 1)
                 """)
             try db.execute(sql: "UPDATE catalog SET generation = 1")
+            try more(db)
         }
         try queue.close()
+    }
+
+    @Test func aCatalogFromBeforeTheOrderDataGetsItAtItsNextImport() throws {
+        let library = try Library()
+        try Self.makeOldCatalog(library, upTo: "0002_layouts")
         let catalog = try library.catalog()
         #expect(try Self.orderData(catalog, .date) == nil, "not built yet: readers use the items")
         let page = try catalog.page(PageRequest(query: "width=375&cols=2"))
@@ -155,21 +162,13 @@ import Testing
     /// are dropped by the upgrade (a cache: nothing else is touched), and computed again.
     @Test func layoutsStoredBeforeSegmentsAreDroppedByTheUpgrade_andComputedAgain() throws {
         let library = try Library()
-        let queue = try DatabaseQueue(path: library.catalogPath)
-        try CatalogMigrations.migrate(queue, upTo: "0004_layout_budget")
-        try queue.write { db in
-            try db.execute(sql: """
-                INSERT INTO items (key, source, pixel_width, pixel_height, width, height, sort_date, changed_generation)
-                VALUES (x'61', 1, 10, 20, 10, 20, '2020-01-01', 1), (x'62', 1, 30, 20, 30, 20, '2021-01-01', 1)
-                """)
-            try db.execute(sql: "UPDATE catalog SET generation = 1")
+        try Self.makeOldCatalog(library, upTo: "0004_layout_budget") { db in
             try db.execute(sql: """
                 INSERT INTO layouts (id, configuration, item_order, generation, item_count, content_height, header, bytes, compute_seconds)
                 VALUES (7, 'old', 'date', 1, 2, 100, x'00', 10, 0)
                 """)
             try db.execute(sql: "INSERT INTO layout_windows (layout_id, window, min_index, max_index, bytes) VALUES (7, 0, 0, 1, x'00')")
         }
-        try queue.close()
         let catalog = try library.catalog()
         #expect(try catalog.layouts().isEmpty)
         #expect(try catalog.items(order: .date).count == 2, "items are kept")
