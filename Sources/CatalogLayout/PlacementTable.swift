@@ -120,23 +120,3 @@ public struct PlacementTable: Sendable {
         return min(max(0, ys[index]), limit)
     }
 }
-
-extension PlacementTable {
-    /// The smallest and largest index of the items that meet window `window`, or nil if none.
-    public func indexRange(ofWindow window: Int) -> ClosedRange<Int>? {
-        let columnCount = geometry.columnCount
-        let end = Double(window + 1) * windowHeight
-        var lowest = Int.max
-        var highest = Int.min
-        for column in 0..<columnCount {
-            let list = columnItems[column]
-            let start = Int(windowStarts[window * columnCount + column])
-            guard start < list.count, ys[Int(list[start])] < end else { continue }
-            var stop = start
-            while stop + 1 < list.count, ys[Int(list[stop + 1])] < end { stop += 1 }
-            lowest = min(lowest, Int(list[start]))
-            highest = max(highest, Int(list[stop]))
-        }
-        return lowest <= highest ? lowest...highest : nil
-    }
-}

@@ -146,7 +146,6 @@ import Testing
             for window in 0..<packed.count {
                 let indices = try header.decodeWindow(Array(packed.window(window))).map(\.index)
                 #expect(packed.minIndices[window] == (indices.min() ?? -1) && packed.maxIndices[window] == (indices.max() ?? -1), "window \(window)")
-                #expect(table.indexRange(ofWindow: window) == indices.min().map { $0...indices.max()! })
                 if indices.isEmpty { empty += 1 }
             }
             #expect(empty < packed.count)

@@ -13,10 +13,9 @@ import Testing
         let table = try tenRows(windowHeight: 250)
         #expect(table.windowHeight == 250)
         #expect(table.windowCount == 4, "1000 points of content in windows of 250")
-        #expect(table.indexRange(ofWindow: 0) == 0...2)
-        #expect(table.indexRange(ofWindow: 1) == 2...4, "item 2 spans 200..<300; item 5 starts where the window ends")
-        #expect(table.indexRange(ofWindow: 2) == 5...7, "item 4 ends where the window starts")
-        #expect(table.indexRange(ofWindow: 3) == 7...9)
+        let packed = table.packedWindows()
+        #expect(packed.minIndices == [0, 2, 5, 7], "item 2 spans 200..<300 and meets window 1; item 4 ends where window 2 starts")
+        #expect(packed.maxIndices == [2, 4, 7, 9], "item 5 starts where window 1 ends")
     }
 
     @Test func whenABandIsQueried_thenIndicesAndItemsAgree() throws {
