@@ -54,8 +54,10 @@ public struct Layout<Style: LayoutStyle>: Sendable {
 
     /// Places `items` after the existing ones in O(m).
     public mutating func append(_ items: [LayoutItem]) throws(LayoutError) {
-        try validate(items, firstIndex: count)
-        table.append(items, rule: style.placement)
+        let firstIndex = count
+        if let offset = table.append(items, rule: style.placement) {
+            throw .invalidItemSize(index: firstIndex + offset, size: items[offset].size)
+        }
     }
 
     /// Inserts `items` before index `index` (0...count).
@@ -88,17 +90,13 @@ public struct Layout<Style: LayoutStyle>: Sendable {
         let tailHeights = Array(table.heights[tailStart...])
         let rule = style.placement
         table.truncate(to: index)
-        table.append(inserted, rule: rule)
+        _ = table.append(inserted, rule: rule) // validated: nothing is refused
         table.append(ids: tailIDs[...], heights: tailHeights[...], rule: rule)
     }
 
     private func validate(_ items: [LayoutItem], firstIndex: Int) throws(LayoutError) {
-        guard style.placement.usesItemSizes else { return }
-        for (offset, item) in items.enumerated() {
-            let size = item.size
-            guard size.width > 0, size.height > 0, size.width.isFinite, size.height.isFinite else {
-                throw .invalidItemSize(index: firstIndex + offset, size: size)
-            }
+        if let offset = table.firstRefused(items, rule: style.placement) {
+            throw .invalidItemSize(index: firstIndex + offset, size: items[offset].size)
         }
     }
 }

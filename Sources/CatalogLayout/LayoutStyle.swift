@@ -41,12 +41,6 @@ public struct PlacementRule: Sendable, Hashable {
         self.column = column
         self.height = height
     }
-
-    /// Whether heights depend on item sizes (which must then be positive and finite).
-    var usesItemSizes: Bool {
-        if case .aspectRatio = height { return true }
-        return false
-    }
 }
 
 /// The order in which a waterfall fills its columns (CHTCollectionViewWaterfallLayout's

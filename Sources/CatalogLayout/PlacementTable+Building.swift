@@ -1,19 +1,37 @@
 /// Placing items and keeping windows and checkpoints up to date.
 extension PlacementTable {
     /// Places `items` after the existing ones, continuing from the column bottoms: O(m) for
-    /// m items, plus the windows they reach.
-    package mutating func append(_ items: [LayoutItem], rule: PlacementRule) {
-        let source = ItemSource(items: items, height: rule.height, columnWidth: geometry.columnWidth)
-        place(source, column: rule.column)
+    /// m items, plus the windows they reach. When the rule takes heights from item sizes, the
+    /// first item whose size is not positive and finite (or whose height overflows) stops it:
+    /// the table is left as it was and that item's offset in `items` is returned.
+    package mutating func append(_ items: [LayoutItem], rule: PlacementRule) -> Int? {
+        let columnWidth = geometry.columnWidth
+        return items.withUnsafeBufferPointer { items in
+            switch rule.height {
+            case .aspectRatio(let extra): place(AspectRatioSource(items: items, columnWidth: columnWidth, extra: extra), column: rule.column)
+            case .widthRatio(let ratio): place(SameHeightSource(items: items, height: columnWidth * ratio), column: rule.column)
+            case .fixed(let height): place(SameHeightSource(items: items, height: height), column: rule.column)
+            }
+        }
+    }
+
+    /// The offset of the first item in `items` that `append` would refuse, or nil.
+    package func firstRefused(_ items: [LayoutItem], rule: PlacementRule) -> Int? {
+        guard case .aspectRatio(let extra) = rule.height else { return nil }
+        return items.withUnsafeBufferPointer { items in
+            let source = AspectRatioSource(items: items, columnWidth: geometry.columnWidth, extra: extra)
+            return (0..<source.count).first { source.height(at: $0) == nil }
+        }
     }
 
     /// Places items whose heights are already known (the tail of an edit) after the existing ones.
     package mutating func append(ids newIDs: ArraySlice<Int64>, heights newHeights: ArraySlice<Double>, rule: PlacementRule) {
-        place(HeightSource(ids: newIDs, heights: newHeights), column: rule.column)
+        _ = place(HeightSource(ids: newIDs, heights: newHeights), column: rule.column)
     }
 
-    private mutating func place<Source: PlacementSource>(_ source: Source, column rule: PlacementRule.Column) {
+    private mutating func place<Source: PlacementSource>(_ source: Source, column rule: PlacementRule.Column) -> Int? {
         switch rule {
+        case .shortestFirst where geometry.columnCount == 2: place(source, chooser: ShortestOfTwo())
         case .shortestFirst: place(source, chooser: ShortestFirst())
         case .cyclic: place(source, chooser: Cyclic())
         case .cyclicReversed: place(source, chooser: CyclicReversed())
@@ -23,10 +41,11 @@ extension PlacementTable {
     /// The placement loop, specialized for each source and column rule. It writes straight
     /// into uninitialized arrays and records window starts as it goes: a column's bottoms only
     /// grow, so the item that first carries column c past the top of window k is where the walk
-    /// for window k starts in column c.
-    private mutating func place<Source: PlacementSource, Chooser: ColumnChooser>(_ source: Source, chooser: Chooser) {
+    /// for window k starts in column c. An item the source refuses ends the loop; what was
+    /// placed is then removed again and the item's offset returned.
+    private mutating func place<Source: PlacementSource, Chooser: ColumnChooser>(_ source: Source, chooser: Chooser) -> Int? {
         let added = source.count
-        guard added > 0 else { return }
+        guard added > 0 else { return nil }
         let start = count
         let columnCount = geometry.columnCount
         let top = geometry.insets.top
@@ -56,6 +75,8 @@ extension PlacementTable {
         var newIDs: [Int64] = []
         var newYs: [Double] = []
         var newHeights: [Double] = []
+        var refused: Int? = nil
+        var placed = 0
         let newColumns = [Int32](unsafeUninitializedCapacity: added) { columnsOut, columnsDone in
             newHeights = [Double](unsafeUninitializedCapacity: added) { heightsOut, heightsDone in
                 newYs = [Double](unsafeUninitializedCapacity: added) { ysOut, ysDone in
@@ -63,13 +84,16 @@ extension PlacementTable {
                         bottoms.withUnsafeMutableBufferPointer { bottoms in
                             for offset in 0..<added {
                                 let index = start + offset
+                                guard let itemHeight = source.height(at: offset) else {
+                                    refused = offset
+                                    break
+                                }
                                 if untilCheckpoint == 0 {
                                     checkpointsDue.append(Array(bottoms))
                                     untilCheckpoint = interval
                                 }
                                 untilCheckpoint -= 1
                                 let column = chooser.column(for: index, bottoms: bottoms, count: columnCount)
-                                let itemHeight = source.height(at: offset)
                                 let y = filled[column] ? bottoms[column] + spacing : top
                                 filled[column] = true
                                 let bottom = y + itemHeight
@@ -88,15 +112,16 @@ extension PlacementTable {
                                     windowStarts[window * columnCount + column] = position
                                     nextWindow[column] = window + 1
                                 }
+                                placed = offset + 1
                             }
                         }
-                        idsDone = added
+                        idsDone = placed
                     }
-                    ysDone = added
+                    ysDone = placed
                 }
-                heightsDone = added
+                heightsDone = placed
             }
-            columnsDone = added
+            columnsDone = placed
         }
         // Columns that never reached a window: their walk starts past their end.
         for column in 0..<columnCount {
@@ -116,17 +141,37 @@ extension PlacementTable {
         }
         checkpoints.append(contentsOf: checkpointsDue)
         appendToColumnLists(newColumns, firstIndex: start, counts: Array(columnCounts))
+        guard let refused else { return nil }
+        truncate(to: start)
+        return refused
     }
 
-    /// Adds new items to their columns' lists, each list grown once to its final size.
+    /// Adds new items to their columns' lists: for each column, one branch-free pass over
+    /// the new items' columns writes its new indices into memory sized once.
     private mutating func appendToColumnLists(_ newColumns: [Int32], firstIndex: Int, counts: [Int32]) {
-        for column in columnItems.indices where columnItems[column].capacity < Int(counts[column]) {
-            // Geometric growth: an exact reserve would copy the whole list on every append.
-            columnItems[column].reserveCapacity(max(Int(counts[column]), columnItems[column].capacity * 2))
-        }
         newColumns.withUnsafeBufferPointer { newColumns in
-            for (offset, column) in newColumns.enumerated() {
-                columnItems[Int(column)].append(Int32(truncatingIfNeeded: firstIndex + offset))
+            for column in columnItems.indices {
+                let adding = Int(counts[column]) - columnItems[column].count
+                guard adding > 0 else { continue }
+                let wanted = Int32(truncatingIfNeeded: column)
+                // One spare slot: every item is written, and the cursor moves only past this column's.
+                let added = [Int32](unsafeUninitializedCapacity: adding + 1) { out, initialized in
+                    var cursor = 0
+                    for (offset, itemColumn) in newColumns.enumerated() {
+                        out[cursor] = Int32(truncatingIfNeeded: firstIndex + offset)
+                        cursor += itemColumn == wanted ? 1 : 0
+                    }
+                    initialized = cursor
+                }
+                if columnItems[column].isEmpty {
+                    columnItems[column] = added
+                    continue
+                }
+                if columnItems[column].capacity < Int(counts[column]) {
+                    // Geometric growth: an exact reserve would copy the whole list on every append.
+                    columnItems[column].reserveCapacity(max(Int(counts[column]), columnItems[column].capacity * 2))
+                }
+                columnItems[column].append(contentsOf: added)
             }
         }
     }
@@ -192,24 +237,35 @@ extension PlacementTable {
 private protocol PlacementSource {
     var count: Int { get }
     func id(at offset: Int) -> Int64
-    func height(at offset: Int) -> Double
+    /// The item's height; nil when its size cannot give one.
+    func height(at offset: Int) -> Double?
 }
 
-private struct ItemSource: PlacementSource {
-    let items: [LayoutItem]
-    let height: PlacementRule.Height
+/// column width × display height / display width + extra.
+private struct AspectRatioSource: PlacementSource {
+    let items: UnsafeBufferPointer<LayoutItem>
     let columnWidth: Double
+    let extra: Double
 
     var count: Int { items.count }
     func id(at offset: Int) -> Int64 { items[offset].id }
-    func height(at offset: Int) -> Double {
+    func height(at offset: Int) -> Double? {
         let size = items[offset].size
-        switch height {
-        case .aspectRatio(let extra): return columnWidth * size.height / size.width + extra
-        case .widthRatio(let ratio): return columnWidth * ratio
-        case .fixed(let height): return height
-        }
+        let height = columnWidth * size.height / size.width + extra
+        // Positive, finite sides (NaN fails every comparison) and a height that did not overflow.
+        guard size.width > 0, size.height > 0, size.width < .infinity, size.height < .infinity, height < .infinity else { return nil }
+        return height
     }
+}
+
+/// One height for every item: a width ratio or a fixed height.
+private struct SameHeightSource: PlacementSource {
+    let items: UnsafeBufferPointer<LayoutItem>
+    let height: Double
+
+    var count: Int { items.count }
+    func id(at offset: Int) -> Int64 { items[offset].id }
+    func height(at offset: Int) -> Double? { height }
 }
 
 private struct HeightSource: PlacementSource {
@@ -218,7 +274,7 @@ private struct HeightSource: PlacementSource {
 
     var count: Int { ids.count }
     func id(at offset: Int) -> Int64 { ids[ids.startIndex + offset] }
-    func height(at offset: Int) -> Double { heights[heights.startIndex + offset] }
+    func height(at offset: Int) -> Double? { heights[heights.startIndex + offset] }
 }
 
 private protocol ColumnChooser {
@@ -238,6 +294,13 @@ private struct ShortestFirst: ColumnChooser {
             column += 1
         }
         return best
+    }
+}
+
+/// Shortest first for two columns: no loop, no branch.
+private struct ShortestOfTwo: ColumnChooser {
+    func column(for index: Int, bottoms: UnsafeMutableBufferPointer<Double>, count: Int) -> Int {
+        bottoms[1] < bottoms[0] ? 1 : 0
     }
 }
 

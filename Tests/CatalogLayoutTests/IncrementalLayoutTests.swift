@@ -80,4 +80,36 @@ import Testing
         }
         #expect(layout.count == 5100, "a refused edit changes nothing")
     }
+
+    /// Sizes are checked while items are placed: a batch refused far into it (past checkpoints
+    /// and windows) leaves the layout as it was, and a height that overflows is refused too
+    /// rather than reaching windows without end.
+    @Test func whenAnItemFarIntoABatchIsRefused_thenTheLayoutIsAsBefore() throws {
+        let style = WaterfallLayout(width: 375, columns: 3)
+        let first = (0..<700).map { (i: Int) -> LayoutItem in LayoutItem(id: Int64(i), width: Double(90 + i % 41), height: Double(60 + i % 83)) }
+        var layout = try Layout(items: first, style: style, windowHeight: 500, checkpointInterval: 64)
+        let before = layout
+        var batch = (700..<1900).map { (i: Int) -> LayoutItem in LayoutItem(id: Int64(i), width: 100, height: Double(40 + i % 29)) }
+        let refusals: [(offset: Int, size: Size)] = [
+            (1100, Size(width: .nan, height: 3)), (1199, Size(width: 1e-300, height: 1e300)), (0, Size(width: 4, height: .infinity)),
+        ]
+        for (offset, bad) in refusals {
+            var refused = batch
+            refused[offset] = LayoutItem(id: -1, width: bad.width, height: bad.height)
+            // Not `throws: LayoutError.invalidItemSize(…)`: a NaN size never equals itself.
+            #expect {
+                try layout.append(refused)
+            } throws: { error in
+                guard case .invalidItemSize(let index, let size)? = error as? LayoutError else { return false }
+                let same = size.width.bitPattern == bad.width.bitPattern && size.height.bitPattern == bad.height.bitPattern
+                return index == 700 + offset && same
+            }
+            expectIdentical(layout, before)
+            #expect(layout.table.windowCount == before.table.windowCount)
+        }
+        try layout.append(batch)
+        batch.insert(contentsOf: first, at: 0)
+        let full = try Layout(items: batch, style: style, windowHeight: 500, checkpointInterval: 64)
+        expectIdentical(layout, full)
+    }
 }
