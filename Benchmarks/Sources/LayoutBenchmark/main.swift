@@ -60,12 +60,16 @@ for n in sizes.isEmpty ? [1_000_000, 10_000_000] : sizes {
     var columns = [Int32](repeating: 0, count: n)
     let geometry = try style.makeGeometry()
     var floorTimes: [Double] = []
+    var memoryTimes: [Double] = []
     var ourTimes: [Double] = []
     var layout: Layout<WaterfallLayout>? = nil
     for _ in 0..<5 {
         let (height, tf) = time { floorCompute(items, geometry: geometry, ys: &ys, columns: &columns) }
         floorTimes.append(tf)
         layout = nil
+        let (written, tm) = time { freshMemoryFloor(items) }
+        precondition(written == 5 * n)
+        memoryTimes.append(tm)
         let (computed, to) = try time { try Layout(items: items, style: style) }
         ourTimes.append(to)
         precondition(computed.contentHeight == height, "floor and layout disagree")
@@ -73,7 +77,9 @@ for n in sizes.isEmpty ? [1_000_000, 10_000_000] : sizes {
     }
     let computed = layout!
     let floorMedian = percentile(floorTimes, 0.5), ourMedian = percentile(ourTimes, 0.5)
-    print("compute\tfloor \(format(floorMedian))\tlayout \(format(ourMedian))\tratio \(String(format: "%.2f", ourMedian / floorMedian))x (target ≤ 2x)\tcontent height \(String(format: "%.0f", computed.contentHeight)) pt")
+    let memoryMedian = percentile(memoryTimes, 0.5)
+    print("compute\tfloor \(format(floorMedian))\tlayout \(format(ourMedian))\tratio \(String(format: "%.2f", ourMedian / floorMedian))x (target ≤ 1.5x)\tcontent height \(String(format: "%.0f", computed.contentHeight)) pt")
+    print("compute\tmemory floor (32 bytes per item into new arrays) \(format(memoryMedian))\tfloor + memory floor \(format(floorMedian + memoryMedian))\tlayout / (floor + memory floor) \(String(format: "%.2f", ourMedian / (floorMedian + memoryMedian)))x")
 
     // Queries at random offsets; and separately near the top and at the end.
     let frames = (0..<n).map { computed.attributes(at: $0).frame }
