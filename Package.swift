@@ -1,8 +1,9 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-// Module map and arrows: ../shared/STYLE.md. CatalogLayout imports nothing; CImageProbe is the
-// only code that touches libjpeg/libpng, and only ImageProbe imports it. CatalogModel holds the
+// Module map and arrows: ../shared/STYLE.md. CatalogLayout imports nothing; CImageProbe and
+// CThumbnail are the only code that touches libjpeg/libpng, each imported by one Swift module
+// (ImageProbe, Thumbnailer). CatalogModel holds the
 // catalog's values and the store seam (no SQL, no GRDB); CatalogStore is its SQLite side, the
 // only module that imports GRDB. CatalogKit is the one front door (`Catalog`): the executable
 // and the library's users import it alone.
@@ -17,6 +18,7 @@ let package = Package(
     products: [
         .library(name: "CatalogLayout", targets: ["CatalogLayout"]),
         .library(name: "ImageProbe", targets: ["ImageProbe"]),
+        .library(name: "Thumbnailer", targets: ["Thumbnailer"]),
         .library(name: "Catalog", targets: ["CatalogKit"]),
         .executable(name: "catalog", targets: ["catalog"]),
     ],
@@ -37,6 +39,13 @@ let package = Package(
             linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png")]
         ),
         .target(name: "ImageProbe", dependencies: ["CImageProbe"], swiftSettings: swiftSettings),
+        // Thumbnails: CThumbnail decodes (DCT-scaled JPEG, PNG), reduces, orients and encodes;
+        // only Thumbnailer imports it.
+        .target(
+            name: "CThumbnail",
+            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png"), .linkedLibrary("m")]
+        ),
+        .target(name: "Thumbnailer", dependencies: ["CThumbnail"], swiftSettings: swiftSettings),
         // Migrations/NNNN_description.sql, embedded into CatalogStore at build time, so an
         // installed `catalog` binary carries its schema with it.
         .executableTarget(name: "MigrationEmbedder", path: "Tools/MigrationEmbedder"),
@@ -75,6 +84,12 @@ let package = Package(
         .testTarget(
             name: "ImageProbeTests",
             dependencies: ["ImageProbe"],
+            exclude: ["Fixtures"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ThumbnailerTests",
+            dependencies: ["Thumbnailer"],
             exclude: ["Fixtures"],
             swiftSettings: swiftSettings
         ),

@@ -1,0 +1,79 @@
+/* The dispatcher: sniff the format, decode and reduce, orient, encode. */
+#include "thumbnail_shared.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const uint8_t png_magic[8] = {0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A};
+
+static int sniff(const uint8_t *data, size_t length) {
+    if (length >= 3 && data[0] == 0xFF && data[1] == 0xD8 && data[2] == 0xFF) return CTH_FORMAT_JPEG;
+    if (length >= 8 && memcmp(data, png_magic, 8) == 0) return CTH_FORMAT_PNG;
+    return CTH_FORMAT_NONE;
+}
+
+/* Decodes and reduces to what `box` asks (0: full size), in stored orientation. */
+static int decode(const uint8_t *data, size_t length, uint32_t box, int32_t orientation, cth_result *out, cth_raster *raster) {
+    out->source_format = sniff(data, length);
+    cth_decode request = {box, orientation, out, {NULL, 0, 0, 0}};
+    int status;
+    switch (out->source_format) {
+    case CTH_FORMAT_JPEG: status = cth_decode_jpeg(data, length, &request); break;
+    case CTH_FORMAT_PNG: status = cth_decode_png(data, length, &request); break;
+    default: return cth_fail(out, CTH_UNSUPPORTED, "neither JPEG nor PNG");
+    }
+    *raster = request.raster;
+    return status;
+}
+
+int cth_thumbnail(const uint8_t *data, size_t length, const cth_options *options, cth_result *out) {
+    memset(out, 0, sizeof *out);
+    if (options->box == 0) return cth_fail(out, CTH_ERR_ARGUMENT, "a box of 0 pixels");
+    if (options->orientation < 1 || options->orientation > 8)
+        return cth_fail(out, CTH_ERR_ARGUMENT, "orientation %d is not 1...8", options->orientation);
+    if (options->quality < 1 || options->quality > 100)
+        return cth_fail(out, CTH_ERR_ARGUMENT, "JPEG quality %d is not 1...100", options->quality);
+    cth_raster reduced;
+    int status = decode(data, length, options->box, options->orientation, out, &reduced);
+    if (status != CTH_OK) return status;
+    cth_raster oriented = cth_orient(&reduced, options->orientation);
+    free(reduced.pixels);
+    if (!oriented.pixels) return cth_fail(out, CTH_ERR_MEMORY, "out of memory");
+    out->width = oriented.width;
+    out->height = oriented.height;
+    cth_drop_opaque_alpha(&oriented);
+    status = oriented.channels == 4 ? cth_encode_png(&oriented, out) : cth_encode_jpeg(&oriented, options->quality, out);
+    free(oriented.pixels);
+    return status;
+}
+
+void cth_release(cth_result *result) {
+    free(result->data);
+    result->data = NULL;
+    result->length = 0;
+}
+
+int cth_decode_rgba(const uint8_t *data, size_t length, uint8_t **pixels, uint32_t *width, uint32_t *height,
+                    char *message, size_t message_size) {
+    cth_result out;
+    memset(&out, 0, sizeof out);
+    cth_raster raster;
+    *pixels = NULL;
+    int status = decode(data, length, 0, 1, &out, &raster);
+    if (status == CTH_OK) {
+        cth_raster rgba = cth_to_rgba(&raster);
+        free(raster.pixels);
+        if (!rgba.pixels) {
+            status = cth_fail(&out, CTH_ERR_MEMORY, "out of memory");
+        } else {
+            *pixels = rgba.pixels;
+            *width = rgba.width;
+            *height = rgba.height;
+        }
+    }
+    if (message && message_size) {
+        strncpy(message, out.message, message_size - 1);
+        message[message_size - 1] = 0;
+    }
+    return status;
+}
