@@ -23,6 +23,9 @@ package protocol CatalogReading: Sendable {
     /// The file behind a scanned item as its last scan saw it, or nil (no such item, or an
     /// imported one).
     func file(ofItem id: Int64) throws(StoreError) -> ItemFile?
+    /// The files behind scanned items with ids above `id`, by id, at most `limit`: a walk over
+    /// every file of the catalog, a page at a time.
+    func itemFiles(after id: Int64, limit: Int) throws(StoreError) -> [ItemFile]
     /// Files that failed, by path.
     func fileErrors() throws(StoreError) -> [FileError]
     func stats() throws(StoreError) -> CatalogStats

@@ -53,11 +53,25 @@ extension SQLiteStore {
     /// The file behind a scanned item as its last scan saw it.
     package func file(ofItem id: Int64) throws(StoreError) -> ItemFile? {
         try read { db in
-            try Row.fetchOne(db, sql: """
-                SELECT f.path, f.size, f.mtime_ns, i.format FROM items i JOIN files f ON f.item_id = i.id
-                WHERE i.id = ? AND i.source = 0
-                """, arguments: [id]).map { ItemFile(path: $0[0], size: $0[1], mtimeNanoseconds: $0[2], format: $0[3]) }
+            try Row.fetchOne(db, sql: "\(Self.itemFileColumns) WHERE i.id = ? AND i.source = 0", arguments: [id]).map(Self.itemFile)
         }
+    }
+
+    package func itemFiles(after id: Int64, limit: Int) throws(StoreError) -> [ItemFile] {
+        try read { db in
+            try Row.fetchAll(db, sql: "\(Self.itemFileColumns) WHERE i.id > ? AND i.source = 0 ORDER BY i.id LIMIT ?",
+                             arguments: [id, limit]).map(Self.itemFile)
+        }
+    }
+
+    private static let itemFileColumns = """
+        SELECT i.id, f.path, f.device, f.inode, f.size, f.mtime_ns, i.format, i.orientation
+        FROM items i JOIN files f ON f.item_id = i.id
+        """
+
+    private static func itemFile(_ row: Row) -> ItemFile {
+        ItemFile(itemID: row[0], path: row[1], device: row[2], inode: row[3], size: row[4], mtimeNanoseconds: row[5], format: row[6],
+                 orientation: row[7])
     }
 
     /// Files that failed, by path.

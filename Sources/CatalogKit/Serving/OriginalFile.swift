@@ -39,9 +39,7 @@ public final class OriginalFile: Sendable {
         guard let file = try catalog.store.file(ofItem: id) else {
             throw try catalog.item(id: id) == nil ? Problem.noSuchItem(id) : Problem.imported(id)
         }
-        let fd = file.path.withUnsafeBytes { raw in
-            open(Array(raw.bindMemory(to: CChar.self)) + [0], O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
-        }
+        let fd = file.openForReading()
         guard fd >= 0 else { throw Problem.gone(id) }
         var status = stat()
         let mtime = fstat(fd, &status) == 0 ? Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec) : -1
