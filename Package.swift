@@ -57,7 +57,7 @@ let package = Package(
             swiftSettings: swiftSettings,
             plugins: ["EmbedMigrations"]
         ),
-        .target(name: "CatalogKit", dependencies: ["CatalogLayout", "CatalogModel", "CatalogStore", "ImageProbe"], swiftSettings: swiftSettings),
+        .target(name: "CatalogKit", dependencies: ["CatalogLayout", "CatalogModel", "CatalogStore", "ImageProbe", "Thumbnailer"], swiftSettings: swiftSettings),
         // The HTTP service: routes, errors, the OpenAPI document (Assets/, embedded at build time).
         .target(
             name: "CatalogServer",

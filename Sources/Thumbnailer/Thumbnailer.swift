@@ -68,8 +68,8 @@ public enum Thumbnailer {
                          pixels: Array(UnsafeBufferPointer(start: pixels, count: Int(width) * Int(height) * 4)))
     }
 
-    /// The whole file, read with plain reads (not mapped: a file truncated while mapped would
-    /// crash the reader).
+    /// The whole file at `path`, read with plain reads (not mapped: a file truncated while
+    /// mapped would crash the reader).
     static func read(path: String) throws(ThumbnailError) -> [UInt8] {
         let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { throw .unreadable(reason: String(cString: strerror(errno))) }
@@ -77,7 +77,12 @@ public enum Thumbnailer {
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw .unreadable(reason: String(cString: strerror(errno))) }
         guard (info.st_mode & S_IFMT) == S_IFREG else { throw .notARegularFile }
-        let size = Int(info.st_size)
+        return try read(fileDescriptor: fd, size: Int(info.st_size))
+    }
+
+    /// The first `size` bytes of an open regular file (from offset 0, with `pread`: the
+    /// descriptor's offset is unchanged); fewer if it shrank while being read.
+    public static func read(fileDescriptor fd: Int32, size: Int) throws(ThumbnailError) -> [UInt8] {
         guard size <= maximumFileSize else { throw .tooLarge(detail: "a file of \(size) bytes, more than \(maximumFileSize)") }
         var bytes = [UInt8](repeating: 0, count: size)
         var done = 0

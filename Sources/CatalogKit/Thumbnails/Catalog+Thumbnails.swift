@@ -1,0 +1,69 @@
+import CatalogModel
+import Foundation
+import ImageProbe
+import Thumbnailer
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension Catalog {
+    /// The thumbnail of item `id` fitting a `size` box: from the cache while the file is the
+    /// same (same device, inode, size and modification time as now), else made from the file
+    /// and cached.
+    public func thumbnail(item id: Int64, size: Int, cache: ThumbnailCache,
+                          quality: Int = Thumbnailer.defaultQuality) throws -> CachedThumbnail {
+        guard ThumbnailCache.sizes.contains(size) else { throw ThumbnailProblem.unsupportedSize(size) }
+        guard let file = try store.file(ofItem: id) else {
+            throw try item(id: id) == nil ? ThumbnailProblem.noSuchItem(id) : ThumbnailProblem.imported(id)
+        }
+        return try Self.thumbnail(of: file, size: size, cache: cache, quality: quality, reuse: true).thumbnail
+    }
+
+    /// The version a scanned item's thumbnails have while its file is as the last scan saw it:
+    /// what page items carry, so that a thumbnail's URL changes when the file does.
+    public static func thumbnailVersion(of file: ItemFile) -> String {
+        ThumbnailKey.version(device: file.device, inode: file.inode, size: file.size, mtimeNanoseconds: file.mtimeNanoseconds)
+    }
+
+    /// Opens the item's file and keys the thumbnail by what `fstat` says of that open file (so
+    /// a file changed since the scan gets a thumbnail of what it is now, never a stale one);
+    /// reads it, takes the orientation from its header, reduces and caches.
+    static func thumbnail(of file: ItemFile, size: Int, cache: ThumbnailCache, quality: Int,
+                          reuse: Bool) throws(ThumbnailProblem) -> (thumbnail: CachedThumbnail, made: Bool) {
+        let path = file.displayPath
+        let fd = file.openForReading()
+        guard fd >= 0 else { throw .gone(file.itemID, path: path, reason: SystemError.text()) }
+        defer { close(fd) }
+        var status = stat()
+        guard fstat(fd, &status) == 0 else { throw .gone(file.itemID, path: path, reason: SystemError.text()) }
+        guard status.st_mode & S_IFMT == S_IFREG else { throw .unusable(file.itemID, path: path, .notARegularFile) }
+        let key = ThumbnailKey(itemID: file.itemID, version: ThumbnailKey.version(of: status), size: size)
+        if reuse, let cached = cache.read(key) { return (cached, false) }
+        do {
+            let bytes = try Thumbnailer.read(fileDescriptor: fd, size: Int(status.st_size))
+            // The header as it is now: a file edited since the scan may have turned.
+            let orientation = (try? ImageProbe.probe(bytes: bytes))??.orientation.rawValue ?? file.orientation
+            let thumbnail = try Thumbnailer.thumbnail(bytes: bytes, size: size, orientation: orientation, quality: quality)
+            do {
+                return (try cache.write(thumbnail, for: key), true)
+            } catch {
+                throw ThumbnailProblem.cacheUnwritable(path: cache.root, reason: "\(error.localizedDescription)")
+            }
+        } catch let error as ThumbnailError {
+            throw .unusable(file.itemID, path: path, error)
+        } catch let problem as ThumbnailProblem {
+            throw problem
+        } catch {
+            throw .cacheUnwritable(path: cache.root, reason: "\(error)")
+        }
+    }
+}
+
+extension ThumbnailKey {
+    /// The version of the file `fstat` describes.
+    static func version(of status: stat) -> String {
+        let mtime: Int64 = Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec)
+        return version(device: Int64(bitPattern: UInt64(status.st_dev)), inode: Int64(bitPattern: UInt64(status.st_ino)),
+                       size: Int64(status.st_size), mtimeNanoseconds: mtime)
+    }
+}

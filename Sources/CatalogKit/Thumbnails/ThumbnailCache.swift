@@ -1,0 +1,139 @@
+import Foundation
+import Thumbnailer
+
+/// Which thumbnail: an item, the identity of its file (device, inode, size, modification time,
+/// hashed into `version`), and the box. A changed file has another version, so its old
+/// thumbnail is never found again.
+public struct ThumbnailKey: Sendable, Hashable {
+    public var itemID: Int64
+    /// 16 hex digits: FNV-1a over the file's device, inode, size and modification time.
+    public var version: String
+    public var size: Int
+
+    public init(itemID: Int64, version: String, size: Int) {
+        self.itemID = itemID
+        self.version = version
+        self.size = size
+    }
+
+    /// The version of a file with this identity.
+    public static func version(device: Int64, inode: Int64, size: Int64, mtimeNanoseconds: Int64) -> String {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for value in [device, inode, size, mtimeNanoseconds] {
+            for shift in stride(from: 0, to: 64, by: 8) { hash = (hash ^ UInt64(truncatingIfNeeded: value >> shift) & 0xFF) &* 0x0000_0100_0000_01B3 }
+        }
+        let hex = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
+    /// An HTTP entity tag: the key, which changes whenever the thumbnail's bytes could.
+    public var etag: String { "\"\(itemID)-\(version)-\(size)\"" }
+}
+
+/// A thumbnail as the cache holds it.
+public struct CachedThumbnail: Sendable, Hashable {
+    public var key: ThumbnailKey
+    public var format: ThumbnailFormat
+    public var bytes: [UInt8]
+}
+
+/// Thumbnails on disk, under `$XDG_CACHE_HOME/catalog/thumbnails/` (else
+/// `~/.cache/catalog/thumbnails/`): `<size>/<shard>/<item id>-<version>` where the shard is the
+/// item id's last two hex digits (at most a few thousand files to a folder at ten million
+/// items). Entries are written to a temporary file in the same folder and renamed into place,
+/// so a reader never sees half a file; one cut short anyway (a crash before the data reached
+/// the disk) fails the end-of-image check on read and is made again.
+public struct ThumbnailCache: Sendable {
+    public let root: String
+
+    /// The boxes a thumbnail can have: what a gallery needs, from a phone's small tiles to a
+    /// desktop's large ones.
+    public static let sizes = [64, 128, 256, 512, 1024]
+
+    public init(root: String) {
+        self.root = root
+    }
+
+    /// `$XDG_CACHE_HOME/catalog/thumbnails`, else `$HOME/.cache/catalog/thumbnails`.
+    public static func defaultRoot() -> String {
+        defaultRoot(environment: ProcessInfo.processInfo.environment)
+    }
+
+    public static func defaultRoot(environment: [String: String]) -> String {
+        if let cache = environment["XDG_CACHE_HOME"], cache.hasPrefix("/") { return cache + "/catalog/thumbnails" }
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        return home + "/.cache/catalog/thumbnails"
+    }
+
+    func folder(of key: ThumbnailKey) -> String {
+        let shard = String(UInt8(truncatingIfNeeded: key.itemID), radix: 16)
+        return "\(root)/\(key.size)/\(shard.count == 1 ? "0" + shard : shard)"
+    }
+
+    public func path(of key: ThumbnailKey) -> String {
+        "\(folder(of: key))/\(key.itemID)-\(key.version)"
+    }
+
+    /// The cached thumbnail, or nil when there is none (or only a damaged one).
+    public func read(_ key: ThumbnailKey) -> CachedThumbnail? {
+        guard let data = FileManager.default.contents(atPath: path(of: key)) else { return nil }
+        let bytes = [UInt8](data)
+        guard let format = Self.completeImage(bytes) else { return nil }
+        return CachedThumbnail(key: key, format: format, bytes: bytes)
+    }
+
+    public func contains(_ key: ThumbnailKey) -> Bool {
+        read(key) != nil
+    }
+
+    /// Writes an entry: a temporary file in its folder, then a rename over the name.
+    public func write(_ thumbnail: Thumbnail, for key: ThumbnailKey) throws -> CachedThumbnail {
+        let folder = folder(of: key)
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let temporary = "\(folder)/.tmp-\(key.itemID)-\(UInt64.random(in: 0...UInt64.max))"
+        guard FileManager.default.createFile(atPath: temporary, contents: Data(thumbnail.bytes)) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: temporary])
+        }
+        guard rename(temporary, path(of: key)) == 0 else {
+            let reason = SystemError.text()
+            unlink(temporary)
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path(of: key), NSLocalizedDescriptionKey: reason])
+        }
+        return CachedThumbnail(key: key, format: thumbnail.format, bytes: thumbnail.bytes)
+    }
+
+    /// The format of bytes that hold a whole JPEG (ending in EOI) or PNG (ending in IEND); nil
+    /// for anything else.
+    static func completeImage(_ bytes: [UInt8]) -> ThumbnailFormat? {
+        if bytes.count >= 4, bytes[0] == 0xFF, bytes[1] == 0xD8, bytes[bytes.count - 2] == 0xFF, bytes[bytes.count - 1] == 0xD9 {
+            return .jpeg
+        }
+        let iend: [UInt8] = [0x49, 0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82]
+        if bytes.count >= 20, bytes[0] == 0x89, bytes[1] == 0x50, bytes.suffix(8).elementsEqual(iend) { return .png }
+        return nil
+    }
+
+    /// Every entry on disk (and temporary files left by a process that died mid-write).
+    func entries() -> [(path: String, key: ThumbnailKey?)] {
+        var found: [(String, ThumbnailKey?)] = []
+        for size in (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? [] {
+            let sizeFolder = "\(root)/\(size)"
+            for shard in (try? FileManager.default.contentsOfDirectory(atPath: sizeFolder)) ?? [] {
+                let shardFolder = "\(sizeFolder)/\(shard)"
+                for name in (try? FileManager.default.contentsOfDirectory(atPath: shardFolder)) ?? [] {
+                    found.append(("\(shardFolder)/\(name)", Self.key(fileName: name, size: Int(size))))
+                }
+            }
+        }
+        return found
+    }
+
+    /// The key a file name `<item id>-<version>` in a size's folder stands for.
+    static func key(fileName: String, size: Int?) -> ThumbnailKey? {
+        let parts = fileName.split(separator: "-")
+        guard let size, parts.count == 2, let id = Int64(parts[0]), parts[1].count == 16, UInt64(parts[1], radix: 16) != nil else {
+            return nil
+        }
+        return ThumbnailKey(itemID: id, version: String(parts[1]), size: size)
+    }
+}
