@@ -53,7 +53,7 @@ package protocol CatalogSnapshot {
     /// The windows whose item index range covers `index`, in order.
     func windows(layoutID: Int64, holdingIndex index: Int) throws -> [[UInt8]]
     /// Keys (paths or import keys) of the given items.
-    func keys(ids: [Int64]) throws -> [Int64: Data]
+    func keys(ids: [Int64]) throws -> [Int64: ItemKey]
     /// Items in `order` from `offset` on, with their display sizes: the input of a layout. Read
     /// from the order data when it is current, else from the items.
     func layoutInput(order: ItemOrder, offset: Int) throws -> [LayoutInputRow]

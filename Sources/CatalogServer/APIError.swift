@@ -35,6 +35,13 @@ struct APIError: Error, Sendable {
             }
         case let error as OriginalFile.Problem:
             self.init(status: 404, message: error.description)
+        case let problem as ThumbnailProblem:
+            switch problem {
+            case .noSuchItem, .imported, .gone: self.init(status: 404, message: problem.description)
+            case .unusable: self.init(status: 422, message: problem.description)
+            case .unsupportedSize: self.init(status: 400, message: problem.description, parameter: "size")
+            case .cacheUnwritable: self.init(status: 500, message: "internal error")
+            }
         case StoreError.busy:
             self.init(status: 503, message: "the catalog is being written; try again")
         default:

@@ -15,11 +15,15 @@ public enum CatalogServer {
         public var port = 8080
         /// No access log.
         public var quiet = false
+        /// The thumbnail cache's folder (the one `catalog thumbnails` fills by default).
+        public var thumbnailCache = ThumbnailCache.defaultRoot()
 
-        public init(host: String = "127.0.0.1", port: Int = 8080, quiet: Bool = false) {
+        public init(host: String = "127.0.0.1", port: Int = 8080, quiet: Bool = false,
+                    thumbnailCache: String = ThumbnailCache.defaultRoot()) {
             self.host = host
             self.port = port
             self.quiet = quiet
+            self.thumbnailCache = thumbnailCache
         }
     }
 
@@ -38,7 +42,7 @@ public enum CatalogServer {
         quietLogger.logLevel = .error // Hummingbird's own messages: only errors
         let host = options.host
         return Application(
-            router: router(catalog: catalog, accessLog: options.quiet ? nil : logger),
+            router: router(catalog: catalog, thumbnailCache: ThumbnailCache(root: options.thumbnailCache), accessLog: options.quiet ? nil : logger),
             configuration: .init(address: .hostname(host, port: options.port), serverName: "catalog"),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? options.port
@@ -50,12 +54,12 @@ public enum CatalogServer {
     }
 
     /// Every route, behind the middlewares that give all errors one JSON shape.
-    static func router(catalog: Catalog, accessLog: Logger?) -> Router<BasicRequestContext> {
+    static func router(catalog: Catalog, thumbnailCache: ThumbnailCache, accessLog: Logger?) -> Router<BasicRequestContext> {
         let router = Router(options: .autoGenerateHeadEndpoints)
         if let accessLog { router.add(middleware: AccessLogMiddleware(logger: accessLog)) }
         router.add(middleware: ErrorMiddleware())
         router.add(middleware: RequestShapeMiddleware())
-        let service = CatalogService(catalog: catalog)
+        let service = CatalogService(catalog: catalog, thumbnailCache: thumbnailCache)
         PageRoutes(service: service).add(to: router)
         ItemRoutes(service: service).add(to: router)
         CatalogRoutes(service: service).add(to: router)

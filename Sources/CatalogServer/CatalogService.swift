@@ -2,16 +2,19 @@ import CatalogKit
 import NIOPosix
 
 /// What the routes call: the catalog's synchronous reads run on NIO's blocking thread pool, never
-/// on the threads that serve requests, and a layout that several requests need before it is
-/// stored is computed once, the others waiting for it.
+/// on the threads that serve requests; a layout that several requests need before it is stored
+/// is computed once, the others waiting for it, and so is a thumbnail.
 final class CatalogService: Sendable {
     let catalog: Catalog
     /// Pages of stored layouts from memory, revalidated per request by the change stamp.
     let pages: PageCache
-    private let computations = Computations()
+    let thumbnailCache: ThumbnailCache
+    private let computations = Flights<Void>()
+    let thumbnailFlights = Flights<CachedThumbnail>()
 
-    init(catalog: Catalog) {
+    init(catalog: Catalog, thumbnailCache: ThumbnailCache) {
         self.catalog = catalog
+        self.thumbnailCache = thumbnailCache
         pages = PageCache(catalog: catalog)
     }
 
@@ -36,16 +39,29 @@ final class CatalogService: Sendable {
         return try await run { try self.catalog.page(request) }
     }
 
-    /// Computations under way, by key: a second caller waits for the first one's.
-    actor Computations {
-        private var running: [String: Task<Void, any Error>] = [:]
+    /// Item `id`'s thumbnail in a `size` box: from the cache, or made once however many
+    /// requests ask for it at the same time.
+    func thumbnail(item id: Int64, size: Int) async throws -> CachedThumbnail {
+        try await thumbnailFlights.once("\(id)/\(size)") {
+            try await self.run { try self.catalog.thumbnail(item: id, size: size, cache: self.thumbnailCache) }
+        }
+    }
 
-        func once(_ key: String, _ body: @escaping @Sendable () async throws -> Void) async throws {
-            if let task = running[key] { return try await task.value }
+    /// Work under way, by key: a second caller waits for the first one's result.
+    actor Flights<Value: Sendable> {
+        private var running: [String: Task<Value, any Error>] = [:]
+        /// Callers that found the work under way and waited for it (for tests).
+        private(set) var joined = 0
+
+        func once(_ key: String, _ body: @escaping @Sendable () async throws -> Value) async throws -> Value {
+            if let task = running[key] {
+                joined += 1
+                return try await task.value
+            }
             let task = Task { try await body() }
             running[key] = task
             defer { running[key] = nil }
-            try await task.value
+            return try await task.value
         }
     }
 }

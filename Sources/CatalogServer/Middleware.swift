@@ -39,7 +39,7 @@ struct RequestShapeMiddleware<Context: RequestContext>: RouterMiddleware {
         switch parts.count {
         case 3: return parts[1] == "api" && ["page", "items", "stats", "layouts", "health", "openapi.yaml"].contains(parts[2])
         case 4: return parts[1] == "api" && parts[2] == "items" && !parts[3].isEmpty
-        case 5: return parts[1] == "api" && parts[2] == "items" && !parts[3].isEmpty && parts[4] == "original"
+        case 5: return parts[1] == "api" && parts[2] == "items" && !parts[3].isEmpty && ["original", "thumbnail"].contains(parts[4])
         default: return false
         }
     }

@@ -72,14 +72,19 @@ struct SQLiteSnapshot: CatalogSnapshot {
     }
 
     /// Keys (paths or import keys) of the given items.
-    package func keys(ids: [Int64]) throws -> [Int64: Data] {
+    package func keys(ids: [Int64]) throws -> [Int64: ItemKey] {
         guard !ids.isEmpty else { return [:] }
-        var keys: [Int64: Data] = [:]
+        var keys: [Int64: ItemKey] = [:]
         for chunk in stride(from: 0, to: ids.count, by: 500) {
             let part = Array(ids[chunk..<min(chunk + 500, ids.count)])
             let marks = Array(repeating: "?", count: part.count).joined(separator: ",")
-            for row in try Row.fetchAll(db, sql: "SELECT id, key FROM items WHERE id IN (\(marks))", arguments: StatementArguments(part)) {
-                keys[row[0]] = row[1]
+            for row in try Row.fetchAll(db, sql: """
+                SELECT i.id, i.key, f.device, f.inode, f.size, f.mtime_ns FROM items i LEFT JOIN files f ON f.item_id = i.id
+                WHERE i.id IN (\(marks))
+                """, arguments: StatementArguments(part)) {
+                let device: Int64? = row[2]
+                let file = device.map { FileIdentity(device: $0, inode: row[3], size: row[4], mtimeNanoseconds: row[5]) }
+                keys[row[0]] = ItemKey(key: row[1], file: file)
             }
         }
         return keys

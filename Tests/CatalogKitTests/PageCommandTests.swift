@@ -20,7 +20,8 @@ import Testing
         #expect(object["previous"] as? Double == 3188)
         let items = try #require(object["items"] as? [[String: Any]])
         #expect(!items.isEmpty)
-        #expect(Set(items[0].keys) == ["index", "id", "path", "column", "frame"])
+        #expect(Set(items[0].keys) == ["index", "id", "path", "column", "frame", "version"])
+        #expect(items.allSatisfy { $0["version"] is NSNull }, "imported items have no file, so no version")
         #expect(Set((items[0]["frame"] as? [String: Double] ?? [:]).keys) == ["x", "y", "width", "height"])
         let top = try JSONSerialization.jsonObject(with: run(["page", "--db", library.catalogPath, "--width", "375", "--json"]).stdout) as? [String: Any]
         #expect(top?["previous"] is NSNull)

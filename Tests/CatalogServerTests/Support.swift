@@ -29,6 +29,9 @@ final class ServedCatalog {
 
     deinit { try? FileManager.default.removeItem(at: folder) }
 
+    /// Thumbnails go here, not to the user's cache.
+    var thumbnailCache: String { folder.appendingPathComponent("thumbnails").path }
+
     func photo(_ name: String) -> URL { folder.appendingPathComponent("photos").appendingPathComponent(name) }
 
     static func rows(_ count: Int) -> [ImportRow] {
@@ -40,7 +43,7 @@ final class ServedCatalog {
 
     /// Runs `body` against the routes through HummingbirdTesting's router client (no sockets).
     func test(_ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
-        let app = CatalogServer.application(catalog: catalog, options: .init(quiet: true))
+        let app = CatalogServer.application(catalog: catalog, options: .init(quiet: true, thumbnailCache: thumbnailCache))
         try await app.test(.router) { client in try await body(client) }
     }
 }

@@ -114,6 +114,18 @@ public struct LayoutParameterError: Error, Sendable, Hashable, CustomStringConve
         case .missing: "\(parameter) is required: \(allowed)"
         }
     }
+
+    /// The parameters in order; a name given twice is refused.
+    static func once(_ parameters: some Sequence<(name: String, value: String)>) throws(LayoutParameterError)
+        -> [(name: String, value: String)] {
+        var seen = Set<String>()
+        var result: [(name: String, value: String)] = []
+        for (name, value) in parameters {
+            guard seen.insert(name).inserted else { throw LayoutParameterError(parameter: name, value: value, allowed: "", problem: .repeated) }
+            result.append((name, value))
+        }
+        return result
+    }
 }
 
 extension Double {

@@ -19,11 +19,7 @@ public struct ListRequest: Sendable, Hashable {
     /// Parses `sort`, `limit` and `offset`; `limitRange` bounds the limit. Errors name the parameter.
     public init(parameters: some Sequence<(name: String, value: String)>,
                 limitRange: ClosedRange<Int> = 0...Int.max) throws(LayoutParameterError) {
-        var seen = Set<String>()
-        for (name, value) in parameters {
-            guard seen.insert(name).inserted else {
-                throw LayoutParameterError(parameter: name, value: value, allowed: "", problem: .repeated)
-            }
+        for (name, value) in try LayoutParameterError.once(parameters) {
             switch name {
             case "sort":
                 guard let order = ItemOrder(rawValue: value) else {

@@ -10,6 +10,10 @@ public struct Page: Sendable {
         public var path: Data
         public var column: Int
         public var frame: Rect
+        /// For a scanned item, its file's version as the last scan saw it (see
+        /// `ThumbnailKey.version`): a thumbnail URL that carries it changes when the file does.
+        /// nil for an imported item.
+        public var version: String?
     }
 
     public var contentHeight: Double

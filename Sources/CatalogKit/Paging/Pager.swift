@@ -140,13 +140,17 @@ enum Pager {
                  height: height, itemCount: itemCount, source: source)
     }
 
-    static func makePage(_ attributes: [LayoutAttributes], keys: [Int64: Data], header: LayoutArchiveHeader, generation: Int64,
+    static func makePage(_ attributes: [LayoutAttributes], keys: [Int64: ItemKey], header: LayoutArchiveHeader, generation: Int64,
                          offset: Double, height: Double, itemCount: Int, source: Page.Source) -> Page {
         let contentHeight = header.contentHeight
         return Page(
             contentHeight: contentHeight, generation: generation,
             viewport: Rect(x: 0, y: offset, width: header.geometry.width, height: height),
-            items: attributes.map { Page.Item(index: $0.index, id: $0.id, path: keys[$0.id] ?? Data(), column: $0.column, frame: $0.frame) },
+            items: attributes.map { attribute in
+                let key = keys[attribute.id]
+                return Page.Item(index: attribute.index, id: attribute.id, path: key?.key ?? Data(), column: attribute.column, frame: attribute.frame,
+                                 version: key?.file.map(ThumbnailKey.version(of:)))
+            },
             next: offset + height < contentHeight ? offset + height : nil,
             previous: offset > 0 ? max(0, min(offset - height, contentHeight - height)) : nil,
             itemCount: itemCount, source: source)

@@ -36,7 +36,7 @@ public final class PageCache: Sendable {
 
     struct Window {
         var bytes: [UInt8]
-        var keys: [Int64: Data]
+        var keys: [Int64: ItemKey]
     }
 
     public init(catalog: Catalog) {
@@ -135,7 +135,7 @@ public final class PageCache: Sendable {
         }
         guard let (header, windows) = found else { return nil }
         let attributes = try header.items(in: band, windows: windows.map(\.bytes))
-        var keys: [Int64: Data] = [:]
+        var keys: [Int64: ItemKey] = [:]
         for window in windows { keys.merge(window.keys) { first, _ in first } }
         return Pager.makePage(attributes, keys: keys, header: header, generation: generation, offset: offset, height: height,
                               itemCount: header.itemCount, source: .stored)

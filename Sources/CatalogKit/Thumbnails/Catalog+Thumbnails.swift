@@ -16,20 +16,14 @@ extension Catalog {
         guard let file = try store.file(ofItem: id) else {
             throw try item(id: id) == nil ? ThumbnailProblem.noSuchItem(id) : ThumbnailProblem.imported(id)
         }
-        return try Self.thumbnail(of: file, size: size, cache: cache, quality: quality, reuse: true).thumbnail
-    }
-
-    /// The version a scanned item's thumbnails have while its file is as the last scan saw it:
-    /// what page items carry, so that a thumbnail's URL changes when the file does.
-    public static func thumbnailVersion(of file: ItemFile) -> String {
-        ThumbnailKey.version(device: file.device, inode: file.inode, size: file.size, mtimeNanoseconds: file.mtimeNanoseconds)
+        return try Self.thumbnail(of: file, size: size, cache: cache, quality: quality, reuse: true)
     }
 
     /// Opens the item's file and keys the thumbnail by what `fstat` says of that open file (so
     /// a file changed since the scan gets a thumbnail of what it is now, never a stale one);
     /// reads it, takes the orientation from its header, reduces and caches.
     static func thumbnail(of file: ItemFile, size: Int, cache: ThumbnailCache, quality: Int,
-                          reuse: Bool) throws(ThumbnailProblem) -> (thumbnail: CachedThumbnail, made: Bool) {
+                          reuse: Bool) throws(ThumbnailProblem) -> CachedThumbnail {
         let path = file.displayPath
         let fd = file.openForReading()
         guard fd >= 0 else { throw .gone(file.itemID, path: path, reason: SystemError.text()) }
@@ -38,14 +32,14 @@ extension Catalog {
         guard fstat(fd, &status) == 0 else { throw .gone(file.itemID, path: path, reason: SystemError.text()) }
         guard status.st_mode & S_IFMT == S_IFREG else { throw .unusable(file.itemID, path: path, .notARegularFile) }
         let key = ThumbnailKey(itemID: file.itemID, version: ThumbnailKey.version(of: status), size: size)
-        if reuse, let cached = cache.read(key) { return (cached, false) }
+        if reuse, let cached = cache.read(key) { return cached }
         do {
             let bytes = try Thumbnailer.read(fileDescriptor: fd, size: Int(status.st_size))
             // The header as it is now: a file edited since the scan may have turned.
             let orientation = (try? ImageProbe.probe(bytes: bytes))??.orientation.rawValue ?? file.orientation
             let thumbnail = try Thumbnailer.thumbnail(bytes: bytes, size: size, orientation: orientation, quality: quality)
             do {
-                return (try cache.write(thumbnail, for: key), true)
+                return try cache.write(thumbnail, for: key)
             } catch {
                 throw ThumbnailProblem.cacheUnwritable(path: cache.root, reason: "\(error.localizedDescription)")
             }

@@ -26,6 +26,11 @@ public struct ThumbnailKey: Sendable, Hashable {
         return String(repeating: "0", count: 16 - hex.count) + hex
     }
 
+    /// The version of a file with this identity.
+    public static func version(of file: FileIdentity) -> String {
+        version(device: file.device, inode: file.inode, size: file.size, mtimeNanoseconds: file.mtimeNanoseconds)
+    }
+
     /// An HTTP entity tag: the key, which changes whenever the thumbnail's bytes could.
     public var etag: String { "\"\(itemID)-\(version)-\(size)\"" }
 }
@@ -35,6 +40,8 @@ public struct CachedThumbnail: Sendable, Hashable {
     public var key: ThumbnailKey
     public var format: ThumbnailFormat
     public var bytes: [UInt8]
+    /// Whether the call that returned it made it (false: read from the cache).
+    public var made = false
 }
 
 /// Thumbnails on disk, under `$XDG_CACHE_HOME/catalog/thumbnails/` (else
@@ -99,7 +106,7 @@ public struct ThumbnailCache: Sendable {
             unlink(temporary)
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path(of: key), NSLocalizedDescriptionKey: reason])
         }
-        return CachedThumbnail(key: key, format: thumbnail.format, bytes: thumbnail.bytes)
+        return CachedThumbnail(key: key, format: thumbnail.format, bytes: thumbnail.bytes, made: true)
     }
 
     /// The format of bytes that hold a whole JPEG (ending in EOI) or PNG (ending in IEND); nil

@@ -56,9 +56,8 @@ extension Catalog {
             DispatchQueue.concurrentPerform(iterations: threads) { worker in
                 for index in stride(from: worker, to: files.count, by: threads) {
                     do {
-                        let (thumbnail, made) = try Self.thumbnail(of: files[index], size: size, cache: cache, quality: quality,
-                                                                   reuse: missingOnly)
-                        tally.record(made: made, bytes: made ? thumbnail.bytes.count : 0)
+                        let thumbnail = try Self.thumbnail(of: files[index], size: size, cache: cache, quality: quality, reuse: missingOnly)
+                        tally.record(made: thumbnail.made, bytes: thumbnail.made ? thumbnail.bytes.count : 0)
                     } catch {
                         tally.record(error)
                     }

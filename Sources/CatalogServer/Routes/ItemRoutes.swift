@@ -3,7 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 
-/// `GET /api/items`, `/api/items/{id}` and `/api/items/{id}/original`.
+/// `GET /api/items`, `/api/items/{id}`, `/api/items/{id}/original` and `/api/items/{id}/thumbnail`.
 struct ItemRoutes {
     let service: CatalogService
     /// Items a listing gives when `limit` is not said.
@@ -35,6 +35,23 @@ struct ItemRoutes {
             let catalog = service.catalog
             let file = try await service.run { try catalog.original(ofItem: id) }
             return try await Self.send(file, request: request, service: service)
+        }
+
+        router.get("/api/items/{id}/thumbnail") { request, context -> Response in
+            let id = try Self.id(context)
+            let asked = try ThumbnailRequest(parameters: PageRequest.parameters(query: request.uri.query ?? ""))
+            let thumbnail = try await service.thumbnail(item: id, size: asked.size)
+            // Cached for good only under a URL that names the file's current version: a changed
+            // file gets another URL. Without it, or with an old one, revalidate by the ETag.
+            let forever = asked.version == thumbnail.key.version
+            let headers: HTTPFields = [.contentType: thumbnail.format.mediaType, .eTag: thumbnail.key.etag,
+                                       .cacheControl: forever ? "public, max-age=31536000, immutable" : "no-cache",
+                                       .contentLength: String(thumbnail.bytes.count)]
+            if let tags = request.headers[.ifNoneMatch], JSONResponse.matches(tags, thumbnail.key.etag) {
+                return Response(status: .notModified, headers: headers)
+            }
+            if request.method == .head { return Response(status: .ok, headers: headers) }
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: thumbnail.bytes)))
         }
     }
 
