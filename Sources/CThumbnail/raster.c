@@ -53,7 +53,9 @@ cth_raster cth_orient(const cth_raster *raster, int32_t orientation) {
             case 8: sx = W - 1 - y; sy = x; break;
             default: sx = x; sy = y; break;
             }
-            memcpy(out.pixels + ((size_t)y * out.width + x) * C, raster->pixels + ((size_t)sy * W + sx) * C, C);
+            const uint8_t *from = raster->pixels + ((size_t)sy * W + sx) * C;
+            uint8_t *to = out.pixels + ((size_t)y * out.width + x) * C;
+            for (uint32_t c = 0; c < C; c++) to[c] = from[c];
         }
     }
     return out;
@@ -64,7 +66,11 @@ int cth_drop_opaque_alpha(cth_raster *raster) {
     size_t count = (size_t)raster->width * raster->height;
     for (size_t i = 0; i < count; i++)
         if (raster->pixels[i * 4 + 3] != 255) return 0;
-    for (size_t i = 0; i < count; i++) memmove(raster->pixels + i * 3, raster->pixels + i * 4, 3);
+    for (size_t i = 0; i < count; i++) {
+        raster->pixels[i * 3] = raster->pixels[i * 4];
+        raster->pixels[i * 3 + 1] = raster->pixels[i * 4 + 1];
+        raster->pixels[i * 3 + 2] = raster->pixels[i * 4 + 2];
+    }
     raster->channels = 3;
     return 1;
 }

@@ -36,9 +36,12 @@ int cth_thumbnail(const uint8_t *data, size_t length, const cth_options *options
     cth_raster reduced;
     int status = decode(data, length, options->box, options->orientation, out, &reduced);
     if (status != CTH_OK) return status;
-    cth_raster oriented = cth_orient(&reduced, options->orientation);
-    free(reduced.pixels);
-    if (!oriented.pixels) return cth_fail(out, CTH_ERR_MEMORY, "out of memory");
+    cth_raster oriented = reduced;
+    if (options->orientation != 1) {
+        oriented = cth_orient(&reduced, options->orientation);
+        free(reduced.pixels);
+        if (!oriented.pixels) return cth_fail(out, CTH_ERR_MEMORY, "out of memory");
+    }
     out->width = oriented.width;
     out->height = oriented.height;
     cth_drop_opaque_alpha(&oriented);

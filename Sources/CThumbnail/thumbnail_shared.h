@@ -26,10 +26,10 @@ typedef struct {
 typedef struct {
     uint32_t src_width, src_height, dst_width, dst_height, channels;
     double scale_y;           /* source rows per destination row */
-    uint32_t taps;            /* source pixels one destination pixel can cover */
-    uint32_t *first;          /* per destination column: its first source column */
-    float *weights;           /* per destination column: `taps` weights from `first` on */
-    float *row;               /* the current source row, reduced horizontally */
+    uint32_t *column;         /* per source column: the destination column it starts in */
+    float *share;             /* per source column: the part of it in that column (the rest is in the next) */
+    float *column_scale;      /* per destination column: 1 / the source width it covers */
+    float *row;               /* the current source row, reduced horizontally (one spare column) */
     float *current, *next;    /* sums for destination rows `dst_row` and `dst_row + 1` */
     double current_weight, next_weight;
     uint32_t src_row, dst_row;
