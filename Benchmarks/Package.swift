@@ -21,5 +21,9 @@ let package = Package(
             name: "LayoutBenchmark",
             dependencies: [.product(name: "CatalogLayout", package: main)]
         ),
+        .executableTarget(
+            name: "ThumbnailBenchmark",
+            dependencies: [.product(name: "Thumbnailer", package: main), .product(name: "ImageProbe", package: main)]
+        ),
     ]
 )
