@@ -7,15 +7,45 @@
 #include <string.h>
 
 #include <jpeglib.h>
+#include <jerror.h>
 #include <png.h>
 
+/* The compressed bytes go to a buffer this file owns (not jpeg_mem_dest's: when that one grows
+   it frees the caller's pointer and keeps the new one to itself until the end, so an error after
+   a growth would free a stale pointer and leak the live one). */
 typedef struct {
     struct jpeg_compress_struct cinfo;
     struct jpeg_error_mgr err;
+    struct jpeg_destination_mgr destination;
     jmp_buf jump;
     unsigned char *buffer;
-    unsigned long size;
+    size_t capacity;
+    size_t size;
 } jpeg_encoder;
+
+static void on_destination_start(j_compress_ptr cinfo) {
+    jpeg_encoder *e = (jpeg_encoder *)cinfo;
+    e->destination.next_output_byte = e->buffer;
+    e->destination.free_in_buffer = e->capacity;
+}
+
+/* Called when the buffer is full (all of it is output): doubles it. */
+static boolean on_destination_full(j_compress_ptr cinfo) {
+    jpeg_encoder *e = (jpeg_encoder *)cinfo;
+    size_t used = e->capacity;
+    unsigned char *grown = realloc(e->buffer, e->capacity * 2);
+    if (!grown) ERREXIT1(cinfo, JERR_OUT_OF_MEMORY, 10);
+    e->buffer = grown;
+    e->capacity *= 2;
+    e->destination.next_output_byte = grown + used;
+    e->destination.free_in_buffer = e->capacity - used;
+    return TRUE;
+}
+
+static void on_destination_end(j_compress_ptr cinfo) {
+    jpeg_encoder *e = (jpeg_encoder *)cinfo;
+    e->size = e->capacity - e->destination.free_in_buffer;
+}
 
 static void on_jpeg_error(j_common_ptr cinfo) { longjmp(((jpeg_encoder *)cinfo)->jump, 1); }
 static void on_jpeg_message(j_common_ptr cinfo, int level) { (void)cinfo; (void)level; }
@@ -33,12 +63,16 @@ int cth_encode_jpeg(const cth_raster *raster, int quality, cth_result *out) {
         char text[JMSG_LENGTH_MAX];
         e->err.format_message((j_common_ptr)&e->cinfo, text);
         status = cth_fail(out, CTH_ERR_MEMORY, "encoding the JPEG: %s", text);
-        free(e->buffer);
-        e->buffer = NULL;
         goto done;
     }
     jpeg_create_compress(&e->cinfo);
-    jpeg_mem_dest(&e->cinfo, &e->buffer, &e->size);
+    e->capacity = 16384;
+    e->buffer = malloc(e->capacity);
+    if (!e->buffer) ERREXIT1(&e->cinfo, JERR_OUT_OF_MEMORY, 10);
+    e->destination.init_destination = on_destination_start;
+    e->destination.empty_output_buffer = on_destination_full;
+    e->destination.term_destination = on_destination_end;
+    e->cinfo.dest = &e->destination;
     e->cinfo.image_width = raster->width;
     e->cinfo.image_height = raster->height;
     e->cinfo.input_components = (int)raster->channels;

@@ -18,6 +18,11 @@ struct Thumbnails: ParsableCommand {
             and the run goes on (exit status 1 at the end). Imported items have no file and so \
             no thumbnail. --prune removes entries of items that are gone or imported, or whose \
             file changed.
+
+            Memory stays bounded whatever a header declares: a baseline JPEG is decoded a few \
+            rows at a time at its reduced scale; a progressive JPEG whose coefficients need more \
+            than 512 MiB, a PNG of more than 67,108,864 pixels (8192 x 8192), and a file over \
+            1 GiB are refused with an error ("too large"), never decoded.
             """)
 
     @OptionGroup var catalog: CatalogOptions
