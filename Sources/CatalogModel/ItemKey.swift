@@ -6,10 +6,15 @@ public struct ItemKey: Sendable, Hashable {
     public var key: Data
     /// nil for an imported item.
     public var file: FileIdentity?
+    /// An imported item's address and title, as imported (nil when not given).
+    public var url: String?
+    public var title: String?
 
-    package init(key: Data, file: FileIdentity?) {
+    package init(key: Data, file: FileIdentity?, url: String? = nil, title: String? = nil) {
         self.key = key
         self.file = file
+        self.url = url
+        self.title = title
     }
 }
 

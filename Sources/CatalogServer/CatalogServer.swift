@@ -63,6 +63,7 @@ public enum CatalogServer {
         PageRoutes(service: service).add(to: router)
         ItemRoutes(service: service).add(to: router)
         CatalogRoutes(service: service).add(to: router)
+        GalleryRoutes().add(to: router)
         return router
     }
 }

@@ -79,12 +79,12 @@ struct SQLiteSnapshot: CatalogSnapshot {
             let part = Array(ids[chunk..<min(chunk + 500, ids.count)])
             let marks = Array(repeating: "?", count: part.count).joined(separator: ",")
             for row in try Row.fetchAll(db, sql: """
-                SELECT i.id, i.key, f.device, f.inode, f.size, f.mtime_ns FROM items i LEFT JOIN files f ON f.item_id = i.id
+                SELECT i.id, i.key, f.device, f.inode, f.size, f.mtime_ns, i.url, i.title FROM items i LEFT JOIN files f ON f.item_id = i.id
                 WHERE i.id IN (\(marks))
                 """, arguments: StatementArguments(part)) {
                 let device: Int64? = row[2]
                 let file = device.map { FileIdentity(device: $0, inode: row[3], size: row[4], mtimeNanoseconds: row[5]) }
-                keys[row[0]] = ItemKey(key: row[1], file: file)
+                keys[row[0]] = ItemKey(key: row[1], file: file, url: row[6], title: row[7])
             }
         }
         return keys

@@ -15,10 +15,11 @@ public enum PageText {
         }
         let items = page.items.map {
             #"{"index":\#($0.index),"id":\#($0.id),"path":\#(PathText.jsonString($0.path)),"column":\#($0.column),"frame":\#(frame($0.frame)),"#
-                + #""version":\#($0.version.map { "\"\($0)\"" } ?? "null")}"#
+                + #""version":\#($0.version.map { "\"\($0)\"" } ?? "null"),"url":\#($0.url.map { PathText.jsonString($0) } ?? "null"),"#
+                + #""title":\#($0.title.map { PathText.jsonString($0) } ?? "null")}"#
         }
         return #"{"contentHeight":\#(number(page.contentHeight)),"generation":\#(page.generation),"viewport":\#(frame(page.viewport)),"#
-            + #""items":[\#(items.joined(separator: ","))],"next":\#(page.next.map(number) ?? "null"),"previous":\#(page.previous.map(number) ?? "null")}"#
+            + #""items":[\#(items.joined(separator: ","))],"itemCount":\#(page.itemCount),"next":\#(page.next.map(number) ?? "null"),"previous":\#(page.previous.map(number) ?? "null")}"#
     }
 
     public static func table(_ page: Page) -> String {

@@ -14,6 +14,10 @@ public struct Page: Sendable {
         /// `ThumbnailKey.version`): a thumbnail URL that carries it changes when the file does.
         /// nil for an imported item.
         public var version: String?
+        /// An imported item's address and title, as imported; nil when not given (and for a
+        /// scanned item, which has neither).
+        public var url: String?
+        public var title: String?
     }
 
     public var contentHeight: Double

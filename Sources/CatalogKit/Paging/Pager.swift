@@ -149,7 +149,7 @@ enum Pager {
             items: attributes.map { attribute in
                 let key = keys[attribute.id]
                 return Page.Item(index: attribute.index, id: attribute.id, path: key?.key ?? Data(), column: attribute.column, frame: attribute.frame,
-                                 version: key?.file.map(ThumbnailKey.version(of:)))
+                                 version: key?.file.map(ThumbnailKey.version(of:)), url: key?.url, title: key?.title)
             },
             next: offset + height < contentHeight ? offset + height : nil,
             previous: offset > 0 ? max(0, min(offset - height, contentHeight - height)) : nil,

@@ -1,0 +1,479 @@
+// The gallery: the whole catalog as a Pinterest-style waterfall (or a grid, or a list) in one
+// scrolling view, whatever its size. Layouts come from /api/page (bands.js), the view maps
+// scrolling onto content of any height (scroller.js), tiles show the items near the view
+// (tiles.js); the viewer (viewer.js), zoom (zoom.js) and deep links (location.js) sit around it.
+//
+// Every change of layout (a resize, a zoom, another style or order, a new catalog generation,
+// a deep link) goes through relayout(anchor): the anchor is an item and a point on the screen,
+// and the new layout is scrolled so that the same point of that item is at the same place.
+
+import { api } from './api.js';
+import { BAND, Bands } from './bands.js';
+import { fragment, readFragment } from './location.js';
+import { VirtualScroller } from './scroller.js';
+import { Tiles } from './tiles.js';
+import { Viewer } from './viewer.js';
+import { installZoom } from './zoom.js';
+
+const configuration = JSON.parse(document.getElementById('catalog-configuration').textContent);
+const COLUMN_WIDTH = 236; // Pinterest's
+const SPACING = 8;
+const INSET = 8;
+const SMALLEST_COLUMN = 48;
+const POLL_INTERVAL = 3000; // ms between two looks at the catalog's generation
+const OVERSCAN = 0.5; // screens of tiles kept above and below the view
+const IMAGE_MARGIN = 0.25; // screens beyond the view whose images are asked for
+const MOST_TILES = 400; // elements on the page at most, whatever the catalog and the view
+
+class Gallery {
+  constructor() {
+    this.element = document.getElementById('scroller');
+    this.plane = document.getElementById('plane');
+    this.statusLine = document.getElementById('status');
+    this.countLine = document.getElementById('count');
+    this.columnsOutput = document.getElementById('columns');
+    this.styleSelect = document.getElementById('style');
+    this.sortSelect = document.getElementById('sort');
+
+    this.style = 'waterfall';
+    this.sort = 'date';
+    this.columnWidth = COLUMN_WIDTH;
+    this.zoomed = false;
+    this.generation = null;
+    this.itemCount = null;
+    this.parameters = null; // of the layout on screen
+    this.layoutRequest = 0;
+    this.frameRequest = 0;
+    this.originMoved = false;
+    this.pendingFocus = null;
+    this.fragmentTimer = 0;
+    this.loadingSince = null;
+
+    // Before the viewer's own listener (which closes it): whether this history move closes it.
+    this.closingViewer = false;
+    window.addEventListener('popstate', () => { this.closingViewer = this.viewer.isOpen; });
+
+    this.bands = new Bands({
+      onLoad: () => this.schedule(),
+      onGeneration: () => this.relayout(this.topAnchor()),
+      onError: (error) => this.fail(error),
+    });
+    this.scroller = new VirtualScroller(this.element, document.getElementById('sizer'), this.plane, (originMoved) => {
+      this.originMoved ||= originMoved;
+      this.schedule();
+      this.scheduleFragment();
+    });
+    this.tiles = new Tiles(this.plane, configuration.thumbnailSizes, () => this.schedule());
+    this.viewer = new Viewer({
+      itemAt: (index) => this.itemAt(index),
+      onShow: (item, closed) => this.focusIndex(item.index, closed),
+      fragment: (view) => fragment({ ...this.placeFragment(), view }),
+    });
+
+    for (const style of configuration.styles) this.styleSelect.add(new Option(style[0].toUpperCase() + style.slice(1), style));
+    this.styleSelect.addEventListener('change', () => {
+      this.style = this.styleSelect.value;
+      this.relayout(this.topAnchor());
+    });
+    this.sortSelect.addEventListener('change', () => {
+      this.sort = this.sortSelect.value;
+      this.relayout(this.topAnchor());
+    });
+    installZoom({
+      scroller: this.element,
+      zoomIn: document.getElementById('zoom-in'),
+      zoomOut: document.getElementById('zoom-out'),
+      zoom: (step, point) => this.zoom(step, point),
+    });
+    this.plane.addEventListener('click', (event) => {
+      const tile = event.target.closest('.tile');
+      if (tile) this.open(Number(tile.dataset.itemId));
+    });
+    this.element.addEventListener('keydown', (event) => this.key(event));
+    this.element.addEventListener('focusin', (event) => {
+      const tile = event.target.closest?.('.tile');
+      if (tile) this.tiles.setFocus(Number(tile.dataset.itemId), false);
+    });
+    let width = this.element.clientWidth;
+    let height = this.element.clientHeight;
+    let resizeTimer = 0;
+    new ResizeObserver(() => {
+      if (this.element.clientWidth !== width) {
+        width = this.element.clientWidth;
+        const anchor = this.topAnchor(); // where the view is now, before the old layout goes
+        clearTimeout(resizeTimer);
+        resizeTimer = setTimeout(() => this.relayout(anchor), 120);
+      } else if (this.element.clientHeight !== height) {
+        height = this.element.clientHeight;
+        this.scroller.setContentHeight(this.scroller.contentHeight);
+      }
+    }).observe(this.element);
+    window.addEventListener('hashchange', () => {
+      // Back out of the viewer restores an older fragment: the view stays where it is.
+      if (this.closingViewer || this.viewer.isOpen) { this.closingViewer = false; this.scheduleFragment(); return; }
+      this.follow(readFragment());
+    });
+    setInterval(() => this.poll(), POLL_INTERVAL);
+  }
+
+  /** The number of columns for the view's width: about COLUMN_WIDTH each (or the zoom's), two at least unless zoomed in. */
+  columns(width = this.element.clientWidth) {
+    const fitting = Math.floor((width - 2 * INSET + SPACING) / (this.columnWidth + SPACING));
+    return Math.max(1, Math.min(this.mostColumns(width), Math.max(this.zoomed ? 1 : 2, fitting)));
+  }
+
+  layoutParameters() {
+    const width = this.element.clientWidth;
+    return { width, cols: this.style === 'list' ? undefined : this.columns(width), style: this.style, sort: this.sort };
+  }
+
+  /** Starts from the address's fragment (or the top of the catalog). */
+  start() {
+    this.follow(readFragment(), true);
+  }
+
+  /** Applies a deep link: its configuration, then its item at the top (and its viewer). */
+  follow(link, first = false) {
+    if (link.style && configuration.styles.includes(link.style)) this.style = link.style;
+    if (link.sort === 'date' || link.sort === 'path') this.sort = link.sort;
+    if (link.cols) this.setColumns(link.cols);
+    this.relayout(link.item !== null ? { id: link.item, fraction: 0, screenY: 0 } : first ? { top: 0 } : this.topAnchor())
+      .then(() => {
+        if (first && link.view !== null) this.open(link.view);
+      });
+  }
+
+  /** Zooms to `columns` columns (the automatic count when it is that). */
+  setColumns(columns) {
+    this.zoomed = false;
+    this.columnWidth = COLUMN_WIDTH;
+    const wanted = Math.max(1, Math.min(this.mostColumns(), columns));
+    if (wanted === this.columns()) return;
+    const available = this.element.clientWidth - 2 * INSET;
+    this.zoomed = true;
+    this.columnWidth = Math.max(SMALLEST_COLUMN, (available + SPACING) / (wanted + 0.5) - SPACING);
+  }
+
+  mostColumns(width = this.element.clientWidth) {
+    return Math.max(1, Math.min(1000, Math.floor((width - 2 * INSET + SPACING) / (SMALLEST_COLUMN + SPACING))));
+  }
+
+  /** The layout for the current configuration, scrolled so that `anchor` stays in place. */
+  async relayout(anchor) {
+    const parameters = this.layoutParameters();
+    if (!(parameters.width > 0)) return;
+    const request = ++this.layoutRequest;
+    const height = Math.max(1, this.scroller.viewportHeight);
+    const slow = setTimeout(() => this.setStatus(`Laying out${this.itemCount ? ` ${this.itemCount.toLocaleString()} images` : ''}…`), 300);
+    let page;
+    try {
+      if (anchor?.id !== undefined && anchor.id !== null) {
+        try {
+          page = await api.page({ ...parameters, item: anchor.id, height });
+        } catch (error) {
+          if (error.status !== 404) throw error;
+          anchor = { top: anchor.top ?? this.scroller.top, share: this.share() }; // the item is gone: keep the place
+        }
+      }
+      page ??= await api.page({ ...parameters, offset: 0, height });
+    } catch (error) {
+      if (request === this.layoutRequest) this.fail(error, () => this.relayout(anchor));
+      return;
+    } finally {
+      clearTimeout(slow);
+    }
+    if (request !== this.layoutRequest) return; // a later change won
+    this.parameters = parameters;
+    this.generation = page.generation;
+    this.itemCount = page.itemCount;
+    this.bands.reset(parameters, page.generation);
+    this.tiles.clear();
+    let top = 0;
+    const item = anchor?.id !== undefined ? page.items.find((candidate) => candidate.id === anchor.id) : null;
+    if (item) {
+      top = item.frame.y + anchor.fraction * item.frame.height - anchor.screenY;
+    } else if (anchor?.share !== undefined) {
+      top = anchor.share * Math.max(0, page.contentHeight - height);
+    } else if (anchor?.top !== undefined) {
+      top = anchor.top;
+    }
+    this.scroller.setContentHeight(page.contentHeight, top);
+    this.showConfiguration();
+    this.setStatus(this.itemCount === 0 ? 'This catalog is empty: add images with `catalog scan FOLDER` or `catalog import FILE`.' : '');
+    this.render();
+  }
+
+  /** The place as a share of the content (for an anchor whose item is gone). */
+  share() {
+    return this.scroller.maxTop > 0 ? this.scroller.top / this.scroller.maxTop : 0;
+  }
+
+  showConfiguration() {
+    const columns = this.parameters?.cols ?? 1;
+    this.columnsOutput.value = `${columns} col${columns === 1 ? '' : 's'}`;
+    this.styleSelect.value = this.style;
+    this.sortSelect.value = this.sort;
+    if (this.itemCount !== null) this.countLine.textContent = `${this.itemCount.toLocaleString()} image${this.itemCount === 1 ? '' : 's'}`;
+    Object.assign(this.plane.dataset, {
+      width: this.parameters.width, cols: columns, style: this.style, sort: this.sort,
+      contentHeight: this.scroller.contentHeight, generation: this.generation, itemCount: this.itemCount,
+    });
+  }
+
+  schedule() {
+    if (!this.frameRequest) this.frameRequest = requestAnimationFrame(() => this.render());
+  }
+
+  /** Shows the items near the view from the bands loaded, asking for the missing ones. */
+  render() {
+    cancelAnimationFrame(this.frameRequest);
+    this.frameRequest = 0;
+    if (!this.parameters) return;
+    const top = this.scroller.top;
+    const height = this.scroller.viewportHeight;
+    let { items, complete } = this.bands.items(top - OVERSCAN * height, top + (1 + OVERSCAN) * height);
+    if (items.length > MOST_TILES) {
+      // Tiny items (panoramas in many columns): the nearest to the view win.
+      const distance = (item) => Math.max(0, item.frame.y - (top + height), top - (item.frame.y + item.frame.height));
+      items = items.sort((a, b) => distance(a) - distance(b)).slice(0, MOST_TILES);
+    }
+    this.tiles.render(items, {
+      origin: this.scroller.origin,
+      viewTop: top - IMAGE_MARGIN * height,
+      viewBottom: top + (1 + IMAGE_MARGIN) * height,
+      itemCount: this.itemCount,
+      repositionAll: this.originMoved,
+    });
+    this.originMoved = false;
+    this.plane.dataset.state = complete ? 'complete' : 'loading';
+    this.plane.dataset.top = top;
+    this.plane.dataset.pendingImages = this.tiles.pendingImages;
+    if (complete) {
+      this.loadingSince = null;
+      if (this.statusLine.dataset.kind === 'loading') this.setStatus('');
+    } else {
+      this.loadingSince ??= performance.now();
+      if (performance.now() - this.loadingSince > 250) this.setStatus('Loading…', 'loading');
+      else setTimeout(() => this.schedule(), 260);
+    }
+    if (this.pendingFocus !== null && this.tiles.setFocus(this.pendingFocus, true)) this.pendingFocus = null;
+  }
+
+  setStatus(text, kind = '') {
+    this.statusLine.textContent = text;
+    this.statusLine.dataset.kind = kind;
+  }
+
+  fail(error, retry = () => this.schedule()) {
+    this.setStatus(error.status === 0 ? 'Cannot reach the catalog server; retrying…' : `Error: ${error.message}`, 'error');
+    clearTimeout(this.retryTimer);
+    this.retryTimer = setTimeout(retry, 3000);
+  }
+
+  /** The item at the top of the view: the first whose top is in view (the highest, then the
+   *  leftmost), else one that covers the whole view; and which part of it is at the very top. */
+  topAnchor() {
+    const top = this.scroller.top;
+    const bottom = top + this.scroller.viewportHeight;
+    let best = null;
+    for (const { item } of this.tiles.live.values()) {
+      const frame = item.frame;
+      if (frame.y + frame.height <= top || frame.y >= bottom) continue;
+      const key = frame.y >= top - 0.5 ? frame.y : bottom + (top - frame.y); // cut by the top edge: only if nothing starts in view
+      if (!best || key < best.key || (key === best.key && frame.x < best.item.frame.x)) best = { item, key };
+    }
+    if (!best) return { top, share: this.share() };
+    const frame = best.item.frame;
+    const fraction = Math.min(1, Math.max(0, (top - frame.y) / frame.height));
+    return { id: best.item.id, fraction, screenY: frame.y + fraction * frame.height - top, top, share: this.share() };
+  }
+
+  /** The item under a point of the screen (or the nearest one), and the point's place in it. */
+  pointAnchor(point) {
+    const rect = this.element.getBoundingClientRect();
+    const x = point ? point.x - rect.left : this.element.clientWidth / 2;
+    const screenY = point ? point.y - rect.top : this.scroller.viewportHeight / 2;
+    const y = this.scroller.top + screenY;
+    let best = null;
+    for (const { item } of this.tiles.live.values()) {
+      const f = item.frame;
+      const dx = Math.max(f.x - x, 0, x - (f.x + f.width));
+      const dy = Math.max(f.y - y, 0, y - (f.y + f.height));
+      const distance = Math.hypot(dx, dy);
+      if (!best || distance < best.distance) best = { item, distance };
+    }
+    if (!best) return this.topAnchor();
+    const f = best.item.frame;
+    const fraction = Math.min(1, Math.max(0, (y - f.y) / f.height));
+    return { id: best.item.id, fraction, screenY, top: this.scroller.top, share: this.share() };
+  }
+
+  zoom(step, point) {
+    const current = this.columns();
+    const next = Math.max(1, Math.min(this.mostColumns(), current + step));
+    if (next === current || this.style === 'list') return;
+    const anchor = this.pointAnchor(point);
+    this.setColumns(next);
+    this.relayout(anchor);
+  }
+
+  // MARK: Items, focus and the viewer
+
+  /** The page item at `index` of the order: from a loaded band, else asked for. */
+  async itemAt(index) {
+    if (this.itemCount === null || index < 0 || index >= this.itemCount) return null;
+    const loaded = this.bands.find(index);
+    if (loaded) return loaded;
+    const row = await api.itemAt(index, this.sort);
+    if (!row) return null;
+    return this.locate(row.id);
+  }
+
+  /** Item `id` as the current layout places it. */
+  async locate(id) {
+    const page = await api.page({ ...this.parameters, item: id, height: this.scroller.viewportHeight });
+    return page.items.find((item) => item.id === id) ?? null;
+  }
+
+  async open(id) {
+    const tile = this.tiles.tile(id);
+    const item = tile?.item ?? await this.locate(id).catch(() => null);
+    if (item) this.viewer.open(item);
+  }
+
+  /** Scrolls just enough for `frame` to be in view. */
+  reveal(frame) {
+    const top = this.scroller.top;
+    const height = this.scroller.viewportHeight;
+    if (frame.y < top) this.scroller.scrollTo(frame.y - SPACING);
+    else if (frame.y + frame.height > top + height) this.scroller.scrollTo(Math.min(frame.y - SPACING, frame.y + frame.height - height + SPACING));
+  }
+
+  /** Moves the keyboard focus to the item at `index`, scrolling it into view. */
+  async focusIndex(index, focus = true) {
+    if (this.itemCount === null || this.itemCount === 0) return;
+    const item = await this.itemAt(Math.max(0, Math.min(this.itemCount - 1, index)));
+    if (!item) return;
+    this.reveal(item.frame);
+    this.render();
+    if (this.tiles.setFocus(item.id, focus && !this.viewer.isOpen)) this.pendingFocus = null;
+    else if (focus && !this.viewer.isOpen) this.pendingFocus = item.id;
+  }
+
+  focusedItem() {
+    const id = this.tiles.focusedID;
+    return id === null ? null : this.tiles.tile(id)?.item ?? null;
+  }
+
+  /** The nearest loaded item above or below `item`, overlapping its middle horizontally. */
+  neighbour(item, direction) {
+    const middle = item.frame.x + item.frame.width / 2;
+    let best = null;
+    for (const candidate of this.bands.loaded()) {
+      const f = candidate.frame;
+      if (middle < f.x || middle > f.x + f.width || candidate.index === item.index) continue;
+      const gap = direction > 0 ? f.y - (item.frame.y + item.frame.height) : item.frame.y - (f.y + f.height);
+      if (gap < -0.5) continue;
+      if (!best || gap < best.gap) best = { item: candidate, gap };
+    }
+    return best?.item ?? null;
+  }
+
+  key(event) {
+    if (event.altKey || event.ctrlKey || event.metaKey || this.itemCount === null) return;
+    const height = this.scroller.viewportHeight;
+    const focused = this.focusedItem();
+    const move = (handler) => {
+      event.preventDefault();
+      handler();
+    };
+    const firstVisible = () => {
+      const anchor = this.topAnchor();
+      return anchor.id !== undefined ? this.tiles.tile(anchor.id)?.item : null;
+    };
+    switch (event.key) {
+      case 'ArrowRight':
+      case 'ArrowLeft': {
+        const start = focused ?? firstVisible();
+        if (!start) return;
+        const step = event.key === 'ArrowRight' ? 1 : -1;
+        move(() => this.focusIndex(focused ? start.index + step : start.index));
+        break;
+      }
+      case 'ArrowDown':
+      case 'ArrowUp': {
+        const start = focused ?? firstVisible();
+        if (!start) return;
+        const direction = event.key === 'ArrowDown' ? 1 : -1;
+        move(() => {
+          if (!focused) return this.focusIndex(start.index);
+          const next = this.neighbour(start, direction);
+          return this.focusIndex(next ? next.index : start.index + direction * (this.parameters.cols ?? 1));
+        });
+        break;
+      }
+      case 'PageDown':
+      case 'PageUp':
+        move(() => {
+          this.scroller.scrollBy((event.key === 'PageDown' ? 1 : -1) * height * 0.9);
+          this.render();
+          const item = firstVisible();
+          if (item && focused) this.focusIndex(item.index);
+        });
+        break;
+      case 'Home':
+        move(() => {
+          this.scroller.scrollTo(0);
+          this.focusIndex(0);
+        });
+        break;
+      case 'End':
+        move(() => {
+          this.scroller.scrollTo(this.scroller.maxTop);
+          this.focusIndex(this.itemCount - 1);
+        });
+        break;
+      case 'Enter':
+      case ' ':
+        if (focused) move(() => this.viewer.open(focused));
+        break;
+      default:
+    }
+  }
+
+  // MARK: The address and the catalog's changes
+
+  placeFragment() {
+    const anchor = this.topAnchor();
+    return { item: anchor.id ?? null, cols: this.style === 'list' ? null : this.parameters?.cols, style: this.style, sort: this.sort };
+  }
+
+  /** Writes the place into the address once scrolling pauses (replacing, not adding, history). */
+  scheduleFragment() {
+    clearTimeout(this.fragmentTimer);
+    this.fragmentTimer = setTimeout(() => {
+      if (this.viewer.isOpen || !this.parameters) return;
+      const text = fragment(this.placeFragment());
+      if (text !== location.hash) history.replaceState(history.state, '', text);
+    }, 300);
+  }
+
+  /** Looks at the catalog's generation; a new one (a scan finished) is laid out around the
+   *  item at the top of the view. The band at the top is asked for again: the server answers
+   *  it from memory (a 304 while the generation is the same), where /api/stats would count
+   *  every item. */
+  async poll() {
+    if (document.hidden || this.generation === null || !this.parameters) return;
+    try {
+      const offset = Math.floor(this.scroller.top / BAND) * BAND;
+      const page = await api.page({ ...this.parameters, offset, height: BAND });
+      if (page.generation !== this.generation) await this.relayout(this.topAnchor());
+    } catch (error) {
+      this.fail(error);
+    }
+  }
+}
+
+const gallery = new Gallery();
+window.catalogGallery = gallery; // for scripts and tests: state, scroller, relayout
+gallery.start();

@@ -1,0 +1,126 @@
+// Scrolling content taller than a browser lets an element be.
+//
+// Chromium caps an element's height near 33.5 million pixels (Firefox near 17.9 million); a
+// waterfall of ten million images is hundreds of millions of points tall. The scroller's sizer
+// is therefore at most MAX_SCROLL_HEIGHT tall, and the content offset at the viewport's top
+// (`top`) is kept apart from the native scroll position (`physical`):
+//
+//   content  0 ─────────────────────────────── top ───────────────────── maxTop
+//   sizer    0 ──────── physical ───────── maxPhysical        ratio = maxTop / maxPhysical
+//
+// - When the content fits, ratio is 1 and top = physical: native scrolling, untouched.
+// - A jump (dragging the scrollbar, clicking its track, Home/End) sets top = physical × ratio:
+//   the scrollbar's position stays proportional to the place in the catalog.
+// - Small moves (the wheel, a touch pan, arrow keys) move the content by the same number of
+//   pixels as the finger or the wheel asked for, not ratio times more. The wheel is taken over
+//   (the scrollbar then moves by delta / ratio); a touch pan is left to the browser, so its
+//   momentum stays native, and the scrollbar is brought back in proportion once it ends.
+//
+// Tiles live in a plane inside the sizer. A tile at content y sits at y − origin in the plane,
+// and the plane at origin + (physical − top): on screen that is y − top. During a native move
+// physical and top change by the same amount, so the plane needs no update and the browser
+// scrolls the tiles on its own, as smoothly as any page. `origin` is a multiple of a million
+// near top, so no CSS length grows past a few million pixels.
+
+export const MAX_SCROLL_HEIGHT = 15_000_000;
+const ORIGIN_STEP = 1_000_000;
+
+export class VirtualScroller {
+  constructor(element, sizer, plane, onChange) {
+    this.element = element;
+    this.sizer = sizer;
+    this.plane = plane;
+    this.onChange = onChange;
+    this.contentHeight = 0;
+    this.top = 0;
+    this.physical = 0;
+    this.origin = 0;
+    this.expected = null;
+    this.settleTimer = 0;
+    element.addEventListener('scroll', () => this.#nativeScroll(), { passive: true });
+    element.addEventListener('wheel', (event) => this.#wheel(event), { passive: false });
+    element.addEventListener('scrollend', () => this.#settle());
+  }
+
+  get viewportHeight() { return this.element.clientHeight; }
+  get viewportWidth() { return this.element.clientWidth; }
+  get maxTop() { return Math.max(0, this.contentHeight - this.viewportHeight); }
+  get physicalHeight() { return Math.min(this.contentHeight, MAX_SCROLL_HEIGHT); }
+  get maxPhysical() { return Math.max(0, this.physicalHeight - this.viewportHeight); }
+  get scaled() { return this.contentHeight > MAX_SCROLL_HEIGHT; }
+  /** Content points per pixel of native scroll. */
+  get ratio() { return this.maxPhysical > 0 ? this.maxTop / this.maxPhysical : 1; }
+
+  /** A new content height (a new layout or a changed catalog); `top` is kept, clamped. */
+  setContentHeight(height, top = this.top) {
+    this.contentHeight = Math.max(0, height);
+    this.sizer.style.height = `${this.physicalHeight}px`;
+    this.scrollTo(top);
+  }
+
+  /** Puts content offset `top` (clamped) at the viewport's top. */
+  scrollTo(top) {
+    this.top = Math.min(Math.max(0, top), this.maxTop);
+    const physical = this.scaled ? Math.round(this.top / this.ratio) : this.top;
+    if (Math.abs(this.element.scrollTop - physical) >= 0.5) {
+      this.expected = physical;
+      this.element.scrollTop = physical;
+    }
+    this.physical = this.element.scrollTop;
+    if (!this.scaled) this.top = Math.min(Math.max(0, this.physical), this.maxTop);
+    this.#place();
+  }
+
+  scrollBy(delta) {
+    this.scrollTo(this.top + delta);
+  }
+
+  #nativeScroll() {
+    const actual = this.element.scrollTop;
+    if (this.expected !== null && Math.abs(actual - this.expected) < 1) {
+      this.expected = null;
+      this.physical = actual;
+      return; // our own scrollTo: already placed
+    }
+    this.expected = null;
+    const delta = actual - this.physical;
+    this.physical = actual;
+    if (!this.scaled) {
+      this.top = actual;
+    } else if (actual <= 0) {
+      this.top = 0;
+    } else if (actual >= this.maxPhysical - 0.5) {
+      this.top = this.maxTop;
+    } else if (Math.abs(delta) <= 2 * this.viewportHeight) {
+      this.top = Math.min(Math.max(0, this.top + delta), this.maxTop);
+      clearTimeout(this.settleTimer);
+      this.settleTimer = setTimeout(() => this.#settle(), 250); // where scrollend is missing
+    } else {
+      this.top = actual * this.ratio;
+    }
+    this.#place();
+  }
+
+  #wheel(event) {
+    if (!this.scaled || event.ctrlKey || event.metaKey || event.defaultPrevented) return;
+    event.preventDefault();
+    const unit = event.deltaMode === 1 ? 16 : event.deltaMode === 2 ? this.viewportHeight : 1;
+    this.scrollBy(event.deltaY * unit);
+  }
+
+  /** After a native move, puts the scrollbar back in proportion (nothing moves on screen). */
+  #settle() {
+    clearTimeout(this.settleTimer);
+    if (!this.scaled) return;
+    const physical = Math.round(this.top / this.ratio);
+    if (Math.abs(physical - this.element.scrollTop) >= 1) this.scrollTo(this.top);
+  }
+
+  #place() {
+    const origin = this.scaled ? Math.floor(this.top / ORIGIN_STEP) * ORIGIN_STEP : 0;
+    const originMoved = origin !== this.origin;
+    this.origin = origin;
+    this.plane.style.transform = `translateY(${origin + this.physical - this.top}px)`;
+    this.onChange(originMoved);
+  }
+}

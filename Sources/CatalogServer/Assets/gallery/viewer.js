@@ -1,0 +1,106 @@
+// The viewer: one item's original, large, with its title, size and date. Arrow keys (and the
+// side buttons) go to the previous and next item of the order; Escape, the close button and
+// the browser's back button close it (opening it adds a history entry, so Back closes it
+// rather than leaving the gallery).
+
+import { api, fileName, isWebAddress } from './api.js';
+
+export class Viewer {
+  /**
+   * @param itemAt async (index) => page item at that index, or null
+   * @param onShow called with each item shown (the gallery keeps it in view behind)
+   * @param fragment (viewID) => the address fragment with the viewer open on viewID, or closed
+   */
+  constructor({ itemAt, onShow, fragment }) {
+    this.dialog = document.getElementById('viewer');
+    this.image = document.getElementById('viewer-image');
+    this.placeholder = document.getElementById('viewer-placeholder');
+    this.title = document.getElementById('viewer-title');
+    this.details = document.getElementById('viewer-details');
+    this.itemAt = itemAt;
+    this.onShow = onShow;
+    this.fragment = fragment;
+    this.item = null;
+    this.request = 0;
+    document.getElementById('viewer-previous').addEventListener('click', () => this.step(-1));
+    document.getElementById('viewer-next').addEventListener('click', () => this.step(1));
+    document.getElementById('viewer-close').addEventListener('click', () => this.close());
+    this.dialog.addEventListener('cancel', (event) => {
+      event.preventDefault(); // Escape: close through history, like the close button
+      this.close();
+    });
+    this.dialog.addEventListener('keydown', (event) => {
+      if (event.key === 'ArrowLeft') { event.preventDefault(); this.step(-1); }
+      if (event.key === 'ArrowRight') { event.preventDefault(); this.step(1); }
+    });
+    window.addEventListener('popstate', () => {
+      if (this.isOpen && !history.state?.viewer) this.#hide();
+    });
+  }
+
+  get isOpen() {
+    return this.dialog.open;
+  }
+
+  /** Opens on `item` (a page item: id, index, path, title, url, version). */
+  open(item) {
+    const opening = !this.isOpen;
+    if (opening) {
+      history.pushState({ viewer: item.id }, '', this.fragment(item.id));
+      this.dialog.showModal();
+    }
+    this.#show(item);
+  }
+
+  /** Closes: through history when the viewer added an entry, so Back and Escape agree. */
+  close() {
+    if (!this.isOpen) return;
+    if (history.state?.viewer) history.back(); // popstate hides it
+    else this.#hide();
+  }
+
+  async step(delta) {
+    if (!this.item) return;
+    const request = ++this.request;
+    const next = await this.itemAt(this.item.index + delta);
+    if (next && request === this.request && this.isOpen) this.#show(next);
+  }
+
+  #hide() {
+    this.dialog.close();
+    this.image.removeAttribute('src');
+    const item = this.item;
+    this.item = null;
+    if (item) this.onShow(item, true);
+  }
+
+  async #show(item) {
+    this.item = item;
+    const request = ++this.request;
+    if (history.state?.viewer) history.replaceState({ viewer: item.id }, '', this.fragment(item.id));
+    const name = item.title || fileName(item.path);
+    this.title.textContent = name;
+    this.details.textContent = '';
+    this.dialog.dataset.itemId = item.id;
+    this.dialog.dataset.index = item.index;
+    const source = item.version ? api.originalURL(item.id) : isWebAddress(item.url) ? item.url : null;
+    this.image.hidden = !source;
+    this.placeholder.hidden = !!source;
+    this.placeholder.textContent = source ? '' : name;
+    this.image.alt = name;
+    if (source) this.image.src = source;
+    else this.image.removeAttribute('src');
+    this.onShow(item, false);
+    try {
+      const details = await api.item(item.id);
+      if (request !== this.request) return;
+      const parts = [`${details.width} × ${details.height}`];
+      if (details.date) parts.push(details.date.replace('T', ' '));
+      if (details.format) parts.push(details.format.toUpperCase());
+      parts.push(details.path);
+      this.details.textContent = parts.join(' · ');
+    } catch (error) {
+      if (request === this.request) this.details.textContent = error.message;
+    }
+  }
+}

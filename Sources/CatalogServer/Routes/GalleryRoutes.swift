@@ -1,0 +1,66 @@
+import CatalogKit
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// `GET /`: the web gallery (Assets/gallery/, compiled into the binary), and
+/// `GET /gallery/{version}/{file}`: its scripts, styles and icons.
+///
+/// The page itself is revalidated on every visit (`no-cache`, an ETag); the files it loads sit
+/// under a path that names this build's assets (`version`, a hash of all of them), so they are
+/// cached for good and a new build's page asks for new URLs. A file asked for under another
+/// version is still served, but revalidated.
+struct GalleryRoutes {
+    /// The files under Assets/gallery/, by name.
+    static let files: [String: String] = EmbeddedAssets.files.reduce(into: [:]) { files, entry in
+        if entry.key.hasPrefix("gallery/") { files[String(entry.key.dropFirst("gallery/".count))] = entry.value }
+    }
+
+    /// A hash of every gallery file: the path segment that changes when any of them does.
+    static let version: String = JSONResponse.hash(files.keys.sorted().map { "\($0)\u{0}\(files[$0]!)" }.joined(separator: "\u{0}"))
+
+    /// index.html with the asset version and what the gallery needs to know of this server
+    /// (the layout styles `/api/page` takes, the thumbnail sizes) filled in.
+    static let page: String = {
+        let styles = LayoutConfiguration.Style.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ",")
+        let sizes = ThumbnailCache.sizes.map(String.init).joined(separator: ",")
+        let configuration = #"{"version":"\#(version)","styles":[\#(styles)],"thumbnailSizes":[\#(sizes)]}"#
+        return (files["index.html"] ?? "")
+            .replacingOccurrences(of: "{{version}}", with: version)
+            .replacingOccurrences(of: "{{configuration}}", with: configuration)
+    }()
+
+    static let pageTag = "\"\(JSONResponse.hash(page))\""
+
+    func add(to router: Router<BasicRequestContext>) {
+        router.get("/") { request, _ -> Response in
+            Self.response(Self.page, type: "text/html; charset=utf-8", tag: Self.pageTag, cache: "no-cache", request: request)
+        }
+
+        router.get("/gallery/{version}/{file}") { request, context -> Response in
+            let file = context.parameters.get("file") ?? ""
+            guard file != "index.html", let text = Self.files[file], let type = Self.contentType(of: file) else {
+                throw APIError(status: 404, message: "no such gallery file: \(file)")
+            }
+            let current = context.parameters.get("version") == Self.version
+            return Self.response(text, type: type, tag: "\"\(JSONResponse.hash(text))\"",
+                                 cache: current ? "public, max-age=31536000, immutable" : "no-cache", request: request)
+        }
+    }
+
+    static func contentType(of file: String) -> String? {
+        switch file.split(separator: ".").last {
+        case "js": "text/javascript; charset=utf-8"
+        case "css": "text/css; charset=utf-8"
+        case "svg": "image/svg+xml"
+        case "html": "text/html; charset=utf-8"
+        default: nil
+        }
+    }
+
+    static func response(_ text: String, type: String, tag: String, cache: String, request: Request) -> Response {
+        let headers: HTTPFields = [.contentType: type, .eTag: tag, .cacheControl: cache, .xContentTypeOptions: "nosniff"]
+        if JSONResponse.matches(request.headers[.ifNoneMatch], tag) { return Response(status: .notModified, headers: headers) }
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    }
+}
