@@ -31,6 +31,9 @@ public struct ColumnGeometry: Sendable, Hashable {
         self.columnWidth = columnWidth
     }
 
+    /// The width between the left and right insets: what headers and full-span items take.
+    public var contentWidth: Double { width - insets.left - insets.right }
+
     /// The x of column `column`'s left edge.
     func x(ofColumn column: Int) -> Double {
         insets.left + Double(column) * (columnWidth + columnSpacing)

@@ -33,6 +33,24 @@ public struct Layout<Style: LayoutStyle>: Sendable {
         try append(items)
     }
 
+    /// Lays out `items` in sections: each begins at one of `starts` (an offset into `items`
+    /// and the key that names it) with a header, items placed by the style's own rule inside
+    /// it, full-span items and a footer as `sectioning` says.
+    ///
+    /// - Parameters:
+    ///   - starts: Section starts, the first at offset 0, offsets increasing, keys of
+    ///     consecutive sections different (``SectionStart/runs(of:)`` makes them from a key
+    ///     per item).
+    ///   - sectioning: Headers, footers, spacing between sections, full-span items.
+    public init(items: [LayoutItem], sections starts: [SectionStart], sectioning: Sectioning, style: Style,
+                windowHeight: Double = 2048) throws(LayoutError) {
+        self.style = style
+        try sectioning.validate()
+        table = PlacementTable(geometry: try style.makeGeometry(), windowHeight: windowHeight, checkpointInterval: 1024,
+                               sectioning: sectioning)
+        try append(items, sections: starts)
+    }
+
     /// A layout from a table already computed for this style (for example, decoded from
     /// storage).
     public init(table: PlacementTable, style: Style) throws(LayoutError) {
@@ -46,22 +64,48 @@ public struct Layout<Style: LayoutStyle>: Sendable {
     public var contentHeight: Double { table.contentHeight }
 
     public func attributes(at index: Int) -> LayoutAttributes { table.attributes(at: index) }
-    public func items(in band: Range<Double>) -> [LayoutAttributes] { table.items(in: band) }
-    public func items(in viewport: Viewport) -> [LayoutAttributes] { table.items(in: viewport.band) }
+    /// What meets `band`, in layout order: items and, with sections, headers and footers;
+    /// `pinningHeaders` holds the header of the section the band starts in at its top.
+    public func items(in band: Range<Double>, pinningHeaders: Bool = false) -> [LayoutAttributes] {
+        table.items(in: band, pinningHeaders: pinningHeaders)
+    }
+    public func items(in viewport: Viewport, pinningHeaders: Bool = false) -> [LayoutAttributes] {
+        table.items(in: viewport.band, pinningHeaders: pinningHeaders)
+    }
     public func scrollOffset(toItem index: Int, viewportHeight: Double) -> Double {
         table.scrollOffset(toItem: index, viewportHeight: viewportHeight)
     }
 
-    /// Places `items` after the existing ones in O(m).
+    /// Places `items` after the existing ones in O(m). In a layout with sections they
+    /// continue its last section.
     public mutating func append(_ items: [LayoutItem]) throws(LayoutError) {
+        if table.sections != nil {
+            try append(items, sections: items.isEmpty ? [] : [SectionStart(offset: 0, key: table.sections?.keys.last ?? 0)])
+            return
+        }
         let firstIndex = count
         if let offset = table.append(items, rule: style.placement) {
             throw .invalidItemSize(index: firstIndex + offset, size: items[offset].size)
         }
     }
 
+    /// Places `items` after the existing ones in sections beginning at `starts`; a first
+    /// start with the key of the layout's last section continues that section. O(m), plus
+    /// the windows the new items reach.
+    public mutating func append(_ items: [LayoutItem], sections starts: [SectionStart]) throws(LayoutError) {
+        guard table.sections != nil else { throw .invalidSections("this layout has no sections: lay it out with a Sectioning") }
+        let firstIndex = count
+        if let offset = try table.appendSectioned(items, starts: starts, rule: style.placement) {
+            throw .invalidItemSize(index: firstIndex + offset, size: items[offset].size)
+        }
+    }
+
+    /// Every section, in order (empty without sections).
+    public var sections: [SectionInfo] { table.sectionInfos }
+
     /// Inserts `items` before index `index` (0...count).
     public mutating func insert(_ items: [LayoutItem], at index: Int) throws(LayoutError) {
+        guard table.sections == nil else { throw .editRequiresRecomputation }
         guard (0...count).contains(index) else { throw .indexOutOfRange(index: index, count: count) }
         try validate(items, firstIndex: index)
         rewrite(from: index, removing: 0, with: items)
@@ -69,6 +113,7 @@ public struct Layout<Style: LayoutStyle>: Sendable {
 
     /// Removes the items in `range`.
     public mutating func remove(_ range: Range<Int>) throws(LayoutError) {
+        guard table.sections == nil else { throw .editRequiresRecomputation }
         guard range.lowerBound >= 0, range.upperBound <= count else {
             throw .indexOutOfRange(index: range.lowerBound < 0 ? range.lowerBound : range.upperBound, count: count)
         }
@@ -77,6 +122,7 @@ public struct Layout<Style: LayoutStyle>: Sendable {
 
     /// Replaces item `index` (its id, size or both).
     public mutating func replace(at index: Int, with item: LayoutItem) throws(LayoutError) {
+        guard table.sections == nil else { throw .editRequiresRecomputation }
         guard (0..<count).contains(index) else { throw .indexOutOfRange(index: index, count: count) }
         try validate([item], firstIndex: index)
         rewrite(from: index, removing: 1, with: [item])

@@ -12,6 +12,13 @@ public enum LayoutError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The stored layout was written in a newer archive format than this build reads: it is
     /// stale here, and the layout should be computed again.
     case unsupportedArchiveVersion(Int)
+    /// Full-span items every N items: N must be zero (none) or more.
+    case invalidSpanInterval(Int)
+    /// Section starts that do not describe sections of the items given.
+    case invalidSections(String)
+    /// Inserting, removing or replacing items in a layout with sections: recompute it instead
+    /// (which items span and where sections begin depend on every item before).
+    case editRequiresRecomputation
 
     public var description: String {
         switch self {
@@ -33,6 +40,12 @@ public enum LayoutError: Error, Sendable, Hashable, CustomStringConvertible {
             "the stored layout was computed for other parameters than this style's"
         case .corruptArchive(let reason):
             "the stored layout cannot be read: \(reason)"
+        case .invalidSpanInterval(let every):
+            "full-span items every N items: N must be 0 (none) or more, got \(every)"
+        case .invalidSections(let reason):
+            "invalid sections: \(reason)"
+        case .editRequiresRecomputation:
+            "a layout with sections takes appends only; lay out the edited items again"
         case .unsupportedArchiveVersion(let version):
             "the stored layout was written in format \(version); this version of catalog reads formats up to \(LayoutArchive.formatVersion): it will be recomputed"
         }

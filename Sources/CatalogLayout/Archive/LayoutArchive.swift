@@ -39,6 +39,9 @@
 /// Only the first y of each column is stored: the next one is (y + height) + row spacing, the
 /// very arithmetic that placed it, so decoded frames are bit-identical to computed ones.
 /// Items cost 17 to 19 bytes; an item that meets two windows is stored in both.
+///
+/// Version 2 (column layouts with sections, headers, footers or full-span items) adds the
+/// sections to the header and a spanning list to each window: see `LayoutArchive+Sections.swift`.
 public struct LayoutArchive: Sendable, Hashable {
     public var header: [UInt8]
     public var windows: [[UInt8]]
@@ -51,9 +54,10 @@ public struct LayoutArchive: Sendable, Hashable {
     /// Total bytes: what a store keeps.
     public var byteCount: Int { header.count + windows.reduce(0) { $0 + $1.count } }
 
-    /// The newest archive format this build reads, and today the one it writes: 1, the column
-    /// encoding. A header of a newer format throws ``LayoutError/unsupportedArchiveVersion(_:)``.
-    public static let formatVersion = 1
+    /// The newest archive format this build reads: 2, columns with sections. A writer writes
+    /// the lowest version that can express its layout (1 without sections). A header of a newer
+    /// format throws ``LayoutError/unsupportedArchiveVersion(_:)``.
+    public static let formatVersion = 2
 
     /// "ATGLAUT": the first seven bytes of every header.
     static let magic: [UInt8] = Array("ATGLAUT".utf8)
@@ -70,6 +74,8 @@ public struct LayoutArchiveHeader: Sendable, Hashable {
     public let itemCount: Int
     public let contentHeight: Double
     public let windowCount: Int
+    /// Version 2: the sections, their spans' rule, and the last section's placement state.
+    public let sections: ArchivedSections?
 
     /// Reads a header; throws ``LayoutError/unsupportedArchiveVersion(_:)`` for a format newer
     /// than this build reads, ``LayoutError/corruptArchive(_:)`` for anything else unreadable.
@@ -95,6 +101,8 @@ public struct LayoutArchiveHeader: Sendable, Hashable {
         contentHeight = try reader.double()
         windowCount = try reader.varint()
         guard windowHeight > 0, windowHeight.isFinite else { throw .corruptArchive("window height \(windowHeight)") }
+        sections = version >= 2 ? try ArchivedSections(reading: &reader, columnCount: geometry.columnCount, itemCount: itemCount) : nil
+        guard reader.isAtEnd else { throw .corruptArchive("trailing bytes in the header") }
     }
 
     /// The windows a band needs: the one holding its start (every item that meets the band
@@ -108,8 +116,9 @@ public struct LayoutArchiveHeader: Sendable, Hashable {
         return first <= last ? first...last : nil
     }
 
-    /// Decodes one window's items, in layout order.
+    /// Decodes one window's placements, in layout order.
     public func decodeWindow(_ bytes: [UInt8]) throws(LayoutError) -> [LayoutAttributes] {
+        if let sections { return try decodeSectionedWindow(bytes, sections) }
         var reader = ByteReader(bytes)
         guard try reader.varint() == geometry.columnCount else { throw .corruptArchive("window column count") }
         var items: [LayoutAttributes] = []
@@ -137,9 +146,11 @@ public struct LayoutArchiveHeader: Sendable, Hashable {
         return items
     }
 
-    /// The items of `windows` (decoded from the range `windows(for:)` gave) that overlap
-    /// `band` by a positive height, in layout order, each once.
-    public func items(in band: Range<Double>, windows: [[UInt8]]) throws(LayoutError) -> [LayoutAttributes] {
+    /// The placements of `windows` (decoded from the range `windows(for:)` gave) that overlap
+    /// `band` by a positive height, in layout order, each once; with `pinningHeaders`, the
+    /// header of the section the band starts in held at its top, as the table answers.
+    public func items(in band: Range<Double>, windows: [[UInt8]], pinningHeaders: Bool = false) throws(LayoutError) -> [LayoutAttributes] {
+        if let sections { return try sectionedItems(in: band, windows: windows, sections: sections, pinningHeaders: pinningHeaders) }
         var seen = Set<Int>()
         var result: [LayoutAttributes] = []
         for window in windows {
@@ -172,6 +183,9 @@ public struct PackedWindows: Sendable, Hashable {
 }
 
 extension PlacementTable {
+    /// The archive format this layout is written in: the lowest that can express it.
+    public var archiveVersion: Int { sections == nil ? 1 : 2 }
+
     /// The layout as a header and one blob per window.
     public func archive() -> LayoutArchive {
         let packed = packedWindows()
@@ -182,7 +196,7 @@ extension PlacementTable {
     public func archiveHeader() -> [UInt8] {
         var header = ByteWriter()
         header.raw(LayoutArchive.magic)
-        header.uint8(LayoutArchive.versionBase + UInt8(LayoutArchive.formatVersion))
+        header.uint8(LayoutArchive.versionBase + UInt8(archiveVersion))
         header.double(geometry.width)
         header.varint(geometry.columnCount)
         header.double(geometry.columnSpacing)
@@ -192,6 +206,7 @@ extension PlacementTable {
         header.varint(count)
         header.double(contentHeight)
         header.varint(windowCount)
+        if let sections { ArchivedSections.write(sections, bottoms: bottoms, into: &header) }
         return header.bytes
     }
 
@@ -199,6 +214,7 @@ extension PlacementTable {
     /// while they begin above its end. One pass finds each window's items (and so an upper
     /// bound of the bytes), the second writes them straight into memory sized once.
     public func packedWindows() -> PackedWindows {
+        if let sections { return packedSectionedWindows(sections) }
         let columnCount = geometry.columnCount
         let windows = windowCount
         // Pass 1: the run of each column's list in each window.
@@ -269,6 +285,10 @@ extension PlacementTable {
     public init(archive: LayoutArchive, checkpointInterval: Int = 1024) throws(LayoutError) {
         let header = try LayoutArchiveHeader(bytes: archive.header)
         guard archive.windows.count == header.windowCount else { throw .corruptArchive("\(archive.windows.count) windows, header says \(header.windowCount)") }
+        if let sections = header.sections {
+            try self.init(sectioned: archive, header: header, sections: sections)
+            return
+        }
         self.init(geometry: header.geometry, windowHeight: header.windowHeight, checkpointInterval: checkpointInterval)
         var placed = [LayoutAttributes?](repeating: nil, count: header.itemCount)
         for window in archive.windows {

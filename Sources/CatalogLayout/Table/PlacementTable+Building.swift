@@ -148,7 +148,7 @@ extension PlacementTable {
 
     /// Adds new items to their columns' lists: for each column, one branch-free pass over
     /// the new items' columns writes its new indices into memory sized once.
-    private mutating func appendToColumnLists(_ newColumns: [Int32], firstIndex: Int, counts: [Int32]) {
+    mutating func appendToColumnLists(_ newColumns: [Int32], firstIndex: Int, counts: [Int32]) {
         newColumns.withUnsafeBufferPointer { newColumns in
             for column in columnItems.indices {
                 let adding = Int(counts[column]) - columnItems[column].count
@@ -180,6 +180,7 @@ extension PlacementTable {
     /// before it and replaying only the placements between that checkpoint and `index`.
     package mutating func truncate(to index: Int) {
         guard index < count else { return }
+        precondition(sections == nil, "a layout with sections is recomputed, not truncated")
         let checkpoint = index / checkpointInterval
         var restored = checkpoints[checkpoint]
         for kept in (checkpoint * checkpointInterval)..<index {
@@ -206,26 +207,35 @@ extension PlacementTable {
         return windows
     }
 
-    /// Recomputes window starts from window `first` to the end of the content.
+    /// Recomputes window starts from window `first` to the end of the content: for each column
+    /// and, with sections, for the spanning list.
     package mutating func rebuildWindows(from first: Int) {
         let columnCount = geometry.columnCount
-        let needed = count == 0 ? 0 : windowsReaching(bottoms.max() ?? 0)
+        let lists = listCount
+        let needed = count == 0 && (sections?.spanYs.isEmpty ?? true) ? 0 : windowsReaching(contentBottom)
         let first = min(first, windowCount, needed)
-        windowStarts.removeSubrange((first * columnCount)...)
-        windowStarts.append(contentsOf: repeatElement(0, count: (needed - first) * columnCount))
+        windowStarts.removeSubrange((first * lists)...)
+        windowStarts.append(contentsOf: repeatElement(0, count: (needed - first) * lists))
         let height = windowHeight
         ys.withUnsafeBufferPointer { ys in
             heights.withUnsafeBufferPointer { heights in
                 windowStarts.withUnsafeMutableBufferPointer { starts in
                     for column in 0..<columnCount {
                         columnItems[column].withUnsafeBufferPointer { list in
-                            var position = first == 0 ? 0 : Int(starts[(first - 1) * columnCount + column])
+                            var position = first == 0 ? 0 : Int(starts[(first - 1) * lists + column])
                             for window in first..<needed {
                                 let top = Double(window) * height
                                 while position < list.count, ys[Int(list[position])] + heights[Int(list[position])] <= top { position += 1 }
-                                starts[window * columnCount + column] = Int32(truncatingIfNeeded: position)
+                                starts[window * lists + column] = Int32(truncatingIfNeeded: position)
                             }
                         }
+                    }
+                    guard let sections else { return }
+                    var position = first == 0 ? 0 : Int(starts[(first - 1) * lists + columnCount])
+                    for window in first..<needed {
+                        let top = Double(window) * height
+                        while position < sections.spanYs.count, sections.spanYs[position] + sections.spanHeights[position] <= top { position += 1 }
+                        starts[window * lists + columnCount] = Int32(truncatingIfNeeded: position)
                     }
                 }
             }
@@ -277,11 +287,11 @@ private struct HeightSource: PlacementSource {
     func height(at offset: Int) -> Double? { heights[heights.startIndex + offset] }
 }
 
-private protocol ColumnChooser {
+protocol ColumnChooser {
     func column(for index: Int, bottoms: UnsafeMutableBufferPointer<Double>, count: Int) -> Int
 }
 
-private struct ShortestFirst: ColumnChooser {
+struct ShortestFirst: ColumnChooser {
     func column(for index: Int, bottoms: UnsafeMutableBufferPointer<Double>, count: Int) -> Int {
         var best = 0
         var lowest = bottoms[0]
@@ -298,16 +308,16 @@ private struct ShortestFirst: ColumnChooser {
 }
 
 /// Shortest first for two columns: no loop, no branch.
-private struct ShortestOfTwo: ColumnChooser {
+struct ShortestOfTwo: ColumnChooser {
     func column(for index: Int, bottoms: UnsafeMutableBufferPointer<Double>, count: Int) -> Int {
         bottoms[1] < bottoms[0] ? 1 : 0
     }
 }
 
-private struct Cyclic: ColumnChooser {
+struct Cyclic: ColumnChooser {
     func column(for index: Int, bottoms: UnsafeMutableBufferPointer<Double>, count: Int) -> Int { index % count }
 }
 
-private struct CyclicReversed: ColumnChooser {
+struct CyclicReversed: ColumnChooser {
     func column(for index: Int, bottoms: UnsafeMutableBufferPointer<Double>, count: Int) -> Int { count - 1 - index % count }
 }

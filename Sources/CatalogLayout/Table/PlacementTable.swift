@@ -4,10 +4,12 @@
 ///
 /// Invariants (checked by the tests against a brute-force reference):
 /// - items in one column are stacked: sorted by y, not overlapping, listed in index order;
-/// - `windowStarts[k * C + c]` is the position in column c's list of the first item whose
-///   bottom lies below the top of window k (k × windowHeight): the walk for any band in
-///   window k starts there;
-/// - `checkpoints[j]` holds the column bottoms before item j × checkpointInterval.
+/// - `windowStarts[k * L + l]` is the position in list l of the first element whose bottom lies
+///   below the top of window k (k × windowHeight): the walk for any band in window k starts
+///   there. The lists are the C columns, and with sections a spanning list (headers, footers,
+///   full-span items: `sections.spans`), so L is C or C + 1;
+/// - `checkpoints[j]` holds the column bottoms before item j × checkpointInterval (plain
+///   layouts: an edit replays from there; a layout with sections is recomputed instead).
 public struct PlacementTable: Sendable {
     public let geometry: ColumnGeometry
     /// Height of one pagination window, in points.
@@ -24,8 +26,16 @@ public struct PlacementTable: Sendable {
     package var bottoms: [Double]
     package var windowStarts: [Int32] = []
     package var checkpoints: [[Double]] = []
+    /// Sections, spans and their placement state; nil for a plain column layout.
+    package var sections: SectionedState?
 
-    package init(geometry: ColumnGeometry, windowHeight: Double, checkpointInterval: Int) {
+    /// Sections, headers, footers and full-span items, or nil for a plain column layout.
+    public var sectioning: Sectioning? { sections?.sectioning }
+
+    /// The lists a window keeps a start for: the columns, and the spanning list with sections.
+    var listCount: Int { geometry.columnCount + (sections == nil ? 0 : 1) }
+
+    package init(geometry: ColumnGeometry, windowHeight: Double, checkpointInterval: Int, sectioning: Sectioning? = nil) {
         precondition(windowHeight > 0 && windowHeight.isFinite, "window height must be positive")
         precondition(checkpointInterval > 0, "checkpoint interval must be positive")
         self.geometry = geometry
@@ -33,6 +43,7 @@ public struct PlacementTable: Sendable {
         self.checkpointInterval = checkpointInterval
         columnItems = Array(repeating: [], count: geometry.columnCount)
         bottoms = Array(repeating: geometry.insets.top, count: geometry.columnCount)
+        sections = sectioning.map { SectionedState(sectioning: $0, columnCount: geometry.columnCount) }
     }
 
     /// Number of items.
@@ -41,19 +52,31 @@ public struct PlacementTable: Sendable {
     /// Height of the whole content: the lowest column bottom plus the bottom inset (top plus
     /// bottom inset when there are no items).
     public var contentHeight: Double {
-        (bottoms.max() ?? geometry.insets.top) + geometry.insets.bottom
+        if sections != nil { return (sections!.ends.last ?? geometry.insets.top) + geometry.insets.bottom }
+        return (bottoms.max() ?? geometry.insets.top) + geometry.insets.bottom
+    }
+
+    /// Where the content ends before the bottom inset: what windows must cover.
+    var contentBottom: Double {
+        sections.map { $0.ends.last ?? 0 } ?? (count == 0 ? 0 : bottoms.max() ?? 0)
     }
 
     /// Number of pagination windows: enough to cover every item.
-    public var windowCount: Int { windowStarts.count / geometry.columnCount }
+    public var windowCount: Int { windowStarts.count / listCount }
 
     /// The attributes of item `index`.
     public func attributes(at index: Int) -> LayoutAttributes {
         let column = Int(columns[index])
-        return LayoutAttributes(
-            index: index, id: ids[index],
-            frame: Rect(x: geometry.x(ofColumn: column), y: ys[index], width: geometry.columnWidth, height: heights[index]),
-            column: column)
+        guard sections != nil else {
+            return LayoutAttributes(
+                index: index, id: ids[index],
+                frame: Rect(x: geometry.x(ofColumn: column), y: ys[index], width: geometry.columnWidth, height: heights[index]),
+                column: column)
+        }
+        let frame = column < 0
+            ? Rect(x: geometry.insets.left, y: ys[index], width: geometry.contentWidth, height: heights[index]) // full span
+            : Rect(x: geometry.x(ofColumn: column), y: ys[index], width: geometry.columnWidth, height: heights[index])
+        return LayoutAttributes(index: index, id: ids[index], frame: frame, column: max(0, column), section: sections!.section(ofItem: index))
     }
 
     /// The window that holds offset `y` (clamped at 0).
@@ -65,6 +88,7 @@ public struct PlacementTable: Sendable {
     /// order. Costs O(C + k) for k items in the band's windows, wherever the band is.
     public func indices(in band: Range<Double>) -> [Int] {
         guard !band.isEmpty, count > 0, band.upperBound > 0 else { return [] }
+        if sections != nil { return placements(in: band, pinningHeaders: false).compactMap { $0.kind == .cell ? $0.index : nil } }
         let first = window(containing: band.lowerBound)
         guard first < windowCount else { return [] }
         let (lower, upper) = (band.lowerBound, band.upperBound)
@@ -108,9 +132,13 @@ public struct PlacementTable: Sendable {
         }
     }
 
-    /// The attributes of the items overlapping `band`, in layout order.
-    public func items(in band: Range<Double>) -> [LayoutAttributes] {
-        indices(in: band).map(attributes(at:))
+    /// The attributes of the items overlapping `band`, in layout order: with sections, their
+    /// headers and footers too (each section's header, its items, its footer), and with
+    /// `pinningHeaders` the header of the section the band starts in held at the band's top
+    /// (see ``Sectioning``).
+    public func items(in band: Range<Double>, pinningHeaders: Bool = false) -> [LayoutAttributes] {
+        if sections != nil { return placements(in: band, pinningHeaders: pinningHeaders) }
+        return indices(in: band).map(attributes(at:))
     }
 
     /// The offset that puts item `index`'s top at the top of a viewport `viewportHeight`
