@@ -88,19 +88,26 @@ public final class Catalog: Sendable {
     /// computes and stores its layout; later pages read only the windows they need.
     /// Throws `PageError`, `StoreError`.
     public func page(_ request: PageRequest) throws -> Page {
-        request.clipped(try Pager.page(store: store, configuration: request.configuration, position: request.position, height: request.height)!)
+        request.clipped(try Pager.page(store: store, configuration: request.configuration, position: request.position, height: request.height,
+                                       pinHeaders: request.pinHeaders)!)
     }
 
     /// The page of `request`; with `computing: false`, nil instead of computing a layout that is
     /// not stored fresh (a server computes it once for all the requests that wait for it).
     public func page(_ request: PageRequest, computing: Bool) throws -> Page? {
         try Pager.page(store: store, configuration: request.configuration, position: request.position, height: request.height,
-                       computing: computing).map(request.clipped)
+                       pinHeaders: request.pinHeaders, computing: computing).map(request.clipped)
     }
 
     /// Makes sure a fresh layout of `configuration` is stored; says whether it was already.
     public func precompute(_ configuration: LayoutConfiguration) throws -> (layout: StoredLayout, source: Page.Source, storeSeconds: Double) {
         try Pager.precompute(store: store, configuration: configuration)
+    }
+
+    /// Every section of the layout of `configuration` (computing and storing it if needed):
+    /// index, title, first item, item count, header y and height. Empty without sections.
+    public func sections(_ configuration: LayoutConfiguration) throws -> SectionList {
+        try Pager.sections(store: store, configuration: configuration)
     }
 
     /// Stored layouts, most recently used first.

@@ -59,6 +59,11 @@ package protocol CatalogSnapshot {
     func layoutInput(order: ItemOrder, offset: Int) throws -> [LayoutInputRow]
     /// The same from the order data alone; nil when the order data is behind the items.
     func orderData(order: ItemOrder, offset: Int) throws -> [LayoutInputRow]?
+    /// Where each section of `order` begins when consecutive items with the same year, month
+    /// or parent folder form one (positions increasing from 0; keys as `SectionGrouping` says).
+    func sectionRuns(order: ItemOrder, grouping: SectionGrouping) throws -> [SectionRun]
+    /// The keys (paths or import keys) of the items at `positions` of `order`.
+    func keys(atPositions positions: [Int], order: ItemOrder) throws -> [Int: Data]
     /// Whether the catalog changed since `generation` only by items added after the first
     /// `count` items of `order` (so a layout of those can be extended in place).
     func onlyAppended(since generation: Int64, count: Int, order: ItemOrder) throws -> Bool

@@ -39,6 +39,18 @@ final class CatalogService: Sendable {
         return try await run { try self.catalog.page(request) }
     }
 
+    /// Every section of a layout; computed once however many requests need it at a time.
+    func sections(_ configuration: LayoutConfiguration) async throws -> SectionList {
+        try await computations.once(configuration.key) {
+            do {
+                _ = try await self.run { try self.catalog.precompute(configuration) }
+            } catch StoreError.busy {
+                // A scan moved the catalog on: the list below lays out the snapshot it reads.
+            }
+        }
+        return try await run { try self.catalog.sections(configuration) }
+    }
+
     /// Item `id`'s thumbnail in a `size` box: from the cache, or made once however many
     /// requests ask for it at the same time.
     func thumbnail(item id: Int64, size: Int) async throws -> CachedThumbnail {

@@ -22,6 +22,12 @@ enum OrderData {
     /// id (Int64), width, height (UInt32), little-endian.
     static let entrySize = 16
 
+    // Section keys (Migrations/0006_section_keys.sql): beside its entries, each chunk keeps the
+    // runs of its items' month and parent-folder keys (`SectionGrouping`), so a layout with
+    // sections reads a few runs per chunk instead of a date and a path per item:
+    //     varint m, m times: varint offset of the run's first entry, varint month (YYYYMM)
+    //     varint f, f times: varint offset, UInt64 folder key (little-endian)
+
     /// An item's place in an order: date order sorts by date, newest first, then key; path
     /// order by key alone (its `date` is empty). Bytes compare as SQLite's BINARY collation does.
     struct SortKey {
@@ -97,6 +103,59 @@ enum OrderData {
         }
         guard let found else { throw StoreError.database("order data of \(order.rawValue) order misses item \(id)") }
         return .some(before + found)
+    }
+
+    /// The sections of `order` by `grouping`: where each run of equal keys starts. Nil when the
+    /// order data is stale or was written before it kept section keys.
+    static func sectionRuns(_ db: Database, order: ItemOrder, grouping: SectionGrouping) throws -> [SectionRun]? {
+        guard try isFresh(db) else { return nil }
+        var runs: [SectionRun] = []
+        var base = 0
+        var complete = true
+        let statement = try BulkStatement(db, sql: """
+            SELECT count, sections FROM order_chunks WHERE item_order = ?1 ORDER BY lo_date DESC, lo_key
+            """)
+        statement.bind(1, order.rawValue)
+        try statement.forEachRow(db) { row in
+            guard complete else { return }
+            let count = Int(row.int64(0))
+            guard let chunkRuns = row.withBlob(1, { SectionBlob.decode($0) }) else {
+                complete = false
+                return
+            }
+            for (offset, key) in grouping == .folder ? chunkRuns.folders : chunkRuns.months {
+                let key = grouping == .year ? key / 100 : key
+                if runs.last?.key != key { runs.append(SectionRun(position: base + offset, key: key)) }
+            }
+            base += count
+        }
+        return complete ? runs : nil
+    }
+
+    /// The ids at `positions` of `order` (sorted, each within the order), from the chunk list
+    /// and the chunks that hold them; nil when the order data is stale.
+    static func ids(_ db: Database, at positions: [Int], order: ItemOrder) throws -> [Int: Int64]? {
+        guard try isFresh(db) else { return nil }
+        var found: [Int: Int64] = [:]
+        var start = 0
+        var next = 0
+        let entries = try BulkStatement(db, sql: "SELECT entries FROM order_chunks WHERE rowid = ?1")
+        for chunk in try chunks(db, order: order) {
+            defer { start += chunk.count }
+            guard next < positions.count else { break }
+            guard positions[next] < start + chunk.count else { continue }
+            entries.bind(1, chunk.rowID)
+            try entries.forEachRow(db) { row in
+                row.withBlob(0) { bytes in
+                    while next < positions.count, positions[next] < start + chunk.count {
+                        let entry = positions[next] - start
+                        if entry >= 0, (entry + 1) * entrySize <= bytes.count { found[positions[next]] = decode(bytes, at: entry).id }
+                        next += 1
+                    }
+                }
+            }
+        }
+        return found
     }
 
     /// The chunks of `order`, in order, without their entries.
@@ -253,7 +312,13 @@ enum OrderData {
         try statement.forEachRow(db) { row in
             let id = row.int64(0)
             let (width, height) = sizes[id]
-            try writer.append(id: id, width: width, height: height) { SortKey(date: order == .date ? row.bytes(1) : [], key: row.bytes(2)) }
+            try row.withBlob(1) { date in
+                try row.withBlob(2) { key in
+                    try writer.append(id: id, width: width, height: height, date: date, itemKey: key) {
+                        SortKey(date: order == .date ? Array(date) : [], key: Array(key))
+                    }
+                }
+            }
         }
         try writer.flush()
     }
@@ -319,7 +384,8 @@ enum OrderData {
         }
     }
 
-    /// Cuts rows (id, width, height, sort_date, key) into chunks and inserts them.
+    /// Cuts rows (id, width, height, sort_date, key) into chunks and inserts them, with the
+    /// runs of their section keys.
     struct ChunkWriter {
         let db: Database
         let order: ItemOrder
@@ -327,12 +393,13 @@ enum OrderData {
         var entries: [UInt8] = []
         var count = 0
         var lo = SortKey(date: [], key: [])
+        var sections = SectionBlob()
 
         init(_ db: Database, order: ItemOrder) throws {
             self.db = db
             self.order = order
             insert = try BulkStatement(db, sql: """
-                INSERT INTO order_chunks (item_order, lo_date, lo_key, count, entries) VALUES (?1, ?2, ?3, ?4, ?5)
+                INSERT INTO order_chunks (item_order, lo_date, lo_key, count, entries, sections) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
                 """)
             entries.reserveCapacity(OrderData.chunkSize * OrderData.entrySize)
         }
@@ -340,15 +407,23 @@ enum OrderData {
         /// Appends a row (id, width, height, sort_date, key).
         mutating func append(_ row: BulkStatement.RowView) throws {
             let byDate = order == .date
-            try append(id: row.int64(0), width: row.int64(1), height: row.int64(2)) {
-                SortKey(date: byDate ? row.bytes(3) : [], key: row.bytes(4))
+            let (id, width, height) = (row.int64(0), row.int64(1), row.int64(2))
+            try row.withBlob(3) { date in
+                try row.withBlob(4) { key in
+                    try append(id: id, width: width, height: height, date: date, itemKey: key) {
+                        SortKey(date: byDate ? Array(date) : [], key: Array(key))
+                    }
+                }
             }
         }
 
-        /// Appends an item; `key` is asked for only when the item starts a chunk.
-        mutating func append(id: Int64, width: Int64, height: Int64, key: () -> SortKey) throws {
-            if count == 0 { lo = key() }
+        /// Appends an item with its sort date and key; `sortKey` is asked for only when the
+        /// item starts a chunk.
+        mutating func append(id: Int64, width: Int64, height: Int64, date: UnsafeRawBufferPointer, itemKey: UnsafeRawBufferPointer,
+                             sortKey: () -> SortKey) throws {
+            if count == 0 { lo = sortKey() }
             OrderData.encode(id: id, width: width, height: height, into: &entries)
+            sections.note(entry: count, date: date, key: itemKey)
             count += 1
             if count == OrderData.chunkSize { try flush() }
         }
@@ -360,8 +435,10 @@ enum OrderData {
             insert.bind(3, blob: lo.key)
             insert.bind(4, count)
             insert.bind(5, blob: entries)
+            insert.bind(6, blob: sections.encoded())
             try insert.run(db)
             entries.removeAll(keepingCapacity: true)
+            sections = SectionBlob(reusing: sections)
             count = 0
         }
     }

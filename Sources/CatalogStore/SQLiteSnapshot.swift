@@ -104,6 +104,40 @@ struct SQLiteSnapshot: CatalogSnapshot {
         try OrderData.read(db, order: order, offset: offset)
     }
 
+    /// Where each section of `order` begins: from the order data's runs when it is current,
+    /// else from every item's date and key.
+    package func sectionRuns(order: ItemOrder, grouping: SectionGrouping) throws -> [SectionRun] {
+        if let runs = try OrderData.sectionRuns(db, order: order, grouping: grouping) { return runs }
+        var runs: [SectionRun] = []
+        var position = 0
+        let statement = try BulkStatement(db, sql: "SELECT sort_date, key FROM items ORDER BY \(order.orderBy)")
+        try statement.forEachRow(db) { row in
+            let key: UInt64 = switch grouping {
+            case .year: row.withBlob(0) { SectionGrouping.month(ofDate: $0) } / 100
+            case .month: row.withBlob(0) { SectionGrouping.month(ofDate: $0) }
+            case .folder: row.withBlob(1) { SectionGrouping.folderKey(of: $0) }
+            }
+            if runs.last?.key != key { runs.append(SectionRun(position: position, key: key)) }
+            position += 1
+        }
+        return runs
+    }
+
+    /// The keys (paths or import keys) of the items at `positions` of `order`.
+    package func keys(atPositions positions: [Int], order: ItemOrder) throws -> [Int: Data] {
+        let sorted = Array(Set(positions)).sorted()
+        var ids = try OrderData.ids(db, at: sorted, order: order)
+        if ids == nil {
+            var found: [Int: Int64] = [:]
+            for position in sorted {
+                found[position] = try Int64.fetchOne(db, sql: "SELECT id FROM items ORDER BY \(order.orderBy) LIMIT 1 OFFSET ?", arguments: [position])
+            }
+            ids = found
+        }
+        let keys = try self.keys(ids: Array(ids!.values))
+        return ids!.compactMapValues { keys[$0]?.key }
+    }
+
     /// Whether the catalog changed since `generation` only by items added after the first
     /// `count` items of `order` (so a layout of those can be extended in place).
     package func onlyAppended(since generation: Int64, count: Int, order: ItemOrder) throws -> Bool {

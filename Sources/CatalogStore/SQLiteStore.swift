@@ -48,7 +48,12 @@ package final class SQLiteStore: CatalogBackend {
             let migrator = CatalogMigrations.migrator
             // Migrate only when needed: a reader opening the catalog during a scan never waits
             // for the scan's write transaction.
-            if try !pool.read({ try migrator.hasCompletedMigrations($0) }) { try migrator.migrate(pool) }
+            if try !pool.read({ try migrator.hasCompletedMigrations($0) }) {
+                try migrator.migrate(pool)
+                // A migration that changes the order data's format marks it stale: rebuild it
+                // now, once, rather than lay out from item rows until the next scan or import.
+                try pool.write { db in _ = try OrderData.refresh(db, force: true) }
+            }
             return SQLiteStore(path: path, pool: pool)
         } catch let error as DatabaseError {
             throw .cannotOpen(path: path, reason: error.message ?? error.description)

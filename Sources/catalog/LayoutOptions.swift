@@ -28,17 +28,40 @@ struct LayoutOptions: ParsableArguments {
     @Option(help: help(.direction, "Waterfall fill order: shortest (each item in the shortest column), ltr, or rtl."))
     var direction: String?
 
-    @Option(help: help(.style, "waterfall, grid (square cells), or list (one full-width column)."))
+    @Option(help: help(.style, """
+        waterfall, grid (square cells), list (one full-width column), or mixed (square cells in 3 columns, every 4th item \
+        across the width: defaults cols 3, column spacing 8, row spacing 20, inset 16,16,20,16, span every 4, span height 112).
+        """))
     var style: String?
 
     @Option(help: help(.sort, "Item order: date (newest first, as `catalog list`) or path."))
     var sort: String?
+
+    @Option(help: help(.sections, "Sections of consecutive items with the same year, month (YYYY-MM) or parent folder."))
+    var sections: String?
+
+    @Option(help: help(.headerHeight, "Height of each section's header (0: none); with --sections."))
+    var headerHeight: String?
+
+    @Option(help: help(.footerHeight, "Height of each section's footer (0: none); with --sections."))
+    var footerHeight: String?
+
+    @Option(help: help(.sectionSpacing, "Space between a section's end and the next one's top; with --sections."))
+    var sectionSpacing: String?
+
+    @Option(help: help(.spanEvery, "Items at 0, N, 2N... of each section span the full width (0: none)."))
+    var spanEvery: String?
+
+    @Option(help: help(.spanHeight, "A full-span item's height, or auto: from its aspect ratio at full width (plus --extra-height)."))
+    var spanHeight: String?
 
     /// The options given, by parameter name.
     var parameters: [(name: String, value: String)] {
         let given: [(LayoutParameter, String?)] = [
             (.width, width), (.cols, cols), (.spacing, spacing), (.columnSpacing, columnSpacing), (.rowSpacing, rowSpacing),
             (.inset, inset), (.extraHeight, extraHeight), (.direction, direction), (.style, style), (.sort, sort),
+            (.sections, sections), (.headerHeight, headerHeight), (.footerHeight, footerHeight), (.sectionSpacing, sectionSpacing),
+            (.spanEvery, spanEvery), (.spanHeight, spanHeight),
         ]
         return given.compactMap { parameter, value in value.map { (parameter.rawValue, $0) } }
     }

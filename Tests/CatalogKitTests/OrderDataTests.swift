@@ -23,6 +23,21 @@ import Testing
             let firstDifference = data.map { data in zip(data, listed).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(data.count, listed.count) }
             #expect(equal, "\(context): \(order) order data equals the list (\(data?.count ?? -1) of \(listed.count), first difference at \(firstDifference ?? -1))",
                     sourceLocation: sourceLocation)
+            // Its section keys: runs of the listed items' months, years and parent folders.
+            let rows = try catalog.items(order: order)
+            for grouping in SectionGrouping.allCases {
+                let keys = rows.map { row -> UInt64 in
+                    switch grouping {
+                    case .year: SectionGrouping.month(ofDate: Array(row.date.utf8)) / 100
+                    case .month: SectionGrouping.month(ofDate: Array(row.date.utf8))
+                    case .folder: SectionGrouping.folderKey(of: [UInt8](row.key))
+                    }
+                }
+                var expected: [SectionRun] = []
+                for (position, key) in keys.enumerated() where expected.last?.key != key { expected.append(SectionRun(position: position, key: key)) }
+                let runs = try catalog.store.withSnapshot { try $0.sectionRuns(order: order, grouping: grouping) }
+                #expect(runs == expected, "\(context): \(order) order's \(grouping) runs (\(runs.count) of \(expected.count))", sourceLocation: sourceLocation)
+            }
         }
     }
 
@@ -147,13 +162,16 @@ import Testing
         try queue.close()
     }
 
-    @Test func aCatalogFromBeforeTheOrderDataGetsItAtItsNextImport() throws {
+    /// Upgrades that change the order data's format (0003 makes it, 0006 adds section keys)
+    /// rebuild it when the catalog is first opened after them.
+    @Test(arguments: ["0002_layouts", "0005_layout_segments"])
+    func aCatalogFromBeforeTheOrderDataGetsItWhenOpened(upTo migration: String) throws {
         let library = try Library()
-        try Self.makeOldCatalog(library, upTo: "0002_layouts")
+        try Self.makeOldCatalog(library, upTo: migration)
         let catalog = try library.catalog()
-        #expect(try Self.orderData(catalog, .date) == nil, "not built yet: readers use the items")
-        let page = try catalog.page(PageRequest(query: "width=375&cols=2"))
-        #expect(page.items.map(\.path) == [Data("b".utf8), Data("a".utf8)])
+        try Self.expectCurrent(catalog, "after the upgrade")
+        let page = try catalog.page(PageRequest(query: "width=375&cols=2&sections=month"))
+        #expect(page.items.filter { $0.kind == .cell }.map(\.path) == [Data("b".utf8), Data("a".utf8)])
         _ = try catalog.importItems([ImportRow(line: 2, key: "c", width: 5, height: 5, orientation: 1, date: "2019-01-01T00:00:00")])
         try Self.expectCurrent(catalog, "after the import")
     }

@@ -21,7 +21,8 @@ import Testing
         #expect(object["previous"] as? Double == 3188)
         let items = try #require(object["items"] as? [[String: Any]])
         #expect(!items.isEmpty)
-        #expect(Set(items[0].keys) == ["index", "id", "path", "column", "frame", "version", "url", "title"])
+        #expect(Set(items[0].keys) == ["kind", "section", "index", "id", "path", "column", "frame", "version", "url", "title"])
+        #expect(items.allSatisfy { $0["kind"] as? String == "cell" && $0["section"] as? Int == 0 })
         #expect(items.allSatisfy { $0["version"] is NSNull }, "imported items have no file, so no version")
         #expect(Set((items[0]["frame"] as? [String: Double] ?? [:]).keys) == ["x", "y", "width", "height"])
         let top = try JSONSerialization.jsonObject(with: run(["page", "--db", library.catalogPath, "--width", "375", "--json"]).stdout) as? [String: Any]

@@ -1,5 +1,6 @@
-import CatalogLayout
+public import CatalogLayout
 import CatalogModel
+import Foundation
 
 /// How a page prints: a table for people, one JSON object for programs (what
 /// `catalog page --json` prints and `GET /api/page` returns).
@@ -13,23 +14,45 @@ public enum PageText {
         func frame(_ r: Rect) -> String {
             #"{"x":\#(number(r.x)),"y":\#(number(r.y)),"width":\#(number(r.width)),"height":\#(number(r.height))}"#
         }
-        let items = page.items.map {
-            #"{"index":\#($0.index),"id":\#($0.id),"path":\#(PathText.jsonString($0.path)),"column":\#($0.column),"frame":\#(frame($0.frame)),"#
-                + #""version":\#($0.version.map { "\"\($0)\"" } ?? "null"),"url":\#($0.url.map { PathText.jsonString($0) } ?? "null"),"#
-                + #""title":\#($0.title.map { PathText.jsonString($0) } ?? "null")}"#
+        let items = page.items.map { item in
+            guard item.kind == .cell else {
+                return #"{"kind":"\#(kind(item.kind))","section":\#(item.section),"index":\#(item.index),"id":\#(item.id),"#
+                    + #""title":\#(PathText.jsonString(item.sectionTitle ?? Data())),"count":\#(item.sectionCount ?? 0),"#
+                    + #""column":\#(item.column),"frame":\#(frame(item.frame))}"#
+            }
+            return #"{"kind":"cell","section":\#(item.section),"index":\#(item.index),"id":\#(item.id),"path":\#(PathText.jsonString(item.path)),"#
+                + #""column":\#(item.column),"frame":\#(frame(item.frame)),"#
+                + #""version":\#(item.version.map { "\"\($0)\"" } ?? "null"),"url":\#(item.url.map { PathText.jsonString($0) } ?? "null"),"#
+                + #""title":\#(item.title.map { PathText.jsonString($0) } ?? "null")}"#
         }
         return #"{"contentHeight":\#(number(page.contentHeight)),"generation":\#(page.generation),"viewport":\#(frame(page.viewport)),"#
-            + #""items":[\#(items.joined(separator: ","))],"itemCount":\#(page.itemCount),"next":\#(page.next.map(number) ?? "null"),"previous":\#(page.previous.map(number) ?? "null")}"#
+            + #""items":[\#(items.joined(separator: ","))],"itemCount":\#(page.itemCount),"next":\#(page.next.map(number) ?? "null"),"#
+            + #""previous":\#(page.previous.map(number) ?? "null")}"#
+    }
+
+    /// "cell", "header" or "footer".
+    public static func kind(_ kind: LayoutAttributes.Kind) -> String {
+        switch kind {
+        case .cell: "cell"
+        case .header: "header"
+        case .footer: "footer"
+        }
     }
 
     public static func table(_ page: Page) -> String {
         var lines = ["content height \(number(page.contentHeight)), viewport y \(number(page.viewport.y)) height \(number(page.viewport.height)) "
             + "width \(number(page.viewport.width)), next \(page.next.map(number) ?? "-"), previous \(page.previous.map(number) ?? "-")"]
-        lines.append(["index", "id", "column", "x", "y", "width", "height", "path"].joined(separator: "\t"))
+        // With sections a page says what each row is: cells, and the headers and footers
+        // (index: the section; path: its title and item count).
+        let sectioned = page.items.contains { $0.kind != .cell || $0.section > 0 }
+        lines.append(((sectioned ? ["kind", "section"] : []) + ["index", "id", "column", "x", "y", "width", "height", "path"])
+            .joined(separator: "\t"))
         for item in page.items {
             let f = item.frame
-            lines.append(["\(item.index)", "\(item.id)", "\(item.column)", number(f.x), number(f.y), number(f.width), number(f.height),
-                          PathText.display(item.path)].joined(separator: "\t"))
+            let path = item.kind == .cell ? PathText.display(item.path)
+                : "\(PathText.display(item.sectionTitle ?? Data())) (\(item.sectionCount ?? 0) item\(item.sectionCount == 1 ? "" : "s"))"
+            lines.append(((sectioned ? [kind(item.kind), "\(item.section)"] : []) + ["\(item.index)", "\(item.id)", "\(item.column)",
+                          number(f.x), number(f.y), number(f.width), number(f.height), path]).joined(separator: "\t"))
         }
         return lines.joined(separator: "\n")
     }

@@ -44,12 +44,35 @@ extension LayoutConfiguration {
         let width = try values.number(.width, widthText, in: Double.ulpOfOne...LayoutParameter.maximumLength)
         self.init(width: width)
         self.style = style
+        // The mixed grid's own defaults (every option still overrides them): 3 square columns,
+        // item spacing 8, line spacing 20, insets 16,16,20,16, every 4th item 112 points across.
+        var values = values
+        if style == .mixed {
+            for (parameter, value) in [(LayoutParameter.cols, "3"), (.columnSpacing, "8"), (.rowSpacing, "20"), (.inset, "16,16,20,16"),
+                                       (.spanEvery, "4"), (.spanHeight, "112")] where values[parameter] == nil {
+                if parameter == .columnSpacing || parameter == .rowSpacing, values[.spacing] != nil { continue }
+                try values.set(parameter, value)
+            }
+        }
         // A list is one full-width column, whatever --cols says: the only place this rule lives.
         columns = style == .list ? 1 : try values.integer(.cols, in: 1...LayoutParameter.maximumColumns)
         let spacing = try values.length(.spacing)
         columnSpacing = values[.columnSpacing] == nil ? spacing : try values.length(.columnSpacing)
         rowSpacing = values[.rowSpacing] == nil ? spacing : try values.length(.rowSpacing)
         insets = try values.insets()
+        sections = try values.choice(.sections, Sections.self)
+        // Headers and footers belong to sections: without them they are not part of the layout
+        // (their values are still checked, so a mistyped one is reported).
+        let (header, footer, between) = (try values.length(.headerHeight), try values.length(.footerHeight), try values.length(.sectionSpacing))
+        (headerHeight, footerHeight, sectionSpacing) = sections == .none ? (0, 0, 16) : (header, footer, between)
+        spanEvery = try values.integer(.spanEvery, in: 0...LayoutParameter.maximumSpanEvery)
+        let spanText = values.text(.spanHeight)
+        if spanText.trimmed == "auto" {
+            spanHeight = .auto
+        } else {
+            spanHeight = .fixed(try values.number(.spanHeight, in: Double.ulpOfOne...LayoutParameter.maximumLength))
+        }
+        if spanEvery == 0 { spanHeight = .auto }
         extraHeight = try values.length(.extraHeight)
         direction = try values.choice(.direction, RenderDirection.self)
         order = try values.choice(.sort, ItemOrder.self)
@@ -59,7 +82,7 @@ extension LayoutConfiguration {
         // with equal keys.
         if style != .waterfall { direction = .shortestFirst }
         if style == .list { columnSpacing = 0 }
-        if style == .grid { extraHeight = 0 }
+        if style == .grid || style == .mixed, spanHeight != .auto || spanEvery == 0 { extraHeight = 0 }
         do {
             try validate()
         } catch .noRoomForColumns(_, let columns, _) {
@@ -115,6 +138,16 @@ struct ParameterValues {
         let text = self.text(parameter)
         guard let value = Int(text.trimmed), range.contains(value) else { throw LayoutParameterError(parameter, text) }
         return value
+    }
+
+    /// true or false (1 or 0).
+    func boolean(_ parameter: LayoutParameter) throws(LayoutParameterError) -> Bool {
+        let text = self.text(parameter)
+        switch text.trimmed {
+        case "true", "1": return true
+        case "false", "0": return false
+        default: throw LayoutParameterError(parameter, text)
+        }
     }
 
     func choice<T: RawRepresentable>(_ parameter: LayoutParameter, _: T.Type) throws(LayoutParameterError) -> T where T.RawValue == String {

@@ -9,6 +9,33 @@ public struct LayoutConfiguration: Sendable, Hashable {
         case waterfall
         case grid
         case list
+        /// The presentation styles' mixed grid: square cells in 3 columns, every 4th item
+        /// across the width, 112 points tall (its own defaults; every option overrides them).
+        case mixed
+    }
+
+    /// What groups items into sections (`none`: one section without a header).
+    public enum Sections: String, Sendable, CaseIterable {
+        case none
+        case year
+        case month
+        case folder
+
+        var grouping: SectionGrouping? {
+            switch self {
+            case .none: nil
+            case .year: .year
+            case .month: .month
+            case .folder: .folder
+            }
+        }
+    }
+
+    /// A full-span item's height.
+    public enum SpanHeight: Sendable, Hashable {
+        /// From its aspect ratio at the full content width, plus the extra height.
+        case auto
+        case fixed(Double)
     }
 
     public var style: Style = .waterfall
@@ -21,6 +48,15 @@ public struct LayoutConfiguration: Sendable, Hashable {
     public var direction = RenderDirection.shortestFirst
     public var order = ItemOrder.date
     public var windowHeight = 2048.0
+    public var sections = Sections.none
+    /// With sections: each section's header height (0: none), footer height, and the space
+    /// between sections.
+    public var headerHeight = 0.0
+    public var footerHeight = 0.0
+    public var sectionSpacing = 16.0
+    /// Items at 0, N, 2N... of each section span the full width (0: none).
+    public var spanEvery = 0
+    public var spanHeight = SpanHeight.auto
 
     public init(width: Double) {
         self.width = width
@@ -38,9 +74,39 @@ public struct LayoutConfiguration: Sendable, Hashable {
             parts += ["cols=\(columns)", "column-spacing=\(columnSpacing)", "row-spacing=\(rowSpacing)", "cell=width"]
         case .list:
             parts += ["row-spacing=\(rowSpacing)", "extra-height=\(extraHeight)"]
+        case .mixed:
+            parts += ["cols=\(columns)", "column-spacing=\(columnSpacing)", "row-spacing=\(rowSpacing)", "cell=width"]
         }
         parts += ["inset=\(i.top),\(i.left),\(i.bottom),\(i.right)", "sort=\(order.rawValue)", "window=\(windowHeight)"]
+        // Only layouts with sections or spans name them: the keys of plain layouts stored
+        // before sections existed stay what they were.
+        if sections != .none {
+            parts += ["sections=\(sections.rawValue)", "header-height=\(headerHeight)", "footer-height=\(footerHeight)",
+                      "section-spacing=\(sectionSpacing)"]
+        }
+        if spanEvery > 0 || style == .mixed {
+            let height = switch spanHeight {
+            case .auto: "auto"
+            case .fixed(let height): "\(height)"
+            }
+            parts += ["span-every=\(spanEvery)", "span-height=\(height)"]
+            // An automatic span's height adds the extra height, which the grid's own part leaves out.
+            if spanHeight == .auto, style == .grid || style == .mixed { parts.append("extra-height=\(extraHeight)") }
+        }
         return parts.joined(separator: " ")
+    }
+
+    /// Whether the layout has sections or full-span items (stored in archive format 2).
+    var isSectioned: Bool { sections != .none || spanEvery > 0 }
+
+    /// Headers, footers and spans as the layout engine takes them.
+    var sectioning: Sectioning {
+        let span: Sectioning.SpanHeight = switch spanHeight {
+        case .auto: .aspectRatio(extra: extraHeight)
+        case .fixed(let height): .fixed(height)
+        }
+        return Sectioning(headerHeight: headerHeight, footerHeight: footerHeight, sectionSpacing: sectionSpacing, spanEvery: spanEvery,
+                          spanHeight: span)
     }
 
     /// Checks the parameters; the error says which one and why.
@@ -49,9 +115,10 @@ public struct LayoutConfiguration: Sendable, Hashable {
     }
 
     func geometry() throws(LayoutError) -> ColumnGeometry {
-        switch style {
+        if isSectioned { try sectioning.validate() }
+        return switch style {
         case .waterfall: try waterfall.makeGeometry()
-        case .grid: try grid.makeGeometry()
+        case .grid, .mixed: try grid.makeGeometry()
         case .list: try list.makeGeometry()
         }
     }
@@ -69,25 +136,32 @@ public struct LayoutConfiguration: Sendable, Hashable {
         ListLayout(width: width, rowSpacing: rowSpacing, insets: insets, rowHeight: .aspectRatio(extra: extraHeight))
     }
 
-    /// Lays out `items` from scratch.
-    func compute(_ items: [LayoutItem]) throws(LayoutError) -> PlacementTable {
+    /// Lays out `items` from scratch; a layout with sections begins one at each of `starts`
+    /// (nil: one section, for spans without sections).
+    func compute(_ items: [LayoutItem], sections starts: [SectionStart]?) throws(LayoutError) -> PlacementTable {
+        func computed<Style: LayoutStyle>(_ style: Style) throws(LayoutError) -> PlacementTable {
+            guard isSectioned else { return try Layout(items: items, style: style, windowHeight: windowHeight).table }
+            let starts = starts ?? (items.isEmpty ? [] : [SectionStart(offset: 0, key: 0)])
+            return try Layout(items: items, sections: starts, sectioning: sectioning, style: style, windowHeight: windowHeight).table
+        }
         switch style {
-        case .waterfall: try Layout(items: items, style: waterfall, windowHeight: windowHeight).table
-        case .grid: try Layout(items: items, style: grid, windowHeight: windowHeight).table
-        case .list: try Layout(items: items, style: list, windowHeight: windowHeight).table
+        case .waterfall: return try computed(waterfall)
+        case .grid, .mixed: return try computed(grid)
+        case .list: return try computed(list)
         }
     }
 
-    /// Places `items` after those of `table` (a stored layout of this configuration).
-    func extend(_ table: PlacementTable, with items: [LayoutItem]) throws(LayoutError) -> PlacementTable {
+    /// Places `items` after those of `table` (a stored layout of this configuration), in
+    /// sections beginning at `starts` (offsets into `items`) when it has them.
+    func extend(_ table: PlacementTable, with items: [LayoutItem], sections starts: [SectionStart]?) throws(LayoutError) -> PlacementTable {
         func extended<Style: LayoutStyle>(_ style: Style) throws(LayoutError) -> PlacementTable {
             var layout = try Layout(table: table, style: style)
-            try layout.append(items)
+            if let starts, isSectioned { try layout.append(items, sections: starts) } else { try layout.append(items) }
             return layout.table
         }
         switch style {
         case .waterfall: return try extended(waterfall)
-        case .grid: return try extended(grid)
+        case .grid, .mixed: return try extended(grid)
         case .list: return try extended(list)
         }
     }

@@ -16,6 +16,17 @@ public enum LayoutParameter: String, Sendable, Hashable, CaseIterable {
     case window
     /// A grid's cell height rule; only `width` (square cells). Part of the canonical key.
     case cell
+    /// What groups items into sections: none, year, month, folder.
+    case sections
+    case headerHeight = "header-height"
+    case footerHeight = "footer-height"
+    case sectionSpacing = "section-spacing"
+    /// Items at 0, N, 2N... of each section span the full width.
+    case spanEvery = "span-every"
+    /// A full-span item's height, or `auto` (from its aspect ratio at full width).
+    case spanHeight = "span-height"
+    /// A page's: hold the header of the section the viewport starts in at its top.
+    case pinHeaders = "pin-headers"
     case offset
     case height
     case item
@@ -30,15 +41,17 @@ public enum LayoutParameter: String, Sendable, Hashable, CaseIterable {
     public static let maximumPageHeight = 1_000_000.0
     /// The largest offset or rectangle coordinate, in points (content heights reach 10^9).
     public static let maximumOffset = 1e12
+    /// The largest `span-every`.
+    public static let maximumSpanEvery = 1_000_000
 
     /// Whether it is a page's parameter rather than the layout's.
-    public var isPageParameter: Bool { [.offset, .height, .item, .rect].contains(self) }
+    public var isPageParameter: Bool { [.offset, .height, .item, .rect, .pinHeaders].contains(self) }
 
     /// What values it takes, as error messages and `--help` say it.
     public var allowed: String {
         let length = "a number of points from 0 to \(Self.maximumLength.formatted)"
         switch self {
-        case .style: return "one of waterfall, grid, list"
+        case .style: return "one of waterfall, grid, list, mixed"
         case .width: return "a number of points greater than 0 and at most \(Self.maximumLength.formatted)"
         case .cols: return "a whole number from 1 to \(Self.maximumColumns)"
         case .spacing, .columnSpacing, .rowSpacing, .extraHeight: return length
@@ -47,6 +60,11 @@ public enum LayoutParameter: String, Sendable, Hashable, CaseIterable {
         case .sort: return "one of date, path"
         case .window: return "a number of points from 64 to \(Self.maximumLength.formatted)"
         case .cell: return "width"
+        case .sections: return "one of none, year, month, folder"
+        case .headerHeight, .footerHeight, .sectionSpacing: return length
+        case .spanEvery: return "a whole number from 0 (none) to \(Self.maximumSpanEvery)"
+        case .spanHeight: return "auto, or a number of points greater than 0 and at most \(Self.maximumLength.formatted)"
+        case .pinHeaders: return "true or false"
         case .offset: return "a number of points from 0 to \(Self.maximumOffset.formatted)"
         case .height: return "a number of points from 0 to \(Self.maximumPageHeight.formatted)"
         case .item: return "an item id (a whole number; see `catalog list`)"
@@ -68,6 +86,12 @@ public enum LayoutParameter: String, Sendable, Hashable, CaseIterable {
         case .window: "2048"
         case .cell: "width"
         case .height: "812"
+        case .sections: "none"
+        case .headerHeight: "32"
+        case .footerHeight, .spanEvery: "0"
+        case .sectionSpacing: "16"
+        case .spanHeight: "auto"
+        case .pinHeaders: "false"
         }
     }
 }

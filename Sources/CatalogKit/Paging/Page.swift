@@ -18,6 +18,33 @@ public struct Page: Sendable {
         /// scanned item, which has neither).
         public var url: String?
         public var title: String?
+        /// A cell, or a section's header or footer (whose `index` is the section's, `id` its
+        /// key, and `path` empty).
+        public var kind: LayoutAttributes.Kind = .cell
+        /// The section it belongs to (0 without sections).
+        public var section = 0
+        /// A header's or footer's section title: the year, the month (YYYY-MM) or the folder,
+        /// as bytes (a folder's name need not be UTF-8).
+        public var sectionTitle: Data?
+        /// A header's or footer's section item count.
+        public var sectionCount: Int?
+
+        public init(index: Int, id: Int64, path: Data, column: Int, frame: Rect, version: String? = nil, url: String? = nil,
+                    title: String? = nil, kind: LayoutAttributes.Kind = .cell, section: Int = 0, sectionTitle: Data? = nil,
+                    sectionCount: Int? = nil) {
+            self.index = index
+            self.id = id
+            self.path = path
+            self.column = column
+            self.frame = frame
+            self.version = version
+            self.url = url
+            self.title = title
+            self.kind = kind
+            self.section = section
+            self.sectionTitle = sectionTitle
+            self.sectionCount = sectionCount
+        }
     }
 
     public var contentHeight: Double

@@ -18,11 +18,15 @@ public struct PageRequest: Sendable, Hashable {
     /// included), like UICollectionViewLayout's layoutAttributesForElements(in:); position and
     /// height follow from it.
     public var rect: Rect?
+    /// Hold the header of the section the viewport starts in at its top (UICollectionViewFlowLayout's
+    /// `sectionHeadersPinToVisibleBounds`).
+    public var pinHeaders = false
 
-    public init(configuration: LayoutConfiguration, position: PagePosition = .offset(0), height: Double = 812) {
+    public init(configuration: LayoutConfiguration, position: PagePosition = .offset(0), height: Double = 812, pinHeaders: Bool = false) {
         self.configuration = configuration
         self.position = position
         self.height = height
+        self.pinHeaders = pinHeaders
     }
 
     /// Parses name/value pairs: the layout's parameters plus `offset`, `height` and `item`
@@ -37,6 +41,7 @@ public struct PageRequest: Sendable, Hashable {
         }
         configuration = try LayoutConfiguration(values)
         height = try values.number(.height, in: 0...LayoutParameter.maximumPageHeight)
+        pinHeaders = try values.boolean(.pinHeaders)
         let offset = try values.number(.offset, in: 0...LayoutParameter.maximumOffset)
         if let text = values[.rect] {
             let numbers = text.split(separator: ",", omittingEmptySubsequences: false).map { ParameterValues.decimal(String($0)) }

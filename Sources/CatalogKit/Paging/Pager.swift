@@ -8,7 +8,7 @@ enum Pager {
     /// The page at `position` for a viewport `height` points tall; nil when the layout is not
     /// stored fresh and `computing` is false.
     static func page(store: any CatalogBackend, configuration: LayoutConfiguration, position: PagePosition, height: Double,
-                     computing: Bool = true) throws -> Page? {
+                     pinHeaders: Bool = false, computing: Bool = true) throws -> Page? {
         let key = configuration.key
         let outcome = try store.withSnapshot { snapshot throws -> Outcome? in
             let generation = try snapshot.generation()
@@ -17,13 +17,13 @@ enum Pager {
                 let offset = try offset(for: position, snapshot: snapshot, order: configuration.order, contentHeight: header.contentHeight,
                                         height: height) { index in
                     try header.items(in: -Double.infinity..<Double.infinity, windows: snapshot.windows(layoutID: stored.id, holdingIndex: index))
-                        .first { $0.index == index }?.frame.y
+                        .first { $0.kind == .cell && $0.index == index }?.frame.y
                 }
                 let band = offset..<(offset + height)
                 let windows = try header.windows(for: band).map { try snapshot.windows(layoutID: stored.id, range: $0) } ?? []
-                let items = try header.items(in: band, windows: windows)
-                let page = try makePage(items, snapshot: snapshot, header: header, generation: generation, offset: offset, height: height,
-                                        itemCount: header.itemCount, source: .stored)
+                let items = try header.items(in: band, windows: windows, pinningHeaders: pinHeaders)
+                let page = try makePage(items, snapshot: snapshot, configuration: configuration, header: header, generation: generation,
+                                        offset: offset, height: height, itemCount: header.itemCount, source: .stored)
                 return Outcome(page: page, computed: nil, touch: (stored.id, stored.lastUsedAt))
             }
             guard computing else { return nil }
@@ -32,9 +32,9 @@ enum Pager {
             let offset = try offset(for: position, snapshot: snapshot, order: configuration.order, contentHeight: table.contentHeight,
                                     height: height) { index in index < table.count ? table.attributes(at: index).frame.y : nil }
             let header = try LayoutArchiveHeader(bytes: computed.header)
-            let page = try makePage(table.items(in: offset..<(offset + height)), snapshot: snapshot, header: header,
-                                    generation: generation, offset: offset, height: height, itemCount: table.count,
-                                    source: computed.source)
+            let page = try makePage(table.items(in: offset..<(offset + height), pinningHeaders: pinHeaders), snapshot: snapshot,
+                                    configuration: configuration, header: header, generation: generation, offset: offset, height: height,
+                                    itemCount: table.count, source: computed.source)
             return Outcome(page: page, computed: computed, touch: nil)
         }
         guard let outcome else { return nil }
@@ -62,6 +62,42 @@ enum Pager {
             throw StoreError.busy(path: store.location) // the catalog changed while computing: a scan is writing
         }
         return (layout, computed?.source ?? .stored, storeSeconds)
+    }
+
+    /// Every section of the layout of `configuration`, stored (and computed first if needed).
+    static func sections(store: any CatalogBackend, configuration: LayoutConfiguration) throws -> SectionList {
+        do {
+            _ = try precompute(store: store, configuration: configuration)
+        } catch StoreError.busy {
+            // A scan moved the catalog on meanwhile: the snapshot below lays out what it holds.
+        }
+        let key = configuration.key
+        return try store.withSnapshot { snapshot throws -> SectionList in
+            let generation = try snapshot.generation()
+            var header: LayoutArchiveHeader
+            if let stored = try snapshot.layout(configuration: key), stored.generation == generation, let readable = try readableHeader(stored) {
+                header = readable
+            } else {
+                header = try LayoutArchiveHeader(bytes: compute(configuration, snapshot: snapshot, stored: nil, generation: generation).header)
+            }
+            let infos = header.sections?.infos(itemCount: header.itemCount) ?? []
+            var titles: [Int: Data] = [:]
+            if let grouping = configuration.sections.grouping {
+                if grouping == .folder {
+                    let keys = try snapshot.keys(atPositions: infos.map(\.firstItem), order: configuration.order)
+                    for info in infos { titles[info.index] = keys[info.firstItem].map(SectionGrouping.folder(of:)) ?? Data() }
+                } else {
+                    for info in infos { titles[info.index] = Data(grouping.title(key: info.key).utf8) }
+                }
+            }
+            return SectionList(
+                generation: generation, contentHeight: header.contentHeight, itemCount: header.itemCount,
+                grouping: configuration.sections.grouping?.rawValue,
+                sections: infos.map { info in
+                    SectionList.Section(index: info.index, title: titles[info.index] ?? Data(), firstItem: info.firstItem, itemCount: info.itemCount,
+                                        headerY: info.top, headerHeight: info.headerHeight, itemBottom: info.itemBottom, end: info.end)
+                })
+        }
     }
 
     struct Outcome: Sendable {
@@ -96,12 +132,15 @@ enum Pager {
                 let windows = try snapshot.allWindows(layoutID: stored.id)
                 let table = try PlacementTable(archive: LayoutArchive(header: stored.header, windows: windows))
                 let added = try snapshot.layoutInput(order: configuration.order, offset: stored.itemCount)
-                let extended = try configuration.extend(table, with: items(added))
+                let starts = try sectionStarts(configuration, snapshot: snapshot, from: stored.itemCount, count: added.count)
+                let extended = try configuration.extend(table, with: items(added), sections: starts)
                 return Computed(table: extended, header: extended.archiveHeader(), windows: extended.packedWindows(), generation: generation,
                                 previous: (stored.id, windows),
                                 seconds: Timestamps.seconds(since: start))
             }
-            let table = try configuration.compute(items(try snapshot.layoutInput(order: configuration.order, offset: 0)))
+            let input = try snapshot.layoutInput(order: configuration.order, offset: 0)
+            let table = try configuration.compute(items(input), sections: try sectionStarts(configuration, snapshot: snapshot, from: 0,
+                                                                                              count: input.count))
             return Computed(table: table, header: table.archiveHeader(), windows: table.packedWindows(), generation: generation, previous: nil,
                             seconds: Timestamps.seconds(since: start))
         } catch let error as LayoutError {
@@ -134,22 +173,76 @@ enum Pager {
         }
     }
 
-    static func makePage(_ attributes: [LayoutAttributes], snapshot: any CatalogSnapshot, header: LayoutArchiveHeader,
-                         generation: Int64, offset: Double, height: Double, itemCount: Int, source: Page.Source) throws -> Page {
-        makePage(attributes, keys: try snapshot.keys(ids: attributes.map(\.id)), header: header, generation: generation, offset: offset,
-                 height: height, itemCount: itemCount, source: source)
+    /// Where the sections of `count` items from position `first` of the order begin, as
+    /// offsets into those items: nil for a layout without sections (or with spans alone).
+    static func sectionStarts(_ configuration: LayoutConfiguration, snapshot: any CatalogSnapshot, from first: Int,
+                              count: Int) throws -> [SectionStart]? {
+        guard let grouping = configuration.sections.grouping, count > 0 else { return count > 0 ? nil : [] }
+        let runs = try snapshot.sectionRuns(order: configuration.order, grouping: grouping)
+        // The run holding `first` continues into these items; later runs start inside them.
+        var starts: [SectionStart] = []
+        for run in runs where run.position < first + count {
+            let offset = max(0, run.position - first)
+            if offset == 0, !starts.isEmpty { starts[0].key = run.key } else { starts.append(SectionStart(offset: offset, key: run.key)) }
+        }
+        return starts
     }
 
-    static func makePage(_ attributes: [LayoutAttributes], keys: [Int64: ItemKey], header: LayoutArchiveHeader, generation: Int64,
-                         offset: Double, height: Double, itemCount: Int, source: Page.Source) -> Page {
+    static func makePage(_ attributes: [LayoutAttributes], snapshot: any CatalogSnapshot, configuration: LayoutConfiguration,
+                         header: LayoutArchiveHeader, generation: Int64, offset: Double, height: Double, itemCount: Int,
+                         source: Page.Source) throws -> Page {
+        let cellIDs = attributes.compactMap { $0.kind == .cell ? $0.id : nil }
+        let keys = try snapshot.keys(ids: cellIDs)
+        return try makePage(attributes, keys: keys, configuration: configuration, header: header, generation: generation, offset: offset,
+                            height: height, itemCount: itemCount, source: source) { positions in
+            try snapshot.keys(atPositions: positions, order: configuration.order)
+        }!
+    }
+
+    /// A page from placements and their items' keys. A folder section's title comes from an
+    /// item of the section on the page, else from `keysAt` (the keys at positions of the
+    /// order); nil when a title is needed and `keysAt` cannot give it.
+    static func makePage(_ attributes: [LayoutAttributes], keys: [Int64: ItemKey], configuration: LayoutConfiguration,
+                         header: LayoutArchiveHeader, generation: Int64, offset: Double, height: Double, itemCount: Int,
+                         source: Page.Source, keysAt: ([Int]) throws -> [Int: Data]?) rethrows -> Page? {
         let contentHeight = header.contentHeight
+        let sections = header.sections
+        var titles: [Int: Data] = [:]
+        if let grouping = configuration.sections.grouping, let sections {
+            let wanted = Set(attributes.compactMap { $0.kind == .cell ? nil : $0.section })
+            for section in wanted {
+                switch grouping {
+                case .year, .month:
+                    titles[section] = Data(grouping.title(key: sections.keys[section]).utf8)
+                case .folder:
+                    if let cell = attributes.first(where: { $0.kind == .cell && $0.section == section }), let key = keys[cell.id] {
+                        titles[section] = SectionGrouping.folder(of: key.key)
+                    }
+                }
+            }
+            let missing = wanted.filter { titles[$0] == nil }.sorted()
+            if !missing.isEmpty {
+                guard let found = try keysAt(missing.map { sections.starts[$0] }) else { return nil }
+                for section in missing { titles[section] = found[sections.starts[section]].map(SectionGrouping.folder(of:)) ?? Data() }
+            }
+        }
+        func count(_ section: Int) -> Int? {
+            guard let sections, section < sections.starts.count else { return nil }
+            return (section + 1 < sections.starts.count ? sections.starts[section + 1] : header.itemCount) - sections.starts[section]
+        }
         return Page(
             contentHeight: contentHeight, generation: generation,
             viewport: Rect(x: 0, y: offset, width: header.geometry.width, height: height),
             items: attributes.map { attribute in
+                guard attribute.kind == .cell else {
+                    return Page.Item(index: attribute.index, id: attribute.id, path: Data(), column: attribute.column, frame: attribute.frame,
+                                     kind: attribute.kind, section: attribute.section, sectionTitle: titles[attribute.section] ?? Data(),
+                                     sectionCount: count(attribute.section))
+                }
                 let key = keys[attribute.id]
                 return Page.Item(index: attribute.index, id: attribute.id, path: key?.key ?? Data(), column: attribute.column, frame: attribute.frame,
-                                 version: key?.file.map(ThumbnailKey.version(of:)), url: key?.url, title: key?.title)
+                                 version: key?.file.map(ThumbnailKey.version(of:)), url: key?.url, title: key?.title,
+                                 section: attribute.section)
             },
             next: offset + height < contentHeight ? offset + height : nil,
             previous: offset > 0 ? max(0, min(offset - height, contentHeight - height)) : nil,

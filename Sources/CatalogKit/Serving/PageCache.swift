@@ -76,8 +76,7 @@ public final class PageCache: Sendable {
     /// `stat` calls); nil when anything would have to be read.
     public func pageFromMemory(_ request: PageRequest) throws -> Page? {
         guard case .offset(let offset) = request.position, request.rect == nil, let generation = knownGeneration() else { return nil }
-        return try cachedPage(key: request.configuration.key, generation: generation, band: offset..<(offset + request.height),
-                              offset: offset, height: request.height)
+        return try cachedPage(request, generation: generation, offset: offset)
     }
 
     /// The page from memory, reading what is missing; nil if the layout is not stored fresh or
@@ -87,7 +86,7 @@ public final class PageCache: Sendable {
         let key = request.configuration.key
         let band = offset..<(offset + request.height)
         let generation = try generation()
-        if let page = try cachedPage(key: key, generation: generation, band: band, offset: offset, height: request.height) { return page }
+        if let page = try cachedPage(request, generation: generation, offset: offset) { return page }
         // Read the layout's header and the windows the band needs, in one snapshot.
         let filled = try catalog.store.withSnapshot { snapshot -> Entry? in
             let current = try snapshot.generation()
@@ -101,7 +100,7 @@ public final class PageCache: Sendable {
                     let blobs = try snapshot.windows(layoutID: stored.id, range: first...last)
                     guard blobs.count == last - first + 1 else { return nil }
                     for (window, bytes) in zip(first...last, blobs) {
-                        let ids = try header.decodeWindow(bytes).map(\.id)
+                        let ids = try header.decodeWindow(bytes).compactMap { $0.kind == .cell ? $0.id : nil }
                         entry.windows[window] = Window(bytes: bytes, keys: try snapshot.keys(ids: ids))
                     }
                 }
@@ -119,10 +118,15 @@ public final class PageCache: Sendable {
                 state.entries[oldest] = nil
             }
         }
-        return try cachedPage(key: key, generation: generation, band: band, offset: offset, height: request.height)
+        return try cachedPage(request, generation: generation, offset: offset)
     }
 
-    private func cachedPage(key: String, generation: Int64, band: Range<Double>, offset: Double, height: Double) throws -> Page? {
+    /// The page from the windows kept, or nil when one is missing (or a folder section's title
+    /// needs an item that is not on the page: the caller pages through the catalog).
+    private func cachedPage(_ request: PageRequest, generation: Int64, offset: Double) throws -> Page? {
+        let key = request.configuration.key
+        let height = request.height
+        let band = offset..<(offset + height)
         let found = state.withLock { state -> (LayoutArchiveHeader, [Window])? in
             guard var entry = state.entries[key], entry.generation == generation else { return nil }
             let windows = entry.header.windows(for: band).map { Array($0) } ?? []
@@ -134,10 +138,10 @@ public final class PageCache: Sendable {
             return (entry.header, cached)
         }
         guard let (header, windows) = found else { return nil }
-        let attributes = try header.items(in: band, windows: windows.map(\.bytes))
+        let attributes = try header.items(in: band, windows: windows.map(\.bytes), pinningHeaders: request.pinHeaders)
         var keys: [Int64: ItemKey] = [:]
         for window in windows { keys.merge(window.keys) { first, _ in first } }
-        return Pager.makePage(attributes, keys: keys, header: header, generation: generation, offset: offset, height: height,
-                              itemCount: header.itemCount, source: .stored)
+        return Pager.makePage(attributes, keys: keys, configuration: request.configuration, header: header, generation: generation,
+                              offset: offset, height: height, itemCount: header.itemCount, source: .stored) { _ in nil }
     }
 }

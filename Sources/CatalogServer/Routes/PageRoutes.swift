@@ -1,7 +1,8 @@
 import CatalogKit
 import Hummingbird
 
-/// `GET /api/page`: the parameters of `catalog page`, the body of `catalog page --json`.
+/// `GET /api/page`: the parameters of `catalog page`, the body of `catalog page --json`; and
+/// `GET /api/sections`: the layout parameters, the body of `catalog sections --json`.
 struct PageRoutes {
     let service: CatalogService
 
@@ -12,6 +13,12 @@ struct PageRoutes {
             let page = try await service.page(pageRequest)
             let what = "\(pageRequest.configuration.key) \(pageRequest.position) \(pageRequest.height)"
             return JSONResponse.make(PageText.json(page), request: request, generation: page.generation, tagging: what)
+        }
+
+        router.get("/api/sections") { request, _ -> Response in
+            let configuration = try LayoutConfiguration(parameters: PageRequest.parameters(query: request.uri.query ?? ""))
+            let list = try await service.sections(configuration)
+            return JSONResponse.make(SectionText.json(list), request: request, generation: list.generation, tagging: configuration.key)
         }
     }
 }

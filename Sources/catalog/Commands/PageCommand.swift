@@ -29,6 +29,9 @@ struct PageCommand: ParsableCommand {
                                      valueName: "x,y,w,h"))
     var rect: String?
 
+    @Flag(help: "With --sections: the header of the section the viewport starts in is held at its top.")
+    var pinHeaders = false
+
     @Flag(help: "Print one JSON object.")
     var json = false
 
@@ -37,7 +40,8 @@ struct PageCommand: ParsableCommand {
     }
 
     func request() throws -> PageRequest {
-        let page: [(LayoutParameter, String?)] = [(.offset, offset), (.height, height), (.item, item), (.rect, rect)]
+        let page: [(LayoutParameter, String?)] = [(.offset, offset), (.height, height), (.item, item), (.rect, rect),
+                                                  (.pinHeaders, pinHeaders ? "true" : nil)]
         let parameters = layout.parameters + page.compactMap { parameter, value in value.map { (parameter.rawValue, $0) } }
         return try LayoutOptions.parse { () throws(LayoutParameterError) in try PageRequest(parameters: parameters) }
     }

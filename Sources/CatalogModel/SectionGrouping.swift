@@ -1,0 +1,62 @@
+public import Foundation
+
+/// What groups consecutive items of an order into sections: the year or the month of their
+/// sort date, or their parent folder. Each item gets a key; a section is a run of equal keys.
+public enum SectionGrouping: String, Sendable, Hashable, CaseIterable {
+    case year
+    case month
+    case folder
+
+    /// The month key of a sort date ("2024-03-01T10:00:00" → 202403): year × 100 + month; 0
+    /// for a date that does not start with "YYYY-MM".
+    package static func month(ofDate date: some Collection<UInt8>) -> UInt64 {
+        var digits: [UInt64] = []
+        for (offset, byte) in date.prefix(7).enumerated() {
+            if offset == 4 {
+                guard byte == UInt8(ascii: "-") else { return 0 }
+                continue
+            }
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return 0 }
+            digits.append(UInt64(byte - UInt8(ascii: "0")))
+        }
+        guard digits.count == 6 else { return 0 }
+        return digits.reduce(0) { $0 * 10 + $1 }
+    }
+
+    /// An item key's parent folder: its bytes up to the last "/" (the empty folder for a key
+    /// without one: an import key such as "pin-1").
+    package static func folder(of key: some BidirectionalCollection<UInt8>) -> Data {
+        guard let slash = key.lastIndex(of: UInt8(ascii: "/")) else { return Data() }
+        return Data(key[..<slash])
+    }
+
+    /// The folder key: FNV-1a (64 bits) of the parent folder's bytes. Two folders next to each
+    /// other in an order share a key only if their 64-bit hashes collide.
+    package static func folderKey(of key: some BidirectionalCollection<UInt8>) -> UInt64 {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        let end = key.lastIndex(of: UInt8(ascii: "/")) ?? key.startIndex
+        for byte in key[..<end] { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+        return hash
+    }
+
+    /// A section's title: the year ("2024"), the month ("2024-03"), or the folder's bytes for
+    /// `folder` (the caller shows them as a path).
+    package func title(key: UInt64) -> String {
+        switch self {
+        case .year: key == 0 ? "undated" : String(key)
+        case .month: key == 0 ? "undated" : String(format: "%04d-%02d", Int(key / 100), Int(key % 100))
+        case .folder: ""
+        }
+    }
+}
+
+/// A section of an order: where it starts (the position of its first item) and its key.
+package struct SectionRun: Sendable, Hashable {
+    package var position: Int
+    package var key: UInt64
+
+    package init(position: Int, key: UInt64) {
+        self.position = position
+        self.key = key
+    }
+}
