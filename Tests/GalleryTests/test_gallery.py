@@ -69,6 +69,8 @@ def native_scroll(browser, fraction):
 
 def page(server, snapshot, **extra):
     parameters = {"width": snapshot["width"], "cols": snapshot["cols"], "style": snapshot["style"], "sort": snapshot["sort"], **extra}
+    if snapshot["style"] == "mixed":
+        parameters["span-every"] = snapshot["cols"] + 1  # the gallery spans one item after every full row
     return api(server, "/api/page?" + urllib.parse.urlencode(parameters))
 
 
@@ -280,8 +282,8 @@ def test_a_deep_link_restores_its_place(browser, server, library):
 def test_grid_and_list_styles_from_the_switcher(browser, server):
     open_gallery(browser, server)
     options = browser.execute_script("return [...document.querySelectorAll('#style option')].map((o) => o.value)")
-    assert options == ["waterfall", "grid", "list"]
-    for style in ("grid", "list"):
+    assert options == ["waterfall", "grid", "list", "mixed"], "every style /api/page takes"
+    for style in ("grid", "list", "mixed"):
         browser.execute_script(f"document.querySelector('#style').value = '{style}'; document.querySelector('#style').dispatchEvent(new Event('change'));")
         wait(browser, f"document.getElementById('plane').dataset.style === '{style}' && {READY}")
         snapshot = state(browser)
@@ -289,6 +291,9 @@ def test_grid_and_list_styles_from_the_switcher(browser, server):
         assert {t["id"] for t in visible(snapshot)} == {i["id"] for i in expected["items"]}
         if style == "grid":
             assert all(abs(t["width"] - t["height"]) < 0.05 for t in snapshot["tiles"]), "square cells"
+        if style == "mixed":
+            widths = {round(t["width"]) for t in visible(snapshot)}
+            assert len(widths) == 2 and max(widths) > 3 * min(widths), "square cells and items across the width"
         screenshot(browser, f"07-{style}")
 
 
@@ -356,3 +361,38 @@ def test_imported_items_show_their_address_else_their_title_or_key(browser, serv
     tile = next(t for t in visible(snapshot) if t["id"] == 1)
     assert tile["src"] == UNREACHABLE
     wait(browser, "document.querySelector(\"[data-item-id='1'] .label\").textContent === 'Web pin'")
+
+
+def test_sections_show_their_headers_pinned_and_a_scrubber_that_jumps(browser, server):
+    open_gallery(browser, server)
+    browser.execute_script("document.querySelector('#sections').value = 'month'; document.querySelector('#sections').dispatchEvent(new Event('change'));")
+    wait(browser, f"document.getElementById('plane').dataset.sections === 'month' && {READY}")
+    snapshot = state(browser)
+    listing = api(server, "/api/sections?" + urllib.parse.urlencode(
+        {"width": snapshot["width"], "cols": snapshot["cols"], "style": "waterfall", "sort": "date", "sections": "month"}))
+    sections = listing["sections"]
+    assert len(sections) > 100, "a million items over eighteen years, and today's photos"
+    # The first section's header is at the top, as /api/page places it.
+    first = browser.execute_script("""const h = document.querySelector('.section-header[data-kind=header][data-section="0"]');
+        return h && { y: Number(h.dataset.y), text: h.textContent };""")
+    assert first and first["y"] == sections[0]["headerY"]
+    # Scrolled into the catalog, the header of the section at the top is pinned there.
+    native_scroll(browser, 0.4)
+    top = state(browser)["top"]
+    expected = max(i for i, s in enumerate(sections) if s["headerY"] <= top)
+    if top < sections[expected]["itemBottom"]:
+        wait(browser, f"!document.getElementById('pinned').hidden && document.getElementById('pinned').dataset.section === '{expected}'")
+        box = browser.execute_script("""const p = document.getElementById('pinned').getBoundingClientRect();
+            const s = document.getElementById('scroller').getBoundingClientRect(); return p.top - s.top;""")
+        assert box <= 0.5, "held at the top of the view (or pushed up by the section's end)"
+    screenshot(browser, "09-sections-pinned")
+    # The scrubber lists years and months; a label jumps to its section.
+    labels = browser.execute_script("return [...document.querySelectorAll('#scrubber button')].map((b) => Number(b.dataset.section))")
+    assert len(labels) >= 5
+    target = labels[len(labels) // 2]
+    browser.execute_script(f"document.querySelector('#scrubber button[data-section=\"{target}\"]').click()")
+    wait(browser, f"Math.abs(window.catalogGallery.scroller.top - {sections[target]['headerY']}) < 1 && {READY}")
+    wait(browser, "location.hash.includes('sections=month')")
+    browser.refresh()
+    wait(browser, f"document.getElementById('plane').dataset.sections === 'month' && {READY}")
+    assert browser.execute_script("return document.getElementById('sections').value") == "month"

@@ -47,6 +47,11 @@ export const api = {
     return request(`/api/page?${query(parameters)}`, signal);
   },
 
+  /** GET /api/sections: every section of a layout (for the pinned header and the scrubber). */
+  sections(parameters, signal) {
+    return request(`/api/sections?${query(parameters)}`, signal);
+  },
+
   /** GET /api/items/{id}: one item's details (size, date, title, url). */
   item(id, signal) {
     return request(`/api/items/${encodeURIComponent(id)}`, signal);

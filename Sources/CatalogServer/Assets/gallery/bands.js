@@ -53,8 +53,9 @@ export class Bands {
       }
       for (const item of entry.page.items) {
         const frame = item.frame;
-        if (frame.y < bottom && frame.y + frame.height > top && !seen.has(item.index)) {
-          seen.add(item.index);
+        const key = item.kind === 'cell' ? item.index : `${item.kind}${item.index}`; // a header's index is its section's
+        if (frame.y < bottom && frame.y + frame.height > top && !seen.has(key)) {
+          seen.add(key);
           items.push(item);
         }
       }
@@ -66,7 +67,7 @@ export class Bands {
   /** The loaded item at `index`, if a kept band has it. */
   find(index) {
     for (const entry of this.entries.values()) {
-      const item = entry.page?.items.find((candidate) => candidate.index === index);
+      const item = entry.page?.items.find((candidate) => candidate.kind === 'cell' && candidate.index === index);
       if (item) return item;
     }
     return null;
@@ -74,7 +75,9 @@ export class Bands {
 
   /** Every loaded item (for keyboard moves between neighbours). */
   *loaded() {
-    for (const entry of this.entries.values()) if (entry.page) yield* entry.page.items;
+    for (const entry of this.entries.values()) {
+      if (entry.page) for (const item of entry.page.items) if (item.kind === 'cell') yield item;
+    }
   }
 
   #load(band) {

@@ -1,6 +1,6 @@
 // Deep links: the address's fragment holds the item at the top of the view and the
-// configuration, `#item=123&cols=3&style=waterfall` (plus `sort=path` when not by date, and
-// `view=ID` while the viewer is open). Reloading or sharing the address shows the same place;
+// configuration, `#item=123&cols=3&style=waterfall` (plus `sort=path` when not by date,
+// `sections=month` when sections are on, and `view=ID` while the viewer is open). Reloading or sharing the address shows the same place;
 // `/#item=ID` alone scrolls to that item.
 
 export function readFragment(hash = location.hash) {
@@ -14,16 +14,18 @@ export function readFragment(hash = location.hash) {
     cols: whole('cols'),
     style: fields.get('style'),
     sort: fields.get('sort'),
+    sections: fields.get('sections'),
     view: whole('view'),
   };
 }
 
-export function fragment({ item, cols, style, sort, view }) {
+export function fragment({ item, cols, style, sort, sections, view }) {
   const fields = [];
   if (item !== null && item !== undefined) fields.push(`item=${item}`);
   if (cols) fields.push(`cols=${cols}`);
   if (style) fields.push(`style=${encodeURIComponent(style)}`);
   if (sort && sort !== 'date') fields.push(`sort=${encodeURIComponent(sort)}`);
+  if (sections && sections !== 'none') fields.push(`sections=${encodeURIComponent(sections)}`);
   if (view !== null && view !== undefined) fields.push(`view=${view}`);
   return `#${fields.join('&')}`;
 }

@@ -10,6 +10,7 @@
 import { api } from './api.js';
 import { BAND, Bands } from './bands.js';
 import { fragment, readFragment } from './location.js';
+import { SectionLabels } from './sections.js';
 import { VirtualScroller } from './scroller.js';
 import { Tiles } from './tiles.js';
 import { Viewer } from './viewer.js';
@@ -34,9 +35,11 @@ class Gallery {
     this.columnsOutput = document.getElementById('columns');
     this.styleSelect = document.getElementById('style');
     this.sortSelect = document.getElementById('sort');
+    this.sectionsSelect = document.getElementById('sections');
 
     this.style = 'waterfall';
     this.sort = 'date';
+    this.sections = 'none';
     this.columnWidth = COLUMN_WIDTH;
     this.zoomed = false;
     this.generation = null;
@@ -64,6 +67,15 @@ class Gallery {
       this.scheduleFragment();
     });
     this.tiles = new Tiles(this.plane, configuration.thumbnailSizes, () => this.schedule());
+    this.labels = new SectionLabels({
+      plane: this.plane,
+      pinned: document.getElementById('pinned'),
+      scrubber: document.getElementById('scrubber'),
+      jump: (y) => {
+        this.scroller.scrollTo(y);
+        this.render();
+      },
+    });
     this.viewer = new Viewer({
       itemAt: (index) => this.itemAt(index),
       onShow: (item, closed) => this.focusIndex(item.index, closed),
@@ -77,6 +89,10 @@ class Gallery {
     });
     this.sortSelect.addEventListener('change', () => {
       this.sort = this.sortSelect.value;
+      this.relayout(this.topAnchor());
+    });
+    this.sectionsSelect.addEventListener('change', () => {
+      this.sections = this.sectionsSelect.value;
       this.relayout(this.topAnchor());
     });
     installZoom({
@@ -106,6 +122,7 @@ class Gallery {
       } else if (this.element.clientHeight !== height) {
         height = this.element.clientHeight;
         this.scroller.setContentHeight(this.scroller.contentHeight);
+        this.labels.drawScrubber(this.scroller.contentHeight, height);
       }
     }).observe(this.element);
     window.addEventListener('hashchange', () => {
@@ -124,7 +141,13 @@ class Gallery {
 
   layoutParameters() {
     const width = this.element.clientWidth;
-    return { width, cols: this.style === 'list' ? undefined : this.columns(width), style: this.style, sort: this.sort };
+    const cols = this.style === 'list' ? undefined : this.columns(width);
+    return {
+      width, cols, style: this.style, sort: this.sort,
+      sections: this.sections === 'none' ? undefined : this.sections,
+      // The mixed grid spans one item after every full row, however many columns the window has.
+      'span-every': this.style === 'mixed' ? cols + 1 : undefined,
+    };
   }
 
   /** Starts from the address's fragment (or the top of the catalog). */
@@ -136,6 +159,7 @@ class Gallery {
   follow(link, first = false) {
     if (link.style && configuration.styles.includes(link.style)) this.style = link.style;
     if (link.sort === 'date' || link.sort === 'path') this.sort = link.sort;
+    if (['none', 'year', 'month', 'folder'].includes(link.sections)) this.sections = link.sections;
     if (link.cols) this.setColumns(link.cols);
     this.relayout(link.item !== null ? { id: link.item, fraction: 0, screenY: 0 } : first ? { top: 0 } : this.topAnchor())
       .then(() => {
@@ -166,7 +190,10 @@ class Gallery {
     const height = Math.max(1, this.scroller.viewportHeight);
     const slow = setTimeout(() => this.setStatus(`Laying out${this.itemCount ? ` ${this.itemCount.toLocaleString()} images` : ''}…`), 300);
     let page;
+    let sections = null;
     try {
+      // The sections of the layout (for the pinned header and the scrubber), asked for with it.
+      const listing = parameters.sections ? api.sections(parameters) : Promise.resolve(null);
       if (anchor?.id !== undefined && anchor.id !== null) {
         try {
           page = await api.page({ ...parameters, item: anchor.id, height });
@@ -176,6 +203,7 @@ class Gallery {
         }
       }
       page ??= await api.page({ ...parameters, offset: 0, height });
+      sections = await listing;
     } catch (error) {
       if (request === this.layoutRequest) this.fail(error, () => this.relayout(anchor));
       return;
@@ -198,6 +226,7 @@ class Gallery {
       top = anchor.top;
     }
     this.scroller.setContentHeight(page.contentHeight, top);
+    this.labels.setList(sections, page.contentHeight, height);
     this.showConfiguration();
     this.setStatus(this.itemCount === 0 ? 'This catalog is empty: add images with `catalog scan FOLDER` or `catalog import FILE`.' : '');
     this.render();
@@ -213,9 +242,10 @@ class Gallery {
     this.columnsOutput.value = `${columns} col${columns === 1 ? '' : 's'}`;
     this.styleSelect.value = this.style;
     this.sortSelect.value = this.sort;
+    this.sectionsSelect.value = this.sections;
     if (this.itemCount !== null) this.countLine.textContent = `${this.itemCount.toLocaleString()} image${this.itemCount === 1 ? '' : 's'}`;
     Object.assign(this.plane.dataset, {
-      width: this.parameters.width, cols: columns, style: this.style, sort: this.sort,
+      width: this.parameters.width, cols: columns, style: this.style, sort: this.sort, sections: this.sections,
       contentHeight: this.scroller.contentHeight, generation: this.generation, itemCount: this.itemCount,
     });
   }
@@ -237,7 +267,9 @@ class Gallery {
       const distance = (item) => Math.max(0, item.frame.y - (top + height), top - (item.frame.y + item.frame.height));
       items = items.sort((a, b) => distance(a) - distance(b)).slice(0, MOST_TILES);
     }
-    this.tiles.render(items, {
+    const cells = items.filter((item) => item.kind === 'cell');
+    this.labels.render(items.filter((item) => item.kind !== 'cell'), { origin: this.scroller.origin, top });
+    this.tiles.render(cells, {
       origin: this.scroller.origin,
       viewTop: top - IMAGE_MARGIN * height,
       viewBottom: top + (1 + IMAGE_MARGIN) * height,
@@ -445,7 +477,10 @@ class Gallery {
 
   placeFragment() {
     const anchor = this.topAnchor();
-    return { item: anchor.id ?? null, cols: this.style === 'list' ? null : this.parameters?.cols, style: this.style, sort: this.sort };
+    return {
+      item: anchor.id ?? null, cols: this.style === 'list' ? null : this.parameters?.cols, style: this.style, sort: this.sort,
+      sections: this.sections,
+    };
   }
 
   /** Writes the place into the address once scrolling pauses (replacing, not adding, history). */

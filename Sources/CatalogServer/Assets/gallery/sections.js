@@ -1,0 +1,162 @@
+// Sections in the gallery: their headers and footers among the tiles, the header of the
+// section at the top held there while it scrolls (pinned, pushed up by the section's end, as
+// UICollectionViewFlowLayout pins them), and a scrubber along the scrollbar with the years,
+// months or folders, which jumps to one.
+
+const LABEL_GAP = 22; // pixels between two scrubber labels at least
+
+/** A section's title for people: "March 2024" for a month key "2024-03", else as it is. */
+export function sectionName(title, grouping) {
+  if (grouping === 'month' && /^\d{4}-\d{2}$/.test(title)) {
+    const [year, month] = title.split('-').map(Number);
+    return new Date(Date.UTC(year, month - 1, 1)).toLocaleDateString(undefined, { year: 'numeric', month: 'long', timeZone: 'UTC' });
+  }
+  return title || '(no folder)';
+}
+
+export class SectionLabels {
+  /**
+   * @param plane the tiles' plane (headers and footers are placed in it like tiles)
+   * @param pinned the element that shows the pinned header above the scroller
+   * @param scrubber the element along the scrollbar
+   * @param jump (y) => scrolls the view to content offset y
+   */
+  constructor({ plane, pinned, scrubber, jump }) {
+    this.plane = plane;
+    this.pinned = pinned;
+    this.scrubber = scrubber;
+    this.jump = jump;
+    this.live = new Map(); // "h3" / "f3" -> element
+    this.list = null;
+    this.grouping = null;
+    this.pinnedSection = -1;
+    scrubber.addEventListener('click', (event) => {
+      const label = event.target.closest('[data-section]');
+      if (label && this.list) this.jump(this.list.sections[Number(label.dataset.section)].headerY);
+    });
+  }
+
+  /** The layout's sections (null: none): the pinned header and the scrubber follow them. */
+  setList(list, contentHeight, viewportHeight) {
+    this.list = list && list.sections.length > 0 ? list : null;
+    this.grouping = list?.grouping ?? null;
+    this.clear();
+    this.drawScrubber(contentHeight, viewportHeight);
+  }
+
+  clear() {
+    for (const element of this.live.values()) element.remove();
+    this.live.clear();
+    this.pinned.hidden = true;
+    this.pinnedSection = -1;
+  }
+
+  /** Places the headers and footers among `placements`, and the pinned header for `top`. */
+  render(placements, { origin, top }) {
+    const wanted = new Set();
+    for (const placement of placements) {
+      const key = `${placement.kind[0]}${placement.section}`;
+      wanted.add(key);
+      let element = this.live.get(key);
+      if (!element) {
+        element = document.createElement('div');
+        element.className = `section-${placement.kind}`;
+        element.dataset.section = placement.section;
+        element.dataset.kind = placement.kind;
+        if (placement.kind === 'header') {
+          element.setAttribute('role', 'heading');
+          element.setAttribute('aria-level', '2');
+        }
+        this.live.set(key, element);
+        this.plane.append(element);
+      }
+      const name = sectionName(placement.title, this.grouping);
+      element.textContent = '';
+      const title = document.createElement('span');
+      title.className = 'section-title';
+      title.textContent = name;
+      const count = document.createElement('span');
+      count.className = 'section-count';
+      count.textContent = `${placement.count.toLocaleString()} image${placement.count === 1 ? '' : 's'}`;
+      element.append(title, count);
+      const frame = placement.frame;
+      element.style.transform = `translate(${frame.x}px, ${frame.y - origin}px)`;
+      element.style.width = `${frame.width}px`;
+      element.style.height = `${frame.height}px`;
+      element.dataset.y = frame.y;
+    }
+    for (const [key, element] of this.live) {
+      if (!wanted.has(key)) {
+        element.remove();
+        this.live.delete(key);
+      }
+    }
+    this.pin(top);
+  }
+
+  /** Shows the header of the section the view starts in at the top, pushed up by its end. */
+  pin(top) {
+    const sections = this.list?.sections;
+    if (!sections || sections[0].headerHeight <= 0) {
+      this.pinned.hidden = true;
+      return;
+    }
+    let low = 0;
+    let high = sections.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (sections[middle].headerY <= top) low = middle + 1; else high = middle;
+    }
+    const section = sections[low - 1];
+    if (!section || top <= section.headerY || top >= section.itemBottom) {
+      this.pinned.hidden = true;
+      this.pinnedSection = -1;
+      for (const element of this.live.values()) element.style.visibility = '';
+      return;
+    }
+    const y = Math.min(Math.max(section.headerY, top), section.itemBottom - section.headerHeight);
+    if (this.pinnedSection !== section.index) {
+      this.pinnedSection = section.index;
+      this.pinned.dataset.section = section.index;
+      this.pinned.querySelector('.section-title').textContent = sectionName(section.title, this.grouping);
+      this.pinned.querySelector('.section-count').textContent = `${section.itemCount.toLocaleString()} image${section.itemCount === 1 ? '' : 's'}`;
+    }
+    this.pinned.style.height = `${section.headerHeight}px`;
+    this.pinned.style.transform = `translateY(${y - top}px)`;
+    this.pinned.hidden = false;
+    for (const [key, element] of this.live) element.style.visibility = key === `h${section.index}` ? 'hidden' : '';
+  }
+
+  /** Labels along the scrollbar at their sections' places, thinned so they do not overlap:
+   *  for months, a year's first month first. */
+  drawScrubber(contentHeight, viewportHeight) {
+    this.scrubber.textContent = '';
+    this.scrubber.hidden = !this.list;
+    if (!this.list || !(contentHeight > 0)) return;
+    const height = this.scrubber.clientHeight || viewportHeight;
+    const sections = this.list.sections;
+    const place = (section) => (section.headerY / contentHeight) * height;
+    const yearStarts = sections.filter((section, index) => this.grouping !== 'month' || index === 0
+      || section.title.slice(0, 4) !== sections[index - 1].title.slice(0, 4));
+    const chosen = [];
+    for (const candidates of [yearStarts, sections]) {
+      for (const section of candidates) {
+        const y = place(section);
+        if (chosen.every((other) => Math.abs(place(other) - y) >= LABEL_GAP)) chosen.push(section);
+      }
+    }
+    chosen.sort((a, b) => a.headerY - b.headerY);
+    for (const section of chosen) {
+      const label = document.createElement('button');
+      label.type = 'button';
+      label.dataset.section = section.index;
+      const yearly = this.grouping === 'month' && yearStarts.includes(section);
+      label.textContent = this.grouping === 'month' && yearly ? section.title.slice(0, 4)
+        : this.grouping === 'month' ? sectionName(section.title, 'month').split(' ')[0].slice(0, 3) : section.title.split('/').pop();
+      label.title = sectionName(section.title, this.grouping);
+      label.className = yearly ? 'year' : '';
+      label.style.top = `${place(section)}px`;
+      this.scrubber.append(label);
+    }
+  }
+}
