@@ -17,9 +17,14 @@ let package = Package(
             name: "ProbeBenchmark",
             dependencies: [.product(name: "ImageProbe", package: main)]
         ),
+        .target(name: "BenchmarkSupport"),
         .executableTarget(
             name: "LayoutBenchmark",
-            dependencies: [.product(name: "CatalogLayout", package: main)]
+            dependencies: ["BenchmarkSupport", .product(name: "CatalogLayout", package: main)]
+        ),
+        .executableTarget(
+            name: "SectionBenchmark",
+            dependencies: ["BenchmarkSupport", .product(name: "CatalogLayout", package: main)]
         ),
         .executableTarget(
             name: "ThumbnailBenchmark",

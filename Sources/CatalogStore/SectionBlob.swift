@@ -1,12 +1,18 @@
 import CatalogModel
+import Foundation
 
 /// One order chunk's section keys (OrderData, Migrations/0006_section_keys.sql): the runs of its
 /// entries' month keys and parent-folder keys, each run as the offset of its first entry and
 /// its key. Dates are newest first in date order, so a chunk of 4,096 items holds a run or two
 /// of months; folders run long in path order.
 struct SectionBlob {
-    var months: [(offset: Int, key: UInt64)] = []
-    var folders: [(offset: Int, key: UInt64)] = []
+    struct Run {
+        var offset: Int
+        var key: UInt64
+    }
+
+    var months: [Run] = []
+    var folders: [Run] = []
     /// The last entry's parent folder, so that a run of one folder is hashed once.
     private var folder: [UInt8] = []
     private var folderKey: UInt64 = 0
@@ -26,29 +32,33 @@ struct SectionBlob {
     /// Notes the keys of entry `entry` (entries come in order from 0).
     mutating func note(entry: Int, date: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer) {
         let month = SectionGrouping.month(ofDate: date)
-        if entry == 0 || months.last?.key != month { months.append((entry, month)) }
-        let end = key.lastIndex(of: UInt8(ascii: "/")) ?? 0
-        let parent = UnsafeRawBufferPointer(rebasing: key[..<end])
-        if entry == 0 || !parent.elementsEqual(folder) {
+        if entry == 0 || months[months.count - 1].key != month { months.append(Run(offset: entry, key: month)) }
+        var end = key.count
+        while end > 0, key[end - 1] != UInt8(ascii: "/") { end -= 1 }
+        let parentLength = max(0, end - 1)
+        let same = entry > 0 && parentLength == folder.count && folder.withUnsafeBytes { previous in
+            parentLength == 0 || memcmp(previous.baseAddress!, key.baseAddress!, parentLength) == 0
+        }
+        if !same {
             folder.removeAll(keepingCapacity: true)
-            folder.append(contentsOf: parent)
+            if parentLength > 0 { folder.append(contentsOf: UnsafeRawBufferPointer(rebasing: key[..<parentLength])) }
             folderKey = SectionGrouping.folderKey(of: key)
         }
-        if entry == 0 || folders.last?.key != folderKey { folders.append((entry, folderKey)) }
+        if entry == 0 || folders[folders.count - 1].key != folderKey { folders.append(Run(offset: entry, key: folderKey)) }
     }
 
     func encoded() -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(8 + months.count * 8 + folders.count * 12)
         Self.varint(months.count, into: &bytes)
-        for (offset, key) in months {
-            Self.varint(offset, into: &bytes)
-            Self.varint(Int(key), into: &bytes)
+        for run in months {
+            Self.varint(run.offset, into: &bytes)
+            Self.varint(Int(run.key), into: &bytes)
         }
         Self.varint(folders.count, into: &bytes)
-        for (offset, key) in folders {
-            Self.varint(offset, into: &bytes)
-            withUnsafeBytes(of: key.littleEndian) { bytes.append(contentsOf: $0) }
+        for run in folders {
+            Self.varint(run.offset, into: &bytes)
+            withUnsafeBytes(of: run.key.littleEndian) { bytes.append(contentsOf: $0) }
         }
         return bytes
     }

@@ -28,9 +28,9 @@ import Testing
             for grouping in SectionGrouping.allCases {
                 let keys = rows.map { row -> UInt64 in
                     switch grouping {
-                    case .year: SectionGrouping.month(ofDate: Array(row.date.utf8)) / 100
-                    case .month: SectionGrouping.month(ofDate: Array(row.date.utf8))
-                    case .folder: SectionGrouping.folderKey(of: [UInt8](row.key))
+                    case .year: SectionGrouping.month(ofDate: row.date) / 100
+                    case .month: SectionGrouping.month(ofDate: row.date)
+                    case .folder: SectionGrouping.folderKey(of: row.key)
                     }
                 }
                 var expected: [SectionRun] = []

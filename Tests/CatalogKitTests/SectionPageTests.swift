@@ -21,12 +21,12 @@ import Testing
 
     /// The section key of a listed item, as the catalog defines it.
     static func key(_ item: ItemRow, _ grouping: LayoutConfiguration.Sections) -> UInt64 {
-        let month = SectionGrouping.month(ofDate: Array(item.date.utf8))
+        let month = SectionGrouping.month(ofDate: item.date)
         switch grouping {
         case .none: return 0
         case .year: return month / 100
         case .month: return month
-        case .folder: return SectionGrouping.folderKey(of: [UInt8](item.key))
+        case .folder: return SectionGrouping.folderKey(of: item.key)
         }
     }
 

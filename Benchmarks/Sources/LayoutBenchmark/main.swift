@@ -1,38 +1,9 @@
 // CatalogLayout at 1M and 10M items: compute, queries, size, append. See BENCHMARKS.md.
 //   LayoutBenchmark [SIZES...]   (default: 1000000 10000000)
+import BenchmarkSupport
 import CatalogLayout
 import Foundation
 
-struct Random { // splitmix64, so every run lays out the same items
-    var state: UInt64
-    mutating func next() -> Double {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return Double((z ^ (z >> 31)) >> 11) / Double(1 << 53)
-    }
-}
-
-func seconds(_ duration: Duration) -> Double {
-    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-}
-
-func time<T>(_ body: () throws -> T) rethrows -> (T, Double) {
-    let start = ContinuousClock.now
-    let value = try body()
-    return (value, seconds(ContinuousClock.now - start))
-}
-
-func percentile(_ values: [Double], _ p: Double) -> Double {
-    let sorted = values.sorted()
-    return sorted[min(sorted.count - 1, Int(Double(sorted.count - 1) * p))]
-}
-
-func format(_ seconds: Double) -> String {
-    seconds >= 1 ? String(format: "%.2f s", seconds)
-        : seconds >= 1e-3 ? String(format: "%.2f ms", seconds * 1e3) : String(format: "%.2f µs", seconds * 1e6)
-}
 
 /// Times `queries` bands of 812 points at the given offsets; returns per-query seconds.
 func timeQueries(_ offsets: [Double], _ query: (Range<Double>) -> [Int]) -> (times: [Double], found: Int) {
