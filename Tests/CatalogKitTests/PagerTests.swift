@@ -261,8 +261,8 @@ import Testing
         _ = try expectPage(catalog, configuration, offset: 0)
         try DatabaseQueue(path: library.catalogPath).write { db in
             // The header's eighth byte is the format version: '1' for a plain layout, and this
-            // build reads up to '2'.
-            try db.execute(sql: "UPDATE layouts SET header = substr(header, 1, 7) || CAST('3' AS BLOB) || substr(header, 9)")
+            // build reads up to '4'.
+            try db.execute(sql: "UPDATE layouts SET header = substr(header, 1, 7) || CAST('5' AS BLOB) || substr(header, 9)")
         }
         let page = try expectPage(catalog, configuration, offset: 1000)
         #expect(page.source == .computed)

@@ -77,7 +77,7 @@ import Testing
     /// so a build that reads only version 1 keeps reading plain layouts.
     @Test func whenAPlainHeaderIsWrittenToday_thenItIsVersion1_andBeginsWithATGLAUT1() throws {
         let archive = try Layout(items: randomItems(50, seed: 1), style: WaterfallLayout(width: 375)).table.archive()
-        #expect(LayoutArchive.formatVersion == 2)
+        #expect(LayoutArchive.formatVersion == 4)
         #expect(Array(archive.header.prefix(8)) == [0x41, 0x54, 0x47, 0x4C, 0x41, 0x55, 0x54, 0x31], "\"ATGLAUT1\": what stored catalogs begin with")
         #expect(try LayoutArchiveHeader(bytes: archive.header).version == 1)
         let sectioned = try Layout(items: randomItems(50, seed: 1), sections: [SectionStart(offset: 0, key: 1)],
@@ -87,16 +87,16 @@ import Testing
 
     @Test func whenTheVersionByteIsNewerThanThisBuildReads_thenUnsupportedArchiveVersion() throws {
         var newer = try Layout(items: randomItems(50, seed: 1), style: WaterfallLayout(width: 375)).table.archive()
-        newer.header[7] = UInt8(ascii: "3")
-        #expect(throws: LayoutError.unsupportedArchiveVersion(3)) { try LayoutArchiveHeader(bytes: newer.header) }
-        #expect(throws: LayoutError.unsupportedArchiveVersion(3)) { try PlacementTable(archive: newer) }
+        newer.header[7] = UInt8(ascii: "5")
+        #expect(throws: LayoutError.unsupportedArchiveVersion(5)) { try LayoutArchiveHeader(bytes: newer.header) }
+        #expect(throws: LayoutError.unsupportedArchiveVersion(5)) { try PlacementTable(archive: newer) }
         newer.header[7] = UInt8(ascii: "9")
         #expect(throws: LayoutError.unsupportedArchiveVersion(9)) { try LayoutArchiveHeader(bytes: newer.header) }
-        #expect(throws: LayoutError.unsupportedArchiveVersion(3), "the version is checked before a body is read") {
-            try LayoutArchiveHeader(bytes: Array("ATGLAUT3".utf8))
+        #expect(throws: LayoutError.unsupportedArchiveVersion(5), "the version is checked before a body is read") {
+            try LayoutArchiveHeader(bytes: Array("ATGLAUT5".utf8))
         }
-        #expect(LayoutError.unsupportedArchiveVersion(3).description
-            == "the stored layout was written in format 3; this version of catalog reads formats up to 2: it will be recomputed")
+        #expect(LayoutError.unsupportedArchiveVersion(5).description
+            == "the stored layout was written in format 5; this version of catalog reads formats up to 4: it will be recomputed")
     }
 
     @Test func whenTheMagicOrTheVersionByteIsWrong_thenCorruptArchive() throws {

@@ -42,19 +42,7 @@ public struct ArchivedSections: Sendable, Hashable {
         sectioning = Sectioning(headerHeight: headerHeight, footerHeight: footerHeight, sectionSpacing: spacing, spanEvery: every,
                                 spanHeight: rule == 0 ? .fixed(value) : .aspectRatio(extra: value))
         do { try sectioning.validate() } catch { throw .corruptArchive("sections: \(error.description)") }
-        let count = try reader.varint()
-        guard count <= itemCount else { throw .corruptArchive("\(count) sections for \(itemCount) items") }
-        var starts: [Int] = [], keys: [UInt64] = [], tops: [Double] = [], itemBottoms: [Double] = [], ends: [Double] = []
-        for section in 0..<count {
-            let gap = try reader.varint()
-            let start = section == 0 ? gap : starts[section - 1] + gap
-            guard (section == 0 ? start == 0 : gap > 0), start < itemCount else { throw .corruptArchive("section \(section) starts at item \(start)") }
-            starts.append(start)
-            keys.append(try reader.uint64())
-            tops.append(try reader.double())
-            itemBottoms.append(try reader.double())
-            ends.append(try reader.double())
-        }
+        let (starts, keys, tops, itemBottoms, ends) = try Self.readList(&reader, itemCount: itemCount)
         var bottoms: [Double] = [], filled: [Bool] = []
         for _ in 0..<columnCount {
             bottoms.append(try reader.double())
@@ -64,6 +52,32 @@ public struct ArchivedSections: Sendable, Hashable {
         cycleBase = try reader.varint()
         position = try reader.varint()
         resetTop = try reader.double()
+    }
+
+    /// The section list alone (version 3 keeps no column state).
+    init(readingSectionsOnly reader: inout ByteReader, sectioning: Sectioning, itemCount: Int) throws(LayoutError) {
+        self.sectioning = sectioning
+        (starts, keys, tops, itemBottoms, ends) = try Self.readList(&reader, itemCount: itemCount)
+        (bottoms, filled, cycleBase, position, resetTop) = ([], [], 0, 0, 0)
+    }
+
+    /// S, then S times: first item (gap), key, top, item bottom, end.
+    static func readList(_ reader: inout ByteReader, itemCount: Int) throws(LayoutError)
+        -> ([Int], [UInt64], [Double], [Double], [Double]) {
+        let count = try reader.varint()
+        guard count <= max(1, itemCount) else { throw .corruptArchive("\(count) sections for \(itemCount) items") }
+        var starts: [Int] = [], keys: [UInt64] = [], tops: [Double] = [], itemBottoms: [Double] = [], ends: [Double] = []
+        for section in 0..<count {
+            let gap = try reader.varint()
+            let start = section == 0 ? gap : starts[section - 1] + gap
+            guard (section == 0 ? start == 0 : gap > 0), start < max(1, itemCount) else { throw .corruptArchive("section \(section) starts at item \(start)") }
+            starts.append(start)
+            keys.append(try reader.uint64())
+            tops.append(try reader.double())
+            itemBottoms.append(try reader.double())
+            ends.append(try reader.double())
+        }
+        return (starts, keys, tops, itemBottoms, ends)
     }
 
     static func write(_ state: SectionedState, bottoms: [Double], into header: inout ByteWriter) {

@@ -54,10 +54,11 @@ public struct LayoutArchive: Sendable, Hashable {
     /// Total bytes: what a store keeps.
     public var byteCount: Int { header.count + windows.reduce(0) { $0 + $1.count } }
 
-    /// The newest archive format this build reads: 2, columns with sections. A writer writes
-    /// the lowest version that can express its layout (1 without sections). A header of a newer
-    /// format throws ``LayoutError/unsupportedArchiveVersion(_:)``.
-    public static let formatVersion = 2
+    /// The newest archive format this build reads: 4 (1 columns, 2 columns with sections,
+    /// 3 justified rows, 4 the carousel). A writer writes the lowest version that can express
+    /// its layout (1 for columns without sections). A header of a newer format throws
+    /// ``LayoutError/unsupportedArchiveVersion(_:)``.
+    public static let formatVersion = 4
 
     /// "ATGLAUT": the first seven bytes of every header.
     static let magic: [UInt8] = Array("ATGLAUT".utf8)
@@ -74,8 +75,13 @@ public struct LayoutArchiveHeader: Sendable, Hashable {
     public let itemCount: Int
     public let contentHeight: Double
     public let windowCount: Int
-    /// Version 2: the sections, their spans' rule, and the last section's placement state.
+    /// Version 2: the sections, their spans' rule, and the last section's placement state;
+    /// version 3 with sections: its sections.
     public let sections: ArchivedSections?
+    /// Version 3: justified rows.
+    public let rows: ArchivedRows?
+    /// Version 4: the carousel.
+    public let carousel: ArchivedCarousel?
 
     /// Reads a header; throws ``LayoutError/unsupportedArchiveVersion(_:)`` for a format newer
     /// than this build reads, ``LayoutError/corruptArchive(_:)`` for anything else unreadable.
@@ -90,6 +96,26 @@ public struct LayoutArchiveHeader: Sendable, Hashable {
         }
         version = Int(versionByte - LayoutArchive.versionBase)
         guard version <= LayoutArchive.formatVersion else { throw .unsupportedArchiveVersion(version) }
+        switch version {
+        case 3:
+            let (rows, windowHeight, itemCount, contentHeight, windowCount) = try Self.readRows(&reader)
+            let style = rows.style
+            geometry = try ColumnGeometry(width: style.width, columns: 1, columnSpacing: style.spacing, rowSpacing: style.rowSpacing, insets: style.insets)
+            (self.windowHeight, self.itemCount, self.contentHeight, self.windowCount) = (windowHeight, itemCount, contentHeight, windowCount)
+            (self.rows, self.carousel, sections) = (rows, nil, rows.sectioning == nil ? nil : rows.sections)
+            guard reader.isAtEnd else { throw .corruptArchive("trailing bytes in the header") }
+            return
+        case 4:
+            let (carousel, windowHeight, itemCount, contentWidth, windowCount) = try Self.readCarousel(&reader)
+            geometry = try ColumnGeometry(width: carousel.insets.left + carousel.insets.right + 1, columns: 1, columnSpacing: carousel.spacing,
+                                          rowSpacing: 0, insets: carousel.insets)
+            (self.windowHeight, self.itemCount, self.contentHeight, self.windowCount) = (windowHeight, itemCount, contentWidth, windowCount)
+            (self.rows, self.carousel, sections) = (nil, carousel, nil)
+            guard reader.isAtEnd else { throw .corruptArchive("trailing bytes in the header") }
+            return
+        default:
+            (rows, carousel) = (nil, nil)
+        }
         let width = try reader.double()
         let columns = try reader.varint()
         let columnSpacing = try reader.double()
@@ -118,6 +144,8 @@ public struct LayoutArchiveHeader: Sendable, Hashable {
 
     /// Decodes one window's placements, in layout order.
     public func decodeWindow(_ bytes: [UInt8]) throws(LayoutError) -> [LayoutAttributes] {
+        if let rows { return try decodeRowWindow(bytes, rows) }
+        if let carousel { return try decodeCarouselWindow(bytes, carousel) }
         if let sections { return try decodeSectionedWindow(bytes, sections) }
         var reader = ByteReader(bytes)
         guard try reader.varint() == geometry.columnCount else { throw .corruptArchive("window column count") }
@@ -153,8 +181,13 @@ public struct LayoutArchiveHeader: Sendable, Hashable {
         if let sections { return try sectionedItems(in: band, windows: windows, sections: sections, pinningHeaders: pinningHeaders) }
         var seen = Set<Int>()
         var result: [LayoutAttributes] = []
+        // A carousel's band runs along x.
+        let horizontal = carousel != nil
+        func meets(_ frame: Rect) -> Bool {
+            horizontal ? frame.x < band.upperBound && frame.x + frame.width > band.lowerBound : frame.overlaps(band)
+        }
         for window in windows {
-            for item in try decodeWindow(window) where item.frame.overlaps(band) && seen.insert(item.index).inserted {
+            for item in try decodeWindow(window) where meets(item.frame) && seen.insert(item.index).inserted {
                 result.append(item)
             }
         }

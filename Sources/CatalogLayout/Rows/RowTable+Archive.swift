@@ -1,0 +1,219 @@
+/// Version 3 of the archive: justified rows.
+///
+///     7 bytes  "ATGLAUT", 1 byte '3'
+///     Double   width, target row height, spacing, row spacing, insets (top, left, bottom, right)
+///     Double   window height
+///     varint   item count, Double content height, varint window count
+///     byte     1 with sections: Double header height, footer height, section spacing
+///     varint   S sections, S times: varint first item (gap), UInt64 key, Double top,
+///              Double item bottom, Double end (a layout without sections keeps one, key 0)
+///     byte     1 when the last row never reached the target (an append re-flows it)
+///
+/// A window holds every stripe (row, header, footer) that meets it, top to bottom:
+///
+///     varint   s; s times: byte kind (0 row, 1 header, 2 footer), Double y, Double height,
+///              then for a row: varint n, n times: varint index (the first absolute, then the
+///              gap), Int64 id, Double aspect; for a header or footer: varint section, Int64 id
+///
+/// Widths are aspect × height and x the running (x + width) + spacing from the left inset, as
+/// the flow computed them: decoded frames equal computed ones bit for bit.
+extension RowTable {
+    public func archiveHeader() -> [UInt8] {
+        var header = ByteWriter()
+        header.raw(LayoutArchive.magic)
+        header.uint8(LayoutArchive.versionBase + 3)
+        for value in [style.width, style.rowHeight, style.spacing, style.rowSpacing, style.insets.top, style.insets.left,
+                      style.insets.bottom, style.insets.right, windowHeight] { header.double(value) }
+        header.varint(count)
+        header.double(contentHeight)
+        header.varint(windowCount)
+        if let sectioning {
+            header.uint8(1)
+            header.double(sectioning.headerHeight)
+            header.double(sectioning.footerHeight)
+            header.double(sectioning.sectionSpacing)
+        } else {
+            header.uint8(0)
+        }
+        header.varint(sectionStarts.count)
+        for section in sectionStarts.indices {
+            header.varint(section == 0 ? sectionStarts[0] : sectionStarts[section] - sectionStarts[section - 1])
+            header.uint64(sectionKeys[section])
+            header.double(sectionTops[section])
+            header.double(sectionItemBottoms[section])
+            header.double(sectionEnds[section])
+        }
+        header.uint8(lastRowOpen ? 1 : 0)
+        return header.bytes
+    }
+
+    public func packedWindows() -> PackedWindows {
+        var out = ByteWriter()
+        out.bytes.reserveCapacity(count * 18 + windowCount * 32)
+        var ends: [Int] = [], minIndices: [Int] = [], maxIndices: [Int] = []
+        for window in 0..<windowCount {
+            let end = Double(window + 1) * windowHeight
+            var stripe = Int(windowStarts[window])
+            var stop = stripe
+            while stop < stripeYs.count, stripeYs[stop] < end { stop += 1 }
+            out.varint(stop - stripe)
+            var (lowest, highest) = (-1, -1)
+            while stripe < stop {
+                let kind = stripeKinds[stripe], ref = stripeRefs[stripe]
+                out.uint8(kind.rawValue)
+                out.double(stripeYs[stripe])
+                out.double(stripeHeights[stripe])
+                if kind == .cell {
+                    let last = ref == rowFirsts.last ? count : rowFirsts[row(ofItem: ref) + 1]
+                    out.varint(last - ref)
+                    for item in ref..<last {
+                        out.varint(item == ref ? item : 1)
+                        out.int64(ids[item])
+                        out.double(aspects[item])
+                    }
+                    if lowest < 0 { lowest = ref }
+                    highest = last - 1
+                } else {
+                    out.varint(ref)
+                    out.int64(Int64(bitPattern: sectionKeys[ref]))
+                }
+                stripe += 1
+            }
+            ends.append(out.bytes.count)
+            minIndices.append(lowest)
+            maxIndices.append(highest)
+        }
+        return PackedWindows(bytes: out.bytes, ends: ends, minIndices: minIndices, maxIndices: maxIndices)
+    }
+
+    public func archive() -> LayoutArchive {
+        let packed = packedWindows()
+        return LayoutArchive(header: archiveHeader(), windows: (0..<packed.count).map { Array(packed.window($0)) })
+    }
+
+    /// The table an archive of version 3 holds: every stripe and item from the windows, the
+    /// sections from the header.
+    public init(archive: LayoutArchive) throws(LayoutError) {
+        let header = try LayoutArchiveHeader(bytes: archive.header)
+        guard let rows = header.rows else { throw .corruptArchive("not justified rows (format \(header.version))") }
+        guard archive.windows.count == header.windowCount else { throw .corruptArchive("\(archive.windows.count) windows, header says \(header.windowCount)") }
+        try self.init(style: rows.style, windowHeight: header.windowHeight, sectioning: rows.sectioning)
+        var items = [(id: Int64, aspect: Double)?](repeating: nil, count: header.itemCount)
+        var stripes: [Double: (kind: LayoutAttributes.Kind, ref: Int, height: Double)] = [:]
+        for bytes in archive.windows {
+            try header.readRows(bytes) { kind, y, height, ref in
+                stripes[y] = (kind, ref, height)
+            } item: { index, id, aspect in
+                items[index] = (id, aspect)
+            }
+        }
+        for (index, item) in items.enumerated() {
+            guard let item else { throw .corruptArchive("item \(index) is in no window") }
+            ids.append(item.id)
+            aspects.append(item.aspect)
+        }
+        for y in stripes.keys.sorted() {
+            let stripe = stripes[y]!
+            if stripe.kind == .cell {
+                rowFirsts.append(stripe.ref)
+                rowStripes.append(stripeYs.count)
+            }
+            appendStripe(stripe.kind, ref: stripe.ref, y: y, height: stripe.height)
+        }
+        let sections = rows.sections
+        (sectionStarts, sectionKeys, sectionTops, sectionItemBottoms, sectionEnds) = (sections.starts, sections.keys, sections.tops,
+                                                                                     sections.itemBottoms, sections.ends)
+        lastRowOpen = rows.lastRowOpen
+        rebuildWindows(from: 0)
+        guard windowCount == header.windowCount else { throw .corruptArchive("\(windowCount) windows rebuilt, header says \(header.windowCount)") }
+    }
+}
+
+/// What a version 3 header holds besides the common fields.
+public struct ArchivedRows: Sendable, Hashable {
+    public let style: JustifiedLayout
+    public let sectioning: Sectioning?
+    /// Every section (one, key 0, in a layout without sections).
+    public let sections: ArchivedSections
+    public let lastRowOpen: Bool
+}
+
+extension LayoutArchiveHeader {
+    /// Reads the version 3 fields after the version byte.
+    static func readRows(_ reader: inout ByteReader) throws(LayoutError) -> (ArchivedRows, windowHeight: Double, itemCount: Int,
+                                                                              contentHeight: Double, windowCount: Int) {
+        let width = try reader.double(), rowHeight = try reader.double(), spacing = try reader.double(), rowSpacing = try reader.double()
+        let insets = Insets(top: try reader.double(), left: try reader.double(), bottom: try reader.double(), right: try reader.double())
+        let windowHeight = try reader.double()
+        let itemCount = try reader.varint()
+        let contentHeight = try reader.double()
+        let windowCount = try reader.varint()
+        let style = JustifiedLayout(width: width, rowHeight: rowHeight, spacing: spacing, rowSpacing: rowSpacing, insets: insets)
+        do { try style.validate() } catch { throw .corruptArchive("rows: \(error.description)") }
+        var sectioning: Sectioning? = nil
+        if try reader.uint8() == 1 {
+            sectioning = Sectioning(headerHeight: try reader.double(), footerHeight: try reader.double(), sectionSpacing: try reader.double())
+        }
+        let sections = try ArchivedSections(readingSectionsOnly: &reader, sectioning: sectioning ?? Sectioning(sectionSpacing: 0), itemCount: itemCount)
+        let lastRowOpen = try reader.uint8() == 1
+        guard windowHeight > 0, windowHeight.isFinite else { throw .corruptArchive("window height \(windowHeight)") }
+        return (ArchivedRows(style: style, sectioning: sectioning, sections: sections, lastRowOpen: lastRowOpen), windowHeight, itemCount,
+                contentHeight, windowCount)
+    }
+
+    /// Walks a version 3 window: each stripe, and each item of its rows.
+    func readRows(_ bytes: [UInt8], stripe: (LayoutAttributes.Kind, Double, Double, Int) throws(LayoutError) -> Void,
+                  item: (Int, Int64, Double) throws(LayoutError) -> Void) throws(LayoutError) {
+        var reader = ByteReader(bytes)
+        let stripes = try reader.varint()
+        var index = -1
+        for _ in 0..<stripes {
+            let kindByte = try reader.uint8()
+            guard let kind = LayoutAttributes.Kind(rawValue: kindByte) else { throw .corruptArchive("stripe kind \(kindByte)") }
+            let y = try reader.double(), height = try reader.double()
+            if kind == .cell {
+                let n = try reader.varint()
+                var first = -1
+                for position in 0..<n {
+                    let gap = try reader.varint()
+                    index = position == 0 ? gap : index + gap
+                    guard index < itemCount, position == 0 || gap > 0 else { throw .corruptArchive("item index \(index) of \(itemCount)") }
+                    if position == 0 { first = index }
+                    try item(index, try reader.int64(), try reader.double())
+                }
+                try stripe(kind, y, height, first)
+            } else {
+                let section = try reader.varint()
+                _ = try reader.int64()
+                try stripe(kind, y, height, section)
+            }
+        }
+        guard reader.isAtEnd else { throw .corruptArchive("trailing bytes in a window") }
+    }
+
+    /// A version 3 window's cells, headers and footers, in layout order.
+    func decodeRowWindow(_ bytes: [UInt8], _ rows: ArchivedRows) throws(LayoutError) -> [LayoutAttributes] {
+        var result: [LayoutAttributes] = []
+        var cells: [(Int, Int64, Double)] = []
+        let style = rows.style
+        try readRows(bytes) { kind, y, height, ref in
+            if kind == .cell {
+                var x = style.insets.left
+                for (index, id, aspect) in cells {
+                    let width = aspect * height
+                    result.append(LayoutAttributes(index: index, id: id, frame: Rect(x: x, y: y, width: width, height: height), column: 0,
+                                                   section: rows.sectioning == nil ? 0 : rows.sections.section(ofItem: index)))
+                    x = (x + width) + style.spacing
+                }
+                cells.removeAll(keepingCapacity: true)
+            } else {
+                result.append(LayoutAttributes(index: ref, id: Int64(bitPattern: rows.sections.keys[ref]),
+                                               frame: Rect(x: style.insets.left, y: y, width: style.contentWidth, height: height),
+                                               column: 0, kind: kind, section: ref))
+            }
+        } item: { index, id, aspect in
+            cells.append((index, id, aspect))
+        }
+        return result
+    }
+}

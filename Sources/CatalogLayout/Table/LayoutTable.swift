@@ -1,0 +1,39 @@
+/// A computed layout of any style, as a catalog stores it and a page queries it: the column
+/// styles' ``PlacementTable``, justified rows' ``RowTable``, the carousel's ``CarouselTable``.
+/// Bands run along the scroll axis: y, or x in the carousel (whose `scrollLength` is its
+/// content width).
+public protocol LayoutTable: Sendable {
+    var count: Int { get }
+    /// The content's extent along the scroll axis (the carousel's: its width).
+    var scrollLength: Double { get }
+    var windowHeight: Double { get }
+    /// The placements meeting `band` along the scroll axis, in layout order.
+    func items(in band: Range<Double>, pinningHeaders: Bool) -> [LayoutAttributes]
+    func attributes(at index: Int) -> LayoutAttributes
+    /// Every section (empty without sections).
+    var sectionInfos: [SectionInfo] { get }
+    func archiveHeader() -> [UInt8]
+    func packedWindows() -> PackedWindows
+}
+
+extension PlacementTable: LayoutTable {
+    public var scrollLength: Double { contentHeight }
+}
+
+extension RowTable: LayoutTable {
+    public var scrollLength: Double { contentHeight }
+}
+
+extension CarouselTable: LayoutTable {
+    public var scrollLength: Double { contentWidth }
+    public func items(in band: Range<Double>, pinningHeaders: Bool) -> [LayoutAttributes] { items(in: band) }
+    public var sectionInfos: [SectionInfo] { [] }
+}
+
+/// The table an archive of any version holds.
+public func layoutTable(from archive: LayoutArchive) throws(LayoutError) -> any LayoutTable {
+    let header = try LayoutArchiveHeader(bytes: archive.header)
+    if header.rows != nil { return try RowTable(archive: archive) }
+    if header.carousel != nil { return try CarouselTable(archive: archive) }
+    return try PlacementTable(archive: archive)
+}
