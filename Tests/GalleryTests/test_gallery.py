@@ -1,5 +1,7 @@
 """The gallery at / in Chromium: what a person sees and does, checked against /api/page."""
 import io
+import socket
+import subprocess
 import urllib.parse
 import urllib.request
 
@@ -9,7 +11,7 @@ from selenium.webdriver.common.actions.wheel_input import ScrollOrigin
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from conftest import UNREACHABLE, api, catalog, screenshot, wait, write_photos
+from conftest import BINARY, UNREACHABLE, api, catalog, screenshot, wait, write_photos
 
 # The gallery keeps at most this many item elements, whatever the catalog (main.js MOST_TILES).
 MOST_TILES = 400
@@ -396,3 +398,38 @@ def test_sections_show_their_headers_pinned_and_a_scrubber_that_jumps(browser, s
     browser.refresh()
     wait(browser, f"document.getElementById('plane').dataset.sections === 'month' && {READY}")
     assert browser.execute_script("return document.getElementById('sections').value") == "month"
+
+
+def start_server(database, port, thumbnails):
+    process = subprocess.Popen([str(BINARY), "serve", "--db", str(database), "--port", str(port), "--quiet", "--thumbnail-cache", str(thumbnails)],
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    line = process.stdout.readline().strip()
+    assert line.startswith("listening on http://"), line
+    return process, line.removeprefix("listening on ")
+
+
+def test_an_empty_catalog_says_so_and_a_server_that_goes_away_is_waited_for(driver, workspace):
+    database = workspace / "empty.sqlite"
+    catalog("scan", "--db", database, workspace / "photos-none", check=False)  # creates the catalog; the folder is missing
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    process, url = start_server(database, port, workspace / "empty-thumbnails")
+    try:
+        driver.get("about:blank")
+        driver.get(url)
+        wait(driver, "document.getElementById('status').textContent.includes('This catalog is empty')")
+        screenshot(driver, "10-empty")
+        # The server stops: the gallery says it cannot reach it, and recovers by itself.
+        write_photos(workspace / "later", 2, seed=3, prefix="later")
+        catalog("scan", "--db", database, workspace / "later")
+        process.terminate()
+        process.wait(timeout=30)
+        wait(driver, "document.getElementById('status').textContent.includes('Cannot reach the catalog server')", timeout=30)
+        process, url = start_server(database, port, workspace / "empty-thumbnails")
+        wait(driver, f"document.getElementById('plane').dataset.itemCount === '2' && {READY}", timeout=30)
+        wait(driver, "document.getElementById('status').textContent === ''")
+        assert len(driver.find_elements(By.CSS_SELECTOR, "[data-item-id]")) == 2
+    finally:
+        process.terminate()
+        process.wait(timeout=30)

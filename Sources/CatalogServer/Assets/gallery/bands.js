@@ -31,6 +31,7 @@ export class Bands {
     this.entries.clear();
     this.parameters = parameters;
     this.generation = generation;
+    this.stale = false;
   }
 
   /**
@@ -44,8 +45,16 @@ export class Bands {
     const items = [];
     let complete = true;
     this.clock += 1;
+    const now = performance.now();
     for (let band = first; band <= last; band += 1) {
-      const entry = this.entries.get(band) ?? this.#load(band);
+      let entry = this.entries.get(band);
+      // A band that failed is asked for again after a second or two, not on every frame; none
+      // is asked for once the catalog is known to have moved on (a relayout is coming).
+      if (!entry || (entry.failedAt !== undefined && now - entry.failedAt > 2000)) entry = this.stale ? null : this.#load(band);
+      if (!entry) {
+        complete = false;
+        continue;
+      }
       entry.used = this.clock;
       if (!entry.page) {
         complete = false;
@@ -90,15 +99,23 @@ export class Bands {
       entry.controller = null;
       if (this.generation !== null && page.generation !== this.generation) {
         this.entries.delete(band);
-        this.onGeneration(page.generation);
+        if (!this.stale) {
+          this.stale = true;
+          this.onGeneration(page.generation);
+        }
         return;
       }
       this.generation = page.generation;
       entry.page = page;
       this.onLoad(page);
     }).catch((error) => {
-      if (this.entries.get(band) === entry) this.entries.delete(band);
-      if (error.name !== 'AbortError') this.onError(error);
+      if (error.name === 'AbortError') {
+        if (this.entries.get(band) === entry) this.entries.delete(band);
+        return;
+      }
+      entry.controller = null;
+      entry.failedAt = performance.now();
+      this.onError(error);
     });
     return entry;
   }
@@ -108,7 +125,7 @@ export class Bands {
   #trim(first, last) {
     for (const [band, entry] of this.entries) {
       if (!entry.page && (band < first - 1 || band > last + 1)) {
-        entry.controller.abort();
+        entry.controller?.abort();
         this.entries.delete(band);
       }
     }

@@ -20,11 +20,12 @@ const configuration = JSON.parse(document.getElementById('catalog-configuration'
 const COLUMN_WIDTH = 236; // Pinterest's
 const SPACING = 8;
 const INSET = 8;
-const SMALLEST_COLUMN = 48;
+const SMALLEST_COLUMN = 96; // zoomed out as far as it goes
+const NARROWEST = 64; // a window narrower than this is not laid out
 const POLL_INTERVAL = 3000; // ms between two looks at the catalog's generation
 const OVERSCAN = 0.5; // screens of tiles kept above and below the view
 const IMAGE_MARGIN = 0.25; // screens beyond the view whose images are asked for
-const MOST_TILES = 400; // elements on the page at most, whatever the catalog and the view
+const MOST_TILES = 1200; // elements on the page at most, whatever the catalog and the view
 
 class Gallery {
   constructor() {
@@ -49,6 +50,8 @@ class Gallery {
     this.frameRequest = 0;
     this.originMoved = false;
     this.pendingFocus = null;
+    this.focusRequest = 0;
+    this.relayoutPending = false;
     this.fragmentTimer = 0;
     this.loadingSince = null;
 
@@ -57,9 +60,16 @@ class Gallery {
     window.addEventListener('popstate', () => { this.closingViewer = this.viewer.isOpen; });
 
     this.bands = new Bands({
-      onLoad: () => this.schedule(),
-      onGeneration: () => this.relayout(this.topAnchor()),
-      onError: (error) => this.fail(error),
+      onLoad: () => {
+        this.clearStatus('error');
+        this.schedule();
+      },
+      // A band of a newer generation: lay out again (once; the bands stop loading meanwhile).
+      onGeneration: () => { if (!this.relayoutPending) this.relayout(this.topAnchor()); },
+      onError: (error) => {
+        this.fail(error);
+        setTimeout(() => this.schedule(), 2100); // the band is asked for again after its back-off
+      },
     });
     this.scroller = new VirtualScroller(this.element, document.getElementById('sizer'), this.plane, (originMoved) => {
       this.originMoved ||= originMoved;
@@ -185,10 +195,14 @@ class Gallery {
   /** The layout for the current configuration, scrolled so that `anchor` stays in place. */
   async relayout(anchor) {
     const parameters = this.layoutParameters();
-    if (!(parameters.width > 0)) return;
+    if (!(parameters.width >= NARROWEST)) {
+      this.setStatus('The window is too narrow to show the gallery.', 'error');
+      return;
+    }
     const request = ++this.layoutRequest;
+    this.relayoutPending = true;
     const height = Math.max(1, this.scroller.viewportHeight);
-    const slow = setTimeout(() => this.setStatus(`Laying out${this.itemCount ? ` ${this.itemCount.toLocaleString()} images` : ''}…`), 300);
+    const slow = setTimeout(() => this.setStatus(`Laying out${this.itemCount ? ` ${this.itemCount.toLocaleString()} images` : ''}…`, 'loading'), 300);
     let page;
     let sections = null;
     try {
@@ -205,19 +219,40 @@ class Gallery {
       page ??= await api.page({ ...parameters, offset: 0, height });
       sections = await listing;
     } catch (error) {
-      if (request === this.layoutRequest) this.fail(error, () => this.relayout(anchor));
+      if (request === this.layoutRequest) {
+        this.relayoutPending = false;
+        this.fail(error);
+        clearTimeout(this.layoutRetryTimer);
+        this.layoutRetryTimer = setTimeout(() => this.relayout(anchor), 3000);
+      }
       return;
     } finally {
       clearTimeout(slow);
     }
     if (request !== this.layoutRequest) return; // a later change won
+    clearTimeout(this.layoutRetryTimer);
+    this.relayoutPending = false;
+    // The same configuration at a new generation keeps its tiles (they move to their new
+    // frames as the bands arrive): no blank flash while a scan writes.
+    const sameConfiguration = JSON.stringify(parameters) === JSON.stringify(this.parameters);
     this.parameters = parameters;
     this.generation = page.generation;
     this.itemCount = page.itemCount;
     this.bands.reset(parameters, page.generation);
-    this.tiles.clear();
+    const focused = this.tiles.focusedID;
+    if (!sameConfiguration) {
+      if (document.activeElement?.closest?.('.tile')) {
+        this.pendingFocus = focused; // focused again once its tile is back
+        this.element.focus({ preventScroll: true });
+      }
+      this.tiles.clear();
+    }
+    if (sections && sections.generation !== page.generation) {
+      sections = null; // from another generation than the page: asked for again below
+      setTimeout(() => this.relayout(this.topAnchor()), 0);
+    }
     let top = 0;
-    const item = anchor?.id !== undefined ? page.items.find((candidate) => candidate.id === anchor.id) : null;
+    const item = anchor?.id !== undefined ? page.items.find((candidate) => candidate.kind === 'cell' && candidate.id === anchor.id) : null;
     if (item) {
       top = item.frame.y + anchor.fraction * item.frame.height - anchor.screenY;
     } else if (anchor?.share !== undefined) {
@@ -228,7 +263,10 @@ class Gallery {
     this.scroller.setContentHeight(page.contentHeight, top);
     this.labels.setList(sections, page.contentHeight, height);
     this.showConfiguration();
-    this.setStatus(this.itemCount === 0 ? 'This catalog is empty: add images with `catalog scan FOLDER` or `catalog import FILE`.' : '');
+    this.clearStatus('error');
+    this.clearStatus('loading');
+    if (this.itemCount === 0) this.setStatus('This catalog is empty: add images with `catalog scan FOLDER` or `catalog import FILE`.', 'empty');
+    else this.clearStatus('empty');
     this.render();
   }
 
@@ -282,7 +320,7 @@ class Gallery {
     this.plane.dataset.pendingImages = this.tiles.pendingImages;
     if (complete) {
       this.loadingSince = null;
-      if (this.statusLine.dataset.kind === 'loading') this.setStatus('');
+      this.clearStatus('loading');
     } else {
       this.loadingSince ??= performance.now();
       if (performance.now() - this.loadingSince > 250) this.setStatus('Loading…', 'loading');
@@ -291,15 +329,23 @@ class Gallery {
     if (this.pendingFocus !== null && this.tiles.setFocus(this.pendingFocus, true)) this.pendingFocus = null;
   }
 
-  setStatus(text, kind = '') {
-    this.statusLine.textContent = text;
+  /** Shows a status line; an error outranks the empty-catalog hint, which outranks "Loading…". */
+  setStatus(text, kind) {
+    const rank = { error: 3, empty: 2, loading: 1 };
+    const current = this.statusLine.textContent ? this.statusLine.dataset.kind : '';
+    if (current && current !== kind && (rank[current] ?? 0) > (rank[kind] ?? 0)) return;
+    if (this.statusLine.textContent !== text) this.statusLine.textContent = text; // unchanged text is not read out again
     this.statusLine.dataset.kind = kind;
   }
 
-  fail(error, retry = () => this.schedule()) {
+  /** Clears the status line if it shows `kind`. */
+  clearStatus(kind) {
+    if (this.statusLine.dataset.kind === kind && this.statusLine.textContent) this.statusLine.textContent = '';
+  }
+
+  fail(error) {
+    this.clearStatus('loading');
     this.setStatus(error.status === 0 ? 'Cannot reach the catalog server; retrying…' : `Error: ${error.message}`, 'error');
-    clearTimeout(this.retryTimer);
-    this.retryTimer = setTimeout(retry, 3000);
   }
 
   /** The item at the top of the view: the first whose top is in view (the highest, then the
@@ -363,8 +409,10 @@ class Gallery {
 
   /** Item `id` as the current layout places it. */
   async locate(id) {
-    const page = await api.page({ ...this.parameters, item: id, height: this.scroller.viewportHeight });
-    return page.items.find((item) => item.id === id) ?? null;
+    const parameters = this.parameters;
+    const page = await api.page({ ...parameters, item: id, height: this.scroller.viewportHeight });
+    if (parameters !== this.parameters) return null; // laid out again meanwhile: its frames are stale
+    return page.items.find((item) => item.kind === 'cell' && item.id === id) ?? null;
   }
 
   async open(id) {
@@ -384,8 +432,11 @@ class Gallery {
   /** Moves the keyboard focus to the item at `index`, scrolling it into view. */
   async focusIndex(index, focus = true) {
     if (this.itemCount === null || this.itemCount === 0) return;
+    const request = ++this.focusRequest;
+    const parameters = this.parameters;
     const item = await this.itemAt(Math.max(0, Math.min(this.itemCount - 1, index)));
-    if (!item) return;
+    // A later key press, or a new layout, makes this answer stale.
+    if (!item || request !== this.focusRequest || parameters !== this.parameters) return;
     this.reveal(item.frame);
     this.render();
     if (this.tiles.setFocus(item.id, focus && !this.viewer.isOpen)) this.pendingFocus = null;
@@ -467,7 +518,7 @@ class Gallery {
         break;
       case 'Enter':
       case ' ':
-        if (focused) move(() => this.viewer.open(focused));
+        if (focused && document.activeElement === this.tiles.tile(focused.id)?.element) move(() => this.viewer.open(focused));
         break;
       default:
     }
@@ -489,7 +540,7 @@ class Gallery {
     this.fragmentTimer = setTimeout(() => {
       if (this.viewer.isOpen || !this.parameters) return;
       const text = fragment(this.placeFragment());
-      if (text !== location.hash) history.replaceState(history.state, '', text);
+      if (text !== location.hash) history.replaceState(null, '', text);
     }, 300);
   }
 
@@ -498,10 +549,16 @@ class Gallery {
    *  it from memory (a 304 while the generation is the same), where /api/stats would count
    *  every item. */
   async poll() {
-    if (document.hidden || this.generation === null || !this.parameters) return;
+    if (document.hidden || this.generation === null || !this.parameters || this.relayoutPending) return;
+    // A change of configuration that never got laid out (its request failed): again.
+    if (JSON.stringify(this.layoutParameters()) !== JSON.stringify(this.parameters)) {
+      await this.relayout(this.topAnchor());
+      return;
+    }
     try {
       const offset = Math.floor(this.scroller.top / BAND) * BAND;
       const page = await api.page({ ...this.parameters, offset, height: BAND });
+      this.clearStatus('error');
       if (page.generation !== this.generation) await this.relayout(this.topAnchor());
     } catch (error) {
       this.fail(error);

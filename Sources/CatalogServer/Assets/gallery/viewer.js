@@ -36,6 +36,19 @@ export class Viewer {
     window.addEventListener('popstate', () => {
       if (this.isOpen && !history.state?.viewer) this.#hide();
     });
+    // Closed without us (Escape where the browser does not let the page cancel it): the same
+    // clean-up, and the history entry the viewer added goes too.
+    this.dialog.addEventListener('close', () => {
+      if (!this.item) return;
+      this.#hide();
+      if (history.state?.viewer) history.back();
+    });
+    this.image.addEventListener('error', () => {
+      if (!this.image.getAttribute('src')) return;
+      this.image.hidden = true;
+      this.placeholder.hidden = false;
+      this.placeholder.textContent = `${this.title.textContent}: the image cannot be shown`;
+    });
   }
 
   get isOpen() {
@@ -67,10 +80,10 @@ export class Viewer {
   }
 
   #hide() {
-    this.dialog.close();
-    this.image.removeAttribute('src');
     const item = this.item;
     this.item = null;
+    if (this.dialog.open) this.dialog.close();
+    this.image.removeAttribute('src');
     if (item) this.onShow(item, true);
   }
 
