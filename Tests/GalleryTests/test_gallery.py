@@ -14,7 +14,7 @@ from selenium.webdriver.common.keys import Keys
 from conftest import BINARY, UNREACHABLE, api, catalog, screenshot, wait, write_photos
 
 # The gallery keeps at most this many item elements, whatever the catalog (main.js MOST_TILES).
-MOST_TILES = 400
+MOST_TILES = 1200
 
 STATE = """
 const plane = document.getElementById('plane');
