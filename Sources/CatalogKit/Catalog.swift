@@ -88,15 +88,13 @@ public final class Catalog: Sendable {
     /// computes and stores its layout; later pages read only the windows they need.
     /// Throws `PageError`, `StoreError`.
     public func page(_ request: PageRequest) throws -> Page {
-        request.clipped(try Pager.page(store: store, configuration: request.configuration, position: request.position, height: request.height,
-                                       pinHeaders: request.pinHeaders)!)
+        request.clipped(try Pager.page(store: store, request: request)!)
     }
 
     /// The page of `request`; with `computing: false`, nil instead of computing a layout that is
     /// not stored fresh (a server computes it once for all the requests that wait for it).
     public func page(_ request: PageRequest, computing: Bool) throws -> Page? {
-        try Pager.page(store: store, configuration: request.configuration, position: request.position, height: request.height,
-                       pinHeaders: request.pinHeaders, computing: computing).map(request.clipped)
+        try Pager.page(store: store, request: request, computing: computing).map(request.clipped)
     }
 
     /// Makes sure a fresh layout of `configuration` is stored; says whether it was already.
@@ -108,6 +106,13 @@ public final class Catalog: Sendable {
     /// index, title, first item, item count, header y and height. Empty without sections.
     public func sections(_ configuration: LayoutConfiguration) throws -> SectionList {
         try Pager.sections(store: store, configuration: configuration)
+    }
+
+    /// Where a carousel fling proposed to stop at `proposed` (along x) should stop so that one
+    /// item is centred in a viewport of the configuration's width; nil for an empty catalog.
+    /// Throws `PageError.notACarousel` for other styles.
+    public func snap(_ configuration: LayoutConfiguration, proposed: Double, velocity: Double = 0) throws -> SnapTarget? {
+        try Pager.snap(store: store, configuration: configuration, proposed: proposed, velocity: velocity)
     }
 
     /// Stored layouts, most recently used first.

@@ -29,10 +29,18 @@ struct LayoutOptions: ParsableArguments {
     var direction: String?
 
     @Option(help: help(.style, """
-        waterfall, grid (square cells), list (one full-width column), or mixed (square cells in 3 columns, every 4th item \
-        across the width: defaults cols 3, column spacing 8, row spacing 20, inset 16,16,20,16, span every 4, span height 112).
+        waterfall, grid (square cells), list (one full-width column), mixed (square cells in 3 columns, every 4th item \
+        across the width: defaults cols 3, column spacing 8, row spacing 20, inset 16,16,20,16, span every 4, span height 112), \
+        justified (rows of about --row-height filling the width), or carousel (one row of --item-height scrolling sideways: \
+        --width, --offset and --height are then the viewport's width, x and height).
         """))
     var style: String?
+
+    @Option(help: help(.rowHeight, "Justified rows' target height."))
+    var rowHeight: String?
+
+    @Option(help: help(.itemHeight, "The carousel's item height."))
+    var itemHeight: String?
 
     @Option(help: help(.sort, "Item order: date (newest first, as `catalog list`) or path."))
     var sort: String?
@@ -61,7 +69,7 @@ struct LayoutOptions: ParsableArguments {
             (.width, width), (.cols, cols), (.spacing, spacing), (.columnSpacing, columnSpacing), (.rowSpacing, rowSpacing),
             (.inset, inset), (.extraHeight, extraHeight), (.direction, direction), (.style, style), (.sort, sort),
             (.sections, sections), (.headerHeight, headerHeight), (.footerHeight, footerHeight), (.sectionSpacing, sectionSpacing),
-            (.spanEvery, spanEvery), (.spanHeight, spanHeight),
+            (.spanEvery, spanEvery), (.spanHeight, spanHeight), (.rowHeight, rowHeight), (.itemHeight, itemHeight),
         ]
         return given.compactMap { parameter, value in value.map { (parameter.rawValue, $0) } }
     }

@@ -52,6 +52,8 @@ import Testing
         case .list:
             return try Layout(items: items, sections: starts, sectioning: sectioning,
                               style: ListLayout(width: c.width, rowSpacing: c.rowSpacing, insets: c.insets, rowHeight: .aspectRatio(extra: c.extraHeight))).table
+        case .justified, .carousel:
+            throw LayoutError.invalidSections("these tests lay out column styles; rows and the carousel have their own")
         }
     }
 

@@ -20,12 +20,14 @@ public enum PageText {
                     + #""title":\#(PathText.jsonString(item.sectionTitle ?? Data())),"count":\#(item.sectionCount ?? 0),"#
                     + #""column":\#(item.column),"frame":\#(frame(item.frame))}"#
             }
+            let effect = item.effect.map { #","scale":\#(number($0.scale)),"alpha":\#(number($0.alpha)),"zIndex":\#($0.zIndex)"# } ?? ""
             return #"{"kind":"cell","section":\#(item.section),"index":\#(item.index),"id":\#(item.id),"path":\#(PathText.jsonString(item.path)),"#
                 + #""column":\#(item.column),"frame":\#(frame(item.frame)),"#
                 + #""version":\#(item.version.map { "\"\($0)\"" } ?? "null"),"url":\#(item.url.map { PathText.jsonString($0) } ?? "null"),"#
-                + #""title":\#(item.title.map { PathText.jsonString($0) } ?? "null")}"#
+                + #""title":\#(item.title.map { PathText.jsonString($0) } ?? "null")\#(effect)}"#
         }
-        return #"{"contentHeight":\#(number(page.contentHeight)),"generation":\#(page.generation),"viewport":\#(frame(page.viewport)),"#
+        return #"{"contentHeight":\#(number(page.contentHeight)),"contentWidth":\#(number(page.contentWidth)),"#
+            + #""generation":\#(page.generation),"viewport":\#(frame(page.viewport)),"#
             + #""items":[\#(items.joined(separator: ","))],"itemCount":\#(page.itemCount),"next":\#(page.next.map(number) ?? "null"),"#
             + #""previous":\#(page.previous.map(number) ?? "null")}"#
     }
@@ -40,8 +42,12 @@ public enum PageText {
     }
 
     public static func table(_ page: Page) -> String {
-        var lines = ["content height \(number(page.contentHeight)), viewport y \(number(page.viewport.y)) height \(number(page.viewport.height)) "
-            + "width \(number(page.viewport.width)), next \(page.next.map(number) ?? "-"), previous \(page.previous.map(number) ?? "-")"]
+        let carousel = page.items.contains { $0.effect != nil }
+        var lines = [carousel
+            ? "content width \(number(page.contentWidth)), viewport x \(number(page.viewport.x)) width \(number(page.viewport.width)) "
+                + "height \(number(page.viewport.height)), next \(page.next.map(number) ?? "-"), previous \(page.previous.map(number) ?? "-")"
+            : "content height \(number(page.contentHeight)), viewport y \(number(page.viewport.y)) height \(number(page.viewport.height)) "
+                + "width \(number(page.viewport.width)), next \(page.next.map(number) ?? "-"), previous \(page.previous.map(number) ?? "-")"]
         // With sections a page says what each row is: cells, and the headers and footers
         // (index: the section; path: its title and item count).
         let sectioned = page.items.contains { $0.kind != .cell || $0.section > 0 }
@@ -54,6 +60,23 @@ public enum PageText {
             lines.append(((sectioned ? [kind(item.kind), "\(item.section)"] : []) + ["\(item.index)", "\(item.id)", "\(item.column)",
                           number(f.x), number(f.y), number(f.width), number(f.height), path]).joined(separator: "\t"))
         }
+        if carousel {
+            // The carousel's effects at this viewport, after the frames.
+            lines[1] += "\tscale\talpha\tz"
+            for (offset, item) in page.items.enumerated() {
+                let scale = ((item.effect?.scale ?? 1) * 1000).rounded() / 1000, alpha = ((item.effect?.alpha ?? 1) * 1000).rounded() / 1000
+                lines[offset + 2] += "\t\(number(scale))\t\(number(alpha))\t\(item.effect?.zIndex ?? 0)"
+            }
+        }
         return lines.joined(separator: "\n")
+    }
+
+    /// What `catalog snap --json` prints and `GET /api/snap` returns.
+    public static func json(_ target: SnapTarget?) -> String {
+        guard let target else { return #"{"offset":0,"item":null}"# }
+        let r = target.item.frame
+        return #"{"offset":\#(number(target.offset)),"item":{"index":\#(target.item.index),"id":\#(target.item.id),"#
+            + #""path":\#(PathText.jsonString(target.item.path)),"#
+            + #""frame":{"x":\#(number(r.x)),"y":\#(number(r.y)),"width":\#(number(r.width)),"height":\#(number(r.height))}}}"#
     }
 }

@@ -54,8 +54,11 @@ extension LayoutConfiguration {
                 try values.set(parameter, value)
             }
         }
-        // A list is one full-width column, whatever --cols says: the only place this rule lives.
-        columns = style == .list ? 1 : try values.integer(.cols, in: 1...LayoutParameter.maximumColumns)
+        // A list is one full-width column, whatever --cols says: the only place this rule lives
+        // (justified rows and the carousel have no columns either).
+        columns = style == .list || style == .justified || style == .carousel ? 1 : try values.integer(.cols, in: 1...LayoutParameter.maximumColumns)
+        rowHeight = try values.number(.rowHeight, in: Double.ulpOfOne...LayoutParameter.maximumLength)
+        itemHeight = try values.number(.itemHeight, in: Double.ulpOfOne...LayoutParameter.maximumLength)
         let spacing = try values.length(.spacing)
         columnSpacing = values[.columnSpacing] == nil ? spacing : try values.length(.columnSpacing)
         rowSpacing = values[.rowSpacing] == nil ? spacing : try values.length(.rowSpacing)
@@ -73,6 +76,15 @@ extension LayoutConfiguration {
             spanHeight = .fixed(try values.number(.spanHeight, in: Double.ulpOfOne...LayoutParameter.maximumLength))
         }
         if spanEvery == 0 { spanHeight = .auto }
+        if style == .justified || style == .carousel, spanEvery > 0 {
+            throw LayoutParameterError(.spanEvery, "\(spanEvery)", allowed: "0: full-span items belong to the column styles (waterfall, grid, list, mixed)")
+        }
+        if style == .carousel, sections != .none {
+            throw LayoutParameterError(.sections, sections.rawValue, allowed: "none: a carousel is one row, without sections")
+        }
+        // What a style does not use takes one value, so equal layouts have equal keys.
+        if style != .justified { rowHeight = 180 }
+        if style != .carousel { itemHeight = 300 }
         extraHeight = try values.length(.extraHeight)
         direction = try values.choice(.direction, RenderDirection.self)
         order = try values.choice(.sort, ItemOrder.self)
@@ -82,6 +94,8 @@ extension LayoutConfiguration {
         // with equal keys.
         if style != .waterfall { direction = .shortestFirst }
         if style == .list { columnSpacing = 0 }
+        if style == .justified || style == .carousel { extraHeight = 0 }
+        if style == .carousel { rowSpacing = 8 }
         if style == .grid || style == .mixed, spanHeight != .auto || spanEvery == 0 { extraHeight = 0 }
         do {
             try validate()

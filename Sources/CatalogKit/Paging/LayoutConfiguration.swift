@@ -12,6 +12,10 @@ public struct LayoutConfiguration: Sendable, Hashable {
         /// The presentation styles' mixed grid: square cells in 3 columns, every 4th item
         /// across the width, 112 points tall (its own defaults; every option overrides them).
         case mixed
+        /// Justified rows (Flickr, Google Photos): rows of `rowHeight` or so, filling the width.
+        case justified
+        /// One row scrolling sideways, items `itemHeight` tall; offsets and bands run along x.
+        case carousel
     }
 
     /// What groups items into sections (`none`: one section without a header).
@@ -57,6 +61,10 @@ public struct LayoutConfiguration: Sendable, Hashable {
     /// Items at 0, N, 2N... of each section span the full width (0: none).
     public var spanEvery = 0
     public var spanHeight = SpanHeight.auto
+    /// Justified rows' target height.
+    public var rowHeight = 180.0
+    /// The carousel's item height.
+    public var itemHeight = 300.0
 
     public init(width: Double) {
         self.width = width
@@ -76,6 +84,11 @@ public struct LayoutConfiguration: Sendable, Hashable {
             parts += ["row-spacing=\(rowSpacing)", "extra-height=\(extraHeight)"]
         case .mixed:
             parts += ["cols=\(columns)", "column-spacing=\(columnSpacing)", "row-spacing=\(rowSpacing)", "cell=width"]
+        case .justified:
+            parts += ["row-height=\(rowHeight)", "column-spacing=\(columnSpacing)", "row-spacing=\(rowSpacing)"]
+        case .carousel:
+            // A carousel does not depend on the viewport's width: one stored layout serves every one.
+            parts = ["carousel", "item-height=\(itemHeight)", "column-spacing=\(columnSpacing)"]
         }
         parts += ["inset=\(i.top),\(i.left),\(i.bottom),\(i.right)", "sort=\(order.rawValue)", "window=\(windowHeight)"]
         // Only layouts with sections or spans name them: the keys of plain layouts stored
@@ -116,12 +129,27 @@ public struct LayoutConfiguration: Sendable, Hashable {
 
     func geometry() throws(LayoutError) -> ColumnGeometry {
         if isSectioned { try sectioning.validate() }
-        return switch style {
-        case .waterfall: try waterfall.makeGeometry()
-        case .grid, .mixed: try grid.makeGeometry()
-        case .list: try list.makeGeometry()
+        switch style {
+        case .waterfall: return try waterfall.makeGeometry()
+        case .grid, .mixed: return try grid.makeGeometry()
+        case .list: return try list.makeGeometry()
+        case .justified:
+            try justified.validate()
+            return try ColumnGeometry(width: width, columns: 1, columnSpacing: columnSpacing, rowSpacing: rowSpacing, insets: insets)
+        case .carousel:
+            try carousel.validate()
+            return try ColumnGeometry(width: insets.left + insets.right + 1, columns: 1, columnSpacing: columnSpacing, rowSpacing: 0, insets: insets)
         }
     }
+
+    var justified: JustifiedLayout {
+        JustifiedLayout(width: width, rowHeight: rowHeight, spacing: columnSpacing, rowSpacing: rowSpacing, insets: insets)
+    }
+
+    var carousel: CarouselLayout { CarouselLayout(itemHeight: itemHeight, spacing: columnSpacing, insets: insets) }
+
+    /// Whether offsets, bands and content run along x.
+    public var isHorizontal: Bool { style == .carousel }
 
     var waterfall: WaterfallLayout {
         WaterfallLayout(width: width, columns: columns, columnSpacing: columnSpacing, rowSpacing: rowSpacing, insets: insets,
@@ -138,7 +166,7 @@ public struct LayoutConfiguration: Sendable, Hashable {
 
     /// Lays out `items` from scratch; a layout with sections begins one at each of `starts`
     /// (nil: one section, for spans without sections).
-    func compute(_ items: [LayoutItem], sections starts: [SectionStart]?) throws(LayoutError) -> PlacementTable {
+    func compute(_ items: [LayoutItem], sections starts: [SectionStart]?) throws(LayoutError) -> any LayoutTable {
         func computed<Style: LayoutStyle>(_ style: Style) throws(LayoutError) -> PlacementTable {
             guard isSectioned else { return try Layout(items: items, style: style, windowHeight: windowHeight).table }
             let starts = starts ?? (items.isEmpty ? [] : [SectionStart(offset: 0, key: 0)])
@@ -148,13 +176,19 @@ public struct LayoutConfiguration: Sendable, Hashable {
         case .waterfall: return try computed(waterfall)
         case .grid, .mixed: return try computed(grid)
         case .list: return try computed(list)
+        case .justified:
+            return try RowTable(items: items, style: justified, sections: sections == .none ? nil : starts,
+                                sectioning: sections == .none ? nil : sectioning, windowHeight: windowHeight)
+        case .carousel:
+            return try CarouselTable(items: items, style: carousel, windowHeight: windowHeight)
         }
     }
 
     /// Places `items` after those of `table` (a stored layout of this configuration), in
     /// sections beginning at `starts` (offsets into `items`) when it has them.
-    func extend(_ table: PlacementTable, with items: [LayoutItem], sections starts: [SectionStart]?) throws(LayoutError) -> PlacementTable {
+    func extend(_ table: any LayoutTable, with items: [LayoutItem], sections starts: [SectionStart]?) throws(LayoutError) -> any LayoutTable {
         func extended<Style: LayoutStyle>(_ style: Style) throws(LayoutError) -> PlacementTable {
+            guard let table = table as? PlacementTable else { throw .geometryMismatch }
             var layout = try Layout(table: table, style: style)
             if let starts, isSectioned { try layout.append(items, sections: starts) } else { try layout.append(items) }
             return layout.table
@@ -163,6 +197,14 @@ public struct LayoutConfiguration: Sendable, Hashable {
         case .waterfall: return try extended(waterfall)
         case .grid, .mixed: return try extended(grid)
         case .list: return try extended(list)
+        case .justified:
+            guard var rows = table as? RowTable, rows.style == justified else { throw .geometryMismatch }
+            try rows.append(items, sections: sections == .none ? nil : starts)
+            return rows
+        case .carousel:
+            guard var row = table as? CarouselTable, row.style == carousel else { throw .geometryMismatch }
+            try row.append(items)
+            return row
         }
     }
 }

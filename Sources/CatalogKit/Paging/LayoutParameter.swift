@@ -27,6 +27,16 @@ public enum LayoutParameter: String, Sendable, Hashable, CaseIterable {
     case spanHeight = "span-height"
     /// A page's: hold the header of the section the viewport starts in at its top.
     case pinHeaders = "pin-headers"
+    /// Justified rows' target row height.
+    case rowHeight = "row-height"
+    /// The carousel's item height.
+    case itemHeight = "item-height"
+    /// A page's, with `item`: the item's top this far below the viewport's top.
+    case anchorY = "anchor-y"
+    /// A carousel page's: the distance at which scale and alpha reach their minimums.
+    case falloff
+    case minScale = "min-scale"
+    case minAlpha = "min-alpha"
     case offset
     case height
     case item
@@ -45,13 +55,13 @@ public enum LayoutParameter: String, Sendable, Hashable, CaseIterable {
     public static let maximumSpanEvery = 1_000_000
 
     /// Whether it is a page's parameter rather than the layout's.
-    public var isPageParameter: Bool { [.offset, .height, .item, .rect, .pinHeaders].contains(self) }
+    public var isPageParameter: Bool { [.offset, .height, .item, .rect, .pinHeaders, .anchorY, .falloff, .minScale, .minAlpha].contains(self) }
 
     /// What values it takes, as error messages and `--help` say it.
     public var allowed: String {
         let length = "a number of points from 0 to \(Self.maximumLength.formatted)"
         switch self {
-        case .style: return "one of waterfall, grid, list, mixed"
+        case .style: return "one of waterfall, grid, list, mixed, justified, carousel"
         case .width: return "a number of points greater than 0 and at most \(Self.maximumLength.formatted)"
         case .cols: return "a whole number from 1 to \(Self.maximumColumns)"
         case .spacing, .columnSpacing, .rowSpacing, .extraHeight: return length
@@ -65,6 +75,10 @@ public enum LayoutParameter: String, Sendable, Hashable, CaseIterable {
         case .spanEvery: return "a whole number from 0 (none) to \(Self.maximumSpanEvery)"
         case .spanHeight: return "auto, or a number of points greater than 0 and at most \(Self.maximumLength.formatted)"
         case .pinHeaders: return "true or false"
+        case .rowHeight, .itemHeight: return "a number of points greater than 0 and at most \(Self.maximumLength.formatted)"
+        case .anchorY: return "a number of points within ±\(Self.maximumLength.formatted), with item"
+        case .falloff: return "a number of points greater than 0 and at most \(Self.maximumLength.formatted) (default: half the viewport's width)"
+        case .minScale, .minAlpha: return "a number from 0 to 1"
         case .offset: return "a number of points from 0 to \(Self.maximumOffset.formatted)"
         case .height: return "a number of points from 0 to \(Self.maximumPageHeight.formatted)"
         case .item: return "an item id (a whole number; see `catalog list`)"
@@ -92,6 +106,12 @@ public enum LayoutParameter: String, Sendable, Hashable, CaseIterable {
         case .sectionSpacing: "16"
         case .spanHeight: "auto"
         case .pinHeaders: "false"
+        case .rowHeight: "180"
+        case .itemHeight: "300"
+        case .anchorY: "0"
+        case .falloff: nil
+        case .minScale: "0.8"
+        case .minAlpha: "0.5"
         }
     }
 }

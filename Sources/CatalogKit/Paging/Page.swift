@@ -28,10 +28,12 @@ public struct Page: Sendable {
         public var sectionTitle: Data?
         /// A header's or footer's section item count.
         public var sectionCount: Int?
+        /// A carousel item's scale, alpha and stacking order at this viewport.
+        public var effect: CarouselEffect?
 
         public init(index: Int, id: Int64, path: Data, column: Int, frame: Rect, version: String? = nil, url: String? = nil,
                     title: String? = nil, kind: LayoutAttributes.Kind = .cell, section: Int = 0, sectionTitle: Data? = nil,
-                    sectionCount: Int? = nil) {
+                    sectionCount: Int? = nil, effect: CarouselEffect? = nil) {
             self.index = index
             self.id = id
             self.path = path
@@ -44,15 +46,19 @@ public struct Page: Sendable {
             self.section = section
             self.sectionTitle = sectionTitle
             self.sectionCount = sectionCount
+            self.effect = effect
         }
     }
 
     public var contentHeight: Double
+    /// The layout's width; a carousel's content width (its scroll axis).
+    public var contentWidth: Double
     public var generation: Int64
-    /// The band shown: x 0, the layout's width.
+    /// The band shown: x 0 and the layout's width; a carousel's: y 0, its offset along x, the
+    /// viewport's width and height.
     public var viewport: Rect
     public var items: [Item]
-    /// The offset of the next screen, or nil at the end.
+    /// The offset of the next screen (along x in a carousel), or nil at the end.
     public var next: Double?
     /// The offset of the previous screen, or nil at the top.
     public var previous: Double?

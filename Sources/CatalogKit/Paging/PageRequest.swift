@@ -21,6 +21,22 @@ public struct PageRequest: Sendable, Hashable {
     /// Hold the header of the section the viewport starts in at its top (UICollectionViewFlowLayout's
     /// `sectionHeadersPinToVisibleBounds`).
     public var pinHeaders = false
+    /// With `.item`: the item's top (a carousel's: its left) this far into the viewport
+    /// (a pinch or a resize keeps the item under the finger where it was on screen).
+    public var anchorY = 0.0
+    /// A carousel page's effects: the distance at which scale and alpha reach their minimums
+    /// (nil: half the viewport's width), and those minimums.
+    public var falloff: Double?
+    public var minimumScale = 0.8
+    public var minimumAlpha = 0.5
+
+    /// How long a band the page covers along the scroll axis: the viewport's height, or a
+    /// carousel's width.
+    public var bandLength: Double {
+        guard configuration.isHorizontal else { return height }
+        if let rect { return max(0, rect.x + rect.width - max(0, rect.x)) }
+        return configuration.width
+    }
 
     public init(configuration: LayoutConfiguration, position: PagePosition = .offset(0), height: Double = 812, pinHeaders: Bool = false) {
         self.configuration = configuration
@@ -42,6 +58,13 @@ public struct PageRequest: Sendable, Hashable {
         configuration = try LayoutConfiguration(values)
         height = try values.number(.height, in: 0...LayoutParameter.maximumPageHeight)
         pinHeaders = try values.boolean(.pinHeaders)
+        anchorY = try values.number(.anchorY, in: -LayoutParameter.maximumLength...LayoutParameter.maximumLength)
+        if values[.anchorY] != nil, values[.item] == nil {
+            throw LayoutParameterError(.anchorY, values[.anchorY]!, allowed: "given with item: the item's top this far below the viewport's top")
+        }
+        falloff = values[.falloff] == nil ? nil : try values.number(.falloff, in: Double.ulpOfOne...LayoutParameter.maximumLength)
+        minimumScale = try values.number(.minScale, in: 0...1)
+        minimumAlpha = try values.number(.minAlpha, in: 0...1)
         let offset = try values.number(.offset, in: 0...LayoutParameter.maximumOffset)
         if let text = values[.rect] {
             let numbers = text.split(separator: ",", omittingEmptySubsequences: false).map { ParameterValues.decimal(String($0)) }
@@ -51,8 +74,12 @@ public struct PageRequest: Sendable, Hashable {
                   values[.item] == nil, values[.offset] == nil, values[.height] == nil else { throw LayoutParameterError(.rect, text) }
             let r = Rect(x: numbers[0]!, y: numbers[1]!, width: numbers[2]!, height: numbers[3]!)
             rect = r
-            position = .offset(max(0, r.y))
-            height = max(0, r.y + r.height - max(0, r.y))
+            if configuration.isHorizontal {
+                position = .offset(max(0, r.x)) // a carousel's band runs along x
+            } else {
+                position = .offset(max(0, r.y))
+                height = max(0, r.y + r.height - max(0, r.y))
+            }
         } else if let text = values[.item] {
             guard let id = Int64(text.trimmed) else { throw LayoutParameterError(.item, text) }
             position = .item(id)
@@ -89,7 +116,10 @@ extension PageRequest {
         guard let rect else { return page }
         var clipped = page
         // As with a band, only overlaps of positive area count: an empty rectangle meets nothing.
-        clipped.items = rect.width > 0 ? page.items.filter { $0.frame.x < rect.x + rect.width && $0.frame.x + $0.frame.width > rect.x } : []
+        clipped.items = rect.width > 0 && rect.height > 0 ? page.items.filter {
+            configuration.isHorizontal ? $0.frame.y < rect.y + rect.height && $0.frame.y + $0.frame.height > rect.y
+                : $0.frame.x < rect.x + rect.width && $0.frame.x + $0.frame.width > rect.x
+        } : []
         clipped.viewport = rect
         return clipped
     }

@@ -5,36 +5,40 @@ import Foundation
 /// `catalog page` and `catalog layout`: pages from stored placements and windows, computing,
 /// extending and storing a layout only when the catalog changed since it was stored.
 enum Pager {
-    /// The page at `position` for a viewport `height` points tall; nil when the layout is not
-    /// stored fresh and `computing` is false.
-    static func page(store: any CatalogBackend, configuration: LayoutConfiguration, position: PagePosition, height: Double,
-                     pinHeaders: Bool = false, computing: Bool = true) throws -> Page? {
+    /// The page `request` asks for; nil when the layout is not stored fresh and `computing` is
+    /// false.
+    static func page(store: any CatalogBackend, request: PageRequest, computing: Bool = true) throws -> Page? {
+        let configuration = request.configuration
         let key = configuration.key
+        let length = request.bandLength
+        let horizontal = configuration.isHorizontal
         let outcome = try store.withSnapshot { snapshot throws -> Outcome? in
             let generation = try snapshot.generation()
             let stored = try snapshot.layout(configuration: key)
             if let stored, stored.generation == generation, let header = try readableHeader(stored) {
-                let offset = try offset(for: position, snapshot: snapshot, order: configuration.order, contentHeight: header.contentHeight,
-                                        height: height) { index in
+                let offset = try offset(for: request, snapshot: snapshot, scrollLength: header.contentHeight) { index in
                     try header.items(in: -Double.infinity..<Double.infinity, windows: snapshot.windows(layoutID: stored.id, holdingIndex: index))
-                        .first { $0.kind == .cell && $0.index == index }?.frame.y
+                        .first { $0.kind == .cell && $0.index == index }.map { horizontal ? $0.frame.x : $0.frame.y }
                 }
-                let band = offset..<(offset + height)
+                let band = offset..<(offset + length)
                 let windows = try header.windows(for: band).map { try snapshot.windows(layoutID: stored.id, range: $0) } ?? []
-                let items = try header.items(in: band, windows: windows, pinningHeaders: pinHeaders)
-                let page = try makePage(items, snapshot: snapshot, configuration: configuration, header: header, generation: generation,
-                                        offset: offset, height: height, itemCount: header.itemCount, source: .stored)
+                let items = try header.items(in: band, windows: windows, pinningHeaders: request.pinHeaders)
+                let page = try makePage(items, snapshot: snapshot, request: request, header: header, generation: generation,
+                                        offset: offset, itemCount: header.itemCount, source: .stored)
                 return Outcome(page: page, computed: nil, touch: (stored.id, stored.lastUsedAt))
             }
             guard computing else { return nil }
             let computed = try compute(configuration, snapshot: snapshot, stored: stored, generation: generation)
             let table = computed.table
-            let offset = try offset(for: position, snapshot: snapshot, order: configuration.order, contentHeight: table.contentHeight,
-                                    height: height) { index in index < table.count ? table.attributes(at: index).frame.y : nil }
+            let offset = try offset(for: request, snapshot: snapshot, scrollLength: table.scrollLength) { index in
+                guard index < table.count else { return nil }
+                let frame = table.attributes(at: index).frame
+                return horizontal ? frame.x : frame.y
+            }
             let header = try LayoutArchiveHeader(bytes: computed.header)
-            let page = try makePage(table.items(in: offset..<(offset + height), pinningHeaders: pinHeaders), snapshot: snapshot,
-                                    configuration: configuration, header: header, generation: generation, offset: offset, height: height,
-                                    itemCount: table.count, source: computed.source)
+            let page = try makePage(table.items(in: offset..<(offset + length), pinningHeaders: request.pinHeaders), snapshot: snapshot,
+                                    request: request, header: header, generation: generation, offset: offset, itemCount: table.count,
+                                    source: computed.source)
             return Outcome(page: page, computed: computed, touch: nil)
         }
         guard let outcome else { return nil }
@@ -100,6 +104,57 @@ enum Pager {
         }
     }
 
+    /// Where a carousel fling should stop: from the stored layout's windows around the target
+    /// (those that hold items on both of its sides), not the whole row.
+    static func snap(store: any CatalogBackend, configuration: LayoutConfiguration, proposed: Double, velocity: Double) throws -> SnapTarget? {
+        do {
+            _ = try precompute(store: store, configuration: configuration)
+        } catch StoreError.busy {
+            // A scan moved the catalog on: the snapshot below lays out what it holds.
+        }
+        let viewport = configuration.width
+        return try store.withSnapshot { snapshot throws -> SnapTarget? in
+            let generation = try snapshot.generation()
+            var table: CarouselTable
+            if let stored = try snapshot.layout(configuration: configuration.key), stored.generation == generation,
+               let header = try readableHeader(stored), header.carousel != nil {
+                guard header.itemCount > 0, header.windowCount > 0 else { return nil }
+                // Windows from the target's outwards until items lie on both sides of it (or an end is reached).
+                let target = proposed + viewport / 2
+                let middle = min(header.windowCount - 1, max(0, Int((max(0, target) / header.windowHeight).rounded(.down))))
+                var range = max(0, middle - 1)...min(header.windowCount - 1, middle + 1)
+                var items: [LayoutAttributes] = []
+                while true {
+                    items = try header.items(in: -Double.infinity..<Double.infinity, windows: snapshot.windows(layoutID: stored.id, range: range))
+                    let centres = items.map { $0.frame.x + $0.frame.width / 2 }
+                    let before = range.lowerBound == 0 || centres.contains { $0 < target }
+                    let after = range.upperBound == header.windowCount - 1 || centres.contains { $0 > target }
+                    if before && after { break }
+                    range = (before ? range.lowerBound : max(0, range.lowerBound - 4))...(after ? range.upperBound : min(header.windowCount - 1, range.upperBound + 4))
+                }
+                // The same rule as the table's, on these items alone (the offset clamped to the whole content).
+                table = try CarouselTable(style: header.carousel!.style, windowHeight: header.windowHeight)
+                table.ids = items.map(\.id)
+                table.aspects = items.map { $0.frame.width / $0.frame.height }
+                table.xs = items.map(\.frame.x)
+                guard let (_, position) = table.snap(proposed: proposed, velocity: velocity, viewportWidth: viewport) else { return nil }
+                let item = items[position]
+                let offset = min(max(0, item.frame.x + item.frame.width / 2 - viewport / 2), max(0, header.contentHeight - viewport))
+                return try snapTarget(item, offset: offset, snapshot: snapshot)
+            }
+            guard let computed = try compute(configuration, snapshot: snapshot, stored: nil, generation: generation).table as? CarouselTable else { return nil }
+            table = computed
+            guard let (offset, index) = table.snap(proposed: proposed, velocity: velocity, viewportWidth: viewport) else { return nil }
+            return try snapTarget(table.attributes(at: index), offset: offset, snapshot: snapshot)
+        }
+    }
+
+    static func snapTarget(_ item: LayoutAttributes, offset: Double, snapshot: any CatalogSnapshot) throws -> SnapTarget {
+        let key = try snapshot.keys(ids: [item.id])[item.id]
+        return SnapTarget(offset: offset, item: Page.Item(index: item.index, id: item.id, path: key?.key ?? Data(), column: 0, frame: item.frame,
+                                                          version: key?.file.map(ThumbnailKey.version(of:)), url: key?.url, title: key?.title))
+    }
+
     struct Outcome: Sendable {
         var page: Page
         var computed: Computed?
@@ -107,7 +162,7 @@ enum Pager {
     }
 
     struct Computed: Sendable {
-        var table: PlacementTable
+        var table: any LayoutTable
         var header: [UInt8]
         var windows: PackedWindows
         var generation: Int64
@@ -130,7 +185,7 @@ enum Pager {
             if let stored, try readableHeader(stored) != nil,
                try snapshot.onlyAppended(since: stored.generation, count: stored.itemCount, order: configuration.order) {
                 let windows = try snapshot.allWindows(layoutID: stored.id)
-                let table = try PlacementTable(archive: LayoutArchive(header: stored.header, windows: windows))
+                let table = try layoutTable(from: LayoutArchive(header: stored.header, windows: windows))
                 let added = try snapshot.layoutInput(order: configuration.order, offset: stored.itemCount)
                 let starts = try sectionStarts(configuration, snapshot: snapshot, from: stored.itemCount, count: added.count)
                 let extended = try configuration.extend(table, with: items(added), sections: starts)
@@ -157,19 +212,22 @@ enum Pager {
         }
         let windows = LayoutWindows(bytes: packed.bytes, ends: packed.ends, minIndices: packed.minIndices, maxIndices: packed.maxIndices)
         try store.saveLayout(configuration: key, order: order, generation: computed.generation, itemCount: computed.table.count,
-                             contentHeight: computed.table.contentHeight, header: computed.header, windows: windows,
+                             contentHeight: computed.table.scrollLength, header: computed.header, windows: windows,
                              replacing: computed.previous?.id, keeping: keeping, computeSeconds: computed.seconds)
     }
 
-    /// The viewport's top: the offset as given, or the item's top clamped to the content.
-    static func offset(for position: PagePosition, snapshot: any CatalogSnapshot, order: ItemOrder, contentHeight: Double,
-                       height: Double, y: (Int) throws -> Double?) throws -> Double {
-        switch position {
+    /// The viewport's start along the scroll axis: the offset as given, or the item's start
+    /// less the anchor, clamped to the content.
+    static func offset(for request: PageRequest, snapshot: any CatalogSnapshot, scrollLength: Double,
+                       start: (Int) throws -> Double?) throws -> Double {
+        switch request.position {
         case .offset(let offset):
             return offset
         case .item(let id):
-            guard let index = try snapshot.index(ofItem: id, order: order), let top = try y(index) else { throw PageError.noSuchItem(id) }
-            return min(max(0, top), max(0, contentHeight - height))
+            guard let index = try snapshot.index(ofItem: id, order: request.configuration.order), let top = try start(index) else {
+                throw PageError.noSuchItem(id)
+            }
+            return min(max(0, top - request.anchorY), max(0, scrollLength - request.bandLength))
         }
     }
 
@@ -188,24 +246,26 @@ enum Pager {
         return starts
     }
 
-    static func makePage(_ attributes: [LayoutAttributes], snapshot: any CatalogSnapshot, configuration: LayoutConfiguration,
-                         header: LayoutArchiveHeader, generation: Int64, offset: Double, height: Double, itemCount: Int,
+    static func makePage(_ attributes: [LayoutAttributes], snapshot: any CatalogSnapshot, request: PageRequest,
+                         header: LayoutArchiveHeader, generation: Int64, offset: Double, itemCount: Int,
                          source: Page.Source) throws -> Page {
         let cellIDs = attributes.compactMap { $0.kind == .cell ? $0.id : nil }
         let keys = try snapshot.keys(ids: cellIDs)
-        return try makePage(attributes, keys: keys, configuration: configuration, header: header, generation: generation, offset: offset,
-                            height: height, itemCount: itemCount, source: source) { positions in
-            try snapshot.keys(atPositions: positions, order: configuration.order)
+        return try makePage(attributes, keys: keys, request: request, header: header, generation: generation, offset: offset,
+                            itemCount: itemCount, source: source) { positions in
+            try snapshot.keys(atPositions: positions, order: request.configuration.order)
         }!
     }
 
     /// A page from placements and their items' keys. A folder section's title comes from an
     /// item of the section on the page, else from `keysAt` (the keys at positions of the
     /// order); nil when a title is needed and `keysAt` cannot give it.
-    static func makePage(_ attributes: [LayoutAttributes], keys: [Int64: ItemKey], configuration: LayoutConfiguration,
-                         header: LayoutArchiveHeader, generation: Int64, offset: Double, height: Double, itemCount: Int,
+    static func makePage(_ attributes: [LayoutAttributes], keys: [Int64: ItemKey], request: PageRequest,
+                         header: LayoutArchiveHeader, generation: Int64, offset: Double, itemCount: Int,
                          source: Page.Source, keysAt: ([Int]) throws -> [Int: Data]?) rethrows -> Page? {
-        let contentHeight = header.contentHeight
+        let configuration = request.configuration
+        let length = request.bandLength
+        let scrollLength = header.contentHeight // along the scroll axis: a carousel's width
         let sections = header.sections
         var titles: [Int: Data] = [:]
         if let grouping = configuration.sections.grouping, let sections {
@@ -230,9 +290,20 @@ enum Pager {
             guard let sections, section < sections.starts.count else { return nil }
             return (section + 1 < sections.starts.count ? sections.starts[section + 1] : header.itemCount) - sections.starts[section]
         }
+        // A carousel's items are scaled and faded by their distance to the viewport's centre.
+        var effects: [Int: CarouselEffect] = [:]
+        if header.carousel != nil {
+            let width = configuration.width
+            let computed = CarouselTable.effects(of: attributes, viewportX: offset, viewportWidth: width, falloff: request.falloff ?? width / 2,
+                                                 minimumScale: request.minimumScale, minimumAlpha: request.minimumAlpha)
+            for (attribute, effect) in zip(attributes, computed) { effects[attribute.index] = effect }
+        }
+        let horizontal = header.carousel != nil
+        let contentHeight = header.carousel.map { $0.insets.top + $0.style.itemHeight + $0.insets.bottom } ?? scrollLength
         return Page(
-            contentHeight: contentHeight, generation: generation,
-            viewport: Rect(x: 0, y: offset, width: header.geometry.width, height: height),
+            contentHeight: contentHeight, contentWidth: horizontal ? scrollLength : header.geometry.width, generation: generation,
+            viewport: horizontal ? Rect(x: offset, y: 0, width: length, height: request.height)
+                : Rect(x: 0, y: offset, width: header.geometry.width, height: length),
             items: attributes.map { attribute in
                 guard attribute.kind == .cell else {
                     return Page.Item(index: attribute.index, id: attribute.id, path: Data(), column: attribute.column, frame: attribute.frame,
@@ -242,10 +313,10 @@ enum Pager {
                 let key = keys[attribute.id]
                 return Page.Item(index: attribute.index, id: attribute.id, path: key?.key ?? Data(), column: attribute.column, frame: attribute.frame,
                                  version: key?.file.map(ThumbnailKey.version(of:)), url: key?.url, title: key?.title,
-                                 section: attribute.section)
+                                 section: attribute.section, effect: effects[attribute.index])
             },
-            next: offset + height < contentHeight ? offset + height : nil,
-            previous: offset > 0 ? max(0, min(offset - height, contentHeight - height)) : nil,
+            next: offset + length < scrollLength ? offset + length : nil,
+            previous: offset > 0 ? max(0, min(offset - length, scrollLength - length)) : nil,
             itemCount: itemCount, source: source)
     }
 }

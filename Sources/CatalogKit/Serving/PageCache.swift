@@ -84,7 +84,7 @@ public final class PageCache: Sendable {
     public func page(_ request: PageRequest) throws -> Page? {
         guard case .offset(let offset) = request.position, request.rect == nil else { return nil }
         let key = request.configuration.key
-        let band = offset..<(offset + request.height)
+        let band = offset..<(offset + request.bandLength)
         let generation = try generation()
         if let page = try cachedPage(request, generation: generation, offset: offset) { return page }
         // Read the layout's header and the windows the band needs, in one snapshot.
@@ -125,8 +125,7 @@ public final class PageCache: Sendable {
     /// needs an item that is not on the page: the caller pages through the catalog).
     private func cachedPage(_ request: PageRequest, generation: Int64, offset: Double) throws -> Page? {
         let key = request.configuration.key
-        let height = request.height
-        let band = offset..<(offset + height)
+        let band = offset..<(offset + request.bandLength)
         let found = state.withLock { state -> (LayoutArchiveHeader, [Window])? in
             guard var entry = state.entries[key], entry.generation == generation else { return nil }
             let windows = entry.header.windows(for: band).map { Array($0) } ?? []
@@ -141,7 +140,7 @@ public final class PageCache: Sendable {
         let attributes = try header.items(in: band, windows: windows.map(\.bytes), pinningHeaders: request.pinHeaders)
         var keys: [Int64: ItemKey] = [:]
         for window in windows { keys.merge(window.keys) { first, _ in first } }
-        return Pager.makePage(attributes, keys: keys, configuration: request.configuration, header: header, generation: generation,
-                              offset: offset, height: height, itemCount: header.itemCount, source: .stored) { _ in nil }
+        return Pager.makePage(attributes, keys: keys, request: request, header: header, generation: generation,
+                              offset: offset, itemCount: header.itemCount, source: .stored) { _ in nil }
     }
 }

@@ -15,6 +15,14 @@ struct PageRoutes {
             return JSONResponse.make(PageText.json(page), request: request, generation: page.generation, tagging: what)
         }
 
+        router.get("/api/snap") { request, _ -> Response in
+            let snap = try SnapRequest(parameters: PageRequest.parameters(query: request.uri.query ?? ""))
+            let catalog = service.catalog
+            let generation = try await service.pages.generation()
+            let target = try await service.run { try catalog.snap(snap.configuration, proposed: snap.proposed, velocity: snap.velocity) }
+            return JSONResponse.make(PageText.json(target), request: request, generation: generation)
+        }
+
         router.get("/api/sections") { request, _ -> Response in
             let configuration = try LayoutConfiguration(parameters: PageRequest.parameters(query: request.uri.query ?? ""))
             let list = try await service.sections(configuration)

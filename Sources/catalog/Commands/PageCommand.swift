@@ -29,6 +29,18 @@ struct PageCommand: ParsableCommand {
                                      valueName: "x,y,w,h"))
     var rect: String?
 
+    @Option(help: LayoutOptions.help(.anchorY, "With --item: the item's top this far below the viewport's top (a zoom's anchor)."))
+    var anchorY: String?
+
+    @Option(help: LayoutOptions.help(.falloff, "Carousel: the distance from the viewport's centre where items reach --min-scale and --min-alpha."))
+    var falloff: String?
+
+    @Option(help: LayoutOptions.help(.minScale, "Carousel: the scale of items at --falloff and beyond."))
+    var minScale: String?
+
+    @Option(help: LayoutOptions.help(.minAlpha, "Carousel: the opacity of items at --falloff and beyond."))
+    var minAlpha: String?
+
     @Flag(help: "With --sections: the header of the section the viewport starts in is held at its top.")
     var pinHeaders = false
 
@@ -41,7 +53,8 @@ struct PageCommand: ParsableCommand {
 
     func request() throws -> PageRequest {
         let page: [(LayoutParameter, String?)] = [(.offset, offset), (.height, height), (.item, item), (.rect, rect),
-                                                  (.pinHeaders, pinHeaders ? "true" : nil)]
+                                                  (.pinHeaders, pinHeaders ? "true" : nil), (.anchorY, anchorY), (.falloff, falloff),
+                                                  (.minScale, minScale), (.minAlpha, minAlpha)]
         let parameters = layout.parameters + page.compactMap { parameter, value in value.map { (parameter.rawValue, $0) } }
         return try LayoutOptions.parse { () throws(LayoutParameterError) in try PageRequest(parameters: parameters) }
     }

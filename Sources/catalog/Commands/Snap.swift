@@ -1,0 +1,46 @@
+import ArgumentParser
+import CatalogKit
+
+struct Snap: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Where a carousel fling should stop so that one item is centred.",
+        discussion: """
+            Takes the layout options of `catalog page` with --style carousel (--width is the viewport's width). Without \
+            --velocity (or 0): the item whose centre is nearest to --proposed + width / 2 (ties: the lower index); with one, \
+            the nearest whose centre is at or beyond that point in the velocity's direction. Prints that item's centre less \
+            half the viewport, clamped to the content (UICollectionViewLayout's targetContentOffset).
+            """)
+
+    @OptionGroup var catalog: CatalogOptions
+    @OptionGroup var layout: LayoutOptions
+
+    @Option(help: ArgumentHelp("The offset along x where the fling would stop.", valueName: "x"))
+    var proposed: String
+
+    @Option(help: ArgumentHelp("The fling's velocity: positive to the right, negative to the left. Default: 0.", valueName: "v"))
+    var velocity: String?
+
+    @Flag(help: "Print one JSON object.")
+    var json = false
+
+    func validate() throws {
+        _ = try request()
+    }
+
+    func request() throws -> SnapRequest {
+        let parameters = layout.parameters + [("proposed", proposed)] + (velocity.map { [("velocity", $0)] } ?? [])
+        return try LayoutOptions.parse { () throws(LayoutParameterError) in try SnapRequest(parameters: parameters) }
+    }
+
+    func run() throws {
+        let request = try request()
+        let target = try catalog.open().snap(request.configuration, proposed: request.proposed, velocity: request.velocity)
+        if json {
+            print(PageText.json(target))
+        } else if let target {
+            print("offset \(PageText.number(target.offset)): item \(target.item.index) (id \(target.item.id)) centred, \(PathText.display(target.item.path))")
+        } else {
+            printError("the catalog is empty: nothing to snap to")
+        }
+    }
+}
