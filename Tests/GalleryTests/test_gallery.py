@@ -25,6 +25,7 @@ const top = gallery.scroller.top;
 return {
   state: plane.dataset.state, top, cols: Number(plane.dataset.cols), width: Number(plane.dataset.width),
   style: plane.dataset.style, sort: plane.dataset.sort, itemCount: Number(plane.dataset.itemCount),
+  rowHeight: Number(plane.dataset.rowHeight),
   generation: Number(plane.dataset.generation), contentHeight: gallery.scroller.contentHeight,
   viewportHeight: scroller.clientHeight, scrollTop: scroller.scrollTop, scrollHeight: scroller.scrollHeight,
   pendingImages: Number(plane.dataset.pendingImages), hash: location.hash,
@@ -73,6 +74,8 @@ def page(server, snapshot, **extra):
     parameters = {"width": snapshot["width"], "cols": snapshot["cols"], "style": snapshot["style"], "sort": snapshot["sort"], **extra}
     if snapshot["style"] == "mixed":
         parameters["span-every"] = snapshot["cols"] + 1  # the gallery spans one item after every full row
+    if snapshot["style"] == "justified":
+        parameters["row-height"] = snapshot["rowHeight"]  # the gallery zooms justified rows by their height
     return api(server, "/api/page?" + urllib.parse.urlencode(parameters))
 
 
@@ -284,8 +287,8 @@ def test_a_deep_link_restores_its_place(browser, server, library):
 def test_grid_and_list_styles_from_the_switcher(browser, server):
     open_gallery(browser, server)
     options = browser.execute_script("return [...document.querySelectorAll('#style option')].map((o) => o.value)")
-    assert options == ["waterfall", "grid", "list", "mixed"], "every style /api/page takes"
-    for style in ("grid", "list", "mixed"):
+    assert options == ["waterfall", "grid", "list", "mixed", "justified", "carousel"], "every style /api/page takes"
+    for style in ("grid", "list", "mixed", "justified"):
         browser.execute_script(f"document.querySelector('#style').value = '{style}'; document.querySelector('#style').dispatchEvent(new Event('change'));")
         wait(browser, f"document.getElementById('plane').dataset.style === '{style}' && {READY}")
         snapshot = state(browser)
@@ -296,6 +299,12 @@ def test_grid_and_list_styles_from_the_switcher(browser, server):
         if style == "mixed":
             widths = {round(t["width"]) for t in visible(snapshot)}
             assert len(widths) == 2 and max(widths) > 3 * min(widths), "square cells and items across the width"
+        if style == "justified":
+            rows = {}
+            for t in snapshot["tiles"]:
+                rows.setdefault(round(t["y"], 3), []).append(t)
+            full = [r for r in rows.values() if min(t["x"] for t in r) < 9 and max(t["x"] + t["width"] for t in r) > snapshot["width"] - 9]
+            assert len(full) >= len(rows) - 2, "rows fill the width"
         screenshot(browser, f"07-{style}")
 
 
@@ -433,3 +442,41 @@ def test_an_empty_catalog_says_so_and_a_server_that_goes_away_is_waited_for(driv
     finally:
         process.terminate()
         process.wait(timeout=30)
+
+
+def test_the_carousel_scales_fades_and_snaps_to_centre_an_image(browser, server):
+    snapshot = open_gallery(browser, server)
+    # Far enough into the order that the row can centre it (the first ones sit at its start).
+    first = max(visible(snapshot), key=lambda t: t["index"])
+    browser.find_element(By.CSS_SELECTOR, f"[data-item-id='{first['id']}']").click()
+    wait(browser, "document.getElementById('viewer').open")
+    browser.find_element(By.ID, "viewer-carousel").click()
+    wait(browser, f"!document.getElementById('carousel').hidden && document.getElementById('carousel').dataset.state === 'complete'"
+                  f" && document.getElementById('carousel').dataset.centred === '{first['id']}'")
+    state = browser.execute_script("""
+        const root = document.getElementById('carousel');
+        const scroller = document.getElementById('carousel-scroller');
+        return { top: Number(root.dataset.top), width: scroller.clientWidth, itemHeight: parseFloat(getComputedStyle(root).getPropertyValue('--item-height')),
+                 tiles: [...document.querySelectorAll('.carousel-tile')].map((t) => ({ id: Number(t.dataset.itemId), x: Number(t.dataset.x),
+                          scale: Number(t.dataset.scale), alpha: Number(t.dataset.alpha), z: Number(t.style.zIndex) })) };""")
+    expected = api(server, "/api/page?" + urllib.parse.urlencode({"style": "carousel", "width": state["width"], "item-height": state["itemHeight"],
+                                                                   "offset": state["top"], "height": 300}))
+    tiles = {t["id"]: t for t in state["tiles"]}
+    for item in expected["items"]:
+        tile = tiles[item["id"]]
+        assert abs(tile["x"] - item["frame"]["x"]) < 1e-6
+        assert abs(tile["scale"] - item["scale"]) < 1e-6 and abs(tile["alpha"] - item["alpha"]) < 1e-6, "the API's effects at this offset"
+    nearest = max(expected["items"], key=lambda i: i["zIndex"])
+    assert nearest["id"] == first["id"] and tiles[first["id"]]["scale"] > 0.99, "the centred image is full size and on top"
+    screenshot(browser, "11-carousel")
+    # The arrow key glides to the next image and centres it; a scroll that stops between two snaps.
+    ActionChains(browser).send_keys(Keys.ARROW_RIGHT).perform()
+    following = api(server, f"/api/items?offset={first['index'] + 1}&limit=1")["items"][0]
+    wait(browser, f"document.getElementById('carousel').dataset.centred === '{following['id']}' && !window.catalogGallery.carousel.animating")
+    browser.execute_script("document.getElementById('carousel-scroller').scrollLeft += 137")
+    wait(browser, """(() => { const c = window.catalogGallery.carousel; if (c.animating) return false;
+        const tile = [...document.querySelectorAll('.carousel-tile')].find((t) => t.dataset.itemId === document.getElementById('carousel').dataset.centred);
+        const r = tile.getBoundingClientRect(), s = document.getElementById('carousel-scroller').getBoundingClientRect();
+        return Math.abs(r.left + r.width / 2 - (s.left + s.width / 2)) < 1.5; })()""")
+    ActionChains(browser).send_keys(Keys.ESCAPE).perform()
+    wait(browser, "document.getElementById('carousel').hidden && document.activeElement?.closest?.('.tile') !== null")

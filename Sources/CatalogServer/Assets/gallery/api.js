@@ -47,6 +47,11 @@ export const api = {
     return request(`/api/page?${query(parameters)}`, signal);
   },
 
+  /** GET /api/snap: where a carousel should stop so that one item is centred. */
+  snap(parameters, signal) {
+    return request(`/api/snap?${query(parameters)}`, signal);
+  },
+
   /** GET /api/sections: every section of a layout (for the pinned header and the scrubber). */
   sections(parameters, signal) {
     return request(`/api/sections?${query(parameters)}`, signal);

@@ -10,6 +10,7 @@
 import { api } from './api.js';
 import { BAND, Bands } from './bands.js';
 import { fragment, readFragment } from './location.js';
+import { CarouselView } from './carousel.js';
 import { SectionLabels } from './sections.js';
 import { VirtualScroller } from './scroller.js';
 import { Tiles } from './tiles.js';
@@ -93,9 +94,29 @@ class Gallery {
     });
 
     for (const style of configuration.styles) this.styleSelect.add(new Option(style[0].toUpperCase() + style.slice(1), style));
+    this.carousel = new CarouselView({
+      onClose: (item) => {
+        this.styleSelect.value = this.style;
+        if (item) this.focusIndex(item.index);
+      },
+      onShow: () => {},
+    });
     this.styleSelect.addEventListener('change', () => {
+      if (this.styleSelect.value === 'carousel') {
+        // The carousel is its own view, sideways, at the image at the top of the gallery.
+        const anchor = this.topAnchor();
+        this.styleSelect.value = this.style;
+        if (anchor.id !== undefined) this.carousel.open(anchor.id, this.sort);
+        return;
+      }
       this.style = this.styleSelect.value;
       this.relayout(this.topAnchor());
+    });
+    document.getElementById('viewer-carousel').addEventListener('click', () => {
+      const item = this.viewer.item;
+      if (!item) return;
+      this.viewer.close();
+      this.carousel.open(item.id, this.sort);
     });
     this.sortSelect.addEventListener('change', () => {
       this.sort = this.sortSelect.value;
@@ -151,9 +172,11 @@ class Gallery {
 
   layoutParameters() {
     const width = this.element.clientWidth;
-    const cols = this.style === 'list' ? undefined : this.columns(width);
+    const cols = this.style === 'list' || this.style === 'justified' ? undefined : this.columns(width);
     return {
       width, cols, style: this.style, sort: this.sort,
+      // Justified rows zoom by their height, as columns zoom by their width.
+      'row-height': this.style === 'justified' ? Math.round(this.columnWidth * 0.8) : undefined,
       sections: this.sections === 'none' ? undefined : this.sections,
       // The mixed grid spans one item after every full row, however many columns the window has.
       'span-every': this.style === 'mixed' ? cols + 1 : undefined,
@@ -210,7 +233,11 @@ class Gallery {
       const listing = parameters.sections ? api.sections(parameters) : Promise.resolve(null);
       if (anchor?.id !== undefined && anchor.id !== null) {
         try {
-          page = await api.page({ ...parameters, item: anchor.id, height });
+          // The server puts the item's top `anchor-y` below the viewport's top (clamped at the
+          // ends): the same point of it as before, its new height guessed from the new column's.
+          const grown = this.itemScale(this.parameters, parameters);
+          const anchorY = anchor.screenY - anchor.fraction * (anchor.height ?? 0) * grown;
+          page = await api.page({ ...parameters, item: anchor.id, 'anchor-y': Math.round(anchorY * 100) / 100, height });
         } catch (error) {
           if (error.status !== 404) throw error;
           anchor = { top: anchor.top ?? this.scroller.top, share: this.share() }; // the item is gone: keep the place
@@ -251,10 +278,13 @@ class Gallery {
       sections = null; // from another generation than the page: asked for again below
       setTimeout(() => this.relayout(this.topAnchor()), 0);
     }
-    let top = 0;
+    let top = page.viewport.y;
     const item = anchor?.id !== undefined ? page.items.find((candidate) => candidate.kind === 'cell' && candidate.id === anchor.id) : null;
     if (item) {
+      // The anchor's own point of the item, now that its height is known.
       top = item.frame.y + anchor.fraction * item.frame.height - anchor.screenY;
+    } else if (anchor?.id !== undefined && anchor.id !== null) {
+      top = page.viewport.y; // off this page at its anchor: where the server put the view
     } else if (anchor?.share !== undefined) {
       top = anchor.share * Math.max(0, page.contentHeight - height);
     } else if (anchor?.top !== undefined) {
@@ -268,6 +298,19 @@ class Gallery {
     if (this.itemCount === 0) this.setStatus('This catalog is empty: add images with `catalog scan FOLDER` or `catalog import FILE`.', 'empty');
     else this.clearStatus('empty');
     this.render();
+  }
+
+  /** How much taller an item gets from layout parameters `from` to `to`: the ratio of their
+   *  column widths (of their row heights for justified rows); 1 when either is unknown. */
+  itemScale(from, to) {
+    const size = (p) => {
+      if (!p) return null;
+      if (p.style === 'justified') return p['row-height'];
+      const cols = p.cols ?? 1;
+      return (p.width - 2 * INSET - (cols - 1) * SPACING) / cols;
+    };
+    const before = size(from), after = size(to);
+    return before > 0 && after > 0 ? after / before : 1;
   }
 
   /** The place as a share of the content (for an anchor whose item is gone). */
@@ -284,6 +327,7 @@ class Gallery {
     if (this.itemCount !== null) this.countLine.textContent = `${this.itemCount.toLocaleString()} image${this.itemCount === 1 ? '' : 's'}`;
     Object.assign(this.plane.dataset, {
       width: this.parameters.width, cols: columns, style: this.style, sort: this.sort, sections: this.sections,
+      rowHeight: this.parameters['row-height'] ?? '',
       contentHeight: this.scroller.contentHeight, generation: this.generation, itemCount: this.itemCount,
     });
   }
@@ -326,7 +370,7 @@ class Gallery {
       if (performance.now() - this.loadingSince > 250) this.setStatus('Loading…', 'loading');
       else setTimeout(() => this.schedule(), 260);
     }
-    if (this.pendingFocus !== null && this.tiles.setFocus(this.pendingFocus, true)) this.pendingFocus = null;
+    if (this.pendingFocus !== null && !this.carousel.isOpen && this.tiles.setFocus(this.pendingFocus, true)) this.pendingFocus = null;
   }
 
   /** Shows a status line; an error outranks the empty-catalog hint, which outranks "Loading…". */
@@ -363,7 +407,7 @@ class Gallery {
     if (!best) return { top, share: this.share() };
     const frame = best.item.frame;
     const fraction = Math.min(1, Math.max(0, (top - frame.y) / frame.height));
-    return { id: best.item.id, fraction, screenY: frame.y + fraction * frame.height - top, top, share: this.share() };
+    return { id: best.item.id, fraction, height: frame.height, screenY: frame.y + fraction * frame.height - top, top, share: this.share() };
   }
 
   /** The item under a point of the screen (or the nearest one), and the point's place in it. */
@@ -383,7 +427,7 @@ class Gallery {
     if (!best) return this.topAnchor();
     const f = best.item.frame;
     const fraction = Math.min(1, Math.max(0, (y - f.y) / f.height));
-    return { id: best.item.id, fraction, screenY, top: this.scroller.top, share: this.share() };
+    return { id: best.item.id, fraction, height: f.height, screenY, top: this.scroller.top, share: this.share() };
   }
 
   zoom(step, point) {
@@ -439,8 +483,10 @@ class Gallery {
     if (!item || request !== this.focusRequest || parameters !== this.parameters) return;
     this.reveal(item.frame);
     this.render();
-    if (this.tiles.setFocus(item.id, focus && !this.viewer.isOpen)) this.pendingFocus = null;
-    else if (focus && !this.viewer.isOpen) this.pendingFocus = item.id;
+    // Behind the viewer or the carousel the item is kept in view, but the keys stay with them.
+    const take = focus && !this.viewer.isOpen && !this.carousel.isOpen;
+    if (this.tiles.setFocus(item.id, take)) this.pendingFocus = null;
+    else if (take) this.pendingFocus = item.id;
   }
 
   focusedItem() {

@@ -21,12 +21,16 @@
 // physical and top change by the same amount, so the plane needs no update and the browser
 // scrolls the tiles on its own, as smoothly as any page. `origin` is a multiple of a million
 // near top, so no CSS length grows past a few million pixels.
+//
+// The same scroller runs sideways for the carousel (axis 'x'): `top` is then the content's
+// offset at the viewport's left, and a vertical wheel scrolls it too.
 
 export const MAX_SCROLL_HEIGHT = 15_000_000;
 const ORIGIN_STEP = 1_000_000;
 
 export class VirtualScroller {
-  constructor(element, sizer, plane, onChange) {
+  constructor(element, sizer, plane, onChange, axis = 'y') {
+    this.axis = axis;
     this.element = element;
     this.sizer = sizer;
     this.plane = plane;
@@ -44,9 +48,16 @@ export class VirtualScroller {
 
   get viewportHeight() { return this.element.clientHeight; }
   get viewportWidth() { return this.element.clientWidth; }
-  get maxTop() { return Math.max(0, this.contentHeight - this.viewportHeight); }
+  /** The viewport's extent along the scroll axis. */
+  get viewportLength() { return this.axis === 'x' ? this.element.clientWidth : this.element.clientHeight; }
+  get position() { return this.axis === 'x' ? this.element.scrollLeft : this.element.scrollTop; }
+  set position(value) {
+    if (this.axis === 'x') this.element.scrollLeft = value;
+    else this.element.scrollTop = value;
+  }
+  get maxTop() { return Math.max(0, this.contentHeight - this.viewportLength); }
   get physicalHeight() { return Math.min(this.contentHeight, MAX_SCROLL_HEIGHT); }
-  get maxPhysical() { return Math.max(0, this.physicalHeight - this.viewportHeight); }
+  get maxPhysical() { return Math.max(0, this.physicalHeight - this.viewportLength); }
   get scaled() { return this.contentHeight > MAX_SCROLL_HEIGHT; }
   /** Content points per pixel of native scroll. */
   get ratio() { return this.maxPhysical > 0 ? this.maxTop / this.maxPhysical : 1; }
@@ -54,7 +65,7 @@ export class VirtualScroller {
   /** A new content height (a new layout or a changed catalog); `top` is kept, clamped. */
   setContentHeight(height, top = this.top) {
     this.contentHeight = Math.max(0, height);
-    this.sizer.style.height = `${this.physicalHeight}px`;
+    this.sizer.style[this.axis === 'x' ? 'width' : 'height'] = `${this.physicalHeight}px`;
     this.scrollTo(top);
   }
 
@@ -62,11 +73,11 @@ export class VirtualScroller {
   scrollTo(top) {
     this.top = Math.min(Math.max(0, top), this.maxTop);
     const physical = this.scaled ? Math.round(this.top / this.ratio) : this.top;
-    if (Math.abs(this.element.scrollTop - physical) >= 0.5) {
+    if (Math.abs(this.position - physical) >= 0.5) {
       this.expected = physical;
-      this.element.scrollTop = physical;
+      this.position = physical;
     }
-    this.physical = this.element.scrollTop;
+    this.physical = this.position;
     if (!this.scaled) this.top = Math.min(Math.max(0, this.physical), this.maxTop);
     this.#place();
   }
@@ -76,7 +87,7 @@ export class VirtualScroller {
   }
 
   #nativeScroll() {
-    const actual = this.element.scrollTop;
+    const actual = this.position;
     if (this.expected !== null && Math.abs(actual - this.expected) < 1) {
       this.expected = null;
       this.physical = actual;
@@ -91,7 +102,7 @@ export class VirtualScroller {
       this.top = 0;
     } else if (actual >= this.maxPhysical - 0.5) {
       this.top = this.maxTop;
-    } else if (Math.abs(delta) <= 2 * this.viewportHeight) {
+    } else if (Math.abs(delta) <= 2 * this.viewportLength) {
       this.top = Math.min(Math.max(0, this.top + delta), this.maxTop);
       clearTimeout(this.settleTimer);
       this.settleTimer = setTimeout(() => this.#settle(), 250); // where scrollend is missing
@@ -102,10 +113,15 @@ export class VirtualScroller {
   }
 
   #wheel(event) {
-    if (!this.scaled || event.ctrlKey || event.metaKey || event.defaultPrevented) return;
+    if (event.ctrlKey || event.metaKey || event.defaultPrevented) return;
+    // Sideways, any wheel scrolls (a vertical one too); down the page, only past the height cap.
+    const sideways = this.axis === 'x';
+    if (!sideways && !this.scaled) return;
     event.preventDefault();
-    const unit = event.deltaMode === 1 ? 16 : event.deltaMode === 2 ? this.viewportHeight : 1;
-    this.scrollBy(event.deltaY * unit);
+    const unit = event.deltaMode === 1 ? 16 : event.deltaMode === 2 ? this.viewportLength : 1;
+    const delta = sideways && Math.abs(event.deltaX) > Math.abs(event.deltaY) ? event.deltaX : event.deltaY;
+    this.scrollBy(delta * unit);
+    this.onWheel?.();
   }
 
   /** After a native move, puts the scrollbar back in proportion (nothing moves on screen). */
@@ -113,14 +129,14 @@ export class VirtualScroller {
     clearTimeout(this.settleTimer);
     if (!this.scaled) return;
     const physical = Math.round(this.top / this.ratio);
-    if (Math.abs(physical - this.element.scrollTop) >= 1) this.scrollTo(this.top);
+    if (Math.abs(physical - this.position) >= 1) this.scrollTo(this.top);
   }
 
   #place() {
     const origin = this.scaled ? Math.floor(this.top / ORIGIN_STEP) * ORIGIN_STEP : 0;
     const originMoved = origin !== this.origin;
     this.origin = origin;
-    this.plane.style.transform = `translateY(${origin + this.physical - this.top}px)`;
+    this.plane.style.transform = `translate${this.axis === 'x' ? 'X' : 'Y'}(${origin + this.physical - this.top}px)`;
     this.onChange(originMoved);
   }
 }
