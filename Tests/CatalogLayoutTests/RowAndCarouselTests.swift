@@ -75,6 +75,28 @@ import Testing
         }
     }
 
+    /// An open last row flowed again with appended items can end higher (it closes with them,
+    /// shorter) or lower (it closes without the next one, taller than the target) than it was
+    /// stored: the windows around its old and new bottom are rebuilt either way (the property
+    /// test above found the first; the windows kept a start that no longer met them).
+    @Test(arguments: [(1.0, 100.0 / 4000, 40.0), (1.0, 0.5, 40.0)])
+    func anOpenRowFlowedAgainRebuildsTheWindowsAroundIt(_ aspects: (Double, Double, Double)) throws {
+        let style = JustifiedLayout(width: 80, rowHeight: 97.54789532611157, spacing: 0, rowSpacing: 0.7373707005531784, insets: Insets(all: 4))
+        let items = [aspects.0, aspects.1, aspects.2].enumerated().map { LayoutItem(id: Int64($0.offset), width: $0.element * 1000, height: 1000) }
+        for sectioning in [Sectioning(headerHeight: 17.21277322018676, footerHeight: 8, sectionSpacing: 12), nil] {
+            for windowHeight in [96.48639032397895, 50, 120, 2048] {
+                let whole = try RowTable(items: items, style: style, sections: sectioning == nil ? nil : SectionStart.runs(of: [1, 1, 1]),
+                                         sectioning: sectioning, windowHeight: windowHeight)
+                var part = try RowTable(items: Array(items[..<2]), style: style, sections: sectioning == nil ? nil : SectionStart.runs(of: [1, 1]),
+                                        sectioning: sectioning, windowHeight: windowHeight)
+                #expect(part.lastRowOpen)
+                try part.append([items[2]])
+                #expect(part.archive() == whole.archive(), "window height \(windowHeight), sections \(sectioning != nil)")
+                #expect(part.items(in: 0..<whole.contentHeight) == whole.items(in: 0..<whole.contentHeight))
+            }
+        }
+    }
+
     @Test func aSingleItem_aPanorama_andSpacingWiderThanTheItems() throws {
         let single = try RowTable(items: [LayoutItem(id: 1, width: 300, height: 200)], style: JustifiedLayout(width: 1000, rowHeight: 180))
         #expect(single.items(in: 0..<1000).map(\.frame) == [Rect(x: 8, y: 8, width: 270, height: 180)], "an unfinished row keeps the target")

@@ -27,11 +27,14 @@ extension RowTable {
             !($0.size.width > 0 && $0.size.height > 0 && $0.size.width < .infinity && $0.size.height < .infinity
               && ($0.size.width / $0.size.height) < .infinity)
         }) { return refused }
-        let firstChanged = stripeYs.isEmpty ? 0 : Int((stripeYs[stripeYs.count - 1] / windowHeight).rounded(.down))
         let continuing = !sectionStarts.isEmpty && starts[0].key == sectionKeys.last
         var flow = Flow(table: self)
         // A new section leaves the last one as it was: closed, its last row at the target.
         if continuing { flow.reopen(&self) }
+        // Stripes from here on are new: an open row flowed again may end higher or lower than
+        // before, so every window from the one holding the last kept stripe's bottom is rebuilt
+        // (earlier windows start at a kept stripe and stay as they are).
+        let firstChanged = stripeYs.isEmpty ? 0 : Int(((stripeYs[stripeYs.count - 1] + stripeHeights[stripeHeights.count - 1]) / windowHeight).rounded(.down))
         var nextStart = 0
         for (offset, item) in items.enumerated() {
             if nextStart < starts.count, starts[nextStart].offset == offset {
