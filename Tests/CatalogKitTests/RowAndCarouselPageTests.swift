@@ -102,6 +102,14 @@ import Testing
             #expect((horizontal ? last.viewport.x : last.viewport.y) <= max(0, end) + 1e-6)
         }
         #expect(throws: LayoutParameterError.self) { try PageRequest(query: "width=375&anchor-y=10") }
+        // The camel-case spelling names the same parameter; both at once are a repetition.
+        let camel = try catalog.page(PageRequest(query: "width=375&item=\(middle)&anchorY=120"))
+        let kebab = try catalog.page(PageRequest(query: "width=375&item=\(middle)&anchor-y=120"))
+        #expect(camel.viewport == kebab.viewport && camel.items.map(\.id) == kebab.items.map(\.id))
+        #expect(throws: LayoutParameterError.self) { try PageRequest(query: "width=375&item=\(middle)&anchor-y=1&anchorY=2") }
+        #expect(throws: LayoutParameterError.self) { try PageRequest(query: "width=375&anchory=2") }
+        let carousel = try PageRequest(query: "style=carousel&width=900&itemHeight=200&minScale=0.5")
+        #expect(carousel.configuration == (try PageRequest(query: "style=carousel&width=900&item-height=200&min-scale=0.5")).configuration)
     }
 
     @Test func snappingFromStoredWindowsEqualsTheTable() throws {

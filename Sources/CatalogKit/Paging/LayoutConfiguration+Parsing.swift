@@ -9,7 +9,7 @@ extension LayoutConfiguration {
     public init(parameters: some Sequence<(name: String, value: String)>) throws(LayoutParameterError) {
         var values = ParameterValues()
         for (name, value) in parameters {
-            guard let parameter = LayoutParameter(rawValue: name), !parameter.isPageParameter else {
+            guard let parameter = LayoutParameter(name: name), !parameter.isPageParameter else {
                 throw LayoutParameterError(parameter: name, value: value, allowed: Self.knownNames, problem: .unknown)
             }
             try values.set(parameter, value)

@@ -54,6 +54,19 @@ public enum LayoutParameter: String, Sendable, Hashable, CaseIterable {
     /// The largest `span-every`.
     public static let maximumSpanEvery = 1_000_000
 
+    /// The parameter named `name`: its own name (`anchor-y`) or the same words in camel case
+    /// (`anchorY`, as JavaScript clients and the issues spell them).
+    public init?(name: String) {
+        guard let parameter = Self(rawValue: name) ?? Self.allCases.first(where: { $0.camelCaseName == name }) else { return nil }
+        self = parameter
+    }
+
+    /// `item-height` as `itemHeight`.
+    public var camelCaseName: String {
+        let words = rawValue.split(separator: "-")
+        return words.enumerated().map { $0.offset == 0 ? String($0.element) : $0.element.prefix(1).uppercased() + $0.element.dropFirst() }.joined()
+    }
+
     /// Whether it is a page's parameter rather than the layout's.
     public var isPageParameter: Bool { [.offset, .height, .item, .rect, .pinHeaders, .anchorY, .falloff, .minScale, .minAlpha].contains(self) }
 

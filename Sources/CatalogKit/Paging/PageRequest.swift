@@ -50,7 +50,7 @@ public struct PageRequest: Sendable, Hashable {
     public init(parameters: some Sequence<(name: String, value: String)>) throws(LayoutParameterError) {
         var values = ParameterValues()
         for (name, value) in parameters {
-            guard let parameter = LayoutParameter(rawValue: name) else {
+            guard let parameter = LayoutParameter(name: name) else {
                 throw LayoutParameterError(parameter: name, value: value, allowed: Self.knownNames, problem: .unknown)
             }
             try values.set(parameter, value)
