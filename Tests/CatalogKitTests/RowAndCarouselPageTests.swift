@@ -145,6 +145,13 @@ import Testing
         #expect(Set(object.keys) == ["offset", "item"] && Set((object["item"] as? [String: Any])?.keys ?? [:].keys) == ["index", "id", "path", "frame"])
         let wrong = try BuiltTool.run(["snap"] + db + ["--width", "600", "--proposed", "9"])
         #expect(wrong.status == 2 && wrong.stderr.contains("--style must be carousel"))
+        // Negative numbers are values, not options: a fling to the left, a rectangle left of the origin.
+        let left = try BuiltTool.run(["snap"] + db + ["--width", "600", "--style", "carousel", "--proposed", "900", "--velocity", "-1", "--json"])
+        #expect(left.status == 0, "\(left.stderr)")
+        let leftObject = try #require(try JSONSerialization.jsonObject(with: left.stdout) as? [String: Any])
+        #expect(try #require(leftObject["offset"] as? Double) < (try #require(object["offset"] as? Double)))
+        let negative = try BuiltTool.run(["page"] + db + ["--width", "600", "--offset", "-5"])
+        #expect(negative.status == 2 && negative.stderr.contains("--offset") && !negative.stderr.contains("Missing value"), "\(negative.stderr)")
         let page = try BuiltTool.run(["page"] + db + ["--width", "600", "--style", "carousel", "--offset", "100"])
         let lines = String(decoding: page.stdout, as: UTF8.self).split(separator: "\n")
         #expect(lines[0].hasPrefix("content width ") && lines[1].hasSuffix("\tscale\talpha\tz"))

@@ -18,7 +18,7 @@ struct List: ParsableCommand {
     @Option(help: "At most this many items (default: all).")
     var limit: String?
 
-    @Option(help: "Skip this many items first. Default: 0.")
+    @Option(parsing: .unconditional, help: "Skip this many items first. Default: 0.")
     var offset: String?
 
     @Flag(help: "One JSON object per line.")

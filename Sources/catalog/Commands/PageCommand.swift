@@ -16,7 +16,7 @@ struct PageCommand: ParsableCommand {
     @OptionGroup var catalog: CatalogOptions
     @OptionGroup var layout: LayoutOptions
 
-    @Option(help: LayoutOptions.help(.offset, "Scroll offset of the viewport's top, in points."))
+    @Option(parsing: .unconditional, help: LayoutOptions.help(.offset, "Scroll offset of the viewport's top, in points."))
     var offset: String?
 
     @Option(help: LayoutOptions.help(.height, "Viewport height in points (one phone screen)."))
@@ -25,11 +25,11 @@ struct PageCommand: ParsableCommand {
     @Option(help: LayoutOptions.help(.item, "Scroll to this item: the viewport starts at its top, clamped to the content."))
     var item: String?
 
-    @Option(help: LayoutOptions.help(.rect, "The items whose frames meet this rectangle, instead of a band at --offset.",
+    @Option(parsing: .unconditional, help: LayoutOptions.help(.rect, "The items whose frames meet this rectangle, instead of a band at --offset.",
                                      valueName: "x,y,w,h"))
     var rect: String?
 
-    @Option(help: LayoutOptions.help(.anchorY, "With --item: the item's top this far below the viewport's top (a zoom's anchor)."))
+    @Option(parsing: .unconditional, help: LayoutOptions.help(.anchorY, "With --item: the item's top this far below the viewport's top (a zoom's anchor)."))
     var anchorY: String?
 
     @Option(help: LayoutOptions.help(.falloff, "Carousel: the distance from the viewport's centre where items reach --min-scale and --min-alpha."))

@@ -14,10 +14,10 @@ struct Snap: ParsableCommand {
     @OptionGroup var catalog: CatalogOptions
     @OptionGroup var layout: LayoutOptions
 
-    @Option(help: ArgumentHelp("The offset along x where the fling would stop.", valueName: "x"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("The offset along x where the fling would stop.", valueName: "x"))
     var proposed: String
 
-    @Option(help: ArgumentHelp("The fling's velocity: positive to the right, negative to the left. Default: 0.", valueName: "v"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("The fling's velocity: positive to the right, negative to the left. Default: 0.", valueName: "v"))
     var velocity: String?
 
     @Flag(help: "Print one JSON object.")
