@@ -27,6 +27,10 @@ let package = Package(
             dependencies: ["BenchmarkSupport", .product(name: "CatalogLayout", package: main)]
         ),
         .executableTarget(
+            name: "StyleBenchmark",
+            dependencies: ["BenchmarkSupport", .product(name: "CatalogLayout", package: main)]
+        ),
+        .executableTarget(
             name: "ThumbnailBenchmark",
             dependencies: [.product(name: "Thumbnailer", package: main), .product(name: "ImageProbe", package: main)]
         ),
