@@ -37,6 +37,9 @@ package protocol CatalogReading: Sendable {
     /// every read must ask. File times are as coarse as the kernel's tick, so a reader trusts an
     /// unchanged stamp only once it has read the catalog well after that time.
     func changeStamp() -> (stamp: [Int64], lastChange: Int64)?
+    /// The order `order` at generation `since` and now, from the change log; nil when the log
+    /// no longer reaches back to `since`, or `since` is ahead of the catalog.
+    func orderChange(since generation: Int64, order: ItemOrder) throws(StoreError) -> OrderChange?
     /// Runs `body` with one snapshot: everything it reads comes from the same committed state.
     /// The store's own errors become `StoreError`; the body's errors pass through.
     func withSnapshot<T: Sendable>(_ body: (any CatalogSnapshot) throws -> T) throws -> T

@@ -103,13 +103,10 @@ extension SQLiteStore {
                     }
                 case .unsupported, .failed:
                     if let existing = change.itemID {
+                        _ = try generation() // before the change: the change log records it at the new generation
                         deleteItem.bind(1, existing)
                         try deleteItem.run(db)
-                        let deleted = db.changesCount
-                        if deleted > 0 {
-                            counts.removed += deleted
-                            _ = try generation()
-                        }
+                        counts.removed += db.changesCount
                     }
                 }
                 var error: String? = nil
@@ -137,20 +134,22 @@ extension SQLiteStore {
         guard !paths.isEmpty else { return 0 }
         return try write { db in
             var removedItems = 0
+            var bumped = false
             let itemOf = try db.makeStatement(sql: "SELECT item_id FROM files WHERE path = ?")
             let deleteItem = try db.makeStatement(sql: "DELETE FROM items WHERE id = ?")
             let deleteFile = try db.makeStatement(sql: "DELETE FROM files WHERE path = ?")
             for path in paths {
                 if let item = try Int64.fetchOne(itemOf, arguments: [path]) {
+                    if !bumped { // before the first change: the change log records it at the new generation
+                        _ = try Self.nextGeneration(db)
+                        bumped = true
+                    }
                     try deleteItem.execute(arguments: [item])
                     removedItems += db.changesCount
                 }
                 try deleteFile.execute(arguments: [path])
             }
-            if removedItems > 0 {
-                _ = try Self.nextGeneration(db)
-                try OrderData.refresh(db, force: false)
-            }
+            if bumped { try OrderData.refresh(db, force: false) }
             return removedItems
         }
     }

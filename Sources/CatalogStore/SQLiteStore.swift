@@ -123,8 +123,31 @@ package final class SQLiteStore: CatalogBackend {
 
 extension SQLiteStore {
     /// Increments the catalog's generation inside the current write transaction; returns it.
+    /// Call it before the transaction's first change to an item: the change log's triggers
+    /// record each change at the catalog's generation as they find it.
     static func nextGeneration(_ db: Database) throws -> Int64 {
-        try Int64.fetchOne(db, sql: "UPDATE catalog SET generation = generation + 1 RETURNING generation")!
+        // The generation that ends: the largest item id given out so far (ids are never reused).
+        try db.execute(sql: """
+            INSERT OR REPLACE INTO generations (generation, max_item_id)
+                SELECT generation, coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'items'), 0) FROM catalog
+            """)
+        let next = try Int64.fetchOne(db, sql: "UPDATE catalog SET generation = generation + 1 RETURNING generation")!
+        if next % ChangeLogBounds.pruneEvery == 0 { try pruneChangeLog(db, generation: next) }
+        return next
+    }
+
+    /// Keeps the change log within its bounds (Migrations/0007_change_log.sql): the last
+    /// `ChangeLogBounds.generations` generations, and at most `ChangeLogBounds.rows` rows.
+    static func pruneChangeLog(_ db: Database, generation: Int64) throws {
+        var keptFrom = generation - ChangeLogBounds.generations
+        if let oldestKept = try Int64.fetchOne(db, sql: "SELECT generation FROM item_changes ORDER BY generation DESC LIMIT 1 OFFSET ?",
+                                               arguments: [ChangeLogBounds.rows]) {
+            keptFrom = max(keptFrom, oldestKept) // the rows of that generation and older go
+        }
+        guard keptFrom > 0 else { return }
+        try db.execute(sql: "DELETE FROM item_changes WHERE generation <= ?", arguments: [keptFrom])
+        try db.execute(sql: "DELETE FROM generations WHERE generation < ?", arguments: [keptFrom])
+        try db.execute(sql: "UPDATE change_log SET kept_from = max(kept_from, ?)", arguments: [keptFrom])
     }
 }
 

@@ -1,0 +1,145 @@
+/// The batch that turns one list of unique ids into another, in the semantics of
+/// `UICollectionView.performBatchUpdates` and IGListKit's index set results: `deletes` are
+/// indices in the old list, `inserts` indices in the new one, `moves` the items whose relative
+/// position changed (old index → new index), `updates` new indices of items kept in place whose
+/// content changed.
+///
+/// Removing the deleted and moved-from indices from the old list leaves exactly the sequence
+/// that removing the inserted and moved-to indices leaves from the new one. An item that both
+/// moved and changed is a delete and an insert (a collection view cannot reload a moved cell),
+/// as IGListKit reports it.
+///
+/// Computed like Paul Heckel's algorithm (IGListKit's): one table from id to old index, one pass
+/// over the new list; then the items to keep in place are a longest increasing run of old
+/// indices in new order (patience sorting, O(m log m) for m common items, near O(m) when few
+/// moved), so the moves are the fewest possible where Heckel's offsets may report many more
+/// (one item moved across k others reports about k moves there).
+public struct BatchUpdates: Sendable, Hashable {
+    public struct Index: Sendable, Hashable {
+        public var index: Int
+        public var id: Int64
+
+        public init(index: Int, id: Int64) {
+            self.index = index
+            self.id = id
+        }
+    }
+
+    public struct Move: Sendable, Hashable {
+        public var from: Int
+        public var to: Int
+        public var id: Int64
+
+        public init(from: Int, to: Int, id: Int64) {
+            self.from = from
+            self.to = to
+            self.id = id
+        }
+    }
+
+    /// Old indices, ascending.
+    public var deletes: [Index] = []
+    /// New indices, ascending.
+    public var inserts: [Index] = []
+    /// By new index, ascending.
+    public var moves: [Move] = []
+    /// New indices, ascending.
+    public var updates: [Index] = []
+
+    public var isEmpty: Bool { deletes.isEmpty && inserts.isEmpty && moves.isEmpty && updates.isEmpty }
+
+    public init() {}
+
+    /// The batch from `old` to `new` (each without repeated ids); `changed` holds the ids whose
+    /// content changed.
+    public init(from old: [Int64], to new: [Int64], changed: Set<Int64> = []) {
+        // The common prefix and suffix are neither moved nor inserted: only the middle is diffed.
+        var prefix = 0
+        while prefix < old.count, prefix < new.count, old[prefix] == new[prefix] { prefix += 1 }
+        var suffix = 0
+        while suffix < old.count - prefix, suffix < new.count - prefix, old[old.count - 1 - suffix] == new[new.count - 1 - suffix] {
+            suffix += 1
+        }
+        let oldEnd = old.count - suffix
+        let newEnd = new.count - suffix
+        if !changed.isEmpty {
+            for i in 0..<prefix where changed.contains(old[i]) { updates.append(Index(index: i, id: old[i])) }
+        }
+
+        // Heckel's table: where each id of the old middle was.
+        var oldIndex: [Int64: Int] = [:]
+        oldIndex.reserveCapacity(oldEnd - prefix)
+        for i in prefix..<oldEnd { oldIndex[old[i]] = i }
+        var matchedOld = [Bool](repeating: false, count: oldEnd - prefix)
+        // The common items in new order: their old and new indices.
+        var commonOld: [Int] = []
+        var commonNew: [Int] = []
+        commonOld.reserveCapacity(min(oldEnd, newEnd) - prefix)
+        commonNew.reserveCapacity(min(oldEnd, newEnd) - prefix)
+        for j in prefix..<newEnd {
+            if let i = oldIndex[new[j]] {
+                matchedOld[i - prefix] = true
+                commonOld.append(i)
+                commonNew.append(j)
+            } else {
+                inserts.append(Index(index: j, id: new[j]))
+            }
+        }
+        for i in prefix..<oldEnd where !matchedOld[i - prefix] { deletes.append(Index(index: i, id: old[i])) }
+
+        // Kept in place: a longest increasing run of old indices.
+        let kept = Self.longestIncreasing(commonOld)
+        var movedDeletes: [Index] = []
+        var movedInserts: [Index] = []
+        for k in commonOld.indices {
+            let i = commonOld[k], j = commonNew[k], id = new[j]
+            if kept[k] {
+                if changed.contains(id) { updates.append(Index(index: j, id: id)) }
+            } else if changed.contains(id) {
+                movedDeletes.append(Index(index: i, id: id))
+                movedInserts.append(Index(index: j, id: id))
+            } else {
+                moves.append(Move(from: i, to: j, id: id))
+            }
+        }
+        if !movedDeletes.isEmpty {
+            deletes = (deletes + movedDeletes).sorted { $0.index < $1.index }
+            inserts = (inserts + movedInserts).sorted { $0.index < $1.index }
+        }
+        if !changed.isEmpty {
+            for j in newEnd..<new.count where changed.contains(new[j]) { updates.append(Index(index: j, id: new[j])) }
+        }
+    }
+
+    /// Which elements of `values` a longest strictly increasing subsequence keeps: patience
+    /// sorting with links to each element's predecessor, O(n log n).
+    static func longestIncreasing(_ values: [Int]) -> [Bool] {
+        var keep = [Bool](repeating: false, count: values.count)
+        guard !values.isEmpty else { return keep }
+        var tails: [Int] = [] // tails[l]: index in `values` of the smallest tail of a run of length l + 1
+        tails.reserveCapacity(64)
+        var previous = [Int](repeating: -1, count: values.count)
+        for k in values.indices {
+            let value = values[k]
+            // Most values extend the longest run: test that before searching.
+            if let last = tails.last, values[last] < value {
+                previous[k] = last
+                tails.append(k)
+                continue
+            }
+            var lo = 0, hi = tails.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if values[tails[mid]] < value { lo = mid + 1 } else { hi = mid }
+            }
+            if lo > 0 { previous[k] = tails[lo - 1] }
+            if lo == tails.count { tails.append(k) } else { tails[lo] = k }
+        }
+        var k = tails[tails.count - 1]
+        while k >= 0 {
+            keep[k] = true
+            k = previous[k]
+        }
+        return keep
+    }
+}

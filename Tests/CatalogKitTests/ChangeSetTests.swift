@@ -1,0 +1,194 @@
+import CatalogKit
+import CatalogLayout
+import Foundation
+import Testing
+
+/// Change sets against `catalog list` as the truth: random sequences of adds, removals,
+/// renames, modifications and moves between folders on real files, a scan after each; for every
+/// pair of generations the change set applied to the old order gives the new order, and names
+/// exactly the items whose key, date or size changed.
+@Suite struct ChangeSetTests {
+    static let fixtures = ["baseline.jpg", "cmyk.jpg", "grayscale.jpg", "progressive.jpg", "restart.jpg",
+                           "gray-alpha.png", "interlaced.png", "palette.png", "rgb.png", "rgb16.png"]
+
+    /// What one generation looked like: ids in each order, and each item's key, date and size.
+    struct Snapshot {
+        var generation: Int64
+        var orders: [ItemOrder: [Int64]]
+        var facts: [Int64: String]
+    }
+
+    static func snapshot(_ catalog: Catalog) throws -> Snapshot {
+        var orders: [ItemOrder: [Int64]] = [:]
+        var facts: [Int64: String] = [:]
+        for order in ItemOrder.allCases {
+            let items = try catalog.items(order: order)
+            orders[order] = items.map(\.id)
+            for item in items { facts[item.id] = "\(PathText.display(item.key)) \(item.date) \(item.width)x\(item.height)" }
+        }
+        return Snapshot(generation: try catalog.generation(), orders: orders, facts: facts)
+    }
+
+    /// The change set since `old` applied to its order gives `now`'s, naming the changed items.
+    static func expectChanges(_ catalog: Catalog, from old: Snapshot, to now: Snapshot, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        for order in ItemOrder.allCases {
+            let set = try catalog.changes(ChangeRequest(since: old.generation, order: order))
+            #expect(!set.reload && set.from == old.generation && set.to == now.generation, sourceLocation: sourceLocation)
+            let before = old.orders[order]!, after = now.orders[order]!
+            let u = set.updates
+            var list: [Int64?] = before
+            for delete in u.deletes { #expect(before[delete.index] == delete.id, sourceLocation: sourceLocation); list[delete.index] = nil }
+            for move in u.moves { #expect(before[move.from] == move.id, sourceLocation: sourceLocation); list[move.from] = nil }
+            var kept = list.compactMap { $0 }.makeIterator()
+            var applied: [Int64?] = Array(repeating: nil, count: after.count)
+            for insert in u.inserts where insert.index < after.count { applied[insert.index] = insert.id }
+            for move in u.moves where move.to < after.count { applied[move.to] = move.id }
+            for index in applied.indices where applied[index] == nil { applied[index] = kept.next() }
+            #expect(kept.next() == nil && applied.map { $0 ?? -1 } == after,
+                    "\(order) order, generation \(old.generation) → \(now.generation)", sourceLocation: sourceLocation)
+            let changed = Set(after.filter { old.facts[$0] != nil && old.facts[$0] != now.facts[$0] })
+            let replaced = Set(u.deletes.map(\.id)).intersection(u.inserts.map(\.id))
+            #expect(Set(u.updates.map(\.id)).union(replaced) == changed, "\(order) order, generation \(old.generation) → \(now.generation)",
+                    sourceLocation: sourceLocation)
+            for update in u.updates { #expect(after[update.index] == update.id, sourceLocation: sourceLocation) }
+        }
+    }
+
+    @Test(arguments: [1, 2, 3])
+    func randomFileChangesScannedAfterEach(seed: UInt64) throws {
+        let library = try Library()
+        var random = SplitMix(seed: seed)
+        var files: [String] = []
+        var folders = ["a", "b", "a/c"]
+        var serial = 0
+        func newName() -> String {
+            serial += 1
+            return "\(folders[Int(random.next() % UInt64(folders.count))])/f\(serial).\(Bool.random(using: &random) ? "jpg" : "png")"
+        }
+        func write(_ name: String) throws {
+            let fixture = Self.fixtures.filter { $0.hasSuffix(name.suffix(3)) }.randomElement(using: &random)!
+            let path = try library.write(name, try Library.fixture(fixture))
+            // Dates decide the date order: a few distinct ones, so ties fall back on paths.
+            var times = [timespec(tv_sec: 1_700_000_000 + Int(random.next() % 5) * 86_400, tv_nsec: 0)]
+            times.append(times[0])
+            utimensat(AT_FDCWD, path, times, 0)
+        }
+        for _ in 0..<8 { let name = newName(); try write(name); files.append(name) }
+        _ = try library.scan()
+        let catalog = try library.catalog()
+        var history = [try Self.snapshot(catalog)]
+        for step in 0..<14 {
+            for _ in 0..<(1 + Int(random.next() % 3)) {
+                switch random.next() % 6 {
+                case 0: // add
+                    let name = newName(); try write(name); files.append(name)
+                case 1 where !files.isEmpty: // remove
+                    let name = files.remove(at: Int(random.next() % UInt64(files.count)))
+                    try FileManager.default.removeItem(atPath: library.path(name))
+                case 2 where !files.isEmpty: // rename in its folder
+                    let index = Int(random.next() % UInt64(files.count))
+                    let folder = (files[index] as NSString).deletingLastPathComponent
+                    serial += 1
+                    let renamed = "\(folder)/r\(serial).\(files[index].suffix(3))"
+                    try FileManager.default.moveItem(atPath: library.path(files[index]), toPath: library.path(renamed))
+                    files[index] = renamed
+                case 3 where !files.isEmpty: // modify: other content, size and date
+                    try write(files[Int(random.next() % UInt64(files.count))])
+                case 4 where !files.isEmpty: // move to another folder
+                    let index = Int(random.next() % UInt64(files.count))
+                    let moved = newName()
+                    try FileManager.default.createDirectory(atPath: (library.path(moved) as NSString).deletingLastPathComponent,
+                                                            withIntermediateDirectories: true)
+                    try FileManager.default.moveItem(atPath: library.path(files[index]), toPath: library.path(moved))
+                    files[index] = moved
+                default: // a new folder
+                    folders.append("n\(step)")
+                }
+            }
+            _ = try library.scan()
+            let now = try Self.snapshot(catalog)
+            for old in history { try Self.expectChanges(catalog, from: old, to: now) }
+            history.append(now)
+        }
+        #expect(history.last!.generation > history.first!.generation)
+    }
+
+    @Test func importsThatUpsertAreUpdatesAndMoves() throws {
+        let library = try Library()
+        let catalog = try library.catalog()
+        _ = try catalog.importItems(PagerTests.importRows(30))
+        let first = try Self.snapshot(catalog)
+        var rows = PagerTests.importRows(40) // ten more
+        rows[3].width += 5 // a new size: in place in path order
+        rows[7].date = "1999-01-01T00:00:00" // an older date: moves in date order
+        _ = try catalog.importItems(rows)
+        let second = try Self.snapshot(catalog)
+        try Self.expectChanges(catalog, from: first, to: second)
+        let set = try catalog.changes(ChangeRequest(since: first.generation, order: .path))
+        #expect(set.updates.inserts.count == 10 && set.updates.deletes.count == 0)
+        _ = try catalog.importItems(rows) // the same rows again: a new generation, nothing changed
+        let third = try Self.snapshot(catalog)
+        #expect(third.generation == second.generation + 1)
+        #expect(try catalog.changes(ChangeRequest(since: second.generation)).updates.isEmpty)
+        try Self.expectChanges(catalog, from: first, to: third)
+    }
+
+    @Test func generationsTheLogNoLongerHoldsOrAheadOfTheCatalogAreReloads() throws {
+        let library = try Library()
+        let catalog = try library.catalog()
+        _ = try catalog.importItems(PagerTests.importRows(3))
+        let start = try catalog.generation()
+        let ahead = try catalog.changes(ChangeRequest(since: start + 1))
+        #expect(ahead.reload && ahead.updates.isEmpty && ahead.to == start)
+        #expect(try !catalog.changes(ChangeRequest(since: start)).reload)
+        // Past the log's bound of generations: the oldest are pruned.
+        var rows = PagerTests.importRows(1)
+        for n in 0..<1040 {
+            rows[0].width = 100 + n % 7
+            _ = try catalog.importItems(rows)
+        }
+        let old = try catalog.changes(ChangeRequest(since: start))
+        #expect(old.reload && old.updates.isEmpty)
+        let recent = try catalog.changes(ChangeRequest(since: try catalog.generation() - 900))
+        let pinned = try #require(try catalog.items(order: .path).first { $0.key == Data(rows[0].key.utf8) })
+        #expect(!recent.reload && recent.updates.updates.map(\.id) == [pinned.id])
+        // A catalog made before the change log answers "reload" for its older generations.
+        #expect(try catalog.changes(ChangeRequest(since: 0)).reload)
+    }
+
+    @Test func theCommandLineAndItsErrors() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let library = try Library()
+        _ = try library.catalog().importItems(PagerTests.importRows(5))
+        let since = try library.catalog().generation()
+        var rows = PagerTests.importRows(6)
+        rows[0].width += 1
+        _ = try library.catalog().importItems(rows)
+        let db = ["--db", library.catalogPath]
+        let text = try BuiltTool.run(["changes"] + db + ["--since", "\(since)", "--sort", "path"])
+        #expect(text.status == 0)
+        let lines = String(decoding: text.stdout, as: UTF8.self).split(separator: "\n")
+        #expect(lines.first == "generation \(since) → \(since + 1), path order: 0 deletes, 1 insert, 0 moves, 1 update")
+        let json = try BuiltTool.run(["changes"] + db + ["--since", "\(since)", "--json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: json.stdout) as? [String: Any])
+        #expect(Set(object.keys) == ["from", "to", "sort", "reload", "deletes", "inserts", "moves", "updates"])
+        #expect(object["reload"] as? Bool == false && (object["inserts"] as? [[String: Any]])?.count == 1)
+        let reload = try BuiltTool.run(["changes"] + db + ["--since", "99"])
+        #expect(reload.status == 0 && String(decoding: reload.stdout, as: UTF8.self).hasPrefix("reload:"))
+        let bad = try BuiltTool.run(["changes"] + db + ["--since", "-1"])
+        #expect(bad.status == 2 && bad.stderr.contains("--since"))
+    }
+}
+
+/// A small seeded generator: the same sequence for the same seed on every machine.
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
