@@ -84,19 +84,56 @@ final class Scanner {
         return summary
     }
 
-    private func scan(root: String) throws(StoreError) {
+    /// Scans folders of one root again (absolute paths under it, none inside another): what a
+    /// watcher does when files change there. Moves between the folders keep their items.
+    func run(root: String, folders: [String]) throws(StoreError) -> ScanSummary {
+        precondition(!used, "a Scanner runs one scan")
+        used = true
+        start = ContinuousClock.now
+        let lock = try store.lockForWriting()
+        defer { withExtendedLifetime(lock) {} }
+        let before = try store.generation()
+        try scan(root: root, folders: folders)
+        if try store.generation() != before { try store.pruneStaleLayouts() }
+        try store.refreshOrderData()
+        summary.elapsedSeconds = Timestamps.seconds(since: start)
+        summary.generation = try store.generation()
+        return summary
+    }
+
+    /// Scans a root, or with `folders` only those folders under it (a folder gone means its
+    /// files vanished).
+    private func scan(root: String, folders: [String]? = nil) throws(StoreError) {
         let absolute = Self.absolute(root)
-        let fd = open(absolute, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else {
-            let reason = errno == ENOTDIR ? "not a folder (scan takes folders; `catalog probe FILE` reads one file)" : SystemError.text()
-            summary.unscannedRoots.append("\(root): \(reason); nothing scanned or removed under it")
-            return
+        var walks: [(fd: Int32, path: [UInt8])] = []
+        var unreadable: [Data] = []
+        if let folders {
+            for folder in folders {
+                let fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK)
+                if fd >= 0 {
+                    walks.append((fd, Array(folder.utf8)))
+                } else if errno != ENOENT && errno != ENOTDIR {
+                    unreadable.append(Data(Array(folder.utf8) + [47]))
+                    summary.problems.append("\(folder): \(SystemError.text()); skipped, nothing under it removed")
+                }
+            }
+        } else {
+            let fd = open(absolute, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK)
+            guard fd >= 0 else {
+                let reason = errno == ENOTDIR ? "not a folder (scan takes folders; `catalog probe FILE` reads one file)" : SystemError.text()
+                summary.unscannedRoots.append("\(root): \(reason); nothing scanned or removed under it")
+                return
+            }
+            walks.append((fd, Array(absolute.utf8)))
         }
         let rootPath = Array(absolute.utf8)
         rootID = try store.rootID(for: Data(rootPath))
-        var prefix = Data(rootPath)
-        if prefix.last != 47 { prefix.append(47) }
-        knownFiles = try store.knownFiles(under: prefix)
+        knownFiles = []
+        for folder in folders ?? [absolute] {
+            var prefix = Data(folder.utf8)
+            if prefix.last != 47 { prefix.append(47) }
+            knownFiles += try store.knownFiles(under: prefix)
+        }
         knownIndex = Dictionary(minimumCapacity: knownFiles.count)
         knownByInode = Dictionary(minimumCapacity: knownFiles.count)
         for (index, file) in knownFiles.enumerated() {
@@ -107,22 +144,24 @@ final class Scanner {
         seen = Array(repeating: false, count: knownFiles.count)
         inodeMoves = []
         addedByContent = [:]
-        incompletePrefixes = []
+        incompletePrefixes = unreadable
         var walker = DirectoryWalker(includeHidden: options.includeHidden, followSymlinks: options.followSymlinks)
         var lastReport = ContinuousClock.now
         do {
-            try walker.walk(fd: fd, path: rootPath) { event throws(StoreError) in
-                switch event {
-                case .files(let files):
-                    try handle(files)
-                case .unreadable(let path, let reason):
-                    incompletePrefixes.append(Data(path + [47]))
-                    summary.problems.append("\(PathText.display(path)): \(reason); skipped, nothing under it removed")
-                case .folder(let path):
-                    folder = path
-                    if ContinuousClock.now - lastReport > .milliseconds(100) {
-                        lastReport = ContinuousClock.now
-                        report()
+            for (fd, path) in walks {
+                try walker.walk(fd: fd, path: path) { event throws(StoreError) in
+                    switch event {
+                    case .files(let files):
+                        try handle(files)
+                    case .unreadable(let path, let reason):
+                        incompletePrefixes.append(Data(path + [47]))
+                        summary.problems.append("\(PathText.display(path)): \(reason); skipped, nothing under it removed")
+                    case .folder(let path):
+                        folder = path
+                        if ContinuousClock.now - lastReport > .milliseconds(100) {
+                            lastReport = ContinuousClock.now
+                            report()
+                        }
                     }
                 }
             }
@@ -134,7 +173,7 @@ final class Scanner {
         try flush(wait: true)
         try resolveMoves()
         try removeVanished()
-        try store.finishScan(rootID: rootID, complete: incompletePrefixes.isEmpty)
+        if folders == nil { try store.finishScan(rootID: rootID, complete: incompletePrefixes.isEmpty) }
     }
 
     /// One folder's batch: skip unchanged files, probe the rest in parallel.

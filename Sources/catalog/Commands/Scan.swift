@@ -31,6 +31,23 @@ struct Scan: ParsableCommand {
     @Flag(help: "Print the summary as one JSON object on stdout.")
     var json = false
 
+    @Flag(help: ArgumentHelp("After the scan, keep the catalog current until Ctrl-C or SIGTERM.",
+                             discussion: """
+                                 File events (inotify) on a folder rescan that folder once the events pause for half a \
+                                 second (a burst of copies is one rescan); folders created later are watched too. One \
+                                 line per rescan on stdout. Past the kernel's watch limit (fs.inotify.max_user_watches) \
+                                 it says so once and rescans every root every 60 seconds.
+                                 """))
+    var watch = false
+
+    /// Watch at most this many folders, as if the kernel's limit were reached (tests).
+    @Option(help: .hidden)
+    var watchFolderLimit: Int?
+
+    /// Seconds between full rescans past the watch limit (tests; 60 by default).
+    @Option(help: .hidden)
+    var rescanInterval: Int?
+
     @Option(help: .hidden)
     var batchSize = ScanOptions().batchSize
 
@@ -46,6 +63,7 @@ struct Scan: ParsableCommand {
         var options = ScanOptions(includeHidden: includeHidden, followSymlinks: followSymlinks)
         options.batchSize = batchSize
         options.reportEveryBatch = progressLines
+        if watch { return try runWatching(options) }
         let interactive = isatty(STDERR_FILENO) == 1 && !progressLines
         let summary = try catalog.open().scan(roots, options: options, progress: progressLines ? { progress in
             printError("committed \(progress.committedFiles)")
@@ -54,6 +72,11 @@ struct Scan: ParsableCommand {
             printError("\r\u{1B}[K\(progress.files) files  \(rate) files/s  \(PathText.display(progress.folder).suffix(60))", newline: false)
         } : nil)
         if interactive { printError("\r\u{1B}[K", newline: false) }
+        try report(summary)
+    }
+
+    /// The summary of a scan, then its problems; exit status 1 if a root could not be scanned.
+    func report(_ summary: ScanSummary) throws {
         for problem in summary.problems { printError("warning: \(problem)") }
         if json {
             print("""
@@ -75,6 +98,49 @@ struct Scan: ParsableCommand {
         // unmounted disk) must not pass unnoticed.
         for root in summary.unscannedRoots { printError("error: \(root)") }
         if !summary.unscannedRoots.isEmpty { throw ExitCode(1) }
+    }
+}
+
+extension Scan {
+    /// `--watch`: the first scan's summary as without it, then one line per rescan until
+    /// SIGINT or SIGTERM, which end it after the rescan under way.
+    func runWatching(_ options: ScanOptions) throws {
+        let stop = StopFlag()
+        let signals = [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { stop.stop() }
+            source.resume()
+            return source
+        }
+        defer { signals.forEach { $0.cancel() } }
+        var failedRoots = false
+        var settings = WatchSettings()
+        settings.folderLimit = watchFolderLimit
+        if let rescanInterval { settings.fallbackInterval = .seconds(rescanInterval) }
+        try catalog.open().watch(roots, options: options, settings: settings, stop: stop) { event in
+            switch event {
+            case .watching(let summary, let folders):
+                do { try report(summary) } catch { failedRoots = true }
+                printError("watching \(folders) folder\(folders == 1 ? "" : "s"); Ctrl-C stops")
+            case .limitReached(let watched, let interval):
+                printError("warning: the kernel's inotify watch limit (fs.inotify.max_user_watches) was reached after \(watched) "
+                    + "folders; the others are not watched: every root is scanned again every \(interval.components.seconds) s")
+            case .rescanned(let summary, let folders):
+                let shown = folders.count == 1 ? PathText.display(Array(folders[0].utf8)) : "\(folders.count) folders"
+                if json {
+                    print(#"{"rescanned":[\#(folders.map(PathText.jsonString).joined(separator: ","))],"added":\#(summary.added),"#
+                        + #""updated":\#(summary.updated),"moved":\#(summary.moved),"removed":\#(summary.removed),"#
+                        + #""failed":\#(summary.failed),"generation":\#(summary.generation)}"#)
+                } else {
+                    print("rescanned \(shown): added \(summary.added), updated \(summary.updated), moved \(summary.moved), "
+                        + "removed \(summary.removed), failed \(summary.failed); generation \(summary.generation)")
+                }
+                for problem in summary.problems { printError("warning: \(problem)") }
+            }
+            fflush(nil) // every stream: a script reads each line as it comes
+        }
+        if failedRoots { throw ExitCode(1) }
     }
 }
 

@@ -1,0 +1,84 @@
+import CatalogModel
+import Foundation
+import Synchronization
+
+/// How `catalog scan --watch` and `catalog serve --scan` keep the catalog current.
+public struct WatchSettings: Sendable, Hashable {
+    /// A round of file events ends after this long without one: a burst of copies is one rescan.
+    public var quiet: Duration = .milliseconds(500)
+    /// And at the latest this long after its first event (a copy that never pauses still shows).
+    public var longest: Duration = .seconds(5)
+    /// Full rescans this often when folders cannot be watched (the kernel's watch limit).
+    public var fallbackInterval: Duration = .seconds(60)
+    /// Watch at most this many folders, as if the kernel's limit were reached there (tests).
+    public var folderLimit: Int?
+
+    public init() {}
+}
+
+/// What a watch tells its caller.
+public enum WatchEvent: Sendable {
+    /// The first scan is done; `folders` are watched.
+    case watching(ScanSummary, folders: Int)
+    /// The kernel's inotify watch limit was reached: said once; full rescans every `interval`.
+    case limitReached(watched: Int, interval: Duration)
+    /// Folders were scanned again after file events (or every root, after a lost event or as
+    /// the fallback).
+    case rescanned(ScanSummary, folders: [String])
+}
+
+/// Set from a signal handler or another thread to end a watch after its current rescan.
+public final class StopFlag: Sendable {
+    private let flag = Atomic<Bool>(false)
+    public init() {}
+    public func stop() { flag.store(true, ordering: .relaxed) }
+    public var isStopped: Bool { flag.load(ordering: .relaxed) }
+}
+
+extension Catalog {
+    /// Scans `roots`, then keeps the catalog current until `stop` is set: file events (Linux
+    /// inotify) on a folder rescan that folder (and what is under it) once the events pause,
+    /// with the other folders changed in the same round, so moves between them keep their
+    /// items. Folders created later are watched too. Past the kernel's watch limit, every root
+    /// is scanned again each `settings.fallbackInterval`. Blocks; `stop` is looked at at least
+    /// every 200 ms between rescans.
+    public func watch(_ roots: [String], options: ScanOptions = ScanOptions(), settings: WatchSettings = WatchSettings(),
+                      stop: StopFlag, report: (WatchEvent) -> Void) throws(StoreError) {
+        let absolute = roots.map(Scanner.absolute)
+        let watcher = try FolderWatcher(includeHidden: options.includeHidden, limit: settings.folderLimit)
+        // Watches first: a file written during the first scan is seen by one or the other.
+        for root in absolute { watcher.add(root: root, folder: root) }
+        let first = try scan(roots, options: options)
+        report(.watching(first, folders: watcher.folderCount))
+        var saidLimit = false
+        var lastFull = ContinuousClock.now
+        var pending = FolderWatcher.Changes() // rounds not scanned yet: another process held the catalog
+        while !stop.isStopped {
+            if watcher.limitReached && !saidLimit {
+                saidLimit = true
+                report(.limitReached(watched: watcher.folderCount, interval: settings.fallbackInterval))
+            }
+            let changes = watcher.wait(timeout: pending.isEmpty ? .milliseconds(200) : .seconds(1),
+                                       quiet: settings.quiet, longest: settings.longest)
+            pending.overflowed = pending.overflowed || changes.overflowed
+            for (root, folders) in changes.folders { pending.folders[root, default: []].formUnion(folders) }
+            do {
+                if pending.overflowed || (watcher.limitReached && ContinuousClock.now - lastFull >= settings.fallbackInterval) {
+                    let summary = try scan(roots, options: options)
+                    lastFull = ContinuousClock.now
+                    pending = FolderWatcher.Changes()
+                    report(.rescanned(summary, folders: absolute))
+                    continue
+                }
+                for (root, folders) in pending.folders.sorted(by: { $0.key < $1.key }) {
+                    let outermost = FolderWatcher.Changes.outermost(folders)
+                    let summary = try Scanner(store: store, options: options).run(root: root, folders: outermost)
+                    pending.folders[root] = nil
+                    report(.rescanned(summary, folders: outermost))
+                }
+            } catch .busy {
+                continue // another scan or import is writing: again once it is done
+            }
+        }
+    }
+}

@@ -1,0 +1,152 @@
+import Foundation
+import Glibc
+
+/// Linux inotify over every folder under the scan roots: which folders had files created,
+/// written, deleted, renamed or touched. Folders created (or moved in) later are watched as
+/// their events arrive. When the kernel's watch limit (fs.inotify.max_user_watches) is reached,
+/// `limitReached` says so and the folders past it are not watched: the caller falls back to
+/// periodic full rescans.
+final class FolderWatcher {
+    /// What a round of events asks for.
+    struct Changes {
+        /// Folders to scan again, by root (absolute paths).
+        var folders: [String: Set<String>] = [:]
+        /// The kernel's event queue overflowed: events were lost, scan every root again.
+        var overflowed = false
+        var isEmpty: Bool { folders.isEmpty && !overflowed }
+    }
+
+    private let fd: Int32
+    private var watched: [Int32: (root: String, path: String)] = [:]
+    private let includeHidden: Bool
+    /// At most this many folders (nil: as many as the kernel allows): the kernel's limit, tested.
+    private let limit: Int?
+    private(set) var limitReached = false
+    var folderCount: Int { watched.count }
+
+    private static let mask = UInt32(IN_CREATE | IN_DELETE | IN_CLOSE_WRITE | IN_MODIFY | IN_ATTRIB | IN_MOVED_FROM | IN_MOVED_TO
+                                     | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_EXCL_UNLINK)
+
+    init(includeHidden: Bool, limit: Int? = nil) throws(StoreError) {
+        fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        guard fd >= 0 else { throw .database("cannot watch folders: inotify_init1: \(SystemError.text())") }
+        self.includeHidden = includeHidden
+        self.limit = limit
+    }
+
+    deinit { close(fd) }
+
+    /// Watches `folder` (under `root`) and every folder under it.
+    func add(root: String, folder: String) {
+        var stack = [folder]
+        while let path = stack.popLast(), !limitReached {
+            if let limit, watched.count >= limit {
+                limitReached = true
+                break
+            }
+            let wd = inotify_add_watch(fd, path, Self.mask)
+            if wd < 0 {
+                if errno == ENOSPC { limitReached = true }
+                continue // gone or unreadable: its parent's events still cover it
+            }
+            watched[wd] = (root, path)
+            guard let directory = opendir(path) else { continue }
+            defer { closedir(directory) }
+            while let entry = readdir(directory) {
+                guard entry.pointee.d_type == UInt8(DT_DIR) else { continue }
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                    String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+                }
+                if name == "." || name == ".." || (!includeHidden && name.hasPrefix(".")) { continue }
+                stack.append(path + "/" + name)
+            }
+        }
+    }
+
+    /// Stops watching `folder` and the folders under it (moved away: their watches would
+    /// report under the old path).
+    private func remove(folder: String) {
+        let prefix = folder + "/"
+        for (wd, entry) in watched where entry.path == folder || entry.path.hasPrefix(prefix) {
+            inotify_rm_watch(fd, wd)
+            watched[wd] = nil
+        }
+    }
+
+    /// Waits up to `timeout` for the first event, then collects events until none came for
+    /// `quiet` (a burst of copies is one round) or `longest` passed since the first.
+    func wait(timeout: Duration, quiet: Duration, longest: Duration) -> Changes {
+        var changes = Changes()
+        guard poll(timeout) else { return changes }
+        let first = ContinuousClock.now
+        repeat {
+            drain(into: &changes)
+        } while ContinuousClock.now - first < longest && poll(min(quiet, longest - (ContinuousClock.now - first)))
+        return changes
+    }
+
+    /// Whether an event is waiting, waiting at most `timeout`.
+    private func poll(_ timeout: Duration) -> Bool {
+        var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        let milliseconds = Int32(max(0, timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000))
+        return Glibc.poll(&entry, 1, milliseconds) > 0
+    }
+
+    private func drain(into changes: inout Changes) {
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            guard count > 0 else { return }
+            var offset = 0
+            while offset + MemoryLayout<inotify_event>.size <= count {
+                let (wd, mask, length) = buffer.withUnsafeBytes { raw in
+                    let event = raw.loadUnaligned(fromByteOffset: offset, as: inotify_event.self)
+                    return (event.wd, event.mask, Int(event.len))
+                }
+                let nameStart = offset + MemoryLayout<inotify_event>.size
+                let name = String(decoding: buffer[nameStart..<(nameStart + length)].prefix(while: { $0 != 0 }), as: UTF8.self)
+                offset = nameStart + length
+                handle(wd: wd, mask: mask, name: name, into: &changes)
+            }
+        }
+    }
+
+    private func handle(wd: Int32, mask: UInt32, name: String, into changes: inout Changes) {
+        if mask & UInt32(IN_Q_OVERFLOW) != 0 {
+            changes.overflowed = true
+            return
+        }
+        guard let (root, folder) = watched[wd] else { return }
+        if mask & UInt32(IN_IGNORED) != 0 {
+            watched[wd] = nil
+            return
+        }
+        if mask & UInt32(IN_DELETE_SELF | IN_MOVE_SELF) != 0 {
+            return // the parent's event names it
+        }
+        if !includeHidden && name.hasPrefix(".") { return }
+        let path = name.isEmpty ? folder : folder + "/" + name
+        if mask & UInt32(IN_ISDIR) != 0 {
+            if mask & UInt32(IN_MOVED_FROM | IN_DELETE) != 0 { remove(folder: path) }
+            if mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 {
+                add(root: root, folder: path)
+                changes.folders[root, default: []].insert(path) // files may be in it already
+            }
+        }
+        changes.folders[root, default: []].insert(folder)
+    }
+}
+
+extension FolderWatcher.Changes {
+    /// The folders of a root, without those inside another one of them (a rescan is recursive).
+    static func outermost(_ folders: Set<String>) -> [String] {
+        folders.filter { folder in
+            var ancestor = Substring(folder)
+            while let slash = ancestor.lastIndex(of: "/"), slash > ancestor.startIndex {
+                ancestor = ancestor[..<slash]
+                if folders.contains(String(ancestor)) { return false }
+            }
+            return true
+        }.sorted()
+    }
+}

@@ -1,0 +1,142 @@
+import CatalogKit
+import Foundation
+import Testing
+
+/// `catalog scan --watch` on real files: created, modified, deleted and renamed files, files in
+/// folders created later and moves between folders show up, each within the debounce, by the
+/// line it prints per rescan (never a fixed sleep); SIGTERM ends it cleanly.
+@Suite struct WatchTests {
+    /// The running watcher, its stdout read line by line; killed after `limit` whatever happens.
+    final class Watcher {
+        let process: Process
+        var lines: LineReader
+        init(_ arguments: [String], limit: Duration = .seconds(60)) throws {
+            process = Process()
+            process.executableURL = BuiltTool.catalog
+            process.arguments = arguments
+            let out = Pipe()
+            process.standardOutput = out
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            lines = LineReader(out.fileHandleForReading)
+            let process = process
+            Task.detached {
+                try? await Task.sleep(for: limit)
+                if process.isRunning { process.terminate() }
+            }
+        }
+
+        /// The next line, skipping those that do not match; nil if the process ended first.
+        func next(matching predicate: (String) -> Bool) -> String? {
+            while let line = lines.next() { if predicate(line) { return line } }
+            return nil
+        }
+
+        /// Rescan lines until the catalog satisfies `condition` (a burst may take two rounds).
+        func waitFor(_ library: Library, _ what: String, sourceLocation: SourceLocation = #_sourceLocation,
+                     _ condition: ([String: (id: Int64, width: Int, height: Int)]) -> Bool) throws {
+            while true {
+                if condition(try WatchTests.relative(library)) { return }
+                guard next(matching: { $0.hasPrefix("rescanned ") }) != nil else {
+                    Issue.record("the watcher ended before \(what)", sourceLocation: sourceLocation)
+                    return
+                }
+            }
+        }
+    }
+
+    /// Items by path under the library's root.
+    static func relative(_ library: Library) throws -> [String: (id: Int64, width: Int, height: Int)] {
+        let prefix = library.root.path + "/"
+        return Dictionary(uniqueKeysWithValues: try library.items().map { (String($0.key.dropFirst(prefix.count)), $0.value) })
+    }
+
+    @Test func createdModifiedDeletedRenamedAndNewFoldersAreSeen() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let library = try Library()
+        try library.write("a.jpg", Library.fixture("baseline.jpg"))
+        try library.write("old/b.png", Library.fixture("rgb.png"))
+        let watcher = try Watcher(["scan", "--db", library.catalogPath, "--watch", library.root.path])
+        defer { watcher.process.terminate(); watcher.process.waitUntilExit() }
+        #expect(watcher.next(matching: { $0.hasPrefix("added ") }) == "added 2, updated 0, moved 0, removed 0, unchanged 0, unsupported 0, failed 0")
+        let a = try #require(try Self.relative(library)["a.jpg"]?.id)
+
+        try library.write("c.jpg", Library.fixture("progressive.jpg"))
+        try watcher.waitFor(library, "a created file") { $0["c.jpg"] != nil }
+        try library.write("a.jpg", Library.fixture("grayscale.jpg")) // 20x36 now
+        try watcher.waitFor(library, "a modified file") { $0["a.jpg"]?.width == 20 }
+        #expect(try Self.relative(library)["a.jpg"]?.id == a)
+        try FileManager.default.moveItem(atPath: library.path("a.jpg"), toPath: library.path("renamed.jpg"))
+        try watcher.waitFor(library, "a renamed file") { $0["renamed.jpg"] != nil && $0["a.jpg"] == nil }
+        #expect(try Self.relative(library)["renamed.jpg"]?.id == a) // a rename keeps the item
+        try FileManager.default.removeItem(atPath: library.path("c.jpg"))
+        try watcher.waitFor(library, "a deleted file") { $0["c.jpg"] == nil }
+        // A folder made after the watch began, and a file put in it at once.
+        try library.write("new/deeper/d.png", Library.fixture("palette.png"))
+        try watcher.waitFor(library, "a file in new folders") { $0["new/deeper/d.png"] != nil }
+        try library.write("new/deeper/e.png", Library.fixture("rgb16.png")) // the new folder is watched itself
+        try watcher.waitFor(library, "a second file in the new folder") { $0["new/deeper/e.png"] != nil }
+        // A move between folders keeps the item.
+        let b = try #require(try Self.relative(library)["old/b.png"]?.id)
+        try FileManager.default.moveItem(atPath: library.path("old/b.png"), toPath: library.path("new/b.png"))
+        try watcher.waitFor(library, "a move between folders") { $0["new/b.png"] != nil && $0["old/b.png"] == nil }
+        #expect(try Self.relative(library)["new/b.png"]?.id == b)
+        // A folder removed with what is in it.
+        try FileManager.default.removeItem(atPath: library.path("new/deeper"))
+        try watcher.waitFor(library, "a removed folder") { $0["new/deeper/d.png"] == nil && $0["new/deeper/e.png"] == nil }
+
+        watcher.process.terminate() // SIGTERM: ends after the rescan under way, status 0
+        watcher.process.waitUntilExit()
+        #expect(watcher.process.terminationReason == .exit && watcher.process.terminationStatus == 0)
+    }
+
+    @Test func aBurstOfCopiesIsOneRescan() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let library = try Library()
+        try library.write("first.jpg", Library.fixture("baseline.jpg"))
+        let watcher = try Watcher(["scan", "--db", library.catalogPath, "--watch", "--json", library.root.path])
+        defer { watcher.process.terminate(); watcher.process.waitUntilExit() }
+        #expect(watcher.next(matching: { $0.contains("\"added\":1") }) != nil)
+        let bytes = try Library.fixture("rgb.png")
+        for n in 0..<300 { try library.write(String(format: "burst/%03d.png", n), bytes) }
+        var added = 0, rounds = 0
+        while added < 300, let line = watcher.next(matching: { $0.hasPrefix("{\"rescanned\"") }) {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            added += object["added"] as? Int ?? 0
+            rounds += 1
+        }
+        #expect(added == 300)
+        #expect(rounds <= 2, "300 copies in a burst took \(rounds) rescans") // the folder's creation may open a round of its own
+        #expect(try library.items().count == 301)
+    }
+}
+
+extension WatchTests {
+    @Test func pastTheWatchLimitItSaysSoOnceAndRescansEverything() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let library = try Library()
+        try library.write("a/one.jpg", Library.fixture("baseline.jpg"))
+        try library.write("b/two.jpg", Library.fixture("cmyk.jpg"))
+        let process = Process()
+        process.executableURL = BuiltTool.catalog
+        process.arguments = ["scan", "--db", library.catalogPath, "--watch", "--watch-folder-limit", "1", "--rescan-interval", "1",
+                             library.root.path]
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        var lines = LineReader(out.fileHandleForReading)
+        while let line = lines.next(), !line.hasPrefix("added ") {}
+        // b is not watched: a file there shows at the next full rescan.
+        try library.write("b/three.jpg", Library.fixture("restart.jpg"))
+        while try Self.relative(library)["b/three.jpg"] == nil {
+            guard lines.next() != nil else { Issue.record("the watcher ended first"); return }
+        }
+        process.terminate()
+        process.waitUntilExit()
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(stderr.components(separatedBy: "inotify watch limit").count == 2, "said once: \(stderr)")
+        #expect(process.terminationStatus == 0)
+    }
+}
