@@ -128,7 +128,13 @@ imported = [item for item in check("/api/items?limit=1000", 200)["items"] if not
 if imported:
     check(f"/api/items/{imported[0]['id']}/original", 404)
     check(f"/api/items/{imported[0]['id']}/thumbnail", 404)
-check("/api/stats", 200)
+generation = check("/api/stats", 200)["generation"]
+changes = check(f"/api/changes?since={generation - 1}&sort=path", 200)
+assert not changes["reload"] and changes["to"] == generation and len(changes["inserts"]) == 300, changes
+check(f"/api/changes?since={generation + 5}", 200)
+check("/api/changes?since=-1", 400)
+check("/api/changes", 400)
+check("/api/events?x=1", 400)
 check("/api/layouts", 200)
 check("/api/health", 200)
 check("/api/nothing/here", 404)

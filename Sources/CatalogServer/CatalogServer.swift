@@ -17,6 +17,8 @@ public enum CatalogServer {
         public var quiet = false
         /// The thumbnail cache's folder (the one `catalog thumbnails` fills by default).
         public var thumbnailCache = ThumbnailCache.defaultRoot()
+        /// How often `/api/events` sends a comment to keep connections open.
+        public var eventKeepAlive: Duration = .seconds(15)
 
         public init(host: String = "127.0.0.1", port: Int = 8080, quiet: Bool = false,
                     thumbnailCache: String = ThumbnailCache.defaultRoot()) {
@@ -42,7 +44,8 @@ public enum CatalogServer {
         quietLogger.logLevel = .error // Hummingbird's own messages: only errors
         let host = options.host
         return Application(
-            router: router(catalog: catalog, thumbnailCache: ThumbnailCache(root: options.thumbnailCache), accessLog: options.quiet ? nil : logger),
+            router: router(catalog: catalog, thumbnailCache: ThumbnailCache(root: options.thumbnailCache), accessLog: options.quiet ? nil : logger,
+                           eventKeepAlive: options.eventKeepAlive),
             configuration: .init(address: .hostname(host, port: options.port), serverName: "catalog"),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? options.port
@@ -54,7 +57,8 @@ public enum CatalogServer {
     }
 
     /// Every route, behind the middlewares that give all errors one JSON shape.
-    static func router(catalog: Catalog, thumbnailCache: ThumbnailCache, accessLog: Logger?) -> Router<BasicRequestContext> {
+    static func router(catalog: Catalog, thumbnailCache: ThumbnailCache, accessLog: Logger?,
+                       eventKeepAlive: Duration = .seconds(15)) -> Router<BasicRequestContext> {
         let router = Router(options: .autoGenerateHeadEndpoints)
         if let accessLog { router.add(middleware: AccessLogMiddleware(logger: accessLog)) }
         router.add(middleware: ErrorMiddleware())
@@ -63,6 +67,9 @@ public enum CatalogServer {
         PageRoutes(service: service).add(to: router)
         ItemRoutes(service: service).add(to: router)
         CatalogRoutes(service: service).add(to: router)
+        let pages = service.pages
+        let events = GenerationEvents(keepAlive: eventKeepAlive) { try? await service.run { try pages.generation() } }
+        ChangeRoutes(service: service, events: events).add(to: router)
         GalleryRoutes().add(to: router)
         return router
     }

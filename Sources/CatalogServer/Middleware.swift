@@ -38,7 +38,7 @@ struct RequestShapeMiddleware<Context: RequestContext>: RouterMiddleware {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
         if path == "/" { return true }
         switch parts.count {
-        case 3: return parts[1] == "api" && ["page", "sections", "snap", "items", "stats", "layouts", "health", "openapi.yaml"].contains(parts[2])
+        case 3: return parts[1] == "api" && ["page", "sections", "snap", "changes", "events", "items", "stats", "layouts", "health", "openapi.yaml"].contains(parts[2])
         case 4: return (parts[1] == "api" && parts[2] == "items" && !parts[3].isEmpty) || (parts[1] == "gallery" && !parts[3].isEmpty)
         case 5: return parts[1] == "api" && parts[2] == "items" && !parts[3].isEmpty && ["original", "thumbnail"].contains(parts[4])
         default: return false

@@ -361,6 +361,31 @@ def test_a_finished_scan_keeps_the_item_at_the_top_in_place(browser, server, lib
     library["count"] += 3
 
 
+def test_a_removed_image_at_the_top_is_followed_through_events_and_the_change_set(browser, server, library):
+    open_gallery(browser, server)
+    wait(browser, READY)
+    before = state(browser)
+    top = top_of(before)
+    second = min((t for t in visible(before) if t["id"] != top["id"] and t["y"] >= before["top"] - 0.5),
+                 key=lambda t: (t["y"], t["x"]))
+    path = api(server, f"/api/items/{top['id']}")["path"]
+    assert path.startswith(str(library["photos"])), "the first screen shows the scanned photos"
+    # Another process removes the image at the top of the view.
+    import os
+    os.remove(path)
+    catalog("scan", "--db", library["database"], library["photos"])
+    changes = wait(browser, f"window.catalogGallery.lastChanges?.from === {before['generation']} && {READY} "
+                            f"&& window.catalogGallery.lastChanges", timeout=30)
+    assert not changes["reload"] and [d["id"] for d in changes["deletes"]] == [top["id"]], changes
+    assert changes["inserts"] == [] and changes["updates"] == []
+    after = state(browser)
+    assert after["itemCount"] == before["itemCount"] - 1
+    assert top["id"] not in [t["id"] for t in after["tiles"]]
+    tile = next(t for t in visible(after) if t["id"] == second["id"])
+    assert abs(tile["screenY"] - second["screenY"]) < 1 or after["top"] == 0, "the next image held the place"
+    library["count"] -= 1
+
+
 def test_imported_items_show_their_address_else_their_title_or_key(browser, server):
     snapshot = open_gallery(browser, server, "#item=2")
     tile = next(t for t in visible(snapshot) if t["id"] == 2)

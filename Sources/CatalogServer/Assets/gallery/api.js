@@ -52,6 +52,11 @@ export const api = {
     return request(`/api/snap?${query(parameters)}`, signal);
   },
 
+  /** GET /api/changes: the batch from generation `since` to now (or `reload`). */
+  changes(parameters, signal) {
+    return request(`/api/changes?${query(parameters)}`, signal);
+  },
+
   /** GET /api/sections: every section of a layout (for the pinned header and the scrubber). */
   sections(parameters, signal) {
     return request(`/api/sections?${query(parameters)}`, signal);

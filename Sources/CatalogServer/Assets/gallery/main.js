@@ -161,7 +161,36 @@ class Gallery {
       if (this.closingViewer || this.viewer.isOpen) { this.closingViewer = false; this.scheduleFragment(); return; }
       this.follow(readFragment());
     });
-    setInterval(() => this.poll(), POLL_INTERVAL);
+    this.listen();
+  }
+
+  /** Live: /api/events says when the catalog's generation moves (a scan, an import, the
+   *  server's watcher); while the stream is down (a proxy that buffers it, a restart) the
+   *  gallery looks now and then instead. */
+  listen() {
+    const events = typeof EventSource === 'undefined' ? null : new EventSource('/api/events');
+    events?.addEventListener('generation', (event) => this.changed(Number(event.data)));
+    setInterval(() => { if (!events || events.readyState !== EventSource.OPEN) this.poll(); }, POLL_INTERVAL);
+  }
+
+  /** A new generation: the change set since the one shown says whether the item at the top of
+   *  the view is still there; the new layout is shown with it (or, if it went, the next item
+   *  of the view that stayed) where it was on the screen. */
+  async changed(generation) {
+    if (this.generation === null || !this.parameters || generation === this.generation || this.relayoutPending) return;
+    let anchor = this.topAnchor();
+    try {
+      const changes = await api.changes({ since: this.generation, sort: this.parameters.sort });
+      this.lastChanges = changes; // for scripts and tests
+      if (!changes.reload && anchor.id !== undefined) {
+        const inserted = new Set(changes.inserts.map((change) => change.id));
+        const gone = new Set(changes.deletes.map((change) => change.id).filter((id) => !inserted.has(id)));
+        if (gone.has(anchor.id)) anchor = this.topAnchor(gone);
+      }
+    } catch (error) {
+      // No change set (an older server, a network error): lay out around the same anchor.
+    }
+    await this.relayout(anchor);
   }
 
   /** The number of columns for the view's width: about COLUMN_WIDTH each (or the zoom's), two at least unless zoomed in. */
@@ -394,11 +423,12 @@ class Gallery {
 
   /** The item at the top of the view: the first whose top is in view (the highest, then the
    *  leftmost), else one that covers the whole view; and which part of it is at the very top. */
-  topAnchor() {
+  topAnchor(skipping = null) {
     const top = this.scroller.top;
     const bottom = top + this.scroller.viewportHeight;
     let best = null;
     for (const { item } of this.tiles.live.values()) {
+      if (skipping?.has(item.id)) continue;
       const frame = item.frame;
       if (frame.y + frame.height <= top || frame.y >= bottom) continue;
       const key = frame.y >= top - 0.5 ? frame.y : bottom + (top - frame.y); // cut by the top edge: only if nothing starts in view

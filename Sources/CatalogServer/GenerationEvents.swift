@@ -1,0 +1,82 @@
+import Synchronization
+
+/// What `GET /api/events` streams from: one poller for all clients that looks at the catalog's
+/// generation every `pollInterval` (through the page cache: two `stat` calls while nothing was
+/// written) and wakes every client when it moves, whoever moved it (this server's watcher or
+/// another process); every `keepAlive` it wakes them for a comment. Each client's wake-ups are
+/// buffered newest-only: a slow client misses intermediate wake-ups, never slows the poller,
+/// and reads the newest generation when it wakes. The poller runs only while clients listen.
+final class GenerationEvents: Sendable {
+    enum Wake: Sendable { case changed, keepAlive }
+
+    private struct State {
+        var generation: Int64?
+        var clients: [Int: AsyncStream<Wake>.Continuation] = [:]
+        var nextID = 0
+        var poller: Task<Void, Never>?
+    }
+
+    private let state = Mutex(State())
+    private let read: @Sendable () async -> Int64?
+    let pollInterval: Duration
+    let keepAlive: Duration
+
+    init(pollInterval: Duration = .milliseconds(100), keepAlive: Duration = .seconds(15), read: @escaping @Sendable () async -> Int64?) {
+        self.pollInterval = pollInterval
+        self.keepAlive = keepAlive
+        self.read = read
+    }
+
+    /// The newest generation the poller saw.
+    var generation: Int64? { state.withLock { $0.generation } }
+
+    /// A client's wake-ups, until `unsubscribe(id)` or `finish(id)`.
+    func subscribe(at generation: Int64) -> (id: Int, wakes: AsyncStream<Wake>) {
+        let (stream, continuation) = AsyncStream<Wake>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        return state.withLock { state in
+            let id = state.nextID
+            state.nextID += 1
+            state.clients[id] = continuation
+            if state.generation == nil { state.generation = generation }
+            if state.poller == nil { state.poller = Task { await self.poll() } }
+            return (id, stream)
+        }
+    }
+
+    func unsubscribe(_ id: Int) {
+        let (continuation, poller) = state.withLock { state -> (AsyncStream<Wake>.Continuation?, Task<Void, Never>?) in
+            let continuation = state.clients.removeValue(forKey: id)
+            guard state.clients.isEmpty, let poller = state.poller else { return (continuation, nil) }
+            state.poller = nil
+            state.generation = nil // unknown while no one polls
+            return (continuation, poller)
+        }
+        continuation?.finish()
+        poller?.cancel()
+    }
+
+    /// Ends a client's stream (the server shuts down).
+    func finish(_ id: Int) {
+        _ = state.withLock { $0.clients[id] }?.finish()
+    }
+
+    private func poll() async {
+        var sinceKeepAlive = Duration.zero
+        while !Task.isCancelled {
+            do { try await Task.sleep(for: pollInterval) } catch { return }
+            sinceKeepAlive += pollInterval
+            let now = await read()
+            let wake: Wake? = state.withLock { state in
+                if let now, now != state.generation {
+                    state.generation = now
+                    return .changed
+                }
+                return nil
+            }
+            let wakeAll = wake ?? (sinceKeepAlive >= keepAlive ? .keepAlive : nil)
+            guard let wakeAll else { continue }
+            if wakeAll == .keepAlive { sinceKeepAlive = .zero }
+            for continuation in state.withLock({ Array($0.clients.values) }) { continuation.yield(wakeAll) }
+        }
+    }
+}

@@ -1,0 +1,55 @@
+import CatalogKit
+import HTTPTypes
+import Hummingbird
+import ServiceLifecycle
+
+/// `GET /api/changes`: the parameters and body of `catalog changes --json`; and
+/// `GET /api/events`: server-sent events, one `generation` event when the stream opens and one
+/// each time the catalog's generation moves, a comment every 15 seconds.
+struct ChangeRoutes {
+    let service: CatalogService
+    let events: GenerationEvents
+
+    func add(to router: Router<BasicRequestContext>) {
+        router.get("/api/changes") { request, _ -> Response in
+            let changes = try ChangeRequest(parameters: PageRequest.parameters(query: request.uri.query ?? ""))
+            let catalog = service.catalog
+            let set = try await service.run { try catalog.changes(changes) }
+            return JSONResponse.make(ChangeText.json(set), request: request, generation: set.to)
+        }
+
+        router.get("/api/events") { request, _ -> Response in
+            if let query = request.uri.query, !query.isEmpty {
+                throw APIError(status: 400, message: "/api/events takes no parameters")
+            }
+            let pages = service.pages
+            let first = try await service.run { try pages.generation() }
+            let events = events
+            let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-store",
+                                       HTTPField.Name("X-Accel-Buffering")!: "no"]
+            return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+                let (id, wakes) = events.subscribe(at: first)
+                defer { events.unsubscribe(id) }
+                try await withGracefulShutdownHandler {
+                    try await writer.write(ByteBuffer(string: "retry: 2000\n\n" + Self.event(first)))
+                    var sent = first
+                    for await wake in wakes {
+                        if let now = events.generation, now != sent {
+                            try await writer.write(ByteBuffer(string: Self.event(now)))
+                            sent = now
+                        } else if wake == .keepAlive {
+                            try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
+                        }
+                    }
+                } onGracefulShutdown: {
+                    events.finish(id)
+                }
+                try await writer.finish(nil)
+            })
+        }
+    }
+
+    static func event(_ generation: Int64) -> String {
+        "event: generation\nid: \(generation)\ndata: \(generation)\n\n"
+    }
+}

@@ -1,0 +1,109 @@
+import CatalogKit
+import Foundation
+import Testing
+
+/// `/api/events` and `/api/changes` on the real `catalog serve`: two clients each get the
+/// generation when another process imports and when the server's own watcher scans, keep-alive
+/// comments, and a SIGTERM that ends the server while clients listen.
+@Suite(.serialized) struct EventTests {
+    /// A server-sent-events client over a plain socket: what arrived, read as it arrives.
+    final class EventClient {
+        private let socket: Int32
+        private var received = ""
+
+        init(address: String) throws {
+            let port = try #require(UInt16(address.split(separator: ":").last!.filter(\.isNumber)))
+            socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var addr = sockaddr_in()
+            addr.sin_family = sa_family_t(AF_INET)
+            addr.sin_port = port.bigEndian
+            addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let connected = withUnsafePointer(to: &addr) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            try #require(connected == 0)
+            var timeout = timeval(tv_sec: 1, tv_usec: 0) // each read waits at most this long
+            setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            let request = "GET /api/events HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n\r\n"
+            _ = request.withCString { send(socket, $0, strlen($0), 0) }
+        }
+
+        deinit { close(socket) }
+
+        /// Reads until `predicate` holds for what arrived, for at most `limit`; whether it did.
+        func waitFor(_ limit: Duration = .seconds(20), _ predicate: (String) -> Bool) -> Bool {
+            let deadline = ContinuousClock.now + limit
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while !predicate(received) {
+                if ContinuousClock.now > deadline { return false }
+                let count = recv(socket, &buffer, buffer.count, 0)
+                if count == 0 { return predicate(received) } // closed
+                if count > 0 { received += String(decoding: buffer[..<count], as: UTF8.self) }
+            }
+            return true
+        }
+
+        /// The generations of the `generation` events so far.
+        var generations: [Int64] {
+            received.components(separatedBy: "event: generation\n").dropFirst().compactMap { event in
+                event.split(separator: "\n").first { $0.hasPrefix("data: ") }.flatMap { Int64($0.dropFirst(6)) }
+            }
+        }
+
+        var text: String { received }
+    }
+
+    @Test func twoClientsSeeAnotherProcesssImport_andSIGTERMEndsTheStreams() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: ServeBinaryTests.binary.path), "build the catalog binary first (swift build)")
+        let served = try ServedCatalog(imported: 20)
+        let server = try ServeBinaryTests.Server(["--db", served.path, "--keep-alive-seconds", "1"])
+        let start = try served.catalog.generation()
+        let clients = try [EventClient(address: server.address), EventClient(address: server.address)]
+        for client in clients {
+            #expect(client.waitFor { $0.contains("event: generation") }, "\(client.text)")
+            #expect(client.generations == [start])
+            #expect(client.text.hasPrefix("HTTP/1.1 200") && client.text.lowercased().contains("content-type: text/event-stream"))
+        }
+        // Another process changes the catalog.
+        let csv = served.folder.appendingPathComponent("more.csv")
+        try "key,width,height\nnew-1,300,400\nnew-2,500,200\n".write(to: csv, atomically: true, encoding: .utf8)
+        _ = try ServeBinaryTests.run(["import", "--db", served.path, csv.path])
+        let now = try served.catalog.generation()
+        #expect(now > start)
+        for client in clients {
+            #expect(client.waitFor { _ in client.generations.last == now }, "\(client.text)")
+            #expect(client.waitFor { $0.contains(": keep-alive\n\n") }, "a keep-alive comment within a second or so")
+        }
+        // The change set since the generation the clients showed.
+        let (status, body, _) = try await server.get("/api/changes?since=\(start)&sort=path")
+        #expect(status == 200)
+        let object = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
+        #expect(object["from"] as? Int == Int(start) && object["to"] as? Int == Int(now) && object["reload"] as? Bool == false)
+        #expect((object["inserts"] as? [[String: Any]])?.count == 2)
+        #expect(try await server.get("/api/changes?since=x").status == 400)
+        #expect(try await server.get("/api/changes").status == 400)
+        #expect(server.stop() == 0, "SIGTERM ends the server although two clients listen")
+        for client in clients { #expect(client.waitFor(.seconds(5)) { _ in false } == false) } // closed: nothing more arrives
+    }
+
+    @Test func serveScanWatchesFolders_andItsChangesReachClients() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: ServeBinaryTests.binary.path), "build the catalog binary first (swift build)")
+        let served = try ServedCatalog(images: [])
+        let photos = served.folder.appendingPathComponent("photos")
+        try Data(contentsOf: ServedCatalog.fixtures.appendingPathComponent("baseline.jpg")).write(to: photos.appendingPathComponent("a.jpg"))
+        let server = try ServeBinaryTests.Server(["--db", served.path, "--scan", photos.path])
+        let client = try EventClient(address: server.address)
+        // The first scan runs beside the server: its generation arrives as an event.
+        #expect(client.waitFor { _ in (try? served.catalog.items().count) == 1 && client.generations.last == (try? served.catalog.generation()) },
+                "\(client.text)")
+        let seen = try #require(client.generations.last)
+        try Data(contentsOf: ServedCatalog.fixtures.appendingPathComponent("rgb.png")).write(to: photos.appendingPathComponent("b.png"))
+        #expect(client.waitFor { _ in (client.generations.last ?? 0) > seen }, "\(client.text)")
+        let (_, body, _) = try await server.get("/api/changes?since=\(seen)")
+        let object = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
+        let inserts = try #require(object["inserts"] as? [[String: Any]])
+        let added = try #require(try served.catalog.items().first { PathText.display($0.key).hasSuffix("/b.png") })
+        #expect(inserts.map { $0["id"] as? Int } == [Int(added.id)])
+        #expect(server.stop() == 0)
+    }
+}
