@@ -37,6 +37,9 @@ import Testing
         Self.check(old: [], new: [4, 5], changed: [])
         Self.check(old: [1, 2, 3, 4], new: [4, 1, 2, 3], changed: [])
         Self.check(old: [1, 2, 3, 4], new: [4, 3, 2, 1], changed: [1, 3])
+        // Ids far apart (the table is a dictionary then), and at the ends of Int64.
+        Self.check(old: [7, 1_000_000_000, .min, .max, -3], new: [.max, -3, 8, 7, .min], changed: [-3])
+        Self.check(old: [.max, .min], new: [.min, 0, .max], changed: [])
         let one = BatchUpdates(from: [1, 2, 3, 4, 5], to: [2, 3, 4, 5, 1])
         #expect(one.moves == [BatchUpdates.Move(from: 0, to: 4, id: 1)] && one.deletes.isEmpty && one.inserts.isEmpty)
         let movedAndChanged = BatchUpdates(from: [1, 2, 3], to: [2, 3, 1], changed: [1, 3])

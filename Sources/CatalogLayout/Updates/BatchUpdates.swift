@@ -67,9 +67,7 @@ public struct BatchUpdates: Sendable, Hashable {
         }
 
         // Heckel's table: where each id of the old middle was.
-        var oldIndex: [Int64: Int] = [:]
-        oldIndex.reserveCapacity(oldEnd - prefix)
-        for i in prefix..<oldEnd { oldIndex[old[i]] = i }
+        let oldIndex = IndexTable(old[prefix..<oldEnd], from: prefix)
         var matchedOld = [Bool](repeating: false, count: oldEnd - prefix)
         // The common items in new order: their old and new indices.
         var commonOld: [Int] = []
@@ -141,5 +139,36 @@ public struct BatchUpdates: Sendable, Hashable {
             k = previous[k]
         }
         return keep
+    }
+}
+
+/// Id to index: an array over the ids' range when they are dense (a catalog's ids mostly
+/// are: one lookup, no hashing), else a dictionary.
+private struct IndexTable {
+    private var dense: [Int32] = []
+    private var base: Int64 = 0
+    private var sparse: [Int64: Int] = [:]
+
+    init(_ ids: ArraySlice<Int64>, from first: Int) {
+        guard let low = ids.min(), let high = ids.max() else { return }
+        let span = high.subtractingReportingOverflow(low)
+        if !span.overflow, span.partialValue < Int64(max(1024, ids.count * 4)), first + ids.count < Int(Int32.max) {
+            base = low
+            dense = [Int32](repeating: -1, count: Int(span.partialValue) + 1)
+            dense.withUnsafeMutableBufferPointer { table in
+                for (offset, id) in ids.enumerated() { table[Int(id - low)] = Int32(first + offset) }
+            }
+        } else {
+            sparse.reserveCapacity(ids.count)
+            for (offset, id) in ids.enumerated() { sparse[id] = first + offset }
+        }
+    }
+
+    subscript(id: Int64) -> Int? {
+        if dense.isEmpty { return sparse[id] }
+        let (offset, overflow) = id.subtractingReportingOverflow(base)
+        guard !overflow, offset >= 0, offset < Int64(dense.count) else { return nil }
+        let index = dense[Int(offset)]
+        return index < 0 ? nil : Int(index)
     }
 }
