@@ -149,6 +149,11 @@ struct SQLiteSnapshot: CatalogSnapshot {
         return newInPrefix == 0
     }
 
+    package func loggedChanges(since generation: Int64) throws -> Set<Int64>? {
+        guard let keptFrom = try Int64.fetchOne(db, sql: "SELECT kept_from FROM change_log"), generation >= keptFrom else { return nil }
+        return Set(try Int64.fetchAll(db, sql: "SELECT DISTINCT item_id FROM item_changes WHERE generation > ?", arguments: [generation]))
+    }
+
     /// The position of item `id` in `order`, or nil if there is no such item.
     package func index(ofItem id: Int64, order: ItemOrder) throws -> Int? {
         if let found = try OrderData.index(db, ofItem: id, order: order) { return found }

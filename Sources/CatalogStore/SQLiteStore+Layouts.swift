@@ -126,13 +126,16 @@ extension SQLiteStore {
         try write { db in try Self.pruneStaleLayouts(db) }
     }
 
+    /// Removes the stale layouts that can neither be extended in place (items only appended)
+    /// nor laid out again from their first changed item (the change log reaches back to them).
     static func pruneStaleLayouts(_ db: Database) throws -> Int {
         let generation = try Int64.fetchOne(db, sql: "SELECT generation FROM catalog") ?? 0
+        let keptFrom = try Int64.fetchOne(db, sql: "SELECT kept_from FROM change_log") ?? generation
         var removed = 0
         for row in try Row.fetchAll(db, sql: "SELECT id, item_order, generation, item_count FROM layouts WHERE generation < ?",
                                     arguments: [generation]) {
             let order = ItemOrder(rawValue: row[1]) ?? .date
-            if try !SQLiteSnapshot(db: db).onlyAppended(since: row[2], count: row[3], order: order) {
+            if (row[2] as Int64) < keptFrom, try !SQLiteSnapshot(db: db).onlyAppended(since: row[2], count: row[3], order: order) {
                 try db.execute(sql: "DELETE FROM layouts WHERE id = ?", arguments: [row[0] as Int64])
                 removed += 1
             }

@@ -134,17 +134,52 @@ import Testing
         #expect(extended.source == .extended)
         _ = try expectPage(store, configuration, offset: extended.contentHeight - 500)
         #expect(try store.layouts().first?.itemCount == 1000)
-        // Newer items land before existing ones: recomputed, and the stale layout was pruned.
+        // Newer items land before existing ones: recomputed from the start. The stale layout is
+        // kept while the change log reaches back to it (a later change may be laid out from its
+        // first changed item).
         _ = try store.importItems(Self.importRows(50, from: 1000, year: 2025, seed: 3))
-        #expect(try store.layouts().isEmpty, "a stale layout that cannot be extended is removed")
+        #expect(try store.layouts().count == 1)
         let recomputed = try expectPage(store, configuration, offset: 3000)
         #expect(recomputed.source == .computed)
-        // Updating an item's size invalidates too.
+        // An item's new size: laid out again from that item on, equal to a full computation.
         var changed = Self.importRows(1, from: 10, year: 2024)[0]
         changed.width = 5
         _ = try store.importItems([changed])
-        #expect(try store.page(PageRequest(configuration: configuration, position: .offset(0), height: 812)).source == .computed)
+        let position = try #require(try store.items(order: .date).firstIndex { $0.key == Data(changed.key.utf8) })
+        #expect(position > 0)
+        #expect(try expectPage(store, configuration, offset: 0).source == .extended)
+        _ = try expectPage(store, configuration, offset: 3000)
+    }
+
+    /// Random changes in the middle (new sizes, new dates, new rows) after a layout was stored:
+    /// each time it is laid out again from its first changed item, and equals a full computation
+    /// at the top, the middle and the end; in every style that can (waterfall, grid, list).
+    @Test(arguments: ["waterfall", "grid", "list"])
+    func changesInTheMiddleAreLaidOutFromTheFirstChangedItem(style: String) throws {
+        let library = try Library()
+        let store = try library.catalog()
+        var rows = Self.importRows(3000, year: 2024)
+        _ = try store.importItems(rows)
+        let configuration = try LayoutConfiguration(parameters: [("width", "414"), ("cols", "3"), ("style", style)])
         _ = try expectPage(store, configuration, offset: 0)
+        var random = SplitMix(seed: 9)
+        var sources: [Page.Source] = []
+        for round in 0..<6 {
+            var batch: [ImportRow] = []
+            for _ in 0..<3 {
+                var row = rows[Int(random.next() % UInt64(rows.count))]
+                if random.next() % 2 == 0 { row.width = 200 + Int(random.next() % 3000) } else { row.date = "2024-06-15T12:00:00" }
+                batch.append(row)
+            }
+            batch += Self.importRows(2, from: 3000 + round * 2, year: 2024, seed: UInt64(round + 5))
+            _ = try store.importItems(batch)
+            for row in batch { if let index = rows.firstIndex(where: { $0.key == row.key }) { rows[index] = row } else { rows.append(row) } }
+            let top = try expectPage(store, configuration, offset: 0)
+            sources.append(top.source)
+            _ = try expectPage(store, configuration, offset: top.contentHeight / 2)
+            _ = try expectPage(store, configuration, offset: top.contentHeight - 812)
+        }
+        #expect(sources.contains(.extended), "\(sources)")
     }
 
     /// Windows are stored 64 to a segment row: bands that cross a segment's edge, scrolling to

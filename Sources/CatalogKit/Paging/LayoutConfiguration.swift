@@ -186,6 +186,26 @@ public struct LayoutConfiguration: Sendable, Hashable {
 
     /// Places `items` after those of `table` (a stored layout of this configuration), in
     /// sections beginning at `starts` (offsets into `items`) when it has them.
+    /// The stored table with its items from `index` on laid out again as `items`: from the
+    /// checkpoint at or before `index` (every 1,024 items), not from the start. nil for the
+    /// styles and options that are computed again whole (rows, the carousel, sections, spans).
+    func relayout(_ table: any LayoutTable, from index: Int, with items: [LayoutItem]) throws(LayoutError) -> (any LayoutTable)? {
+        func relaid<Style: LayoutStyle>(_ style: Style) throws(LayoutError) -> PlacementTable {
+            guard let table = table as? PlacementTable else { throw .geometryMismatch }
+            var layout = try Layout(table: table, style: style)
+            try layout.remove(index..<layout.count)
+            try layout.append(items)
+            return layout.table
+        }
+        guard !isSectioned else { return nil }
+        switch style {
+        case .waterfall: return try relaid(waterfall)
+        case .grid, .mixed: return try relaid(grid)
+        case .list: return try relaid(list)
+        case .justified, .carousel: return nil
+        }
+    }
+
     func extend(_ table: any LayoutTable, with items: [LayoutItem], sections starts: [SectionStart]?) throws(LayoutError) -> any LayoutTable {
         func extended<Style: LayoutStyle>(_ style: Style) throws(LayoutError) -> PlacementTable {
             guard let table = table as? PlacementTable else { throw .geometryMismatch }

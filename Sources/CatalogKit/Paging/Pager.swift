@@ -194,6 +194,19 @@ enum Pager {
                                 seconds: Timestamps.seconds(since: start))
             }
             let input = try snapshot.layoutInput(order: configuration.order, offset: 0)
+            // A few items changed in the middle: the stored layout is kept up to the first
+            // item that moved, changed size, came or went, and laid out again from there.
+            if let stored, try readableHeader(stored) != nil, let changed = try snapshot.loggedChanges(since: stored.generation) {
+                let windows = try snapshot.allWindows(layoutID: stored.id)
+                let table = try layoutTable(from: LayoutArchive(header: stored.header, windows: windows))
+                var first = 0
+                let common = min(table.count, input.count)
+                while first < common, table.attributes(at: first).id == input[first].id, !changed.contains(input[first].id) { first += 1 }
+                if first > 0, let relaid = try configuration.relayout(table, from: first, with: items(Array(input[first...]))) {
+                    return Computed(table: relaid, header: relaid.archiveHeader(), windows: relaid.packedWindows(), generation: generation,
+                                    previous: (stored.id, windows), seconds: Timestamps.seconds(since: start))
+                }
+            }
             let table = try configuration.compute(items(input), sections: try sectionStarts(configuration, snapshot: snapshot, from: 0,
                                                                                               count: input.count))
             return Computed(table: table, header: table.archiveHeader(), windows: table.packedWindows(), generation: generation, previous: nil,
