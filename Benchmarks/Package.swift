@@ -19,6 +19,10 @@ let package = Package(
         ),
         .target(name: "BenchmarkSupport"),
         .executableTarget(
+            name: "ChangeBenchmark",
+            dependencies: ["BenchmarkSupport", .product(name: "CatalogLayout", package: main)]
+        ),
+        .executableTarget(
             name: "LayoutBenchmark",
             dependencies: ["BenchmarkSupport", .product(name: "CatalogLayout", package: main)]
         ),
