@@ -2,7 +2,7 @@
 import PackageDescription
 
 // Module map and arrows: ../shared/STYLE.md. CatalogLayout imports nothing; CImageProbe and
-// CThumbnail are the only code that touches libjpeg/libpng, each imported by one Swift module
+// CThumbnail are the only code that touches libjpeg/libpng/libwebp/giflib/libheif, each imported by one Swift module
 // (ImageProbe, Thumbnailer). CatalogModel holds the
 // catalog's values and the store seam (no SQL, no GRDB); CatalogStore is its SQLite side, the
 // only module that imports GRDB. CatalogKit is the one front door (`Catalog`): the executable
@@ -36,14 +36,16 @@ let package = Package(
         .target(name: "CatalogLayout", swiftSettings: swiftSettings),
         .target(
             name: "CImageProbe",
-            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png")]
+            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png"), .linkedLibrary("webp"), .linkedLibrary("gif"),
+                             .linkedLibrary("heif")]
         ),
         .target(name: "ImageProbe", dependencies: ["CImageProbe"], swiftSettings: swiftSettings),
         // Thumbnails: CThumbnail decodes (DCT-scaled JPEG, PNG), reduces, orients and encodes;
         // only Thumbnailer imports it.
         .target(
             name: "CThumbnail",
-            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png"), .linkedLibrary("m")]
+            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png"), .linkedLibrary("webp"), .linkedLibrary("webpdemux"),
+                             .linkedLibrary("gif"), .linkedLibrary("heif"), .linkedLibrary("m")]
         ),
         .target(name: "Thumbnailer", dependencies: ["CThumbnail"], swiftSettings: swiftSettings),
         // Migrations/NNNN_description.sql, embedded into CatalogStore at build time, so an

@@ -11,5 +11,9 @@
 /* Format probes. The reader's buffer holds at least the magic bytes. */
 int cip_probe_jpeg(cip_reader *r, cip_result *out);
 int cip_probe_png(cip_reader *r, cip_result *out);
+int cip_probe_webp(cip_reader *r, cip_result *out);
+int cip_probe_gif(cip_reader *r, cip_result *out);
+/* HEIC/HEIF and AVIF: `format` is CIP_FORMAT_HEIC or CIP_FORMAT_AVIF, from the ftyp brands. */
+int cip_probe_heif(cip_reader *r, cip_result *out, int format);
 
 #endif

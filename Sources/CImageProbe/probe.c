@@ -18,6 +18,25 @@ static void reset(cip_result *out, int64_t size) {
     out->byte_size = size;
 }
 
+/* An ISO base media file is HEIF or AVIF by the brands of its ftyp box (the major brand, then
+   the compatible ones): AV1 brands make it AVIF, HEIF's image brands HEIC; NONE for others
+   (an MP4 video, a QuickTime movie). */
+static int heif_format(const uint8_t *buf, size_t n) {
+    uint32_t box = (uint32_t)buf[0] << 24 | (uint32_t)buf[1] << 16 | (uint32_t)buf[2] << 8 | buf[3];
+    size_t end = box < 16 ? 12 : box;
+    if (end > n) end = n;
+    static const char *avif[] = { "avif", "avis" };
+    static const char *heic[] = { "heic", "heix", "heim", "heis", "hevc", "hevx", "mif1", "msf1", "mif2" };
+    int found = CIP_FORMAT_NONE;
+    for (size_t at = 8; at + 4 <= end; at += at == 8 ? 8 : 4) { /* skip the minor version after the major brand */
+        for (size_t i = 0; i < sizeof avif / sizeof *avif; i++)
+            if (memcmp(buf + at, avif[i], 4) == 0) return CIP_FORMAT_AVIF;
+        for (size_t i = 0; i < sizeof heic / sizeof *heic; i++)
+            if (memcmp(buf + at, heic[i], 4) == 0) found = CIP_FORMAT_HEIC;
+    }
+    return found;
+}
+
 /* Magic bytes decide; a file shorter than a magic that it starts like is a truncated one. */
 static int probe_reader(cip_reader *r, cip_result *out) {
     if (r->size == 0) return cip_fail(out, CIP_ERR_EMPTY, "the file is empty");
@@ -42,6 +61,12 @@ static int probe_reader(cip_reader *r, cip_result *out) {
             return cip_fail(out, CIP_ERR_TRUNCATED, "the file ends inside the PNG signature");
         }
         return cip_probe_png(r, out);
+    }
+    if (n >= 12 && memcmp(r->buf, "RIFF", 4) == 0 && memcmp(r->buf + 8, "WEBP", 4) == 0) return cip_probe_webp(r, out);
+    if (n >= 6 && (memcmp(r->buf, "GIF87a", 6) == 0 || memcmp(r->buf, "GIF89a", 6) == 0)) return cip_probe_gif(r, out);
+    if (n >= 12 && memcmp(r->buf + 4, "ftyp", 4) == 0) {
+        int format = heif_format(r->buf, n);
+        if (format != CIP_FORMAT_NONE) return cip_probe_heif(r, out, format);
     }
     return CIP_UNSUPPORTED;
 }

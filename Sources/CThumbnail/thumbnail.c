@@ -4,11 +4,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <libheif/heif.h>
+
 static const uint8_t png_magic[8] = {0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A};
 
 static int sniff(const uint8_t *data, size_t length) {
     if (length >= 3 && data[0] == 0xFF && data[1] == 0xD8 && data[2] == 0xFF) return CTH_FORMAT_JPEG;
     if (length >= 8 && memcmp(data, png_magic, 8) == 0) return CTH_FORMAT_PNG;
+    if (length >= 12 && memcmp(data, "RIFF", 4) == 0 && memcmp(data + 8, "WEBP", 4) == 0) return CTH_FORMAT_WEBP;
+    if (length >= 6 && (memcmp(data, "GIF87a", 6) == 0 || memcmp(data, "GIF89a", 6) == 0)) return CTH_FORMAT_GIF;
+    if (length >= 12 && memcmp(data + 4, "ftyp", 4) == 0) {
+        /* libheif decides among the brands: an image brand of HEIF or AVIF, else not ours. */
+        enum heif_filetype_result kind = heif_check_filetype(data, (int)(length < 64 ? length : 64));
+        if (kind == heif_filetype_yes_supported || kind == heif_filetype_yes_unsupported) return CTH_FORMAT_HEIF;
+    }
     return CTH_FORMAT_NONE;
 }
 
@@ -20,7 +29,10 @@ static int decode(const uint8_t *data, size_t length, uint32_t box, int32_t orie
     switch (out->source_format) {
     case CTH_FORMAT_JPEG: status = cth_decode_jpeg(data, length, &request); break;
     case CTH_FORMAT_PNG: status = cth_decode_png(data, length, &request); break;
-    default: return cth_fail(out, CTH_UNSUPPORTED, "neither JPEG nor PNG");
+    case CTH_FORMAT_WEBP: status = cth_decode_webp(data, length, &request); break;
+    case CTH_FORMAT_GIF: status = cth_decode_gif(data, length, &request); break;
+    case CTH_FORMAT_HEIF: status = cth_decode_heif(data, length, &request); break;
+    default: return cth_fail(out, CTH_UNSUPPORTED, "not a JPEG, PNG, WebP, GIF, HEIC or AVIF");
     }
     *raster = request.raster;
     return status;

@@ -60,6 +60,10 @@ typedef struct {
 
 int cth_decode_jpeg(const uint8_t *data, size_t length, cth_decode *d);
 int cth_decode_png(const uint8_t *data, size_t length, cth_decode *d);
+int cth_decode_webp(const uint8_t *data, size_t length, cth_decode *d);
+int cth_decode_gif(const uint8_t *data, size_t length, cth_decode *d);
+/* HEIC and AVIF, in display orientation already (libheif applies irot, imir and clap). */
+int cth_decode_heif(const uint8_t *data, size_t length, cth_decode *d);
 
 int cth_encode_jpeg(const cth_raster *raster, int quality, cth_result *out);
 int cth_encode_png(const cth_raster *raster, cth_result *out);

@@ -9,7 +9,7 @@ public struct ItemFile: Sendable, Hashable {
     public var inode: Int64
     public var size: Int64
     public var mtimeNanoseconds: Int64
-    /// "jpeg", "png".
+    /// "jpeg", "png", "webp", "gif", "heic", "avif".
     public var format: String?
     /// The item's EXIF orientation, 1...8.
     public var orientation: Int

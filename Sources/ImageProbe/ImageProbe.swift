@@ -35,7 +35,14 @@ public enum ImageProbe {
 
     /// The one place where the C probe's status codes become Swift values.
     private static func convert(_ status: Int32, _ result: cip_result) throws(ImageProbeError) -> ImageInfo? {
-        let format: ImageFormat = result.format == Int32(CIP_FORMAT_PNG.rawValue) ? .png : .jpeg
+        let format: ImageFormat = switch cip_format(rawValue: UInt32(result.format)) {
+        case CIP_FORMAT_PNG: .png
+        case CIP_FORMAT_WEBP: .webp
+        case CIP_FORMAT_GIF: .gif
+        case CIP_FORMAT_HEIC: .heic
+        case CIP_FORMAT_AVIF: .avif
+        default: .jpeg
+        }
         switch cip_status(rawValue: UInt32(status)) {
         case CIP_OK:
             var info = ImageInfo(

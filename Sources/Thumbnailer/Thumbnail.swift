@@ -1,4 +1,4 @@
-/// A small image made from a JPEG or PNG: encoded bytes in display orientation, and the sizes
+/// A small image made from a JPEG, PNG, WebP, GIF, HEIC or AVIF: encoded bytes in display orientation, and the sizes
 /// that went into it.
 public struct Thumbnail: Sendable, Hashable {
     /// JPEG, or PNG when the image has transparency (its alpha is kept, never composited).

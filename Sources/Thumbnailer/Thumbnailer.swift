@@ -1,10 +1,13 @@
 internal import CThumbnail
+import Dispatch
 import Foundation
 
 /// Makes thumbnails the way the fastest tools do: a JPEG is decoded at the smallest DCT scale
 /// that still covers the thumbnail (never the full image when a reduced one will do), then
 /// reduced to the exact size by area averaging; a PNG is decoded a row at a time with every
-/// transform a real file needs. The result is in display orientation (EXIF 1 to 8 applied)
+/// transform a real file needs; a WebP by libwebp at the thumbnail's size; a GIF's (or an
+/// animated WebP's) first frame on its canvas; a HEIC or AVIF by libheif, in display
+/// orientation already (pass orientation 1, as ``ImageProbe`` reports for them). The result is in display orientation (EXIF 1 to 8 applied)
 /// and encoded as JPEG, or as PNG when the image has transparency.
 ///
 /// Memory is bounded whatever a header declares: a PNG over ``pixelBudget`` pixels is refused,
@@ -24,6 +27,10 @@ public enum Thumbnailer {
     public static let jpegMemory = Int(CTH_JPEG_MEMORY)
     /// The largest file read: 1 GiB.
     public static let maximumFileSize = 1 << 30
+    /// HEIC and AVIF thumbnails made at once, whatever the callers: their codecs decode the whole
+    /// image (no reduced-size decode) with threads of their own.
+    public static let heifConcurrency = max(1, ProcessInfo.processInfo.activeProcessorCount / 2)
+    private static let heifDecodes = DispatchSemaphore(value: heifConcurrency)
     /// The default box and JPEG quality.
     public static let defaultSize = 256
     public static let defaultQuality = 80
@@ -38,7 +45,11 @@ public enum Thumbnailer {
         guard size > 0, size <= Int(UInt32.max) else { throw .invalidArgument(detail: "a box of \(size) pixels") }
         var options = cth_options(box: UInt32(size), orientation: Int32(clamping: orientation), quality: Int32(clamping: quality))
         var result = cth_result()
+        // HEIC and AVIF decode whole, slowly, with the codec's own threads: a few at a time.
+        let heif = bytes.count >= 12 && bytes[4] == 0x66 && bytes[5] == 0x74 && bytes[6] == 0x79 && bytes[7] == 0x70 // "ftyp"
+        if heif { heifDecodes.wait() }
         let status = bytes.withUnsafeBufferPointer { cth_thumbnail($0.baseAddress, $0.count, &options, &result) }
+        if heif { heifDecodes.signal() }
         defer { cth_release(&result) }
         try check(status, message: text(result.message))
         return Thumbnail(
@@ -56,7 +67,7 @@ public enum Thumbnailer {
         try thumbnail(bytes: try read(path: path), size: size, orientation: orientation, quality: quality)
     }
 
-    /// Decodes a JPEG or PNG at full size into 8-bit RGBA: for tests and quality measurements.
+    /// Decodes an image at full size into 8-bit RGBA: for tests and quality measurements.
     public static func decode(bytes: [UInt8]) throws(ThumbnailError) -> RGBAImage {
         var pixels: UnsafeMutablePointer<UInt8>? = nil
         var width: UInt32 = 0, height: UInt32 = 0

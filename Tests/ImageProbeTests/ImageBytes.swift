@@ -95,6 +95,14 @@ enum ImageBytes {
     }
 
     static func be16(_ value: Int) -> [UInt8] { [UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)] }
+    /// Where the first box of this type starts (its size field), searching the bytes.
+    static func boxOffset(_ bytes: [UInt8], _ type: String) -> Int? {
+        let needle = Array(type.utf8)
+        guard bytes.count >= 8 else { return nil }
+        for at in 4..<(bytes.count - 4) where Array(bytes[at..<(at + 4)]) == needle { return at - 4 }
+        return nil
+    }
+
     static func be32(_ value: Int) -> [UInt8] { be16(value >> 16 & 0xFFFF) + be16(value & 0xFFFF) }
 }
 

@@ -1,8 +1,8 @@
 /*
- * cimageprobe: image size from a JPEG or PNG header, without decoding pixels.
+ * cimageprobe: image size from a JPEG, PNG, WebP, GIF, HEIC or AVIF header, without decoding pixels.
  *
- * The only code in catalog that includes jpeglib.h or png.h. Nothing of
- * libjpeg's or libpng's types leaks through this header: callers see a status
+ * The only code in catalog's probe that includes jpeglib.h, png.h, webp/decode.h, gif_lib.h or
+ * libheif/heif.h. Nothing of those libraries' types leaks through this header: callers see a status
  * code and a plain result struct. libjpeg's and libpng's fatal errors are caught
  * with setjmp/longjmp inside the C code and returned as a status and a message;
  * their warnings are silenced. Every function is reentrant: no global state.
@@ -20,7 +20,7 @@ extern "C" {
 /** What a probe found. */
 typedef enum {
     CIP_OK = 0,              /* an image: the size fields are set */
-    CIP_UNSUPPORTED = 1,     /* neither JPEG nor PNG by its magic bytes: not an error */
+    CIP_UNSUPPORTED = 1,     /* none of the formats by its magic bytes: not an error */
     CIP_ERR_OPEN = 2,        /* open/stat/read failed; sys_errno says why */
     CIP_ERR_NOT_REGULAR = 3, /* a directory, FIFO, socket or device */
     CIP_ERR_EMPTY = 4,       /* zero bytes */
@@ -32,7 +32,11 @@ typedef enum {
 typedef enum {
     CIP_FORMAT_NONE = 0,
     CIP_FORMAT_JPEG = 1,
-    CIP_FORMAT_PNG = 2
+    CIP_FORMAT_PNG = 2,
+    CIP_FORMAT_WEBP = 3,
+    CIP_FORMAT_GIF = 4,
+    CIP_FORMAT_HEIC = 5,  /* HEIF with HEVC (or another non-AV1) coding: iPhone photos */
+    CIP_FORMAT_AVIF = 6
 } cip_format;
 
 /** The largest side, in pixels, that a probe accepts (2^24). */

@@ -1,5 +1,5 @@
 /*
- * cthumbnail: a small image from a JPEG or PNG, decoded at reduced size where the format
+ * cthumbnail: a small image from a JPEG, PNG, WebP, GIF (its first frame), HEIC or AVIF, decoded at reduced size where the format
  * allows it, reduced by area averaging, turned into display orientation, and encoded.
  *
  * The only code in catalog besides cimageprobe that includes jpeglib.h or png.h. Nothing of
@@ -13,7 +13,10 @@
  * - a progressive JPEG needs its whole coefficient array: more than CTH_JPEG_MEMORY bytes
  *   is refused (CTH_ERR_TOO_LARGE);
  * - a PNG cannot be decoded at reduced size: one with more than CTH_PIXEL_BUDGET pixels is
- *   refused, and an interlaced one is held whole (at most CTH_PIXEL_BUDGET x 4 bytes).
+ *   refused, and an interlaced one is held whole (at most CTH_PIXEL_BUDGET x 4 bytes);
+ * - a WebP is decoded at the thumbnail's size by libwebp; an animated one's first frame and a
+ *   GIF's first frame are drawn on their canvas (at most CTH_PIXEL_BUDGET pixels);
+ * - HEIC and AVIF have no reduced-size decode: more than CTH_PIXEL_BUDGET pixels is refused.
  */
 #ifndef CTHUMBNAIL_H
 #define CTHUMBNAIL_H
@@ -27,7 +30,7 @@ extern "C" {
 
 typedef enum {
     CTH_OK = 0,
-    CTH_UNSUPPORTED = 1,       /* neither JPEG nor PNG by its magic bytes */
+    CTH_UNSUPPORTED = 1,       /* none of the formats by its magic bytes */
     CTH_ERR_TRUNCATED = 2,     /* the data ends before the image does */
     CTH_ERR_CORRUPT = 3,       /* malformed data; message says how */
     CTH_ERR_TOO_LARGE = 4,     /* over the pixel budget or the decoder's memory limit */
@@ -39,7 +42,10 @@ typedef enum {
 typedef enum {
     CTH_FORMAT_NONE = 0,
     CTH_FORMAT_JPEG = 1,
-    CTH_FORMAT_PNG = 2
+    CTH_FORMAT_PNG = 2,
+    CTH_FORMAT_WEBP = 3,
+    CTH_FORMAT_GIF = 4,
+    CTH_FORMAT_HEIF = 5   /* HEIC or AVIF */
 } cth_format;
 
 /** Pixels a PNG (or any image decoded at full size) may have: 2^26, a 8192 x 8192 image. */

@@ -1,4 +1,5 @@
 import CatalogModel
+import ImageProbe
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -50,7 +51,7 @@ public final class OriginalFile: Sendable {
         descriptor = fd
         size = file.size
         modified = file.mtimeNanoseconds / 1_000_000_000
-        contentType = file.format == "png" ? "image/png" : "image/jpeg"
+        contentType = ImageFormat(rawValue: file.format ?? "")?.mediaType ?? "application/octet-stream"
         var hash = UInt64(bitPattern: file.size) &* 0x9E37_79B9_7F4A_7C15 ^ UInt64(bitPattern: file.mtimeNanoseconds)
         for byte in file.path { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
         etag = "\"\(String(hash, radix: 16))-\(String(file.size, radix: 16))\""

@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+import Thumbnailer
+
+/// Thumbnails of WebP (libwebp's scaled decode), GIF and animated WebP (the first frame on its
+/// canvas), HEIC and AVIF (libheif, transformations applied) on the probe's fixtures: exact
+/// sizes in display orientation, the pixels of an irot file equal to the plain file's turned,
+/// and broken files refused with an error, never a crash.
+@Suite struct FormatThumbnailTests {
+    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("ImageProbeTests/Fixtures")
+    static func bytes(_ name: String) throws -> [UInt8] { [UInt8](try Data(contentsOf: folder.appendingPathComponent(name))) }
+
+    struct Kind: CustomTestStringConvertible, Sendable {
+        var file: String
+        var orientation = 1
+        var size: (Int, Int)
+        var format: ThumbnailFormat = .jpeg
+        var testDescription: String { file }
+    }
+
+    /// Box 24: every fixture is reduced (never enlarged), to its display aspect ratio.
+    static let kinds: [Kind] = [
+        Kind(file: "lossy.webp", size: (24, 13)),
+        Kind(file: "lossless.webp", size: (17, 24)),
+        Kind(file: "exif6.webp", orientation: 6, size: (24, 13)), // 20x36 stored, shown 36x20
+        Kind(file: "animated.webp", size: (24, 15)),
+        Kind(file: "still.gif", size: (24, 13)),
+        Kind(file: "animated.gif", size: (24, 18)),
+        Kind(file: "plain.heic", size: (24, 16)),
+        Kind(file: "irot90.heic", size: (16, 24)),
+        Kind(file: "irot270.avif", size: (16, 24)),
+        Kind(file: "thumbnail-item.heic", size: (24, 15)),
+        Kind(file: "plain.avif", size: (24, 16)),
+    ]
+
+    @Test(arguments: kinds)
+    func everyFormatGivesTheExactSizeInDisplayOrientation(kind: Kind) throws {
+        let thumbnail = try Thumbnailer.thumbnail(bytes: try Self.bytes(kind.file), size: 24, orientation: kind.orientation)
+        #expect((thumbnail.width, thumbnail.height) == kind.size)
+        #expect(thumbnail.format == kind.format)
+        let decoded = try Thumbnailer.decode(bytes: thumbnail.bytes)
+        #expect((decoded.width, decoded.height) == kind.size)
+    }
+
+    /// irot turns the plain image counterclockwise by 90° per step; imir mirrors it. The coded
+    /// data is the same, so the decoded pixels are exactly the plain ones moved.
+    @Test(arguments: ["heic", "avif"])
+    func transformationsMoveThePixels(_ format: String) throws {
+        let plain = try Thumbnailer.decode(bytes: try Self.bytes("plain.\(format)"))
+        let turned = try Thumbnailer.decode(bytes: try Self.bytes("irot90.\(format)"))
+        let half = try Thumbnailer.decode(bytes: try Self.bytes("irot180.\(format)"))
+        let mirrored = try Thumbnailer.decode(bytes: try Self.bytes("imir.\(format)"))
+        #expect((turned.width, turned.height) == (plain.height, plain.width))
+        var counterclockwise = true, upsideDown = true, flippedX = true, flippedY = true
+        for y in 0..<plain.height {
+            for x in 0..<plain.width {
+                let p = plain[x, y]
+                // 90° counterclockwise: (x, y) goes to (y, width - 1 - x).
+                if turned[y, plain.width - 1 - x] != p { counterclockwise = false }
+                if half[plain.width - 1 - x, plain.height - 1 - y] != p { upsideDown = false }
+                if mirrored[plain.width - 1 - x, y] != p { flippedX = false }
+                if mirrored[x, plain.height - 1 - y] != p { flippedY = false }
+            }
+        }
+        #expect(counterclockwise && upsideDown)
+        #expect(flippedX != flippedY, "imir mirrors along one axis")
+    }
+
+    @Test func aGifsFirstFrameKeepsItsTransparency_andAnimationsGiveTheirFirstFrame() throws {
+        let first = try Thumbnailer.decode(bytes: try Self.bytes("animated.gif"))
+        #expect((first.width, first.height) == (30, 22))
+        let webp = try Thumbnailer.decode(bytes: try Self.bytes("animated.webp"))
+        #expect((webp.width, webp.height) == (28, 18))
+        // The first frames are the unrotated gradients: dark at the top left, light at the bottom right.
+        #expect(first[0, 0].red < first[29, 21].red && webp[0, 0].red < webp[27, 17].red)
+    }
+
+    @Test func brokenFilesAreErrors() throws {
+        let files = ["lossy.webp", "still.gif", "plain.heic", "plain.avif", "animated.webp"]
+        for name in files {
+            let bytes = try Self.bytes(name)
+            for cut in [13, 20, bytes.count / 2, bytes.count - 3] {
+                #expect(throws: ThumbnailError.self, "\(name) cut at \(cut)") {
+                    _ = try Thumbnailer.thumbnail(bytes: Array(bytes.prefix(cut)), size: 24)
+                }
+            }
+            var scrambled = bytes
+            for i in stride(from: 40, to: scrambled.count, by: 7) { scrambled[i] ^= 0x5A }
+            _ = try? Thumbnailer.thumbnail(bytes: scrambled, size: 24) // an error or an image: never a crash
+        }
+    }
+}
