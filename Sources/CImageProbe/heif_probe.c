@@ -25,6 +25,7 @@ static int64_t source_position(void *userdata) { return ((heif_source *)userdata
 static int source_read(void *data, size_t size, void *userdata) {
     heif_source *s = userdata;
     cip_reader *r = s->reader;
+    if (size == 0) return 0; /* libheif may ask for nothing, with no buffer */
     if (s->position < 0 || (uint64_t)s->position > r->size || size > r->size - (uint64_t)s->position) return -1;
     uint64_t buffered_from = r->pos - r->end; /* the dispatcher's first read is still in the buffer */
     if ((uint64_t)s->position >= buffered_from && (uint64_t)s->position + size <= r->pos) {
