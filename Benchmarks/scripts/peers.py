@@ -22,6 +22,11 @@ def imagesize_chunk(paths):
 
 def pillow_chunk(paths):
     from PIL import Image
+    try:
+        import pillow_heif  # HEIC (Pillow opens AVIF, WebP and GIF itself)
+        pillow_heif.register_heif_opener()
+    except ImportError:
+        pass
     total = 0
     for p in paths:
         with Image.open(p) as img:
