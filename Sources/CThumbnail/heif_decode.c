@@ -8,16 +8,103 @@
 #include "thumbnail_shared.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include <libheif/heif.h>
 
+/* ---- Derived images: libheif 1.15 follows a grid's or an overlay's `dimg` references
+   recursively, and a file whose references form a cycle makes it recurse until the stack (or,
+   with a thread per tile, the threads) run out. The references are checked here first. ---- */
+
+static uint32_t be(const uint8_t *p, int bytes) {
+    uint32_t v = 0;
+    for (int i = 0; i < bytes; i++) v = v << 8 | p[i];
+    return v;
+}
+
+/* The box of type `type` among the boxes in [at, end), as [*start, *stop) of its payload. */
+static int find_box(const uint8_t *data, size_t at, size_t end, const char *type, size_t *start, size_t *stop) {
+    while (at + 8 <= end) {
+        uint64_t size = be(data + at, 4);
+        size_t header = 8;
+        if (size == 1) {
+            if (at + 16 > end) return 0;
+            size = (uint64_t)be(data + at + 8, 4) << 32 | be(data + at + 12, 4);
+            header = 16;
+        } else if (size == 0) {
+            size = end - at;
+        }
+        if (size < header || size > end - at) return 0;
+        if (memcmp(data + at + 4, type, 4) == 0) {
+            *start = at + header;
+            *stop = at + (size_t)size;
+            return 1;
+        }
+        at += (size_t)size;
+    }
+    return 0;
+}
+
+enum { MAX_DERIVED = 4096, MAX_DEPTH = 8 };
+
+typedef struct {
+    uint32_t from[MAX_DERIVED], to[MAX_DERIVED];
+    size_t count;
+} derivations;
+
+/* Depth-first from `item`: 0 when every chain ends within MAX_DEPTH steps (so none loops). */
+static int too_deep(const derivations *d, uint32_t item, int depth) {
+    if (depth > MAX_DEPTH) return 1;
+    for (size_t i = 0; i < d->count; i++)
+        if (d->from[i] == item && too_deep(d, d->to[i], depth + 1)) return 1;
+    return 0;
+}
+
+/* 1 when the file's derived images are bounded: at most MAX_DERIVED `dimg` references, and no
+   chain from any item longer than MAX_DEPTH (a cycle is an endless chain). */
+static int derivations_bounded(const uint8_t *data, size_t length) {
+    size_t meta, meta_end, iref, iref_end;
+    if (!find_box(data, 0, length, "meta", &meta, &meta_end) || meta + 4 > meta_end) return 1; /* libheif refuses it */
+    if (!find_box(data, meta + 4, meta_end, "iref", &iref, &iref_end) || iref + 4 > iref_end) return 1;
+    int id_bytes = data[iref] == 0 ? 2 : 4;
+    derivations *d = calloc(1, sizeof *d);
+    if (!d) return 0;
+    size_t at = iref + 4;
+    int bounded = 1;
+    while (bounded && at + 8 <= iref_end) {
+        uint32_t size = be(data + at, 4);
+        if (size < 8 + (size_t)id_bytes + 2 || size > iref_end - at) break;
+        if (memcmp(data + at + 4, "dimg", 4) == 0) {
+            uint32_t from = be(data + at + 8, id_bytes);
+            uint32_t count = be(data + at + 8 + id_bytes, 2);
+            size_t first = at + 10 + (size_t)id_bytes;
+            for (uint32_t k = 0; k < count && first + ((size_t)k + 1) * (size_t)id_bytes <= at + size; k++) {
+                if (d->count == MAX_DERIVED) { bounded = 0; break; }
+                d->from[d->count] = from;
+                d->to[d->count] = be(data + first + (size_t)k * (size_t)id_bytes, id_bytes);
+                d->count++;
+            }
+        }
+        at += size;
+    }
+    for (size_t i = 0; bounded && i < d->count; i++)
+        if (too_deep(d, d->from[i], 0)) bounded = 0;
+    free(d);
+    return bounded;
+}
+
 int cth_decode_heif(const uint8_t *data, size_t length, cth_decode *request) {
     cth_result *out = request->result;
+    if (!derivations_bounded(data, length))
+        return cth_fail(out, CTH_ERR_CORRUPT, "a HEIF image derived from too many images, or from itself");
     struct heif_context *context = heif_context_alloc();
     if (!context) return cth_fail(out, CTH_ERR_MEMORY, "out of memory");
     struct heif_image_handle *handle = NULL;
     struct heif_image *image = NULL;
     int status = CTH_OK;
+    /* Tiles of a grid image are decoded here, one after another, not on a thread each: a file
+       that declares thousands of tiles must not exhaust the process's threads. */
+    heif_context_set_max_decoding_threads(context, 0);
     struct heif_error error = heif_context_read_from_memory_without_copy(context, data, length, NULL);
     if (error.code == heif_error_Ok) error = heif_context_get_primary_image_handle(context, &handle);
     if (error.code != heif_error_Ok) {

@@ -76,6 +76,13 @@ import Thumbnailer
         #expect(first[0, 0].red < first[29, 21].red && webp[0, 0].red < webp[27, 17].red)
     }
 
+    /// A grid image whose tiles are derived from itself (a fuzzer's find): libheif 1.15 would
+    /// recurse until the stack or the threads ran out; it is refused before decoding.
+    @Test func aHeifDerivedFromItselfIsRefused() throws {
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Fixture.path("cyclic-grid.heic"))))
+        #expect(throws: ThumbnailError.self) { _ = try Thumbnailer.thumbnail(bytes: bytes, size: 64) }
+    }
+
     @Test func brokenFilesAreErrors() throws {
         let files = ["lossy.webp", "still.gif", "plain.heic", "plain.avif", "animated.webp"]
         for name in files {
