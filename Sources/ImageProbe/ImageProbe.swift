@@ -1,6 +1,6 @@
 internal import CImageProbe
 
-/// Reads image sizes from JPEG and PNG headers, never decoding pixels.
+/// Reads image sizes from JPEG, PNG, WebP, GIF, HEIC and AVIF headers, never decoding pixels.
 ///
 /// Every function is safe to call from many threads at once. A file that is neither JPEG nor
 /// PNG (by its magic bytes) is not an error: the result is `nil`.

@@ -8,7 +8,7 @@ struct CatalogCommand: AsyncParsableCommand {
         commandName: "catalog",
         abstract: "Index image collections for waterfall galleries.",
         discussion: """
-            catalog reads image sizes from JPEG and PNG headers (never decoding pixels), keeps \
+            catalog reads image sizes from JPEG, PNG, WebP, GIF, HEIC and AVIF headers (never decoding pixels), keeps \
             them in an SQLite catalog, and lays images out in Pinterest-style waterfall columns.
             """,
         version: "catalog \(Catalog.version)",

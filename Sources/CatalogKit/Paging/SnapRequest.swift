@@ -1,4 +1,4 @@
-public import CatalogLayout
+import CatalogLayout
 
 /// What `catalog snap` and `GET /api/snap` take: a carousel's configuration (its `width` is the
 /// viewport's), where a fling would stop (`proposed`, along x) and its `velocity` (0: none).

@@ -6,7 +6,7 @@ struct Scan: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Index the images under one or more folders.",
         discussion: """
-            Reads each JPEG and PNG file's size, orientation and date from its header and stores \
+            Reads each JPEG, PNG, WebP, GIF, HEIC and AVIF file's size, orientation and date from its header and stores \
             it in the catalog. Rescans are incremental: a file whose device, inode, size and \
             modification time did not change is not opened again; moved or renamed files keep \
             their item id; files gone from a folder that was read completely are removed. A root \
