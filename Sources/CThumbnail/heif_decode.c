@@ -105,6 +105,7 @@ int cth_decode_heif(const uint8_t *data, size_t length, cth_decode *request) {
     /* Tiles of a grid image are decoded here, one after another, not on a thread each: a file
        that declares thousands of tiles must not exhaust the process's threads. */
     heif_context_set_max_decoding_threads(context, 0);
+    heif_context_set_maximum_image_size_limit(context, 16384); /* libheif's own check, per side */
     struct heif_error error = heif_context_read_from_memory_without_copy(context, data, length, NULL);
     if (error.code == heif_error_Ok) error = heif_context_get_primary_image_handle(context, &handle);
     if (error.code != heif_error_Ok) {
@@ -142,8 +143,11 @@ int cth_decode_heif(const uint8_t *data, size_t length, cth_decode *request) {
         status = cth_fail(out, CTH_ERR_CORRUPT, "the decoded HEIF image has no pixels");
         goto done;
     }
-    width = (uint32_t)iw;
-    height = (uint32_t)ih;
+    if ((uint32_t)iw != width || (uint32_t)ih != height) {
+        /* A coded stream larger (or smaller) than the size the file declares: a bomb, or broken. */
+        status = cth_fail(out, CTH_ERR_CORRUPT, "the coded image is %d x %d where the file declares %u x %u", iw, ih, width, height);
+        goto done;
+    }
     uint32_t target_width, target_height;
     cth_target_size(width, height, request->box, request->orientation, &target_width, &target_height);
     out->decoded_width = width;

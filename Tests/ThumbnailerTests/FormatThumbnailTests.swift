@@ -83,6 +83,13 @@ import Thumbnailer
         #expect(throws: ThumbnailError.self) { _ = try Thumbnailer.thumbnail(bytes: bytes, size: 64) }
     }
 
+    /// 800 bytes that declare 50 x 32 pixels but whose coded stream is far larger (another
+    /// fuzzer's find): refused, not reduced from whatever the codec produced.
+    @Test func aCodedImageOtherThanTheDeclaredSizeIsRefused() throws {
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Fixture.path("coded-larger-than-declared.heic"))))
+        #expect(throws: ThumbnailError.self) { _ = try Thumbnailer.thumbnail(bytes: bytes, size: 64) }
+    }
+
     @Test func brokenFilesAreErrors() throws {
         let files = ["lossy.webp", "still.gif", "plain.heic", "plain.avif", "animated.webp"]
         for name in files {
