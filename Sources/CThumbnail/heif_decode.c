@@ -72,8 +72,9 @@ static int derivations_bounded(const uint8_t *data, size_t length) {
     size_t at = iref + 4;
     int bounded = 1;
     while (bounded && at + 8 <= iref_end) {
-        uint32_t size = be(data + at, 4);
-        if (size < 8 + (size_t)id_bytes + 2 || size > iref_end - at) break;
+        size_t size = be(data + at, 4);
+        if (size > iref_end - at) size = iref_end - at; /* libheif reads a box that overruns iref up to iref's end */
+        if (size < 8 + (size_t)id_bytes + 2) break;
         if (memcmp(data + at + 4, "dimg", 4) == 0) {
             uint32_t from = be(data + at + 8, id_bytes);
             uint32_t count = be(data + at + 8 + id_bytes, 2);
