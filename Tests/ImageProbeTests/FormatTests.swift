@@ -111,6 +111,15 @@ import Testing
         var past = heic
         past.replaceSubrange(meta..<(meta + 4), with: ImageBytes.be32(1 << 30))
         #expect(error(past) != nil)
+        // Boxes whose sizes would loop a naive parser: 0 (to the end), 1 without a 64-bit size,
+        // smaller than a box header; and the same in a thumbnail. An error or a size, never a hang.
+        let iinf = try #require(ImageBytes.boxOffset(heic, "iinf"))
+        for size in [0, 1, 4, 7] {
+            var looping = heic
+            looping.replaceSubrange(iinf..<(iinf + 4), with: ImageBytes.be32(size))
+            _ = error(looping)
+            _ = try? ImageProbe.probe(bytes: Array(looping.prefix(iinf + 12)))
+        }
         // ispe of 0, and of more than 2^24 (every ispe: the coded image's and the primary's).
         var zeroSize = heic, huge = heic
         var at = 0
