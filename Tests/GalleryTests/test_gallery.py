@@ -374,8 +374,10 @@ def test_a_removed_image_at_the_top_is_followed_through_events_and_the_change_se
     import os
     os.remove(path)
     catalog("scan", "--db", library["database"], library["photos"])
-    changes = wait(browser, f"window.catalogGallery.lastChanges?.from === {before['generation']} && {READY} "
-                            f"&& window.catalogGallery.lastChanges", timeout=30)
+    # The change set arrived, and the layout of its generation is shown.
+    changes = wait(browser, f"window.catalogGallery.lastChanges?.from === {before['generation']} "
+                            f"&& Number(document.getElementById('plane').dataset.generation) === window.catalogGallery.lastChanges.to "
+                            f"&& {READY} && window.catalogGallery.lastChanges", timeout=30)
     assert not changes["reload"] and [d["id"] for d in changes["deletes"]] == [top["id"]], changes
     assert changes["inserts"] == [] and changes["updates"] == []
     after = state(browser)
