@@ -78,8 +78,8 @@ static void read_exif_date(const struct heif_image_handle *handle, cip_result *o
     uint8_t *block = malloc(size);
     if (block == NULL) return;
     struct heif_error error = heif_image_handle_get_metadata(handle, id, block);
-    uint32_t offset = be32(block);
-    if (error.code == heif_error_Ok && offset < size - 4) {
+    uint32_t offset = error.code == heif_error_Ok ? be32(block) : UINT32_MAX;
+    if (offset < size - 4) {
         cip_exif exif = { 0 };
         size_t need = 0;
         size_t length = size - 4 - offset;

@@ -45,51 +45,106 @@ static int find_box(const uint8_t *data, size_t at, size_t end, const char *type
     return 0;
 }
 
-enum { MAX_DERIVED = 4096, MAX_DEPTH = 8 };
+enum { MAX_DERIVED = 4096, MAX_DEPTH = 8, UNBOUNDED = 1 << 30 };
 
 typedef struct {
-    uint32_t from[MAX_DERIVED], to[MAX_DERIVED];
+    uint32_t from, to;
+} reference;
+
+typedef struct {
+    reference edges[MAX_DERIVED];   /* sorted by `from` once read */
     size_t count;
+    uint32_t nodes[2 * MAX_DERIVED]; /* every item named, sorted, unique */
+    size_t node_count;
+    uint8_t state[2 * MAX_DERIVED];  /* 0 not seen, 1 on the current path, 2 done */
+    int longest[2 * MAX_DERIVED];    /* for done nodes: the longest chain from them */
 } derivations;
 
-/* Depth-first from `item`: 0 when every chain ends within MAX_DEPTH steps (so none loops). */
-static int too_deep(const derivations *d, uint32_t item, int depth) {
-    if (depth > MAX_DEPTH) return 1;
-    for (size_t i = 0; i < d->count; i++)
-        if (d->from[i] == item && too_deep(d, d->to[i], depth + 1)) return 1;
-    return 0;
+static int compare_u32(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int compare_from(const void *a, const void *b) {
+    return compare_u32(&((const reference *)a)->from, &((const reference *)b)->from);
+}
+
+static size_t node_index(const derivations *d, uint32_t id) {
+    const uint32_t *found = bsearch(&id, d->nodes, d->node_count, sizeof *d->nodes, compare_u32);
+    return (size_t)(found - d->nodes);
+}
+
+/* The longest chain of references from node v, or UNBOUNDED past MAX_DEPTH or on a cycle. Each
+   node is finished once (its edges looked at once): O(V + E log E) in all. */
+static int longest_from(derivations *d, size_t v, int depth) {
+    if (d->state[v] == 2) return d->longest[v];
+    if (d->state[v] == 1 || depth > MAX_DEPTH) return UNBOUNDED;
+    d->state[v] = 1;
+    int best = 0;
+    reference key = { d->nodes[v], 0 };
+    reference *edge = bsearch(&key, d->edges, d->count, sizeof *d->edges, compare_from);
+    while (edge && edge > d->edges && edge[-1].from == key.from) edge--; /* the first with this `from` */
+    for (; edge && edge < d->edges + d->count && edge->from == key.from; edge++) {
+        int chain = longest_from(d, node_index(d, edge->to), depth + 1);
+        if (chain >= UNBOUNDED || chain + 1 > MAX_DEPTH) return UNBOUNDED;
+        if (chain + 1 > best) best = chain + 1;
+    }
+    d->state[v] = 2;
+    d->longest[v] = best;
+    return best;
 }
 
 /* 1 when the file's derived images are bounded: at most MAX_DERIVED `dimg` references, and no
-   chain from any item longer than MAX_DEPTH (a cycle is an endless chain). */
+   chain of them longer than MAX_DEPTH (a cycle is an endless chain). A reference box that
+   cannot be read makes the file refused: libheif may read it differently. */
 static int derivations_bounded(const uint8_t *data, size_t length) {
     size_t meta, meta_end, iref, iref_end;
     if (!find_box(data, 0, length, "meta", &meta, &meta_end) || meta + 4 > meta_end) return 1; /* libheif refuses it */
-    if (!find_box(data, meta + 4, meta_end, "iref", &iref, &iref_end) || iref + 4 > iref_end) return 1;
+    if (!find_box(data, meta + 4, meta_end, "iref", &iref, &iref_end)) return 1;
+    if (iref + 4 > iref_end) return 0;
     int id_bytes = data[iref] == 0 ? 2 : 4;
     derivations *d = calloc(1, sizeof *d);
     if (!d) return 0;
     size_t at = iref + 4;
     int bounded = 1;
     while (bounded && at + 8 <= iref_end) {
-        size_t size = be(data + at, 4);
+        uint64_t size = be(data + at, 4);
+        size_t header = 8;
+        if (size == 1) { /* a 64-bit size */
+            if (at + 16 > iref_end) { bounded = 0; break; }
+            size = (uint64_t)be(data + at + 8, 4) << 32 | be(data + at + 12, 4);
+            header = 16;
+        } else if (size == 0) {
+            size = iref_end - at;
+        }
         if (size > iref_end - at) size = iref_end - at; /* libheif reads a box that overruns iref up to iref's end */
-        if (size < 8 + (size_t)id_bytes + 2) break;
+        if (size < header + (size_t)id_bytes + 2) { bounded = 0; break; }
         if (memcmp(data + at + 4, "dimg", 4) == 0) {
-            uint32_t from = be(data + at + 8, id_bytes);
-            uint32_t count = be(data + at + 8 + id_bytes, 2);
-            size_t first = at + 10 + (size_t)id_bytes;
+            size_t body = at + header;
+            uint32_t from = be(data + body, id_bytes);
+            uint32_t count = be(data + body + id_bytes, 2);
+            size_t first = body + 2 + (size_t)id_bytes;
             for (uint32_t k = 0; k < count && first + ((size_t)k + 1) * (size_t)id_bytes <= at + size; k++) {
                 if (d->count == MAX_DERIVED) { bounded = 0; break; }
-                d->from[d->count] = from;
-                d->to[d->count] = be(data + first + (size_t)k * (size_t)id_bytes, id_bytes);
+                d->edges[d->count].from = from;
+                d->edges[d->count].to = be(data + first + (size_t)k * (size_t)id_bytes, id_bytes);
+                d->nodes[d->node_count++] = from;
+                d->nodes[d->node_count++] = d->edges[d->count].to;
                 d->count++;
             }
         }
-        at += size;
+        at += (size_t)size;
     }
-    for (size_t i = 0; bounded && i < d->count; i++)
-        if (too_deep(d, d->from[i], 0)) bounded = 0;
+    if (bounded && d->count > 0) {
+        qsort(d->edges, d->count, sizeof *d->edges, compare_from);
+        qsort(d->nodes, d->node_count, sizeof *d->nodes, compare_u32);
+        size_t unique = 0;
+        for (size_t i = 0; i < d->node_count; i++)
+            if (unique == 0 || d->nodes[unique - 1] != d->nodes[i]) d->nodes[unique++] = d->nodes[i];
+        d->node_count = unique;
+        for (size_t v = 0; bounded && v < d->node_count; v++)
+            if (longest_from(d, v, 0) >= UNBOUNDED) bounded = 0;
+    }
     free(d);
     return bounded;
 }
