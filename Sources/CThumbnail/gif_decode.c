@@ -27,6 +27,11 @@ static int read_bytes(GifFileType *gif, GifByteType *dst, int n) {
     return (int)take;
 }
 
+static const char *gif_text(int error) {
+    const char *text = GifErrorString(error);
+    return text ? text : "unknown error";
+}
+
 static int gif_status(int error) {
     return error == D_GIF_ERR_READ_FAILED || error == D_GIF_ERR_EOF_TOO_SOON ? CTH_ERR_TRUNCATED
          : error == D_GIF_ERR_NOT_ENOUGH_MEM ? CTH_ERR_MEMORY : CTH_ERR_CORRUPT;
@@ -37,7 +42,7 @@ int cth_decode_gif(const uint8_t *data, size_t length, cth_decode *request) {
     gif_input input = { data, length, 0 };
     int error = 0;
     GifFileType *gif = DGifOpen(&input, read_bytes, &error);
-    if (!gif) return cth_fail(out, gif_status(error), "not a valid GIF: %s", GifErrorString(error));
+    if (!gif) return cth_fail(out, gif_status(error), "not a valid GIF: %s", gif_text(error));
     uint32_t width = gif->SWidth > 0 ? (uint32_t)gif->SWidth : 0, height = gif->SHeight > 0 ? (uint32_t)gif->SHeight : 0;
     out->source_width = width;
     out->source_height = height;
@@ -55,7 +60,7 @@ int cth_decode_gif(const uint8_t *data, size_t length, cth_decode *request) {
     for (;;) {
         GifRecordType record;
         if (DGifGetRecordType(gif, &record) == GIF_ERROR) {
-            status = cth_fail(out, gif_status(gif->Error), "a GIF record cannot be read: %s", GifErrorString(gif->Error));
+            status = cth_fail(out, gif_status(gif->Error), "a GIF record cannot be read: %s", gif_text(gif->Error));
             goto done;
         }
         if (record == TERMINATE_RECORD_TYPE) {
@@ -89,6 +94,12 @@ int cth_decode_gif(const uint8_t *data, size_t length, cth_decode *request) {
         break;
     }
     GifImageDesc *frame = &gif->Image;
+    if (frame->Width <= 0 || frame->Height <= 0 || (unsigned long long)frame->Width * (unsigned long long)frame->Height > CTH_PIXEL_BUDGET) {
+        /* Its rows are decoded even where they fall off the screen: a frame far larger than a
+           tiny screen is as much work as an image that size. */
+        status = cth_fail(out, CTH_ERR_TOO_LARGE, "a GIF frame of %d x %d pixels", frame->Width, frame->Height);
+        goto done;
+    }
     ColorMapObject *colors = frame->ColorMap ? frame->ColorMap : gif->SColorMap;
     if (!colors) {
         status = cth_fail(out, CTH_ERR_CORRUPT, "a GIF image without a colour map");
@@ -105,7 +116,7 @@ int cth_decode_gif(const uint8_t *data, size_t length, cth_decode *request) {
     for (int pass = 0; pass < passes; pass++) {
         for (int y = frame->Interlace ? starts[pass] : 0; y < frame->Height; y += frame->Interlace ? steps[pass] : 1) {
             if (DGifGetLine(gif, line, frame->Width) == GIF_ERROR) {
-                status = cth_fail(out, gif_status(gif->Error), "the GIF's image data cannot be read: %s", GifErrorString(gif->Error));
+                status = cth_fail(out, gif_status(gif->Error), "the GIF's image data cannot be read: %s", gif_text(gif->Error));
                 goto done;
             }
             int cy = frame->Top + y;

@@ -92,6 +92,16 @@ import Thumbnailer
         #expect(throws: ThumbnailError.self) { _ = try Thumbnailer.thumbnail(bytes: bytes, size: 64) }
     }
 
+    /// A 1 x 1 screen whose frame declares 10,000 x 10,000 pixels: refused before any row is
+    /// decoded (its rows would be decoded even off the screen).
+    @Test func aGifFrameFarLargerThanItsScreenIsRefused() throws {
+        let bytes: [UInt8] = Array("GIF89a".utf8) + [1, 0, 1, 0, 0x80, 0, 0] + [0, 0, 0, 255, 255, 255]
+            + [0x2C, 0, 0, 0, 0, 0x10, 0x27, 0x10, 0x27, 0, 2, 2, 0x4C, 0x01, 0, 0x3B]
+        #expect { _ = try Thumbnailer.thumbnail(bytes: bytes, size: 64) } throws: { error in
+            if case ThumbnailError.tooLarge = error { true } else { false }
+        }
+    }
+
     @Test func brokenFilesAreErrors() throws {
         let files = ["lossy.webp", "still.gif", "plain.heic", "plain.avif", "animated.webp"]
         for name in files {
