@@ -37,7 +37,11 @@ final class GenerationEvents: Sendable {
             let id = state.nextID
             state.nextID += 1
             state.clients[id] = continuation
-            if state.generation == nil { state.generation = generation }
+            if state.generation == nil {
+                state.generation = generation
+            } else if state.generation != generation {
+                continuation.yield(.changed) // the poller saw a newer one before this client subscribed
+            }
             if state.poller == nil { state.poller = Task { await self.poll() } }
             return (id, stream)
         }
