@@ -1,4 +1,5 @@
 import CatalogKit
+import NIOCore
 import NIOPosix
 
 /// What the routes call: the catalog's synchronous reads run on NIO's blocking thread pool, never
@@ -12,10 +13,21 @@ final class CatalogService: Sendable {
     private let computations = Flights<Void>()
     let thumbnailFlights = Flights<CachedThumbnail>()
 
+    /// Thumbnails are made on threads of their own: a slow decode (a HEIC or AVIF decodes whole,
+    /// and the Thumbnailer lets only a few run at once) never holds a thread that pages, change
+    /// sets and the events poller need.
+    private let thumbnailThreads: NIOThreadPool
+
     init(catalog: Catalog, thumbnailCache: ThumbnailCache) {
         self.catalog = catalog
         self.thumbnailCache = thumbnailCache
         pages = PageCache(catalog: catalog)
+        thumbnailThreads = NIOThreadPool(numberOfThreads: System.coreCount)
+        thumbnailThreads.start()
+    }
+
+    deinit {
+        thumbnailThreads.shutdownGracefully { _ in }
     }
 
     /// Runs a blocking catalog call off the request threads.
@@ -55,7 +67,7 @@ final class CatalogService: Sendable {
     /// requests ask for it at the same time.
     func thumbnail(item id: Int64, size: Int) async throws -> CachedThumbnail {
         try await thumbnailFlights.once("\(id)/\(size)") {
-            try await self.run { try self.catalog.thumbnail(item: id, size: size, cache: self.thumbnailCache) }
+            try await self.thumbnailThreads.runIfActive { try self.catalog.thumbnail(item: id, size: size, cache: self.thumbnailCache) }
         }
     }
 
