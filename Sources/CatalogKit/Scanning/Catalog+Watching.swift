@@ -64,6 +64,9 @@ extension Catalog {
             for (root, folders) in changes.folders { pending.folders[root, default: []].formUnion(folders) }
             do {
                 if pending.overflowed || (watcher.limitReached && ContinuousClock.now - lastFull >= settings.fallbackInterval) {
+                    // Events were lost: folders made meanwhile are watched too (a folder watched
+                    // already keeps its watch), then everything is scanned.
+                    if pending.overflowed { for root in absolute { watcher.add(root: root, folder: root) } }
                     let summary = try scan(roots, options: options)
                     lastFull = ContinuousClock.now
                     pending = FolderWatcher.Changes()

@@ -53,11 +53,16 @@ final class FolderWatcher {
             guard let directory = opendir(path) else { continue }
             defer { closedir(directory) }
             while let entry = readdir(directory) {
-                guard entry.pointee.d_type == UInt8(DT_DIR) else { continue }
+                let type = entry.pointee.d_type
+                guard type == UInt8(DT_DIR) || type == UInt8(DT_UNKNOWN) else { continue }
                 let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                     String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
                 }
                 if name == "." || name == ".." || (!includeHidden && name.hasPrefix(".")) { continue }
+                if type == UInt8(DT_UNKNOWN) { // a file system that does not say: ask, without following links
+                    var info = stat()
+                    guard fstatat(dirfd(directory), name, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFDIR else { continue }
+                }
                 stack.append(path + "/" + name)
             }
         }
