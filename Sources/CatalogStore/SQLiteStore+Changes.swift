@@ -37,7 +37,8 @@ extension SQLiteStore {
             var next = 0
             var old: [Int64] = []
             var new: [Int64] = []
-            let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM items") ?? 0
+            // A capacity hint without counting the table: the largest id given out bounds the count.
+            let count = try Int.fetchOne(db, sql: "SELECT max(seq) FROM sqlite_sequence WHERE name = 'items'") ?? 0
             old.reserveCapacity(count + placed.count)
             new.reserveCapacity(count)
             let items = try BulkStatement(db, sql: order == .date

@@ -184,8 +184,6 @@ public struct LayoutConfiguration: Sendable, Hashable {
         }
     }
 
-    /// Places `items` after those of `table` (a stored layout of this configuration), in
-    /// sections beginning at `starts` (offsets into `items`) when it has them.
     /// The stored table with its items from `index` on laid out again as `items`: from the
     /// checkpoint at or before `index` (every 1,024 items), not from the start. nil for the
     /// styles and options that are computed again whole (rows, the carousel, sections, spans).
@@ -206,6 +204,8 @@ public struct LayoutConfiguration: Sendable, Hashable {
         }
     }
 
+    /// Places `items` after those of `table` (a stored layout of this configuration), in
+    /// sections beginning at `starts` (offsets into `items`) when it has them.
     func extend(_ table: any LayoutTable, with items: [LayoutItem], sections starts: [SectionStart]?) throws(LayoutError) -> any LayoutTable {
         func extended<Style: LayoutStyle>(_ style: Style) throws(LayoutError) -> PlacementTable {
             guard let table = table as? PlacementTable else { throw .geometryMismatch }

@@ -69,31 +69,26 @@ final class Scanner {
     /// Scans `roots` (paths as given; made absolute), reporting progress now and then. Roots
     /// that cannot be scanned are listed in the summary; the others are scanned all the same.
     func run(roots: [String], progress: ((ScanProgress) -> Void)? = nil) throws(StoreError) -> ScanSummary {
-        precondition(!used, "a Scanner runs one scan")
-        used = true
-        start = ContinuousClock.now
         self.progress = progress
-        let lock = try store.lockForWriting()
-        defer { withExtendedLifetime(lock) {} }
-        let before = try store.generation()
-        for root in roots { try scan(root: root) }
-        if try store.generation() != before { try store.pruneStaleLayouts() }
-        try store.refreshOrderData()
-        summary.elapsedSeconds = Timestamps.seconds(since: start)
-        summary.generation = try store.generation()
-        return summary
+        return try drive { () throws(StoreError) in for root in roots { try scan(root: root) } }
     }
 
     /// Scans folders of one root again (absolute paths under it, none inside another): what a
     /// watcher does when files change there. Moves between the folders keep their items.
     func run(root: String, folders: [String]) throws(StoreError) -> ScanSummary {
+        try drive { () throws(StoreError) in try scan(root: root, folders: folders) }
+    }
+
+    /// One scan under the write lock: `body` walks, then stale layouts go and the order data
+    /// is brought up to the items.
+    private func drive(_ body: () throws(StoreError) -> Void) throws(StoreError) -> ScanSummary {
         precondition(!used, "a Scanner runs one scan")
         used = true
         start = ContinuousClock.now
         let lock = try store.lockForWriting()
         defer { withExtendedLifetime(lock) {} }
         let before = try store.generation()
-        try scan(root: root, folders: folders)
+        try body()
         if try store.generation() != before { try store.pruneStaleLayouts() }
         try store.refreshOrderData()
         summary.elapsedSeconds = Timestamps.seconds(since: start)

@@ -1,8 +1,9 @@
 /// The batch that turns one list of unique ids into another, in the semantics of
 /// `UICollectionView.performBatchUpdates` and IGListKit's index set results: `deletes` are
 /// indices in the old list, `inserts` indices in the new one, `moves` the items whose relative
-/// position changed (old index → new index), `updates` new indices of items kept in place whose
-/// content changed.
+/// position changed (old index → new index), `updates` the items kept in place whose content
+/// changed, by their index in the new list (the catalog's change sets name them so; IGListKit
+/// and `reloadItems(at:)` inside a batch take the old index: the id finds it in the old list).
 ///
 /// Removing the deleted and moved-from indices from the old list leaves exactly the sequence
 /// that removing the inserted and moved-to indices leaves from the new one. An item that both
