@@ -177,7 +177,12 @@ class Gallery {
    *  the view is still there; the new layout is shown with it (or, if it went, the next item
    *  of the view that stayed) where it was on the screen. */
   async changed(generation) {
-    if (this.generation === null || !this.parameters || generation === this.generation || this.relayoutPending) return;
+    if (this.generation === null || !this.parameters || generation === this.generation) return;
+    if (this.relayoutPending) { // a layout is on its way: look again once it is shown, not never
+      clearTimeout(this.changedRetry);
+      this.changedRetry = setTimeout(() => this.changed(generation), 250);
+      return;
+    }
     let anchor = this.topAnchor();
     try {
       const changes = await api.changes({ since: this.generation, sort: this.parameters.sort });
