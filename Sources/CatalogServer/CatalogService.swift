@@ -1,6 +1,7 @@
 import CatalogKit
 import NIOCore
 import NIOPosix
+import Synchronization
 
 /// What the routes call: the catalog's synchronous reads run on NIO's blocking thread pool, never
 /// on the threads that serve requests; a layout that several requests need before it is stored
@@ -12,6 +13,8 @@ final class CatalogService: Sendable {
     let thumbnailCache: ThumbnailCache
     private let computations = Flights<Void>()
     let thumbnailFlights = Flights<CachedThumbnail>()
+    private let changeFlights = Flights<ChangeSet>()
+    private let recentChanges = Mutex<[(key: String, set: ChangeSet)]>([])
 
     /// Thumbnails are made on threads of their own: a slow decode (a HEIC or AVIF decodes whole,
     /// and the Thumbnailer lets only a few run at once) never holds a thread that pages, change
@@ -49,6 +52,23 @@ final class CatalogService: Sendable {
             }
         }
         return try await run { try self.catalog.page(request) }
+    }
+
+    /// The change set from `request.since` to now: every gallery at one generation asks for the
+    /// same one when the catalog moves, so each is computed once (however many ask at a time)
+    /// and the last few are kept (a change set between two generations never changes).
+    func changes(_ request: ChangeRequest) async throws -> ChangeSet {
+        let now = try await run { try self.pages.generation() }
+        let key = "\(request.since) \(now) \(request.order.rawValue)"
+        if let known = recentChanges.withLock({ $0.first { $0.key == key }?.set }) { return known }
+        let set = try await changeFlights.once(key) { try await self.run { try self.catalog.changes(request) } }
+        guard set.to == now else { return set } // the catalog moved on while computing: not the key's
+        recentChanges.withLock { recent in
+            recent.removeAll { $0.key == key }
+            recent.append((key, set))
+            if recent.count > 8 { recent.removeFirst() }
+        }
+        return set
     }
 
     /// Every section of a layout; computed once however many requests need it at a time.

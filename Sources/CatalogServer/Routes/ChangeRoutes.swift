@@ -13,8 +13,7 @@ struct ChangeRoutes {
     func add(to router: Router<BasicRequestContext>) {
         router.get("/api/changes") { request, _ -> Response in
             let changes = try ChangeRequest(parameters: PageRequest.parameters(query: request.uri.query ?? ""))
-            let catalog = service.catalog
-            let set = try await service.run { try catalog.changes(changes) }
+            let set = try await service.changes(changes)
             return JSONResponse.make(ChangeText.json(set), request: request, generation: set.to)
         }
 
