@@ -37,7 +37,7 @@ import Testing
                      _ condition: ([String: (id: Int64, width: Int, height: Int)]) -> Bool) throws {
             while true {
                 if condition(try WatchTests.relative(library)) { return }
-                guard next(matching: { $0.hasPrefix("rescanned ") }) != nil else {
+                guard next(matching: { $0.hasPrefix("rescanned ") || $0.hasPrefix("{\"rescanned\"") }) != nil else {
                     Issue.record("the watcher ended before \(what)", sourceLocation: sourceLocation)
                     return
                 }
@@ -88,6 +88,30 @@ import Testing
         watcher.process.terminate() // SIGTERM: ends after the rescan under way, status 0
         watcher.process.waitUntilExit()
         #expect(watcher.process.terminationReason == .exit && watcher.process.terminationStatus == 0)
+    }
+
+    /// A file added to a folder rescans that folder's own files, not the folders under it;
+    /// a folder moved in is scanned whole.
+    @Test func aFileEventRescansItsFolderOnly_aFolderMovedInIsScannedWhole() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let library = try Library()
+        let bytes = try Library.fixture("rgb.png")
+        try library.write("top.png", bytes)
+        for n in 0..<40 { try library.write("deep/\(n / 10)/\(n).png", bytes) }
+        let outside = FileManager.default.temporaryDirectory.appendingPathComponent("watch-outside-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: outside) }
+        try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
+        for n in 0..<5 { try bytes.write(to: outside.appendingPathComponent("\(n).png")) }
+        let watcher = try Watcher(["scan", "--db", library.catalogPath, "--watch", "--json", library.root.path])
+        defer { watcher.process.terminate(); watcher.process.waitUntilExit() }
+        #expect(watcher.next(matching: { $0.contains("\"added\":41") }) != nil)
+        try library.write("second.png", bytes)
+        let line = try #require(watcher.next(matching: { $0.hasPrefix("{\"rescanned\"") }))
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(object["added"] as? Int == 1 && object["files"] as? Int == 2, "only the root's own files were looked at: \(line)")
+        #expect(try library.items().count == 42, "nothing under the subfolders vanished")
+        try FileManager.default.moveItem(at: outside, to: library.root.appendingPathComponent("moved-in"))
+        try watcher.waitFor(library, "a folder moved in") { $0.keys.filter { $0.hasPrefix("moved-in/") }.count == 5 }
     }
 
     @Test func aBurstOfCopiesIsOneRescan() throws {

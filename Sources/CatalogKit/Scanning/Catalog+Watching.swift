@@ -37,7 +37,8 @@ public final class StopFlag: Sendable {
 
 extension Catalog {
     /// Scans `roots`, then keeps the catalog current until `stop` is set: file events (Linux
-    /// inotify) on a folder rescan that folder (and what is under it) once the events pause,
+    /// inotify) on a folder rescan that folder's own files once the events pause (a folder that
+    /// came or went: everything under it),
     /// with the other folders changed in the same round, so moves between them keep their
     /// items. Folders created later are watched too. Past the kernel's watch limit, every root
     /// is scanned again each `settings.fallbackInterval`. Blocks; `stop` is looked at at least
@@ -61,7 +62,9 @@ extension Catalog {
             let changes = watcher.wait(timeout: pending.isEmpty ? .milliseconds(200) : .seconds(1),
                                        quiet: settings.quiet, longest: settings.longest)
             pending.overflowed = pending.overflowed || changes.overflowed
-            for (root, folders) in changes.folders { pending.folders[root, default: []].formUnion(folders) }
+            for (root, folders) in changes.folders {
+                for (folder, recursive) in folders { pending.note(folder, root: root, recursive: recursive) }
+            }
             do {
                 if pending.overflowed || (watcher.limitReached && ContinuousClock.now - lastFull >= settings.fallbackInterval) {
                     // Events were lost: folders made meanwhile are watched too (a folder watched
@@ -77,7 +80,7 @@ extension Catalog {
                     let outermost = FolderWatcher.Changes.outermost(folders)
                     let summary = try Scanner(store: store, options: options).run(root: root, folders: outermost)
                     pending.folders[root] = nil
-                    report(.rescanned(summary, folders: outermost))
+                    report(.rescanned(summary, folders: outermost.map(\.path)))
                 }
             } catch .busy {
                 continue // another scan or import is writing: again once it is done

@@ -58,14 +58,15 @@ struct DirectoryWalker {
         self.followSymlinks = followSymlinks
     }
 
-    /// Walks the folder at `path`, already opened as `fd` (which the walk closes).
-    mutating func walk(fd: Int32, path: [UInt8], handle: (Event) throws -> Void) rethrows {
+    /// Walks the folder at `path`, already opened as `fd` (which the walk closes); with
+    /// `recursive: false`, only the files directly in it.
+    mutating func walk(fd: Int32, path: [UInt8], recursive: Bool = true, handle: (Event) throws -> Void) rethrows {
         var info = stat()
         if fstat(fd, &info) == 0 { visited.insert(DirectoryID(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))) }
-        try walkDirectory(fd: fd, path: path, handle: handle)
+        try walkDirectory(fd: fd, path: path, recursive: recursive, handle: handle)
     }
 
-    private mutating func walkDirectory(fd: Int32, path: [UInt8], handle: (Event) throws -> Void) rethrows {
+    private mutating func walkDirectory(fd: Int32, path: [UInt8], recursive: Bool = true, handle: (Event) throws -> Void) rethrows {
         guard let directory = fdopendir(fd) else {
             let reason = SystemError.text()
             close(fd)
@@ -109,7 +110,7 @@ struct DirectoryWalker {
                     files.removeAll(keepingCapacity: true)
                 }
             case S_IFDIR:
-                if visited.insert(DirectoryID(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))).inserted {
+                if recursive, visited.insert(DirectoryID(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))).inserted {
                     folders.append(Array(UnsafeBufferPointer(start: name, count: length + 1)))
                 }
             default:

@@ -9,8 +9,13 @@ import Glibc
 final class FolderWatcher {
     /// What a round of events asks for.
     struct Changes {
-        /// Folders to scan again, by root (absolute paths).
-        var folders: [String: Set<String>] = [:]
+        /// Folders to scan again, by root (absolute paths): recursively (a folder that came or
+        /// went with what is in it), or only the files directly in it.
+        var folders: [String: [String: Bool]] = [:]
+
+        mutating func note(_ folder: String, root: String, recursive: Bool) {
+            folders[root, default: [:]][folder, default: false] = folders[root]?[folder] == true || recursive
+        }
         /// The kernel's event queue overflowed: events were lost, scan every root again.
         var overflowed = false
         var isEmpty: Bool { folders.isEmpty && !overflowed }
@@ -132,26 +137,26 @@ final class FolderWatcher {
         if !includeHidden && name.hasPrefix(".") { return }
         let path = name.isEmpty ? folder : folder + "/" + name
         if mask & UInt32(IN_ISDIR) != 0 {
+            // A folder that came or went: everything under it, recursively (gone: its files vanish).
             if mask & UInt32(IN_MOVED_FROM | IN_DELETE) != 0 { remove(folder: path) }
-            if mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 {
-                add(root: root, folder: path)
-                changes.folders[root, default: []].insert(path) // files may be in it already
-            }
+            if mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 { add(root: root, folder: path) }
+            changes.note(path, root: root, recursive: true)
+            return
         }
-        changes.folders[root, default: []].insert(folder)
+        changes.note(folder, root: root, recursive: false) // a file in this folder: its own files only
     }
 }
 
 extension FolderWatcher.Changes {
-    /// The folders of a root, without those inside another one of them (a rescan is recursive).
-    static func outermost(_ folders: Set<String>) -> [String] {
-        folders.filter { folder in
+    /// A root's folders to scan, without those inside a folder scanned recursively.
+    static func outermost(_ folders: [String: Bool]) -> [(path: String, recursive: Bool)] {
+        folders.filter { folder, _ in
             var ancestor = Substring(folder)
             while let slash = ancestor.lastIndex(of: "/"), slash > ancestor.startIndex {
                 ancestor = ancestor[..<slash]
-                if folders.contains(String(ancestor)) { return false }
+                if folders[String(ancestor)] == true { return false }
             }
             return true
-        }.sorted()
+        }.map { (path: $0.key, recursive: $0.value) }.sorted { $0.path < $1.path }
     }
 }

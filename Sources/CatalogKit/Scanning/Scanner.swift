@@ -73,9 +73,10 @@ final class Scanner {
         return try drive { () throws(StoreError) in for root in roots { try scan(root: root) } }
     }
 
-    /// Scans folders of one root again (absolute paths under it, none inside another): what a
-    /// watcher does when files change there. Moves between the folders keep their items.
-    func run(root: String, folders: [String]) throws(StoreError) -> ScanSummary {
+    /// Scans folders of one root again (absolute paths under it, none inside another one that is
+    /// scanned recursively): what a watcher does when files change there. `recursive: false`
+    /// scans only the files directly in the folder. Moves between the folders keep their items.
+    func run(root: String, folders: [(path: String, recursive: Bool)]) throws(StoreError) -> ScanSummary {
         try drive { () throws(StoreError) in try scan(root: root, folders: folders) }
     }
 
@@ -98,15 +99,15 @@ final class Scanner {
 
     /// Scans a root, or with `folders` only those folders under it (a folder gone means its
     /// files vanished).
-    private func scan(root: String, folders: [String]? = nil) throws(StoreError) {
+    private func scan(root: String, folders: [(path: String, recursive: Bool)]? = nil) throws(StoreError) {
         let absolute = Self.absolute(root)
-        var walks: [(fd: Int32, path: [UInt8])] = []
+        var walks: [(fd: Int32, path: [UInt8], recursive: Bool)] = []
         var unreadable: [Data] = []
         if let folders {
-            for folder in folders {
+            for (folder, recursive) in folders {
                 let fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK)
                 if fd >= 0 {
-                    walks.append((fd, Array(folder.utf8)))
+                    walks.append((fd, Array(folder.utf8), recursive))
                 } else if errno != ENOENT && errno != ENOTDIR {
                     unreadable.append(Data(Array(folder.utf8) + [47]))
                     summary.problems.append("\(folder): \(SystemError.text()); skipped, nothing under it removed")
@@ -119,15 +120,17 @@ final class Scanner {
                 summary.unscannedRoots.append("\(root): \(reason); nothing scanned or removed under it")
                 return
             }
-            walks.append((fd, Array(absolute.utf8)))
+            walks.append((fd, Array(absolute.utf8), true))
         }
         let rootPath = Array(absolute.utf8)
         rootID = try store.rootID(for: Data(rootPath))
         knownFiles = []
-        for folder in folders ?? [absolute] {
+        for (folder, recursive) in folders ?? [(absolute, true)] {
             var prefix = Data(folder.utf8)
             if prefix.last != 47 { prefix.append(47) }
-            knownFiles += try store.knownFiles(under: prefix)
+            let known = try store.knownFiles(under: prefix)
+            // One level: the files of subfolders are not looked at, so they must not vanish.
+            knownFiles += recursive ? known : known.filter { !$0.path.dropFirst(prefix.count).contains(47) }
         }
         knownIndex = Dictionary(minimumCapacity: knownFiles.count)
         knownByInode = Dictionary(minimumCapacity: knownFiles.count)
@@ -143,8 +146,8 @@ final class Scanner {
         var walker = DirectoryWalker(includeHidden: options.includeHidden, followSymlinks: options.followSymlinks)
         var lastReport = ContinuousClock.now
         do {
-            for (fd, path) in walks {
-                try walker.walk(fd: fd, path: path) { event throws(StoreError) in
+            for (fd, path, recursive) in walks {
+                try walker.walk(fd: fd, path: path, recursive: recursive) { event throws(StoreError) in
                     switch event {
                     case .files(let files):
                         try handle(files)

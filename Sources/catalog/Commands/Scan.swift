@@ -33,8 +33,9 @@ struct Scan: ParsableCommand {
 
     @Flag(help: ArgumentHelp("After the scan, keep the catalog current until Ctrl-C or SIGTERM.",
                              discussion: """
-                                 File events (inotify) on a folder rescan that folder once the events pause for half a \
-                                 second (a burst of copies is one rescan); folders created later are watched too. One \
+                                 File events (inotify) on a folder rescan that folder's files once the events pause for \
+                                 half a second (a burst of copies is one rescan); folders created later are watched and \
+                                 scanned whole. One \
                                  line per rescan on stdout. Past the kernel's watch limit (fs.inotify.max_user_watches) \
                                  it says so once and rescans every root every 60 seconds.
                                  """))
@@ -131,7 +132,7 @@ extension Scan {
                 if json {
                     print(#"{"rescanned":[\#(folders.map(PathText.jsonString).joined(separator: ","))],"added":\#(summary.added),"#
                         + #""updated":\#(summary.updated),"moved":\#(summary.moved),"removed":\#(summary.removed),"#
-                        + #""failed":\#(summary.failed),"generation":\#(summary.generation)}"#)
+                        + #""failed":\#(summary.failed),"files":\#(summary.files),"generation":\#(summary.generation)}"#)
                 } else {
                     print("rescanned \(shown): added \(summary.added), updated \(summary.updated), moved \(summary.moved), "
                         + "removed \(summary.removed), failed \(summary.failed); generation \(summary.generation)")
