@@ -10,6 +10,10 @@ extension SQLiteStore {
         return try write { db in
             let generation = try Self.nextGeneration(db) // every row inserts or updates, or the import fails
             let before = try Int.fetchOne(db, sql: "SELECT count(*) FROM items")!
+            // A change of a tenth of the catalog or more is a reload for clients, not a batch:
+            // not logged row by row (Migrations/0008_change_log_switch.sql).
+            let unlogged = before > 0 && rows.count >= max(ChangeLogBounds.reloadRows, before / 10)
+            if unlogged { try db.execute(sql: "UPDATE change_log SET enabled = 0") }
             // A key that is a scanned file's path is not overwritten: the WHERE leaves it, and
             // no row changes, which tells the conflict apart from an insert or an update.
             let upsert = try BulkStatement(db, sql: """
@@ -40,6 +44,11 @@ extension SQLiteStore {
                 if db.changesCount == 0 {
                     throw StoreError.invalidInput(line: row.line, reason: "key \"\(row.key)\" is a scanned file's path")
                 }
+            }
+            if unlogged {
+                try db.execute(sql: "UPDATE change_log SET enabled = 1, kept_from = max(kept_from, ?)", arguments: [generation])
+                try db.execute(sql: "DELETE FROM item_changes WHERE generation <= ?", arguments: [generation])
+                try db.execute(sql: "DELETE FROM generations WHERE generation < ?", arguments: [generation])
             }
             let added = try Int.fetchOne(db, sql: "SELECT count(*) FROM items")! - before
             let updated = rows.count - added

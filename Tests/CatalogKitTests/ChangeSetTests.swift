@@ -156,6 +156,26 @@ import Testing
         #expect(try catalog.changes(ChangeRequest(since: 0)).reload)
     }
 
+    /// An import of a tenth of the catalog or more (and 100,000 rows or more) is not logged row
+    /// by row: across it, a change set is a reload; after it, the log goes on.
+    @Test func aVeryLargeImportIsAReloadAcrossIt() throws {
+        let library = try Library()
+        let catalog = try library.catalog()
+        _ = try catalog.importItems(PagerTests.importRows(20))
+        let before = try catalog.generation()
+        var rows = PagerTests.importRows(100_000)
+        rows[3].width += 1 // an update among the additions
+        _ = try catalog.importItems(rows)
+        let big = try catalog.generation()
+        #expect(try catalog.changes(ChangeRequest(since: before)).reload)
+        #expect(try !catalog.changes(ChangeRequest(since: big)).reload)
+        rows[5].width += 1
+        _ = try catalog.importItems([rows[5]]) // small: logged again
+        let after = try Self.snapshot(catalog)
+        let set = try catalog.changes(ChangeRequest(since: big, order: .path))
+        #expect(!set.reload && set.updates.updates.map(\.index) == [5] && set.to == after.generation)
+    }
+
     @Test func theCommandLineAndItsErrors() throws {
         try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
         let library = try Library()
