@@ -1,5 +1,5 @@
--- A change too large to be worth a batch (an import of at least a tenth of the catalog, and of
--- 100,000 rows or more) is not logged row by row: the import turns the log off for its own
+-- A change too large to be worth a batch (an import of more than a tenth of the catalog, and of
+-- more than 100,000 rows) is not logged row by row: the import turns the log off for its own
 -- transaction and moves `kept_from` to its generation, so a client at an older generation is
 -- told to reload, as it would be better off doing anyway. The triggers of 0007 look at the switch.
 

@@ -26,7 +26,7 @@ package enum ChangeLogBounds {
     package static let generations: Int64 = 1000
     /// And at most this many logged changes (updates and removals; additions cost no row).
     package static let rows = 1_000_000
-    /// An import of at least this many rows, and of a tenth of the catalog, is not logged: a
+    /// An import of more than this many rows, and of more than a tenth of the catalog, is not logged: a
     /// change set across it is a reload.
     package static let reloadRows = 100_000
     /// The bounds are enforced every this many generations.

@@ -10,9 +10,9 @@ extension SQLiteStore {
         return try write { db in
             let generation = try Self.nextGeneration(db) // every row inserts or updates, or the import fails
             let before = try Int.fetchOne(db, sql: "SELECT count(*) FROM items")!
-            // A change of a tenth of the catalog or more is a reload for clients, not a batch:
+            // A change of more than a tenth of the catalog is a reload for clients, not a batch:
             // not logged row by row (Migrations/0008_change_log_switch.sql).
-            let unlogged = before > 0 && rows.count >= max(ChangeLogBounds.reloadRows, before / 10)
+            let unlogged = before > 0 && rows.count > max(ChangeLogBounds.reloadRows, before / 10)
             if unlogged { try db.execute(sql: "UPDATE change_log SET enabled = 0") }
             // A key that is a scanned file's path is not overwritten: the WHERE leaves it, and
             // no row changes, which tells the conflict apart from an insert or an update.
