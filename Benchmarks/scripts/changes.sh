@@ -14,14 +14,10 @@ cd "$(dirname "$0")/.."
 rev=${1:-d3c6120}
 items=${2:-1000000}
 work="$PWD/.corpus/work"
-before_tree="$PWD/.corpus/rev-$(git rev-parse --short "$rev")"
 mkdir -p "$work"
 ../scripts/install-deps
-[ -d "$before_tree" ] || git worktree add -f "$before_tree" "$rev" >&2
-(cd "$before_tree" && swift build -c release --product catalog >&2)
-(cd .. && swift build -c release --product catalog >&2)
-before="$before_tree/.build/release/catalog"
-after="$(cd .. && pwd)/.build/release/catalog"
+source scripts/release-builds.sh
+release_builds "$rev"
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
 echo "before: $(git rev-parse --short "$rev") (no change log); after: the working tree"
 csv="$work/import-$items.csv"

@@ -14,15 +14,11 @@ rev=${BEFORE:-ba4b8ca}
 files=${FILES:-100000}
 work="$PWD/.corpus/work"
 corpus="$PWD/.corpus/scan-$files"
-before_tree="$PWD/.corpus/rev-$(git rev-parse --short "$rev")"
 mkdir -p "$work"
 
 ../scripts/install-deps
-(cd .. && swift build -c release --product catalog >&2)
-[ -d "$before_tree" ] || git worktree add -f "$before_tree" "$rev" >&2
-(cd "$before_tree" && swift build -c release --product catalog >&2)
-before="$before_tree/.build/release/catalog"
-after="$(cd .. && pwd)/.build/release/catalog"
+source scripts/release-builds.sh
+release_builds "$rev"
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
 echo "before: $(git rev-parse --short "$rev") (no order data); after: the working tree"
 
