@@ -219,12 +219,6 @@ extension PlacementTable {
     /// The archive format this layout is written in: the lowest that can express it.
     public var archiveVersion: Int { sections == nil ? 1 : 2 }
 
-    /// The layout as a header and one blob per window.
-    public func archive() -> LayoutArchive {
-        let packed = packedWindows()
-        return LayoutArchive(header: archiveHeader(), windows: (0..<packed.count).map { Array(packed.window($0)) })
-    }
-
     /// The archive header of this layout.
     public func archiveHeader() -> [UInt8] {
         var header = ByteWriter()

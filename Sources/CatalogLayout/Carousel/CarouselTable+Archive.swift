@@ -43,11 +43,6 @@ extension CarouselTable {
         return PackedWindows(bytes: out.bytes, ends: ends, minIndices: minIndices, maxIndices: maxIndices)
     }
 
-    public func archive() -> LayoutArchive {
-        let packed = packedWindows()
-        return LayoutArchive(header: archiveHeader(), windows: (0..<packed.count).map { Array(packed.window($0)) })
-    }
-
     /// The table an archive of version 4 holds.
     public init(archive: LayoutArchive) throws(LayoutError) {
         let header = try LayoutArchiveHeader(bytes: archive.header)

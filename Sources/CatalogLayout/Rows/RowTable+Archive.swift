@@ -86,11 +86,6 @@ extension RowTable {
         return PackedWindows(bytes: out.bytes, ends: ends, minIndices: minIndices, maxIndices: maxIndices)
     }
 
-    public func archive() -> LayoutArchive {
-        let packed = packedWindows()
-        return LayoutArchive(header: archiveHeader(), windows: (0..<packed.count).map { Array(packed.window($0)) })
-    }
-
     /// The table an archive of version 3 holds: every stripe and item from the windows, the
     /// sections from the header.
     public init(archive: LayoutArchive) throws(LayoutError) {

@@ -16,6 +16,14 @@ public protocol LayoutTable: Sendable {
     func packedWindows() -> PackedWindows
 }
 
+extension LayoutTable {
+    /// The layout as a header and one blob per window.
+    public func archive() -> LayoutArchive {
+        let packed = packedWindows()
+        return LayoutArchive(header: archiveHeader(), windows: (0..<packed.count).map { Array(packed.window($0)) })
+    }
+}
+
 extension PlacementTable: LayoutTable {
     public var scrollLength: Double { contentHeight }
 }
