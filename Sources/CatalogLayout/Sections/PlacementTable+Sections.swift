@@ -70,23 +70,9 @@ extension PlacementTable {
         var newIDs: [Int64] = []
         var newYs: [Double] = []
         var newHeights: [Double] = []
-        let filled = UnsafeMutableBufferPointer<Bool>.allocate(capacity: columnCount)
-        let columnCounts = UnsafeMutableBufferPointer<Int32>.allocate(capacity: columnCount)
-        let nextWindow = UnsafeMutableBufferPointer<Int>.allocate(capacity: columnCount)
-        defer {
-            filled.deallocate()
-            columnCounts.deallocate()
-            nextWindow.deallocate()
-        }
-        let windowsBefore = windowStarts.count / lists
-        for column in 0..<columnCount {
-            filled[column] = state.filled[column]
-            columnCounts[column] = Int32(columnItems[column].count)
-            // The first window whose start in this column is not known yet (it points past the end).
-            var window = windowsBefore
-            while window > 0, windowStarts[(window - 1) * lists + column] == columnCounts[column] { window -= 1 }
-            nextWindow[column] = window
-        }
+        let cursors = ColumnCursors(self, stride: lists) { state.filled[$0] }
+        defer { cursors.deallocate() }
+        let (filled, columnCounts, nextWindow) = (cursors.filled, cursors.counts, cursors.nextWindow)
         var starts = starts[...]
         var nextOffset = starts.first?.offset ?? Int.max // the next section start's offset
         // Items until the next full-span one (Int.max: none).

@@ -52,23 +52,9 @@ extension PlacementTable {
         let spacing = geometry.rowSpacing
         let interval = checkpointInterval
         let height = windowHeight
-        // Per-column state in raw buffers: the loop touches it for every item.
-        let filled = UnsafeMutableBufferPointer<Bool>.allocate(capacity: columnCount)
-        let columnCounts = UnsafeMutableBufferPointer<Int32>.allocate(capacity: columnCount)
-        let nextWindow = UnsafeMutableBufferPointer<Int>.allocate(capacity: columnCount)
-        defer {
-            filled.deallocate()
-            columnCounts.deallocate()
-            nextWindow.deallocate()
-        }
-        for column in 0..<columnCount {
-            filled[column] = !columnItems[column].isEmpty
-            columnCounts[column] = Int32(columnItems[column].count)
-            // The first window whose start in this column is not known yet (it points past the end).
-            var window = windowCount
-            while window > 0, windowStarts[(window - 1) * columnCount + column] == columnCounts[column] { window -= 1 }
-            nextWindow[column] = window
-        }
+        let cursors = ColumnCursors(self, stride: columnCount) { !columnItems[$0].isEmpty }
+        defer { cursors.deallocate() }
+        let (filled, columnCounts, nextWindow) = (cursors.filled, cursors.counts, cursors.nextWindow)
         let unset = Int32.min
         var checkpointsDue: [[Double]] = []
         var untilCheckpoint = (interval - start % interval) % interval
@@ -320,4 +306,36 @@ struct Cyclic: ColumnChooser {
 
 struct CyclicReversed: ColumnChooser {
     func column(for index: Int, bottoms: UnsafeMutableBufferPointer<Double>, count: Int) -> Int { count - 1 - index % count }
+}
+
+/// Per-column state of a placement loop, in raw buffers because the loop touches it for every
+/// item: whether the column holds an item yet, how many it holds, and the first window whose
+/// start in the column is not known yet (it points past the column's end). Release with
+/// `deallocate()`.
+struct ColumnCursors {
+    let filled: UnsafeMutableBufferPointer<Bool>
+    let counts: UnsafeMutableBufferPointer<Int32>
+    let nextWindow: UnsafeMutableBufferPointer<Int>
+
+    /// The state `table` leaves, its window starts read `stride` entries to a window.
+    init(_ table: PlacementTable, stride: Int, filled isFilled: (Int) -> Bool) {
+        let columnCount = table.geometry.columnCount
+        filled = .allocate(capacity: columnCount)
+        counts = .allocate(capacity: columnCount)
+        nextWindow = .allocate(capacity: columnCount)
+        let windows = table.windowStarts.count / stride
+        for column in 0..<columnCount {
+            filled[column] = isFilled(column)
+            counts[column] = Int32(table.columnItems[column].count)
+            var window = windows
+            while window > 0, table.windowStarts[(window - 1) * stride + column] == counts[column] { window -= 1 }
+            nextWindow[column] = window
+        }
+    }
+
+    func deallocate() {
+        filled.deallocate()
+        counts.deallocate()
+        nextWindow.deallocate()
+    }
 }
