@@ -169,28 +169,13 @@ extension PlacementTable {
           columnsDone = placed
         }
         if let refused { return refused }
-        // Columns that did not reach a window: their walk there starts past their end.
-        for column in 0..<columnCount {
-            var window = nextWindow[column]
-            while window * lists < windows.count {
-                windows[window * lists + column] = columnCounts[column]
-                window += 1
-            }
-        }
+        cursors.startPastEnds(&windows, stride: lists)
         windowStarts = windows
         // Items in the last section: all of it if it began in this batch, else what it had and these.
         if let last = state.starts.last, last >= start { state.position = start + added - last } else { state.position += added }
         bottoms = columnBottoms
         for column in 0..<columnCount { state.filled[column] = filled[column] }
-        if start == 0 {
-            (ids, ys, heights, columns) = (newIDs, newYs, newHeights, newColumns)
-        } else {
-            ids.append(contentsOf: newIDs)
-            ys.append(contentsOf: newYs)
-            heights.append(contentsOf: newHeights)
-            columns.append(contentsOf: newColumns)
-        }
-        appendToColumnLists(newColumns, firstIndex: start, counts: Array(columnCounts))
+        appendPlaced(ids: newIDs, ys: newYs, heights: newHeights, columns: newColumns, from: start, counts: cursors.counts)
         return nil
     }
 

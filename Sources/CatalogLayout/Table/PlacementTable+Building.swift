@@ -109,14 +109,18 @@ extension PlacementTable {
             }
             columnsDone = placed
         }
-        // Columns that never reached a window: their walk starts past their end.
-        for column in 0..<columnCount {
-            var window = nextWindow[column]
-            while window * columnCount < windowStarts.count {
-                windowStarts[window * columnCount + column] = columnCounts[column]
-                window += 1
-            }
-        }
+        cursors.startPastEnds(&windowStarts, stride: columnCount)
+        appendPlaced(ids: newIDs, ys: newYs, heights: newHeights, columns: newColumns, from: start, counts: cursors.counts)
+        checkpoints.append(contentsOf: checkpointsDue)
+        guard let refused else { return nil }
+        truncate(to: start)
+        return refused
+    }
+
+    /// Keeps what a placement loop placed from index `start` on: the item arrays, and each
+    /// column's list (`counts`: the columns' sizes after it).
+    mutating func appendPlaced(ids newIDs: [Int64], ys newYs: [Double], heights newHeights: [Double], columns newColumns: [Int32],
+                               from start: Int, counts: UnsafeMutableBufferPointer<Int32>) {
         if start == 0 {
             (ids, ys, heights, columns) = (newIDs, newYs, newHeights, newColumns)
         } else {
@@ -125,11 +129,7 @@ extension PlacementTable {
             heights.append(contentsOf: newHeights)
             columns.append(contentsOf: newColumns)
         }
-        checkpoints.append(contentsOf: checkpointsDue)
-        appendToColumnLists(newColumns, firstIndex: start, counts: Array(columnCounts))
-        guard let refused else { return nil }
-        truncate(to: start)
-        return refused
+        appendToColumnLists(newColumns, firstIndex: start, counts: Array(counts))
     }
 
     /// Adds new items to their columns' lists: for each column, one branch-free pass over
@@ -330,6 +330,17 @@ struct ColumnCursors {
             var window = windows
             while window > 0, table.windowStarts[(window - 1) * stride + column] == counts[column] { window -= 1 }
             nextWindow[column] = window
+        }
+    }
+
+    /// After the loop: in columns that never reached a window, the walk starts past their end.
+    func startPastEnds(_ windowStarts: inout [Int32], stride: Int) {
+        for column in counts.indices {
+            var window = nextWindow[column]
+            while window * stride < windowStarts.count {
+                windowStarts[window * stride + column] = counts[column]
+                window += 1
+            }
         }
     }
 
