@@ -13,16 +13,13 @@ command -v wrk >/dev/null || { sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo; $sudo
 catalog="$(cd .. && pwd)/.build/release/catalog"
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
 source scripts/imported-catalog.sh
+source scripts/start-server.sh
 for size in "${@:-1000000 10000000}"; do
     db=$(imported_catalog "$catalog" "$size" page)
     echo "## $size imported items"
     "$catalog" layout --db "$db" --width 375 --cols 2 > /dev/null # the stored layout the pages read
     height=$("$catalog" page --db "$db" --width 375 --cols 2 --json | python3 -c "import json,sys; print(int(json.load(sys.stdin)['contentHeight']))")
-    fifo=$(mktemp -u); mkfifo "$fifo"
-    "$catalog" serve --db "$db" --port 0 --quiet > "$fifo" &
-    server=$!
-    read -r -t 60 line < "$fifo"; rm -f "$fifo"
-    url=${line#listening on }
+    start_server "$catalog" --db "$db"
     cat > "$work/pages.lua" <<LUA
 math.randomseed(7)
 request = function()
