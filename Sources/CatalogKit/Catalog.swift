@@ -82,6 +82,12 @@ public final class Catalog: Sendable {
         try store.stats()
     }
 
+    /// The origins (`https://host[:port]`) imported items' web addresses point to, at most
+    /// `limit`, sorted: where a gallery loads their images from.
+    public func webOrigins(limit: Int) throws(StoreError) -> [String] {
+        try store.webOrigins(limit: limit)
+    }
+
     // MARK: Pages and layouts
 
     /// What the viewport of `request` shows, with frames. The first page of a configuration

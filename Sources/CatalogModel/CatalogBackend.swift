@@ -29,6 +29,9 @@ package protocol CatalogReading: Sendable {
     /// Files that failed, by path.
     func fileErrors() throws(StoreError) -> [FileError]
     func stats() throws(StoreError) -> CatalogStats
+    /// The origins (`https://host[:port]`) of imported items' web addresses, at most `limit`
+    /// (a gallery's Content-Security-Policy lists them).
+    func webOrigins(limit: Int) throws(StoreError) -> [String]
     /// Stored layouts, most recently used first.
     func layouts() throws(StoreError) -> [StoredLayout]
     /// A value that changes whenever a write may have been committed, by any process, and costs

@@ -50,6 +50,10 @@ extension SQLiteStore {
         try read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM items") ?? 0 }
     }
 
+    package func webOrigins(limit: Int) throws(StoreError) -> [String] {
+        try read { db in try String.fetchAll(db, sql: "SELECT origin FROM web_origins ORDER BY origin LIMIT ?", arguments: [limit]) }
+    }
+
     /// The file behind a scanned item as its last scan saw it.
     package func file(ofItem id: Int64) throws(StoreError) -> ItemFile? {
         try read { db in
