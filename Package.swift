@@ -31,6 +31,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
     ],
     targets: [
         .target(name: "CatalogLayout", swiftSettings: swiftSettings),
@@ -66,12 +68,17 @@ let package = Package(
             dependencies: [
                 "CatalogKit",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                // HTTP parts as the connection guard's observer sees them (Connections/).
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                // SHA-256 and HMAC for access tokens and session cookies (Access/).
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             exclude: ["Assets"],
             swiftSettings: swiftSettings,

@@ -12,6 +12,8 @@ struct APIError: Error, Sendable {
     var allow: String?
     /// `bytes */SIZE`, for a 416.
     var contentRange: String?
+    /// More headers: `WWW-Authenticate` on a 401, `Retry-After` on a 429, `Set-Cookie`...
+    var headers: HTTPFields = [:]
 
     init(status: Int, message: String, parameter: String? = nil, allow: String? = nil) {
         self.status = status
@@ -59,6 +61,7 @@ struct APIError: Error, Sendable {
         var headers: HTTPFields = [.contentType: "application/json", .cacheControl: "no-store"]
         if let allow { headers[.allow] = allow }
         if let contentRange { headers[.contentRange] = contentRange }
+        headers.append(contentsOf: self.headers)
         return Response(status: HTTPResponse.Status(code: status), headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: json)))
     }
 }

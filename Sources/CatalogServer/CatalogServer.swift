@@ -19,6 +19,11 @@ public enum CatalogServer {
         public var thumbnailCache = ThumbnailCache.defaultRoot()
         /// How often `/api/events` sends a comment to keep connections open.
         public var eventKeepAlive: Duration = .seconds(15)
+        /// Access control: nil lets every client in (loopback's default).
+        public var access: Access?
+        /// Origins (`https://app.example.com`) whose pages may read the API cross-origin.
+        public var corsOrigins: [String] = []
+        public var limits = ConnectionLimits()
 
         public init(host: String = "127.0.0.1", port: Int = 8080, quiet: Bool = false,
                     thumbnailCache: String = ThumbnailCache.defaultRoot()) {
@@ -26,6 +31,29 @@ public enum CatalogServer {
             self.port = port
             self.quiet = quiet
             self.thumbnailCache = thumbnailCache
+        }
+    }
+
+    /// Who may use the catalog: the tokens of a token file, as bearer tokens or as the gallery's
+    /// session cookie.
+    public struct Access: Sendable {
+        public var tokenFile: String
+        /// How long a gallery session lasts.
+        public var sessionLifetime: Duration = .seconds(30 * 86_400)
+        /// Failed sign-ins and wrong tokens an address may make in a minute before it gets 429.
+        public var failuresPerMinute = 20
+        /// The window those failures are counted over.
+        public var failureWindow: Duration = .seconds(60)
+        /// The address clients use (`https://photos.example.com/`): sign-ins must come from its
+        /// origin, and its cookies are `Secure` when it is https.
+        public var publicURL: String?
+        /// Peers (a reverse proxy's address) whose `X-Forwarded-For` names the client.
+        public var trustedProxies: [String] = []
+        /// Where warnings about the token file go (never a token).
+        public var report: @Sendable (String) -> Void = { _ in }
+
+        public init(tokenFile: String) {
+            self.tokenFile = tokenFile
         }
     }
 
@@ -44,9 +72,9 @@ public enum CatalogServer {
         quietLogger.logLevel = .error // Hummingbird's own messages: only errors
         let host = options.host
         return Application(
-            router: router(catalog: catalog, thumbnailCache: ThumbnailCache(root: options.thumbnailCache), accessLog: options.quiet ? nil : logger,
-                           eventKeepAlive: options.eventKeepAlive),
-            configuration: .init(address: .hostname(host, port: options.port), serverName: "catalog"),
+            router: router(catalog: catalog, options: options, accessLog: options.quiet ? nil : logger),
+            server: .guardedHTTP1(limits: options.limits),
+            configuration: .init(address: .hostname(host, port: options.port), serverName: "catalog", backlog: 1024),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? options.port
                 let shown = host.contains(":") ? "[\(host)]" : host
@@ -56,21 +84,35 @@ public enum CatalogServer {
         )
     }
 
-    /// Every route, behind the middlewares that give all errors one JSON shape.
-    static func router(catalog: Catalog, thumbnailCache: ThumbnailCache, accessLog: Logger?,
-                       eventKeepAlive: Duration = .seconds(15)) -> Router<BasicRequestContext> {
-        let router = Router(options: .autoGenerateHeadEndpoints)
+    /// Every route, behind the middlewares: the access log, the headers every response carries,
+    /// errors in one JSON shape, access control, then the request's shape.
+    static func router(catalog: Catalog, options: Options, accessLog: Logger?) -> Router<CatalogRequestContext> {
+        let router = Router(context: CatalogRequestContext.self, options: .autoGenerateHeadEndpoints)
         if let accessLog { router.add(middleware: AccessLogMiddleware(logger: accessLog)) }
+        router.add(middleware: SecurityHeadersMiddleware(corsOrigins: Set(options.corsOrigins.map { $0.lowercased() })))
         router.add(middleware: ErrorMiddleware())
+        let access = options.access.map(accessControl)
+        if let access { router.add(middleware: AccessMiddleware(access: access)) }
         router.add(middleware: RequestShapeMiddleware())
-        let service = CatalogService(catalog: catalog, thumbnailCache: thumbnailCache)
+        let service = CatalogService(catalog: catalog, thumbnailCache: ThumbnailCache(root: options.thumbnailCache))
         PageRoutes(service: service).add(to: router)
         ItemRoutes(service: service).add(to: router)
         CatalogRoutes(service: service).add(to: router)
         let pages = service.pages
-        let events = GenerationEvents(keepAlive: eventKeepAlive) { try? await service.run { try pages.generation() } }
+        let events = GenerationEvents(keepAlive: options.eventKeepAlive) { try? await service.run { try pages.generation() } }
         ChangeRoutes(service: service, events: events).add(to: router)
-        GalleryRoutes().add(to: router)
+        SessionRoutes(access: access).add(to: router)
+        GalleryRoutes(service: service).add(to: router)
         return router
+    }
+
+    static func accessControl(_ options: Access) -> AccessControl {
+        let publicOrigin = options.publicURL.flatMap(AccessControl.origin(of:))
+        return AccessControl(
+            tokens: AccessTokens(file: TokenFile(path: options.tokenFile), report: options.report),
+            cookie: SessionCookie(lifetime: options.sessionLifetime, secure: publicOrigin?.hasPrefix("https://") ?? false),
+            limiter: FailureLimiter(limit: options.failuresPerMinute, window: options.failureWindow),
+            trustedProxies: Set(options.trustedProxies),
+            publicOrigin: publicOrigin)
     }
 }

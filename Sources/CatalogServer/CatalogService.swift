@@ -15,6 +15,9 @@ final class CatalogService: Sendable {
     let thumbnailFlights = Flights<CachedThumbnail>()
     private let changeFlights = Flights<ChangeSet>()
     private let recentChanges = Mutex<[(key: String, set: ChangeSet)]>([])
+    private let knownWebOrigins = Mutex<(generation: Int64, origins: [String])?>(nil)
+    /// At most this many web origins are listed in the gallery's policy (more: any http(s) one).
+    static let webOriginLimit = 64
 
     /// Thumbnails are made on threads of their own: a slow decode (a HEIC or AVIF decodes whole,
     /// and the Thumbnailer lets only a few run at once) never holds a thread that pages, change
@@ -69,6 +72,16 @@ final class CatalogService: Sendable {
             if recent.count > 8 { recent.removeFirst() }
         }
         return set
+    }
+
+    /// The origins of imported items' web addresses (the gallery's images may come from them),
+    /// read again when the generation moves.
+    func webOrigins() async throws -> [String] {
+        let generation = try await run { try self.pages.generation() }
+        if let known = knownWebOrigins.withLock({ $0 }), known.generation == generation { return known.origins }
+        let origins = try await run { try self.catalog.webOrigins(limit: Self.webOriginLimit) }
+        knownWebOrigins.withLock { $0 = (generation, origins) }
+        return origins
     }
 
     /// Every section of a layout; computed once however many requests need it at a time.

@@ -8,40 +8,20 @@ import Testing
 @Suite(.serialized) struct EventTests {
     /// A server-sent-events client over a plain socket: what arrived, read as it arrives.
     final class EventClient {
-        private let socket: Int32
-        private var received = ""
+        private let connection: RawConnection
 
         init(address: String) throws {
-            let port = try #require(UInt16(address.split(separator: ":").last!.filter(\.isNumber)))
-            socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var addr = sockaddr_in()
-            addr.sin_family = sa_family_t(AF_INET)
-            addr.sin_port = port.bigEndian
-            addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let connected = withUnsafePointer(to: &addr) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-            try #require(connected == 0)
-            var timeout = timeval(tv_sec: 1, tv_usec: 0) // each read waits at most this long
-            setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-            let request = "GET /api/events HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n\r\n"
-            _ = request.withCString { send(socket, $0, strlen($0), 0) }
+            let port = try #require(Int(address.split(separator: ":").last!.filter(\.isNumber)))
+            connection = try RawConnection(port: port)
+            connection.send("GET /api/events HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n\r\n")
         }
-
-        deinit { close(socket) }
 
         /// Reads until `predicate` holds for what arrived, for at most `limit`; whether it did.
         func waitFor(_ limit: Duration = .seconds(20), _ predicate: (String) -> Bool) -> Bool {
-            let deadline = ContinuousClock.now + limit
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            while !predicate(received) {
-                if ContinuousClock.now > deadline { return false }
-                let count = recv(socket, &buffer, buffer.count, 0)
-                if count == 0 { return predicate(received) } // closed
-                if count > 0 { received += String(decoding: buffer[..<count], as: UTF8.self) }
-            }
-            return true
+            connection.waitFor(limit, predicate)
         }
+
+        private var received: String { connection.text }
 
         /// The generations of the `generation` events so far.
         var generations: [Int64] {

@@ -12,17 +12,23 @@ import Testing
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("catalog")
     }
 
-    /// A running server and the address it printed.
+    /// A running server and the address it printed (on 0.0.0.0: reached through 127.0.0.1).
     final class Server {
         let process = Process()
         let address: String
+        let port: Int
+        /// Where its stderr goes.
+        let errorFile: URL
 
-        init(_ arguments: [String]) throws {
+        init(_ arguments: [String], quiet: Bool = true, environment: [String: String]? = nil) throws {
             process.executableURL = ServeBinaryTests.binary
-            process.arguments = ["serve", "--port", "0", "--quiet"] + arguments
+            process.arguments = ["serve", "--port", "0"] + (quiet ? ["--quiet"] : []) + arguments
+            if let environment { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
             let out = Pipe()
             process.standardOutput = out
-            process.standardError = FileHandle.nullDevice
+            errorFile = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-serve-\(UUID().uuidString).stderr")
+            FileManager.default.createFile(atPath: errorFile.path, contents: nil)
+            process.standardError = try FileHandle(forWritingTo: errorFile)
             try process.run()
             // The first line, read as it arrives (a blocking read on the pipe).
             var line: [UInt8] = []
@@ -32,9 +38,19 @@ import Testing
                 line += data
             }
             let text = String(decoding: line.prefix { $0 != 10 }, as: UTF8.self)
-            try #require(text.hasPrefix("listening on http://127.0.0.1:"), "first line: \(text)")
-            address = String(text.dropFirst("listening on ".count))
+            let printed = try #require(["listening on http://127.0.0.1:", "listening on http://0.0.0.0:"].first { text.hasPrefix($0) },
+                                       "first line: \(text)")
+            port = try #require(Int(text.dropFirst(printed.count).dropLast()))
+            address = "http://127.0.0.1:\(port)/"
         }
+
+        deinit {
+            if process.isRunning { process.terminate() }
+            try? FileManager.default.removeItem(at: errorFile)
+        }
+
+        /// What it wrote to stderr so far.
+        var errorOutput: String { (try? String(contentsOf: errorFile, encoding: .utf8)) ?? "" }
 
         func get(_ path: String) async throws -> (status: Int, body: Data, headers: [AnyHashable: Any]) {
             let (data, response) = try await URLSession.shared.data(from: try #require(URL(string: address + path)))

@@ -33,6 +33,8 @@ public final class OriginalFile: Sendable {
     /// Seconds since 1970 (the scanned modification time).
     public let modified: Int64
     public let contentType: String
+    /// The file's name (its path's last part; bytes that are not UTF-8 shown as U+FFFD).
+    public let fileName: String
     /// From the path, size and modification time: changes whenever the file does.
     public let etag: String
 
@@ -52,6 +54,7 @@ public final class OriginalFile: Sendable {
         size = file.size
         modified = file.mtimeNanoseconds / 1_000_000_000
         contentType = ImageFormat(rawValue: file.format ?? "")?.mediaType ?? "application/octet-stream"
+        fileName = String(decoding: file.path.split(separator: UInt8(ascii: "/")).last ?? Data(), as: UTF8.self)
         var hash = UInt64(bitPattern: file.size) &* 0x9E37_79B9_7F4A_7C15 ^ UInt64(bitPattern: file.mtimeNanoseconds)
         for byte in file.path { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
         etag = "\"\(String(hash, radix: 16))-\(String(file.size, radix: 16))\""

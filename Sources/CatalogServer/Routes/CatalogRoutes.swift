@@ -6,7 +6,7 @@ import Hummingbird
 struct CatalogRoutes {
     let service: CatalogService
 
-    func add(to router: Router<BasicRequestContext>) {
+    func add(to router: Router<CatalogRequestContext>) {
         router.get("/api/stats") { request, _ -> Response in
             let catalog = service.catalog
             let stats = try await service.run { try catalog.stats() }

@@ -10,7 +10,7 @@ struct ChangeRoutes {
     let service: CatalogService
     let events: GenerationEvents
 
-    func add(to router: Router<BasicRequestContext>) {
+    func add(to router: Router<CatalogRequestContext>) {
         router.get("/api/changes") { request, _ -> Response in
             let changes = try ChangeRequest(parameters: PageRequest.parameters(query: request.uri.query ?? ""))
             let set = try await service.changes(changes)

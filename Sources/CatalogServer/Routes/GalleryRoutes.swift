@@ -11,6 +11,8 @@ import Hummingbird
 /// cached for good and a new build's page asks for new URLs. A file asked for under another
 /// version is still served, but revalidated.
 struct GalleryRoutes {
+    let service: CatalogService
+
     /// The files under Assets/gallery/, by name.
     static let files: [String: String] = EmbeddedAssets.files.reduce(into: [:]) { files, entry in
         if entry.key.hasPrefix("gallery/") { files[String(entry.key.dropFirst("gallery/".count))] = entry.value }
@@ -32,9 +34,13 @@ struct GalleryRoutes {
 
     static let pageTag = "\"\(JSONResponse.hash(page))\""
 
-    func add(to router: Router<BasicRequestContext>) {
+    func add(to router: Router<CatalogRequestContext>) {
         router.get("/") { request, _ -> Response in
-            Self.response(Self.page, type: "text/html; charset=utf-8", tag: Self.pageTag, cache: "no-cache", request: request)
+            let origins = try await service.webOrigins()
+            var response = Self.response(Self.page, type: "text/html; charset=utf-8", tag: Self.pageTag, cache: "no-cache", request: request)
+            response.headers[.contentSecurityPolicy] = Self.policy(imageOrigins: origins)
+            response.headers[.xFrameOptions] = "DENY"
+            return response
         }
 
         router.get("/gallery/{version}/{file}") { request, context -> Response in
@@ -45,6 +51,26 @@ struct GalleryRoutes {
             let current = context.parameters.get("version") == Self.version
             return Self.response(text, type: type, tag: "\"\(JSONResponse.hash(text))\"",
                                  cache: current ? "public, max-age=31536000, immutable" : "no-cache", request: request)
+        }
+    }
+
+    /// The page's Content-Security-Policy: scripts, styles and requests only to this server;
+    /// images from it and from the origins of imported items' web addresses (every http(s)
+    /// origin when there are more than the list holds); no frames around it, no base, no plugins.
+    static func policy(imageOrigins: [String]) -> String {
+        let listed = imageOrigins.filter(isHostSource)
+        let images = imageOrigins.count >= CatalogService.webOriginLimit ? ["https:", "http:"] : listed
+        return (["default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src " + (["'self'"] + images).joined(separator: " "),
+                 "connect-src 'self'", "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'"]).joined(separator: "; ")
+    }
+
+    /// Whether an origin can stand in a policy as is: `http(s)://host[:port]`, nothing that
+    /// could end the directive or add another.
+    static func isHostSource(_ origin: String) -> Bool {
+        guard let rest = origin.hasPrefix("https://") ? origin.dropFirst(8) : origin.hasPrefix("http://") ? origin.dropFirst(7) : nil,
+              !rest.isEmpty else { return false }
+        return rest.unicodeScalars.allSatisfy { scalar in
+            scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || ".-:[]".unicodeScalars.contains(scalar))
         }
     }
 

@@ -9,7 +9,7 @@ struct ItemRoutes {
     /// Items a listing gives when `limit` is not said.
     static let defaultLimit = 100
 
-    func add(to router: Router<BasicRequestContext>) {
+    func add(to router: Router<CatalogRequestContext>) {
         router.get("/api/items") { httpRequest, _ -> Response in
             var list = try ListRequest(parameters: PageRequest.parameters(query: httpRequest.uri.query ?? ""),
                                        limitRange: 0...ListRequest.maximumLimit)
@@ -46,7 +46,8 @@ struct ItemRoutes {
             let forever = asked.version == thumbnail.key.version
             let headers: HTTPFields = [.contentType: thumbnail.format.mediaType, .eTag: thumbnail.key.etag,
                                        .cacheControl: forever ? "public, max-age=31536000, immutable" : "no-cache",
-                                       .contentLength: String(thumbnail.bytes.count)]
+                                       .contentLength: String(thumbnail.bytes.count),
+                                       .contentDisposition: ContentDisposition.inline(fileName: "\(id)-\(asked.size).\(thumbnail.format.fileExtension)")]
             if let tags = request.headers[.ifNoneMatch], JSONResponse.matches(tags, thumbnail.key.etag) {
                 return Response(status: .notModified, headers: headers)
             }
@@ -55,7 +56,7 @@ struct ItemRoutes {
         }
     }
 
-    static func id(_ context: BasicRequestContext) throws -> Int64 {
+    static func id(_ context: CatalogRequestContext) throws -> Int64 {
         let text = context.parameters.get("id") ?? ""
         guard let id = Int64(text) else {
             throw APIError(status: 400, message: "id must be an item id (a whole number), got \"\(text)\"", parameter: "id")
@@ -66,7 +67,8 @@ struct ItemRoutes {
     /// The file, whole or one range, with its validators; 304 when the client's copy is current.
     static func send(_ file: OriginalFile, request: Request, service: CatalogService) async throws -> Response {
         var headers: HTTPFields = [.contentType: file.contentType, .eTag: file.etag, .acceptRanges: "bytes",
-                                   .lastModified: httpDate(file.modified), .cacheControl: "no-cache"]
+                                   .lastModified: httpDate(file.modified), .cacheControl: "no-cache",
+                                   .contentDisposition: ContentDisposition.inline(fileName: file.fileName)]
         let notModified = if let tags = request.headers[.ifNoneMatch] {
             JSONResponse.matches(tags, file.etag)
         } else if let since = request.headers[.ifModifiedSince].flatMap(parseHTTPDate) {

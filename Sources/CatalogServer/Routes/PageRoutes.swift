@@ -6,7 +6,7 @@ import Hummingbird
 struct PageRoutes {
     let service: CatalogService
 
-    func add(to router: Router<BasicRequestContext>) {
+    func add(to router: Router<CatalogRequestContext>) {
         router.get("/api/page") { request, _ -> Response in
             let query = request.uri.query ?? ""
             let pageRequest = try PageRequest(parameters: PageRequest.parameters(query: query))

@@ -14,6 +14,16 @@ struct Serve: AsyncParsableCommand {
             demand (once, however many requests ask at the same time) when missing. With --scan FOLDER..., the folders \
             are scanned while the server already answers, then kept current as `catalog scan --watch` does (one line \
             per rescan on stderr); GET /api/events tells clients each new generation, whoever made it.
+
+            Access control: on loopback the server is open, as one person's tool. On any other address (or with \
+            a --public-url that is not loopback) it needs tokens: make one with `catalog token new`, which writes \
+            the token file beside the catalog, where the server finds it (or name one with --token-file or \
+            $CATALOG_TOKEN_FILE). Programs send `Authorization: Bearer TOKEN`; the gallery asks for the token once \
+            and keeps a signed session cookie. --no-auth serves without, and says so at every start.
+
+            Limits (each an option below): request line 8 KiB and head 32 KiB (431 past them), 512 connections \
+            (a new one closes the connection idle longest), 10 s for a request to arrive (408), 60 s idle, 60 s \
+            without reading a response, 20 failed sign-ins a minute per address (429 with Retry-After).
             """)
 
     @OptionGroup var catalog: CatalogOptions
@@ -38,15 +48,76 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "With --scan: also scan files and folders whose names start with a dot.")
     var includeHidden = false
 
+    @Option(help: ArgumentHelp("The token file (default: $CATALOG_TOKEN_FILE, else the one beside the catalog when "
+                               + "access control is needed). Naming one turns access control on, even on loopback.", valueName: "path"))
+    var tokenFile: String?
+
+    @Flag(help: "Serve without access control on a network address: anyone who can reach the port sees every photo.")
+    var noAuth = false
+
+    @Option(help: ArgumentHelp("The address clients use, as https://photos.example.com/ behind a TLS proxy: sign-ins "
+                               + "must come from it, and cookies are Secure when it is https.", valueName: "url"))
+    var publicURL: String?
+
+    @Option(help: ArgumentHelp("How long a gallery session lasts.", valueName: "days"))
+    var sessionDays = 30
+
+    @Option(help: ArgumentHelp("Failed sign-ins and wrong tokens an address may make in a minute; more get 429.", valueName: "count"))
+    var failuresPerMinute = 20
+
+    @Option(name: .customLong("trusted-proxy"),
+            help: ArgumentHelp("A reverse proxy's address (repeatable): its X-Forwarded-For names the client that failures count against.",
+                               valueName: "address"))
+    var trustedProxies: [String] = []
+
+    @Option(name: .customLong("cors-origin"),
+            help: ArgumentHelp("An origin (https://app.example.com) whose pages may call the API from the browser (repeatable). None by default.",
+                               valueName: "origin"))
+    var corsOrigins: [String] = []
+
+    @Option(help: ArgumentHelp("Open connections at most.", valueName: "count"))
+    var maxConnections = 512
+
+    @Option(help: ArgumentHelp("A request head's size at most (its line: 8 KiB at most); 431 past it.", valueName: "bytes"))
+    var maxHeaderBytes = 32 * 1024
+
+    @Option(help: ArgumentHelp("Seconds a request may take to arrive, head and body; 408 past it.", valueName: "seconds"))
+    var requestTimeout = 10
+
+    @Option(help: ArgumentHelp("Seconds a connection may sit with no request before it is closed.", valueName: "seconds"))
+    var idleTimeout = 60
+
+    @Option(help: ArgumentHelp("Seconds a client may read nothing of a response before it is closed.", valueName: "seconds"))
+    var writeTimeout = 60
+
+    /// The window failures are counted over (tests; 60 by default).
+    @Option(help: .hidden)
+    var failureWindowSeconds = 60
+
     /// Seconds between /api/events' keep-alive comments (tests; 15 by default).
     @Option(help: .hidden)
     var keepAliveSeconds = 15
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535, got \(port)") }
+        if noAuth, tokenFile != nil { throw ValidationError("--no-auth and --token-file contradict each other: choose one") }
+        guard sessionDays >= 1 else { throw ValidationError("--session-days must be at least 1, got \(sessionDays)") }
+        guard failuresPerMinute >= 1 else { throw ValidationError("--failures-per-minute must be at least 1, got \(failuresPerMinute)") }
+        guard maxConnections >= 1 else { throw ValidationError("--max-connections must be at least 1, got \(maxConnections)") }
+        guard maxHeaderBytes >= 1024 else { throw ValidationError("--max-header-bytes must be at least 1024, got \(maxHeaderBytes)") }
+        for (name, value) in [("--request-timeout", requestTimeout), ("--idle-timeout", idleTimeout), ("--write-timeout", writeTimeout)] {
+            guard value >= 1 else { throw ValidationError("\(name) must be at least 1 second, got \(value)") }
+        }
+        if let publicURL, ServeAccess.origin(of: publicURL) == nil {
+            throw ValidationError("--public-url must be an http(s) address such as https://photos.example.com/, got \"\(publicURL)\"")
+        }
+        for origin in corsOrigins where ServeAccess.origin(of: origin) == nil {
+            throw ValidationError("--cors-origin must be an origin such as https://app.example.com, got \"\(origin)\"")
+        }
     }
 
     func run() async throws {
+        let access = try accessOptions()
         let opened = try catalog.open()
         let watching = scanRoots.isEmpty ? nil : startWatching(opened)
         defer {
@@ -57,6 +128,14 @@ struct Serve: AsyncParsableCommand {
         }
         var options = CatalogServer.Options(host: host, port: port, quiet: quiet, thumbnailCache: thumbnailCache)
         options.eventKeepAlive = .seconds(keepAliveSeconds)
+        options.access = access
+        options.corsOrigins = corsOrigins.compactMap(ServeAccess.origin(of:))
+        options.limits.maxConnections = maxConnections
+        options.limits.maxHeadBytes = maxHeaderBytes
+        options.limits.maxRequestLineBytes = min(8 * 1024, maxHeaderBytes)
+        options.limits.requestTimeout = .seconds(requestTimeout)
+        options.limits.idleTimeout = .seconds(idleTimeout)
+        options.limits.writeTimeout = .seconds(writeTimeout)
         try await CatalogServer.run(catalog: opened, options: options) { address in
             // Written straight to the descriptor: scripts wait for this line on a pipe.
             let line = "listening on \(address)\n"
@@ -66,6 +145,50 @@ struct Serve: AsyncParsableCommand {
 }
 
 extension Serve {
+    /// Access control as the options and the address ask: on with a token file named or needed,
+    /// off on loopback or with --no-auth (warned about). A server that needs tokens and has no
+    /// token file stops here, exit 2, saying how to make one.
+    func accessOptions() throws -> CatalogServer.Access? {
+        let environment = ProcessInfo.processInfo.environment
+        let named = tokenFile ?? (noAuth ? nil : environment["CATALOG_TOKEN_FILE"])
+        let beyondThisMachine = !ServeAccess.isLoopback(host: host) || publicURL.map { !ServeAccess.isLoopback(url: $0) } ?? false
+        if noAuth {
+            if beyondThisMachine {
+                printError("warning: access control is off (--no-auth): anyone who can reach \(host):\(port) can see and download every photo")
+            }
+            return nil
+        }
+        guard named != nil || beyondThisMachine else { return nil }
+        let path = named ?? TokenFile.defaultPath(forCatalog: catalog.path)
+        let file = TokenFile(path: path)
+        let count: Int
+        do {
+            count = try file.read().tokens.count
+        } catch {
+            let reason = named == nil
+                ? "catalog serve on \(host) is reachable beyond this machine, so it needs access control, and there is no token file at \(path)"
+                : "\(error)"
+            printError("""
+                error: \(reason).
+                  Make a token:  catalog token new\(named == nil ? catalog.db.map { " --db \($0)" } ?? "" : " --token-file \(path)")
+                  then start again; clients send it as `Authorization: Bearer TOKEN`, and the gallery asks for it once.
+                  Or serve on loopback (the default --host), or pass --no-auth to serve without (anyone who can reach the port sees every photo).
+                """)
+            Foundation.exit(2)
+        }
+        if count == 0 { printError("warning: \(path) holds no token yet: nobody can sign in until `catalog token new` adds one") }
+        if file.isReadableByOthers { printError("warning: \(path) can be read by other users: `chmod 600 \(path)`") }
+        printError("access control: on, \(count) token\(count == 1 ? "" : "s") in \(path); sessions last \(sessionDays) days")
+        var access = CatalogServer.Access(tokenFile: path)
+        access.sessionLifetime = .seconds(sessionDays * 86_400)
+        access.failuresPerMinute = failuresPerMinute
+        access.failureWindow = .seconds(failureWindowSeconds)
+        access.publicURL = publicURL
+        access.trustedProxies = trustedProxies
+        access.report = { printError($0) }
+        return access
+    }
+
     /// `--scan`: the first scan and the watch on a thread of their own, while the server
     /// already answers (a gallery sees the batches arrive); one line per rescan on stderr.
     func startWatching(_ catalog: Catalog) -> (StopFlag, DispatchSemaphore) {

@@ -1,0 +1,122 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// Who may use a served catalog: the tokens of a token file, as `Authorization: Bearer` or as
+/// the gallery's session cookie, with failures counted per client address.
+struct AccessControl: Sendable {
+    let tokens: AccessTokens
+    let cookie: SessionCookie
+    let limiter: FailureLimiter
+    /// Peers whose `X-Forwarded-For` names the client (a reverse proxy on the same machine).
+    let trustedProxies: Set<String>
+    /// The public address's origin (`https://photos.example.com`), when one was given.
+    let publicOrigin: String?
+
+    /// The client a request counts against: the peer, or the last address a trusted proxy added.
+    func client(_ request: Request, context: CatalogRequestContext) -> String {
+        let peer = context.remoteAddress?.ipAddress ?? "unknown"
+        guard trustedProxies.contains(peer), let forwarded = request.headers[.xForwardedFor] else { return peer }
+        return forwarded.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) } ?? peer
+    }
+
+    enum Outcome {
+        case allowed
+        case refused(APIError)
+    }
+
+    /// Checks a request's bearer token or session cookie.
+    func check(_ request: Request, context: CatalogRequestContext) -> Outcome {
+        let client = client(request, context: context)
+        if let wait = limiter.retryAfter(client) { return .refused(.tooManyFailures(retryAfter: wait)) }
+        if let authorization = request.headers[.authorization] {
+            guard let token = Self.bearer(authorization) else {
+                return .refused(.unauthorized("the Authorization header must be `Bearer TOKEN`", error: "invalid_request"))
+            }
+            guard tokens.match(token) != nil else {
+                limiter.recordFailure(client)
+                return .refused(.unauthorized("that token is not valid (revoked, or mistyped)", error: "invalid_token"))
+            }
+            return .allowed
+        }
+        switch SessionCookie.verify(cookieHeader: request.headers[.cookie], tokens: tokens) {
+        case .valid:
+            return .allowed
+        case .stale:
+            var refused = APIError.unauthorized("the session has ended: sign in again")
+            refused.headers[.setCookie] = cookie.cleared
+            return .refused(refused)
+        case .forged:
+            limiter.recordFailure(client)
+            var refused = APIError.unauthorized("the session cookie is not valid: sign in again")
+            refused.headers[.setCookie] = cookie.cleared
+            return .refused(refused)
+        case nil:
+            return .refused(.unauthorized("sign in: send `Authorization: Bearer TOKEN` (make one with `catalog token new`), or sign in in the gallery"))
+        }
+    }
+
+    /// Whether a browser's request comes from the server's own pages: its `Origin` is the
+    /// public address's, or this Host's (over http or https).
+    func isSameOrigin(_ request: Request) -> Bool {
+        guard let origin = request.headers[.origin]?.lowercased() else { return false }
+        if let publicOrigin, origin == publicOrigin { return true }
+        guard let host = request.head.authority?.lowercased() else { return false }
+        return origin == "http://\(host)" || origin == "https://\(host)"
+    }
+
+    static func bearer(_ authorization: String) -> String? {
+        let parts = authorization.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+        let token = parts[1].trimmingCharacters(in: .whitespaces)
+        return token.isEmpty ? nil : token
+    }
+
+    /// `https://host[:port]` of a public URL, lowercased, without a path.
+    static func origin(of url: String) -> String? {
+        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
+              scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty else { return nil }
+        let port = components.port.map { ":\($0)" } ?? ""
+        return "\(scheme)://\(host.lowercased())\(port)"
+    }
+}
+
+extension HTTPField.Name {
+    static let xForwardedFor = HTTPField.Name("X-Forwarded-For")!
+}
+
+extension APIError {
+    /// 401 with `WWW-Authenticate: Bearer` (RFC 6750; `error` says what was wrong with a token sent).
+    static func unauthorized(_ message: String, error: String? = nil) -> APIError {
+        var refused = APIError(status: 401, message: message)
+        refused.headers[.wwwAuthenticate] = #"Bearer realm="catalog""# + (error.map { #", error="\#($0)""# } ?? "")
+        return refused
+    }
+
+    /// 429 with `Retry-After` in whole seconds, rounded up.
+    static func tooManyFailures(retryAfter wait: Duration) -> APIError {
+        let seconds = max(1, wait.components.seconds + (wait.components.attoseconds > 0 ? 1 : 0))
+        var refused = APIError(status: 429, message: "too many failed sign-ins from this address: try again in \(seconds) s")
+        refused.headers[.retryAfter] = String(seconds)
+        return refused
+    }
+}
+
+/// What `catalog serve` needs to decide on access control before the server starts.
+public enum ServeAccess {
+    /// `https://host[:port]` of an http(s) URL, lowercased; nil for anything else.
+    public static func origin(of url: String) -> String? {
+        AccessControl.origin(of: url)
+    }
+
+    /// Whether listening on `host` reaches only this machine.
+    public static func isLoopback(host: String) -> Bool {
+        let name = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        return name == "localhost" || name == "::1" || name.hasPrefix("127.") || name.hasSuffix(".localhost")
+    }
+
+    /// Whether a public URL names this machine only.
+    public static func isLoopback(url: String) -> Bool {
+        URLComponents(string: url)?.host.map { isLoopback(host: $0) } ?? false
+    }
+}

@@ -1,0 +1,20 @@
+/// What can go wrong with a token file, in words a user can act on.
+public enum AccessError: Error, Sendable, CustomStringConvertible {
+    case missing(String)
+    case unreadable(String)
+    case unwritable(String, String)
+    case noSuchToken(String, String)
+
+    public var description: String {
+        switch self {
+        case .missing(let path):
+            "there is no token file at \(path): make a token with `catalog token new --token-file \(path)`"
+        case .unreadable(let path):
+            "cannot read the token file \(path): check its owner and mode (it should be 0600, the server's user's)"
+        case .unwritable(let path, let reason):
+            "cannot write the token file \(path): \(reason)"
+        case .noSuchToken(let selector, let path):
+            "no token in \(path) has the fingerprint or label \"\(selector)\" (see `catalog token list`)"
+        }
+    }
+}

@@ -1,0 +1,64 @@
+import HTTPTypes
+import Hummingbird
+
+/// With access control on, every request but the open ones (health, the gallery's page with
+/// its sign-in form, its static files, signing in and out) needs a valid token or session;
+/// unknown paths too, so that a stranger learns nothing of the routes.
+struct AccessMiddleware: RouterMiddleware {
+    typealias Context = CatalogRequestContext
+    let access: AccessControl
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        if Self.isOpen(request) { return try await next(request, context) }
+        if case .refused(let error) = access.check(request, context: context) { throw error }
+        return try await next(request, context)
+    }
+
+    static func isOpen(_ request: Request) -> Bool {
+        let path = request.uri.path
+        switch path {
+        case "/", "/api/health": return true
+        case SessionRoutes.path: return request.method == .post || request.method == .delete
+        default: return path.hasPrefix("/gallery/")
+        }
+    }
+}
+
+/// Headers every response carries: `nosniff`, `no-referrer`, and a Content-Security-Policy that
+/// allows nothing (the gallery's page sets its own); with `--cors-origin`, what lets those
+/// origins read the API (and answers their preflights).
+struct SecurityHeadersMiddleware: RouterMiddleware {
+    typealias Context = CatalogRequestContext
+    let corsOrigins: Set<String>
+
+    static let lockedDown = "default-src 'none'; frame-ancestors 'none'; sandbox"
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let origin = request.headers[.origin].flatMap { corsOrigins.contains($0.lowercased()) ? $0 : nil }
+        var response: Response
+        if let origin, request.method == .options, request.headers[.accessControlRequestMethod] != nil {
+            response = Response(status: .noContent, headers: [
+                .accessControlAllowMethods: "GET, HEAD",
+                .accessControlAllowHeaders: "Authorization, If-None-Match, If-Modified-Since, Range, Accept",
+                .accessControlMaxAge: "600",
+            ])
+            response.headers[.accessControlAllowOrigin] = origin
+        } else {
+            response = try await next(request, context)
+            if let origin {
+                response.headers[.accessControlAllowOrigin] = origin
+                response.headers[.accessControlExposeHeaders] = "ETag, X-Catalog-Generation, Content-Range, Retry-After, WWW-Authenticate"
+            }
+        }
+        if !corsOrigins.isEmpty { response.headers[values: .vary].append("Origin") }
+        response.headers[.xContentTypeOptions] = "nosniff"
+        response.headers[.referrerPolicy] = "no-referrer"
+        if response.headers[.contentSecurityPolicy] == nil { response.headers[.contentSecurityPolicy] = Self.lockedDown }
+        return response
+    }
+}
+
+extension HTTPField.Name {
+    static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
+    static let xFrameOptions = HTTPField.Name("X-Frame-Options")!
+}

@@ -1,0 +1,58 @@
+import Crypto
+import Foundation
+
+/// The gallery's session: a cookie `catalog_session=v1.FINGERPRINT.EXPIRES.MAC`, where the MAC is
+/// an HMAC-SHA256 of the rest under a key derived from the token that signed in. Nothing is kept
+/// on the server: a restart keeps sessions, and revoking the token ends its sessions at once.
+struct SessionCookie: Sendable {
+    static let name = "catalog_session"
+
+    /// How long a session lasts.
+    var lifetime: Duration
+    /// Adds `Secure` (when the public address is https).
+    var secure: Bool
+
+    /// The `Set-Cookie` value that signs `token` in until now + lifetime.
+    func make(for token: AccessToken, now: Date = Date()) -> String {
+        let expires = Int64(now.timeIntervalSince1970) + lifetime.components.seconds
+        let payload = "v1.\(token.fingerprint).\(expires)"
+        let mac = Base64URL.encode(Data(HMAC<SHA256>.authenticationCode(for: Data(payload.utf8), using: token.sessionKey)))
+        return "\(Self.name)=\(payload).\(mac); \(attributes(maxAge: lifetime.components.seconds))"
+    }
+
+    /// The `Set-Cookie` value that ends the session in the browser.
+    var cleared: String { "\(Self.name)=; \(attributes(maxAge: 0))" }
+
+    private func attributes(maxAge: Int64) -> String {
+        "Path=/; Max-Age=\(maxAge); HttpOnly; SameSite=Strict" + (secure ? "; Secure" : "")
+    }
+
+    enum Verdict {
+        case valid(AccessToken)
+        /// Expired, or its token was revoked: the browser should sign in again.
+        case stale
+        /// A signature that does not match a token's key: a forgery (counted as a failure).
+        case forged
+    }
+
+    /// Checks the session in a `Cookie` header, if it has one.
+    static func verify(cookieHeader: String?, tokens: AccessTokens, now: Date = Date()) -> Verdict? {
+        guard let value = value(in: cookieHeader) else { return nil }
+        let parts = value.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 4, parts[0] == "v1", let expires = Int64(parts[2]), let mac = Base64URL.decode(parts[3]) else { return .forged }
+        guard let token = tokens.token(fingerprint: parts[1]) else { return .stale }
+        let payload = Data(parts[0...2].joined(separator: ".").utf8)
+        guard HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: payload, using: token.sessionKey) else { return .forged }
+        return expires > Int64(now.timeIntervalSince1970) ? .valid(token) : .stale
+    }
+
+    /// The session cookie's value among a `Cookie` header's pairs.
+    static func value(in header: String?) -> Substring? {
+        guard let header else { return nil }
+        for pair in header.split(separator: ";") {
+            let trimmed = pair.drop { $0 == " " }
+            if trimmed.hasPrefix(name + "=") { return trimmed.dropFirst(name.count + 1) }
+        }
+        return nil
+    }
+}

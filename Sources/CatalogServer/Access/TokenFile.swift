@@ -1,0 +1,152 @@
+import Crypto
+import Foundation
+
+/// The file of access tokens `catalog serve` accepts: one token per line, optionally followed by
+/// `# a note`; blank lines and lines that start with `#` are skipped. `catalog token new` appends
+/// to it (creating it with mode 0600); deleting a line revokes its token.
+///
+/// What the server keeps of a token is an ``AccessToken``: its hashes, never the token itself.
+public struct TokenFile: Sendable {
+    public let path: String
+
+    public init(path: String) {
+        self.path = path
+    }
+
+    /// Beside the catalog: `photos.sqlite` → `photos.tokens`.
+    public static func defaultPath(forCatalog catalogPath: String) -> String {
+        URL(fileURLWithPath: catalogPath).deletingPathExtension().appendingPathExtension("tokens").path
+    }
+
+    /// A new token: `catalog_` and 256 bits from the system's secure random source, base64url.
+    public static func newToken() -> String {
+        let key = SymmetricKey(size: .bits256) // BoringSSL's RAND_bytes: getrandom(2)
+        return "catalog_" + key.withUnsafeBytes { Base64URL.encode(Data($0)) }
+    }
+
+    /// A token shorter than this is refused where it is read (a typo, or a password picked by hand).
+    public static let minimumLength = 32
+
+    /// Appends a new token with `note`, creating the file (0600) and its folder if missing;
+    /// returns the token (the caller prints it once).
+    public func appendNewToken(note: String?) throws(AccessError) -> (token: String, entry: AccessToken) {
+        let token = Self.newToken()
+        let made = ISO8601DateFormatter().string(from: Date())
+        let cleanNote = (note ?? "").replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: "\r", with: " ")
+        let line = "\(token) # \(cleanNote.isEmpty ? "" : cleanNote + ", ")made \(made)\n"
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw .unwritable(path, String(cString: strerror(errno))) }
+        defer { close(descriptor) }
+        let written = line.utf8CString.withUnsafeBufferPointer { write(descriptor, $0.baseAddress, $0.count - 1) }
+        guard written == line.utf8.count, fsync(descriptor) == 0 else { throw .unwritable(path, String(cString: strerror(errno))) }
+        return (token, AccessToken(token: token, note: String(line.split(separator: "#", maxSplits: 1).last ?? "").trimmingCharacters(in: .whitespaces)))
+    }
+
+    /// What the file holds now, hashed, with a line of warning per line that was skipped.
+    public func read() throws(AccessError) -> (tokens: [AccessToken], warnings: [String]) {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            if FileManager.default.fileExists(atPath: path) { throw .unreadable(path) }
+            throw .missing(path)
+        }
+        var tokens: [AccessToken] = []
+        var warnings: [String] = []
+        for (number, line) in String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            guard let (token, note) = Self.parse(line) else { continue }
+            guard token.utf8.count >= Self.minimumLength else {
+                warnings.append("\(path):\(number + 1): a token must be at least \(Self.minimumLength) characters; this line is skipped")
+                continue
+            }
+            tokens.append(AccessToken(token: token, note: note))
+        }
+        return (tokens, warnings)
+    }
+
+    /// Removes every token whose fingerprint starts with `selector` (at least 6 characters) or
+    /// whose note is `selector`; the file is replaced in one rename, keeping its mode. Returns
+    /// the tokens removed.
+    public func revoke(_ selector: String) throws(AccessError) -> [AccessToken] {
+        guard let data = FileManager.default.contents(atPath: path) else { throw .missing(path) }
+        var kept: [Substring] = []
+        var removed: [AccessToken] = []
+        for line in String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false) {
+            if let (token, note) = Self.parse(line) {
+                let entry = AccessToken(token: token, note: note)
+                if (selector.count >= 6 && entry.fingerprint.hasPrefix(selector.lowercased())) || entry.label == selector {
+                    removed.append(entry)
+                    continue
+                }
+            }
+            kept.append(line)
+        }
+        guard !removed.isEmpty else { throw .noSuchToken(selector, path) }
+        let temporary = path + ".revoking"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw .unwritable(temporary, String(cString: strerror(errno))) }
+        let text = kept.joined(separator: "\n")
+        let written = text.utf8CString.withUnsafeBufferPointer { write(descriptor, $0.baseAddress, $0.count - 1) }
+        let synced = fsync(descriptor) == 0
+        close(descriptor)
+        guard written == text.utf8.count, synced, rename(temporary, path) == 0 else {
+            unlink(temporary)
+            throw .unwritable(path, String(cString: strerror(errno)))
+        }
+        return removed
+    }
+
+    /// Whether anyone but the owner may read the file (the server warns: ssh refuses such keys).
+    public var isReadableByOthers: Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_mode & 0o077 != 0
+    }
+
+    /// A line's token and note, or nil for a blank line or a comment.
+    static func parse(_ line: Substring) -> (token: String, note: String)? {
+        let trimmed = line.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty, !trimmed.hasPrefix("#") else { return nil }
+        let parts = trimmed.split(separator: "#", maxSplits: 1)
+        let token = parts[0].split(whereSeparator: { $0 == " " || $0 == "\t" }).first.map(String.init) ?? ""
+        return (token, parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : "")
+    }
+}
+
+/// One token as the server keeps it: its SHA-256 (to compare a presented token with), the key
+/// its session cookies are signed with (another hash of it), a fingerprint to name it by, and
+/// the note from its line.
+public struct AccessToken: Sendable {
+    /// The first 12 hex digits of the token's SHA-256: how `catalog token list` and `revoke` name it.
+    public let fingerprint: String
+    /// The note after `#` on its line.
+    public let note: String
+    let verifier: [UInt8]
+    let sessionKey: SymmetricKey
+
+    init(token: String, note: String) {
+        let digest = Array(SHA256.hash(data: Data(token.utf8)))
+        verifier = digest
+        fingerprint = digest.prefix(6).map { String(format: "%02x", $0) }.joined()
+        sessionKey = SymmetricKey(data: SHA256.hash(data: Data(("catalog session key\u{0}" + token).utf8)))
+        self.note = note
+    }
+
+    /// The note's first part, before `, made ...`: what `revoke` also accepts.
+    public var label: String {
+        let parts = note.components(separatedBy: ", made ")
+        return parts.count > 1 ? parts[0] : (note.hasPrefix("made ") ? "" : note)
+    }
+}
+
+/// base64url without padding (RFC 4648 §5): tokens and cookie signatures travel in headers.
+enum Base64URL {
+    static func encode(_ data: Data) -> String {
+        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    static func decode(_ text: Substring) -> Data? {
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        return Data(base64Encoded: base64)
+    }
+}

@@ -1,0 +1,185 @@
+import NIOCore
+
+/// The first handler of every connection, on the bytes as they arrive, before HTTP parsing: it
+/// bounds the request line and head (431), times out clients that send a request too slowly
+/// (408), that sit idle, or that stop reading a response, and admits the connection through the
+/// ``ConnectionRegistry``. ``RequestCycleObserver``, after the HTTP codec, tells it where
+/// requests and responses begin and end.
+final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    private enum State {
+        /// No request under way: counting the next head's bytes; `tail` holds the last four.
+        case awaitingHead(seen: Int, lineEnded: Bool, tail: UInt32)
+        /// A head was read; its body (if any) is arriving or the response is being made.
+        case busy
+        case closing
+    }
+
+    let limits: ConnectionLimits
+    let registry: ConnectionRegistry
+    private var state = State.awaitingHead(seen: 0, lineEnded: false, tail: 0)
+    /// Requests whose response has not ended.
+    private var inFlight = 0
+    private var requestTimer: Scheduled<Void>?
+    private var idleTimer: Scheduled<Void>?
+    private var writeTimer: Scheduled<Void>?
+    private var context: ChannelHandlerContext?
+    private var admitted = false
+
+    init(limits: ConnectionLimits, registry: ConnectionRegistry) {
+        self.limits = limits
+        self.registry = registry
+    }
+
+    private var id: ObjectIdentifier { ObjectIdentifier(self) }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        if context.channel.isActive { admit(context) }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        finish()
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        admit(context)
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        finish()
+        context.fireChannelInactive()
+    }
+
+    private func admit(_ context: ChannelHandlerContext) {
+        guard !admitted else { return }
+        admitted = true
+        guard registry.admit(id, channel: context.channel) else {
+            refuse(context, status: "503 Service Unavailable", message: "the server has too many connections open: try again", retryAfter: 1)
+            return
+        }
+        becomeIdle(context)
+    }
+
+    private func finish() {
+        requestTimer?.cancel()
+        idleTimer?.cancel()
+        writeTimer?.cancel()
+        registry.remove(id)
+        context = nil
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard case .awaitingHead(var seen, var lineEnded, var tail) = state else {
+            if case .busy = state { context.fireChannelRead(data) } // .closing: dropped
+            return
+        }
+        let buffer = unwrapInboundIn(data)
+        if seen == 0, buffer.readableBytes > 0 { startRequest(context) }
+        var complete = false
+        for byte in buffer.readableBytesView {
+            seen += 1
+            tail = tail << 8 | UInt32(byte)
+            if !lineEnded, tail & 0xFF == 0x0A, seen > 2 { lineEnded = true } // a CRLF or LF, past any blank line before it
+            if !lineEnded, seen > limits.maxRequestLineBytes {
+                return refuse(context, status: "431 Request Header Fields Too Large",
+                              message: "the request line is longer than \(limits.maxRequestLineBytes) bytes")
+            }
+            if tail == 0x0D0A_0D0A || tail & 0xFFFF == 0x0A0A {
+                complete = true
+                break
+            }
+            if seen > limits.maxHeadBytes {
+                return refuse(context, status: "431 Request Header Fields Too Large",
+                              message: "the request's headers are longer than \(limits.maxHeadBytes) bytes")
+            }
+        }
+        state = complete ? .busy : .awaitingHead(seen: seen, lineEnded: lineEnded, tail: tail)
+        context.fireChannelRead(data)
+    }
+
+    // MARK: What RequestCycleObserver reports
+
+    func requestHeadReceived() {
+        inFlight += 1
+        if case .awaitingHead = state { state = .busy }
+    }
+
+    /// The request's last byte arrived: it is no longer slow.
+    func requestReceived() {
+        requestTimer?.cancel()
+        requestTimer = nil
+    }
+
+    func responseEnded() {
+        inFlight = max(0, inFlight - 1)
+        guard inFlight == 0, case .busy = state, let context else { return }
+        state = .awaitingHead(seen: 0, lineEnded: false, tail: 0)
+        becomeIdle(context)
+    }
+
+    // MARK: Timers
+
+    private func startRequest(_ context: ChannelHandlerContext) {
+        idleTimer?.cancel()
+        registry.setIdle(id, false)
+        requestTimer?.cancel()
+        requestTimer = context.eventLoop.scheduleTask(in: .init(limits.requestTimeout)) { [weak self] in
+            guard let self, let context = self.context else { return }
+            if self.inFlight == 0 {
+                self.refuse(context, status: "408 Request Timeout",
+                            message: "the request took longer than \(limits.requestTimeout.components.seconds) s to arrive")
+            } else {
+                self.state = .closing
+                context.close(promise: nil)
+            }
+        }
+    }
+
+    private func becomeIdle(_ context: ChannelHandlerContext) {
+        registry.setIdle(id, true)
+        idleTimer?.cancel()
+        idleTimer = context.eventLoop.scheduleTask(in: .init(limits.idleTimeout)) { [weak self] in
+            guard let self, case .awaitingHead(seen: 0, _, _) = self.state, let context = self.context else { return }
+            self.state = .closing
+            context.close(promise: nil)
+        }
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable {
+            writeTimer?.cancel()
+            writeTimer = nil
+        } else if writeTimer == nil {
+            writeTimer = context.eventLoop.scheduleTask(in: .init(limits.writeTimeout)) { [weak self] in
+                guard let self, let context = self.context, !context.channel.isWritable else { return }
+                self.state = .closing
+                context.close(promise: nil)
+            }
+        }
+        context.fireChannelWritabilityChanged()
+    }
+
+    /// Answers with `status` and the JSON error body, straight to the socket, and closes.
+    private func refuse(_ context: ChannelHandlerContext, status: String, message: String, retryAfter: Int? = nil) {
+        state = .closing
+        requestTimer?.cancel()
+        idleTimer?.cancel()
+        let body = APIError(status: Int(status.prefix(3)) ?? 400, message: message).json
+        let head = "HTTP/1.1 \(status)\r\nContent-Type: application/json\r\nCache-Control: no-store\r\nConnection: close\r\n"
+            + (retryAfter.map { "Retry-After: \($0)\r\n" } ?? "") + "Content-Length: \(body.utf8.count)\r\n\r\n"
+        context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: head + body))).whenComplete { _ in context.close(promise: nil) }
+    }
+}
+
+extension TimeAmount {
+    init(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+}

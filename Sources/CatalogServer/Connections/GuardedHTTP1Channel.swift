@@ -1,0 +1,41 @@
+import HummingbirdCore
+import Logging
+import NIOCore
+
+/// Hummingbird's HTTP/1 child channel with a ``ConnectionGuard`` in front of its HTTP codec and
+/// a ``RequestCycleObserver`` after it.
+struct GuardedHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
+    typealias Value = HTTP1Channel.Value
+    let http1: HTTP1Channel
+    let limits: ConnectionLimits
+    let registry: ConnectionRegistry
+
+    var responder: HTTPChannelHandler.Responder { http1.responder }
+
+    init(responder: @escaping HTTPChannelHandler.Responder, limits: ConnectionLimits, registry: ConnectionRegistry) {
+        http1 = HTTP1Channel(responder: responder, configuration: .init(additionalChannelHandlers: [RequestCycleObserver()]))
+        self.limits = limits
+        self.registry = registry
+    }
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        do {
+            try channel.pipeline.syncOperations.addHandler(ConnectionGuard(limits: limits, registry: registry), position: .first)
+        } catch {
+            return channel.eventLoop.makeFailedFuture(error)
+        }
+        return http1.setup(channel: channel, logger: logger)
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        await http1.handle(value: value, logger: logger)
+    }
+}
+
+extension HTTPServerBuilder {
+    /// HTTP/1 behind the connection limits.
+    static func guardedHTTP1(limits: ConnectionLimits) -> HTTPServerBuilder {
+        let registry = ConnectionRegistry(limit: limits.maxConnections)
+        return .init { responder in GuardedHTTP1Channel(responder: responder, limits: limits, registry: registry) }
+    }
+}
