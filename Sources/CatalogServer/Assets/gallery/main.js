@@ -12,6 +12,7 @@ import { BAND, Bands } from './bands.js';
 import { fragment, readFragment } from './location.js';
 import { CarouselView } from './carousel.js';
 import { SectionLabels } from './sections.js';
+import { currentSession, showSignIn, showSignOut } from './signin.js';
 import { VirtualScroller } from './scroller.js';
 import { Tiles } from './tiles.js';
 import { Viewer } from './viewer.js';
@@ -422,6 +423,7 @@ class Gallery {
   }
 
   fail(error) {
+    if (error.status === 401) { location.reload(); return; } // the session ended (expired, or its token revoked): sign in again
     this.clearStatus('loading');
     this.setStatus(error.status === 0 ? 'Cannot reach the catalog server; retrying…' : `Error: ${error.message}`, 'error');
   }
@@ -647,6 +649,13 @@ class Gallery {
   }
 }
 
-const gallery = new Gallery();
-window.catalogGallery = gallery; // for scripts and tests: state, scroller, relayout
-gallery.start();
+// With access control on, nothing is asked of the API before the browser has a session.
+const session = await currentSession().catch(() => ({ accessControl: false, signedIn: true })); // unreachable: the gallery says so and retries
+if (session.signedIn) {
+  const gallery = new Gallery();
+  window.catalogGallery = gallery; // for scripts and tests: state, scroller, relayout
+  gallery.start();
+  if (session.accessControl) showSignOut();
+} else {
+  showSignIn();
+}
