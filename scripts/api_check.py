@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Holds real responses of a running `catalog serve` to the OpenAPI document it serves.
 
-    scripts/api_check.py BASE_URL
+    scripts/api_check.py BASE_URL [TOKEN]
 
+With a TOKEN (a server with access control on), every request below carries it as a bearer
+token, and the refusals without it (401, the session routes) are checked first.
 Every request below is sent; its status must be one the document lists for the operation, its
 JSON body must validate against the document's schema for that status, and catalog-dependent
 200s must carry X-Catalog-Generation and ETag. Exits 1 on the first mismatch; prints
@@ -19,10 +21,14 @@ from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
 BASE = sys.argv[1].rstrip("/")
+TOKEN = sys.argv[2] if len(sys.argv) > 2 else None
 
 
-def fetch(path, method="GET", headers=None):
-    request = urllib.request.Request(BASE + path, method=method, headers=headers or {})
+def fetch(path, method="GET", headers=None, body=None, authorized=True):
+    headers = dict(headers or {})
+    if TOKEN and authorized:
+        headers.setdefault("Authorization", f"Bearer {TOKEN}")
+    request = urllib.request.Request(BASE + path, method=method, headers=headers, data=body)
     try:
         with urllib.request.urlopen(request) as response:
             return response.status, dict(response.headers), response.read()
@@ -59,18 +65,19 @@ def operation(path):
     for template, item in document["paths"].items():
         parts, actual = template.split("/"), route.split("/")
         if len(parts) == len(actual) and all(p == a or p.startswith("{") for p, a in zip(parts, actual)):
-            return template, item["get"]
+            return template, item
     return None, None
 
 
 passed = 0
 
 
-def check(path, expect, method="GET", headers=None):
+def check(path, expect, method="GET", headers=None, body=None, authorized=True):
     global passed
-    status, response_headers, body = fetch(path, method, headers)
+    status, response_headers, body = fetch(path, method, headers, body, authorized)
     assert status == expect, f"{method} {path}: status {status}, expected {expect}: {body[:200]!r}"
-    template, op = operation(path)
+    template, item = operation(path)
+    op = item.get(method.lower(), item.get("get")) if item else None
     if template is None:
         schema = document["components"]["schemas"]["Error"]
     else:
@@ -85,12 +92,30 @@ def check(path, expect, method="GET", headers=None):
     assert response_headers.get("Content-Type", "").startswith("application/json"), f"{path}: {response_headers}"
     instance = json.loads(body)
     jsonschema.Draft202012Validator(absolute(schema), registry=registry).validate(instance)
-    if status == 200 and template not in ("/api/health", "/api/openapi.yaml"):
+    if status == 200 and template not in ("/api/health", "/api/openapi.yaml", "/api/session"):
         assert "X-Catalog-Generation" in response_headers, f"{path}: no generation header"
         assert "ETag" in response_headers, f"{path}: no ETag"
     passed += 1
     return instance
 
+
+if TOKEN:
+    for path in ["/api/page?width=375", "/api/items", "/api/stats", "/api/openapi.yaml", "/api/session", "/api/nothing/here"]:
+        check(path, 401, authorized=False)
+        status, headers, _ = fetch(path, authorized=False)
+        assert headers.get("WWW-Authenticate", "").startswith("Bearer"), headers
+    check("/api/health", 200, authorized=False)
+    check("/api/session", 200)
+    origin = BASE.split("/")[0] + "//" + BASE.split("/")[2]
+    check("/api/session", 403, method="POST", headers={"Content-Type": "application/json"}, body=json.dumps({"token": TOKEN}).encode(), authorized=False)
+    signed_in = check("/api/session", 200, method="POST", headers={"Content-Type": "application/json", "Origin": origin},
+                      body=json.dumps({"token": TOKEN}).encode(), authorized=False)
+    assert signed_in["signedIn"], signed_in
+    check("/api/session", 415, method="POST", headers={"Content-Type": "text/plain", "Origin": origin}, body=b"x", authorized=False)
+    check("/api/session", 200, method="DELETE", authorized=False)
+else:
+    check("/api/session", 200)
+    check("/api/session", 409, method="POST", headers={"Content-Type": "application/json"}, body=b'{"token": "x"}')
 
 page = check("/api/page?width=375&cols=2&height=2000", 200)
 first = page["items"][0]["id"]
