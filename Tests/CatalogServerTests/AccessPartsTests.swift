@@ -1,0 +1,64 @@
+import Foundation
+@testable import CatalogServer
+import Testing
+
+/// The parts of access control one at a time: the failure window's arithmetic, the token
+/// file's lines, file names in Content-Disposition and the gallery's policy.
+struct AccessPartsTests {
+    @Test func whenAnAddressPassesTheLimit_thenItWaitsUntilEnoughFailuresAreOlderThanTheWindow() {
+        let limiter = FailureLimiter(limit: 3, window: .seconds(60))
+        let start = ContinuousClock.now
+        for second in [0, 10, 20] { limiter.recordFailure("192.0.2.1", now: start + .seconds(second)) }
+        #expect(limiter.retryAfter("192.0.2.1", now: start + .seconds(30)) == .seconds(30), "until the first failure is a minute old")
+        #expect(limiter.retryAfter("198.51.100.9", now: start + .seconds(30)) == nil, "another address is not touched")
+        #expect(limiter.retryAfter("192.0.2.1", now: start + .seconds(60)) == nil, "the first one aged out: 2 left")
+        limiter.recordFailure("192.0.2.1", now: start + .seconds(61))
+        #expect(limiter.retryAfter("192.0.2.1", now: start + .seconds(61)) == .seconds(9), "the one at 10 s must age out")
+    }
+
+    @Test func whenTheLimiterIsFull_thenAddressesWithoutRecentFailuresAreForgottenFirst() {
+        let limiter = FailureLimiter(limit: 1, window: .seconds(60), maximumAddresses: 2)
+        let start = ContinuousClock.now
+        limiter.recordFailure("a", now: start)
+        limiter.recordFailure("b", now: start + .seconds(50))
+        limiter.recordFailure("c", now: start + .seconds(70)) // "a" is older than the window
+        #expect(limiter.retryAfter("b", now: start + .seconds(70)) != nil)
+        #expect(limiter.retryAfter("c", now: start + .seconds(70)) != nil)
+    }
+
+    @Test func theTokenFileSkipsCommentsBlankAndShortLines_andRevokeKeepsTheRest() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tokens-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = TokenFile(path: folder.appendingPathComponent("catalog.tokens").path)
+        let (first, _) = try file.appendNewToken(note: "phone")
+        let handMade = String(repeating: "h", count: 40)
+        let existing = try String(contentsOfFile: file.path, encoding: .utf8)
+        try (existing + "\n# a comment\n   \nshort\n\(handMade)   # laptop\n").write(toFile: file.path, atomically: false, encoding: .utf8)
+
+        let (tokens, warnings) = try file.read()
+        #expect(tokens.map(\.label) == ["phone", "laptop"])
+        #expect(warnings.count == 1 && warnings[0].contains(":5: a token must be at least 32 characters"))
+        let revoked = try file.revoke("laptop")
+        #expect(revoked.map(\.label) == ["laptop"])
+        let left = try String(contentsOfFile: file.path, encoding: .utf8)
+        #expect(left.contains(first) && left.contains("# a comment") && !left.contains(handMade))
+        #expect((try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        #expect(throws: AccessError.self) { try file.revoke("nobody") }
+        #expect(throws: AccessError.self) { try file.revoke("ab") } // too short to be a fingerprint, and no such label
+    }
+
+    @Test func aFileNameBecomesAQuotedASCIIFallbackAndAnExactEncodedName() {
+        #expect(ContentDisposition.inline(fileName: "kite.jpg") == #"inline; filename="kite.jpg"; filename*=UTF-8''kite.jpg"#)
+        #expect(ContentDisposition.inline(fileName: "a\"b\\c\r\nd é.jpg")
+                == #"inline; filename="a_b_c__d _.jpg"; filename*=UTF-8''a%22b%5Cc%0D%0Ad%20%C3%A9.jpg"#)
+    }
+
+    @Test func theGalleryPolicyListsValidOrigins_andEveryWebOriginPastTheLimit() {
+        let policy = GalleryRoutes.policy(imageOrigins: ["https://i.pinimg.com", "http://cdn.example:8080", "https://bad host; script-src *"])
+        #expect(policy.contains("img-src 'self' https://i.pinimg.com http://cdn.example:8080;"))
+        #expect(!policy.contains("bad host"), "nothing that could end the directive")
+        let many = (0..<CatalogService.webOriginLimit).map { "https://host\($0).example" }
+        #expect(GalleryRoutes.policy(imageOrigins: many).contains("img-src 'self' https: http:;"))
+    }
+}
