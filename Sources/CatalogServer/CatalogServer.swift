@@ -24,6 +24,9 @@ public enum CatalogServer {
         /// Origins (`https://app.example.com`) whose pages may read the API cross-origin.
         public var corsOrigins: [String] = []
         public var limits = ConnectionLimits()
+        /// The host of `--public-url` when access control is off: a Host an open loopback server
+        /// also answers (a proxy that passes the public name on).
+        public var publicHost: String?
 
         public init(host: String = "127.0.0.1", port: Int = 8080, quiet: Bool = false,
                     thumbnailCache: String = ThumbnailCache.defaultRoot()) {
@@ -89,10 +92,15 @@ public enum CatalogServer {
     static func router(catalog: Catalog, options: Options, accessLog: Logger?) -> Router<CatalogRequestContext> {
         let router = Router(context: CatalogRequestContext.self, options: .autoGenerateHeadEndpoints)
         if let accessLog { router.add(middleware: AccessLogMiddleware(logger: accessLog)) }
-        router.add(middleware: SecurityHeadersMiddleware(corsOrigins: Set(options.corsOrigins.map { $0.lowercased() })))
-        router.add(middleware: ErrorMiddleware())
         let access = options.access.map(accessControl)
-        if let access { router.add(middleware: AccessMiddleware(access: access)) }
+        router.add(middleware: SecurityHeadersMiddleware(corsOrigins: Set(options.corsOrigins.map { $0.lowercased() }),
+                                                         privateResponses: access != nil))
+        router.add(middleware: ErrorMiddleware())
+        if let access {
+            router.add(middleware: AccessMiddleware(access: access))
+        } else if ServeAccess.isLoopback(host: options.host) {
+            router.add(middleware: LoopbackHostMiddleware(publicHost: options.publicHost))
+        }
         router.add(middleware: RequestShapeMiddleware())
         let service = CatalogService(catalog: catalog, thumbnailCache: ThumbnailCache(root: options.thumbnailCache))
         PageRoutes(service: service).add(to: router)
@@ -102,7 +110,7 @@ public enum CatalogServer {
         let events = GenerationEvents(keepAlive: options.eventKeepAlive) { try? await service.run { try pages.generation() } }
         ChangeRoutes(service: service, events: events).add(to: router)
         SessionRoutes(access: access).add(to: router)
-        GalleryRoutes(service: service).add(to: router)
+        GalleryRoutes(service: service, access: access).add(to: router)
         return router
     }
 

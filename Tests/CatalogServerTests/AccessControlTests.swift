@@ -189,8 +189,16 @@ import Testing
         #expect(thumbnail.header("Content-Type") == "image/jpeg")
         #expect(thumbnail.header("X-Content-Type-Options") == "nosniff")
         #expect(thumbnail.header("Content-Disposition")?.hasPrefix(#"inline; filename="\#(id)-256.jpg""#) == true)
+        let listed = try RawConnection.request(port: server.port, "/api/page?width=375&height=100000", headers: Self.bearer(token))
+        let version = try #require(listed.body.components(separatedBy: #""id":\#(id),"#).dropFirst().first?
+            .components(separatedBy: #""version":""#).dropFirst().first?.prefix { $0 != "\"" })
+        let immutable = try RawConnection.request(port: server.port, "/api/items/\(id)/thumbnail?size=256&v=\(version)", headers: Self.bearer(token))
+        #expect(immutable.header("Cache-Control") == "private, max-age=31536000, immutable", "no shared cache keeps a private thumbnail")
 
-        let page = try RawConnection.request(port: server.port, "/")
+        let stranger = try RawConnection.request(port: server.port, "/")
+        #expect(stranger.header("Content-Security-Policy")?.contains("img-src 'self';") == true,
+                "the sign-in page names no image origin: \(stranger.header("Content-Security-Policy") ?? "")" as Comment)
+        let page = try RawConnection.request(port: server.port, "/", headers: Self.bearer(token))
         let policy = try #require(page.header("Content-Security-Policy"))
         let directives = Dictionary(uniqueKeysWithValues: policy.split(separator: ";").map { directive -> (String, String) in
             let parts = directive.trimmingCharacters(in: .whitespaces).split(separator: " ", maxSplits: 1)
@@ -256,6 +264,38 @@ import Testing
         #expect(slow.waitFor(.seconds(10)) { $0.hasPrefix("HTTP/1.1 408") }, "the slow client is cut off: \(slow.text.prefix(80))")
         let closed = idle.filter(\.isClosedByServer).count
         #expect(closed >= 140, "idle connections past the limit were closed to make room (\(closed) of 200)")
+        #expect(server.stop() == 0)
+    }
+
+    @Test func aResponseThatEndsBeforeItsRequestsBody_leavesTheConnectionToTheIdleTimeout() throws {
+        let (served, _) = try Self.catalogWithToken()
+        let server = try Server(["--db", served.path, "--host", "0.0.0.0", "--idle-timeout", "2", "--request-timeout", "30"])
+        let connection = try RawConnection(port: server.port)
+        connection.send("GET /api/items HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\n\r\n")
+        #expect(try connection.response().status == 401, "answered before the body")
+        connection.send("hello")
+        let started = ContinuousClock.now
+        #expect(connection.waitFor(.seconds(15)) { _ in false } == false)
+        #expect(connection.closedByServer, "the body arrived, the connection went idle, and the idle timeout closed it")
+        #expect(ContinuousClock.now - started < .seconds(10))
+
+        let keptAlive = try RawConnection(port: server.port)
+        keptAlive.send("GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        #expect(try keptAlive.response().status == 200)
+        keptAlive.send("GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        #expect(try keptAlive.response().status == 200, "a kept-alive connection serves its next request")
+        #expect(server.stop() == 0)
+    }
+
+    @Test func anOpenLoopbackServerAnswersOnlyRequestsAddressedToLoopback() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: ServeBinaryTests.binary.path), "build the catalog binary first (swift build)")
+        let served = try ServedCatalog()
+        let server = try Server(["--db", served.path, "--public-url", "http://photos.lan:8080/", "--no-auth"])
+        for host in ["localhost:\(server.port)", "127.0.0.1:\(server.port)", "[::1]:\(server.port)", "photos.lan:8080"] {
+            #expect(try RawConnection.request(port: server.port, "/api/items", headers: ["Host": host]).status == 200, "\(host)")
+        }
+        let rebound = try RawConnection.request(port: server.port, "/api/items", headers: ["Host": "attacker.example:\(server.port)"])
+        #expect(rebound.status == 403, "a page whose name was made to resolve to 127.0.0.1 (DNS rebinding)")
         #expect(server.stop() == 0)
     }
 }

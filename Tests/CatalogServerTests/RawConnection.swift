@@ -74,7 +74,7 @@ final class RawConnection: @unchecked Sendable { // one thread may send while an
     static func request(port: Int, _ path: String, method: String = "GET", headers: [String: String] = [:], body: String = "")
         throws -> RawResponse {
         let connection = try RawConnection(port: port)
-        var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
+        var head = "\(method) \(path) HTTP/1.1\r\n" + (headers["Host"] == nil ? "Host: 127.0.0.1:\(port)\r\n" : "") + "Connection: close\r\n"
         for (name, value) in headers.sorted(by: { $0.key < $1.key }) { head += "\(name): \(value)\r\n" }
         if !body.isEmpty { head += "Content-Length: \(body.utf8.count)\r\n" }
         connection.send(head + "\r\n" + body)

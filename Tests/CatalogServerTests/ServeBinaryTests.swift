@@ -27,7 +27,7 @@ import Testing
             let out = Pipe()
             process.standardOutput = out
             errorFile = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-serve-\(UUID().uuidString).stderr")
-            FileManager.default.createFile(atPath: errorFile.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
             process.standardError = try FileHandle(forWritingTo: errorFile)
             try process.run()
             // The first line, read as it arrives (a blocking read on the pipe).

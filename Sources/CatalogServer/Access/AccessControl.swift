@@ -56,6 +56,16 @@ struct AccessControl: Sendable {
         }
     }
 
+    /// Whether the request carries a valid token or session; nothing is counted (for what an
+    /// open route shows a signed-in client only).
+    func authenticates(_ request: Request) -> Bool {
+        if let authorization = request.headers[.authorization] {
+            return Self.bearer(authorization).flatMap(tokens.match) != nil
+        }
+        if case .valid = SessionCookie.verify(cookieHeader: request.headers[.cookie], tokens: tokens) { return true }
+        return false
+    }
+
     /// Whether a browser's request comes from the server's own pages: its `Origin` is the
     /// public address's, or this Host's (over http or https).
     func isSameOrigin(_ request: Request) -> Bool {

@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTypes
 import Hummingbird
 
@@ -30,6 +31,9 @@ struct AccessMiddleware: RouterMiddleware {
 struct SecurityHeadersMiddleware: RouterMiddleware {
     typealias Context = CatalogRequestContext
     let corsOrigins: Set<String>
+    /// With access control on, what a response allows shared caches (a CDN, a proxy) becomes
+    /// `private`: a thumbnail asked for with a token is nobody else's.
+    let privateResponses: Bool
 
     static let lockedDown = "default-src 'none'; frame-ancestors 'none'; sandbox"
 
@@ -51,6 +55,9 @@ struct SecurityHeadersMiddleware: RouterMiddleware {
             }
         }
         if !corsOrigins.isEmpty { response.headers[values: .vary].append("Origin") }
+        if privateResponses, let cache = response.headers[.cacheControl], cache.contains("public") {
+            response.headers[.cacheControl] = cache.replacingOccurrences(of: "public", with: "private")
+        }
         response.headers[.xContentTypeOptions] = "nosniff"
         response.headers[.referrerPolicy] = "no-referrer"
         if response.headers[.contentSecurityPolicy] == nil { response.headers[.contentSecurityPolicy] = Self.lockedDown }
@@ -61,4 +68,30 @@ struct SecurityHeadersMiddleware: RouterMiddleware {
 extension HTTPField.Name {
     static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
     static let xFrameOptions = HTTPField.Name("X-Frame-Options")!
+}
+
+/// An open server on loopback answers only requests addressed to loopback (`Host: localhost`,
+/// `127.0.0.1:8080`, `[::1]`) or to its public URL's host: a web page elsewhere that makes its
+/// own name resolve to 127.0.0.1 (DNS rebinding) cannot read the catalog through the browser.
+struct LoopbackHostMiddleware: RouterMiddleware {
+    typealias Context = CatalogRequestContext
+    let publicHost: String?
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        if let authority = request.head.authority?.lowercased(), !Self.allows(authority, publicHost: publicHost) {
+            throw APIError(status: 403, message: "this server answers on loopback only (Host: \(authority) is not); "
+                + "to serve it under a name, pass --public-url, or serve on a network address with tokens")
+        }
+        return try await next(request, context)
+    }
+
+    static func allows(_ authority: String, publicHost: String?) -> Bool {
+        var host = Substring(authority)
+        if host.hasPrefix("["), let end = host.firstIndex(of: "]") {
+            host = host[host.index(after: host.startIndex)..<end]
+        } else if let colon = host.lastIndex(of: ":") {
+            host = host[..<colon]
+        }
+        return ServeAccess.isLoopback(host: String(host)) || String(host) == publicHost?.lowercased()
+    }
 }

@@ -4,7 +4,8 @@ import Synchronization
 
 /// The tokens the server accepts now: the token file's, hashed, read again whenever the file
 /// changes (its inode, size or modification time), so that a line deleted revokes a token
-/// without a restart. A file that cannot be read keeps the tokens it last had and says why once.
+/// without a restart. While the file cannot be read (gone, or its mode changed) no token is
+/// accepted, and the reason is said once.
 final class AccessTokens: Sendable {
     let file: TokenFile
     private let report: @Sendable (String) -> Void
@@ -57,8 +58,8 @@ final class AccessTokens: Sendable {
                 state.reported = ""
                 for warning in warnings { report("warning: \(warning)") }
             } catch {
-                if identity.isEmpty { state.tokens = [] } // deleted: nobody is let in
-                let message = "warning: \(error)" + (identity.isEmpty ? "; no token is accepted until it is back" : "; the tokens read before stay")
+                state.tokens = [] // a file that cannot be read may be one a token was revoked from: nobody is let in
+                let message = "warning: \(error); no token is accepted until it can be read again"
                 if message != state.reported { report(message) }
                 state.reported = message
             }

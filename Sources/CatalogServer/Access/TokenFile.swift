@@ -64,9 +64,10 @@ public struct TokenFile: Sendable {
     }
 
     /// Removes every token whose fingerprint starts with `selector` (at least 6 characters) or
-    /// whose note is `selector`; the file is replaced in one rename, keeping its mode. Returns
-    /// the tokens removed.
+    /// whose label is `selector`; the file is replaced in one rename, keeping its owner and
+    /// mode. Returns the tokens removed.
     public func revoke(_ selector: String) throws(AccessError) -> [AccessToken] {
+        guard !selector.trimmingCharacters(in: .whitespaces).isEmpty else { throw .noSuchToken(selector, path) }
         guard let data = FileManager.default.contents(atPath: path) else { throw .missing(path) }
         var kept: [Substring] = []
         var removed: [AccessToken] = []
@@ -81,16 +82,23 @@ public struct TokenFile: Sendable {
             kept.append(line)
         }
         guard !removed.isEmpty else { throw .noSuchToken(selector, path) }
+        // The new file takes the old one's owner and mode: a server that could read it still can.
+        var original = stat()
+        guard stat(path, &original) == 0 else { throw .unwritable(path, String(cString: strerror(errno))) }
         let temporary = path + ".revoking"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        unlink(temporary) // one left by a revoke that died
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw .unwritable(temporary, String(cString: strerror(errno))) }
         let text = kept.joined(separator: "\n")
         let written = text.utf8CString.withUnsafeBufferPointer { write(descriptor, $0.baseAddress, $0.count - 1) }
+        let ownerKept = fchown(descriptor, original.st_uid, original.st_gid) == 0 || getuid() != 0
+        let moded = fchmod(descriptor, original.st_mode & 0o777) == 0
         let synced = fsync(descriptor) == 0
         close(descriptor)
-        guard written == text.utf8.count, synced, rename(temporary, path) == 0 else {
+        guard written == text.utf8.count, ownerKept, moded, synced, rename(temporary, path) == 0 else {
+            let reason = String(cString: strerror(errno))
             unlink(temporary)
-            throw .unwritable(path, String(cString: strerror(errno)))
+            throw .unwritable(path, reason)
         }
         return removed
     }
@@ -103,7 +111,7 @@ public struct TokenFile: Sendable {
 
     /// A line's token and note, or nil for a blank line or a comment.
     static func parse(_ line: Substring) -> (token: String, note: String)? {
-        let trimmed = line.trimmingCharacters(in: .whitespaces)
+        let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines) // a file saved with CRLF too
         guard !trimmed.isEmpty, !trimmed.hasPrefix("#") else { return nil }
         let parts = trimmed.split(separator: "#", maxSplits: 1)
         let token = parts[0].split(whereSeparator: { $0 == " " || $0 == "\t" }).first.map(String.init) ?? ""

@@ -14,7 +14,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private enum State {
         /// No request under way: counting the next head's bytes; `tail` holds the last four.
         case awaitingHead(seen: Int, lineEnded: Bool, tail: UInt32)
-        /// A head was read; its body (if any) is arriving or the response is being made.
+        /// A head was read: until its request has fully arrived and its response has ended,
+        /// bytes are the body's (or a pipelined request's), not counted.
         case busy
         case closing
     }
@@ -22,8 +23,11 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     let limits: ConnectionLimits
     let registry: ConnectionRegistry
     private var state = State.awaitingHead(seen: 0, lineEnded: false, tail: 0)
-    /// Requests whose response has not ended.
-    private var inFlight = 0
+    /// Requests whose last byte has not arrived, and requests whose response has not ended: the
+    /// connection is idle again only when both are none (a response may end before its request
+    /// does, as a 401 or 413 does before the body is read).
+    private var requestsOpen = 0
+    private var responsesOpen = 0
     private var requestTimer: Scheduled<Void>?
     private var idleTimer: Scheduled<Void>?
     private var writeTimer: Scheduled<Void>?
@@ -106,19 +110,28 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     // MARK: What RequestCycleObserver reports
 
     func requestHeadReceived() {
-        inFlight += 1
+        requestsOpen += 1
+        responsesOpen += 1
         if case .awaitingHead = state { state = .busy }
     }
 
     /// The request's last byte arrived: it is no longer slow.
     func requestReceived() {
-        requestTimer?.cancel()
-        requestTimer = nil
+        requestsOpen = max(0, requestsOpen - 1)
+        if requestsOpen == 0 {
+            requestTimer?.cancel()
+            requestTimer = nil
+        }
+        becomeIdleIfDone()
     }
 
     func responseEnded() {
-        inFlight = max(0, inFlight - 1)
-        guard inFlight == 0, case .busy = state, let context else { return }
+        responsesOpen = max(0, responsesOpen - 1)
+        becomeIdleIfDone()
+    }
+
+    private func becomeIdleIfDone() {
+        guard requestsOpen == 0, responsesOpen == 0, case .busy = state, let context else { return }
         state = .awaitingHead(seen: 0, lineEnded: false, tail: 0)
         becomeIdle(context)
     }
@@ -131,7 +144,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         requestTimer?.cancel()
         requestTimer = context.eventLoop.scheduleTask(in: .init(limits.requestTimeout)) { [weak self] in
             guard let self, let context = self.context else { return }
-            if self.inFlight == 0 {
+            if self.responsesOpen == 0 {
                 self.refuse(context, status: "408 Request Timeout",
                             message: "the request took longer than \(limits.requestTimeout.components.seconds) s to arrive")
             } else {
@@ -174,12 +187,5 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         let head = "HTTP/1.1 \(status)\r\nContent-Type: application/json\r\nCache-Control: no-store\r\nConnection: close\r\n"
             + (retryAfter.map { "Retry-After: \($0)\r\n" } ?? "") + "Content-Length: \(body.utf8.count)\r\n\r\n"
         context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: head + body))).whenComplete { _ in context.close(promise: nil) }
-    }
-}
-
-extension TimeAmount {
-    init(_ duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
 }

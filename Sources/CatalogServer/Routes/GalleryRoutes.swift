@@ -12,6 +12,8 @@ import Hummingbird
 /// version is still served, but revalidated.
 struct GalleryRoutes {
     let service: CatalogService
+    /// With access control on, the page a stranger gets (the sign-in form) names no image origin.
+    let access: AccessControl?
 
     /// The files under Assets/gallery/, by name.
     static let files: [String: String] = EmbeddedAssets.files.reduce(into: [:]) { files, entry in
@@ -36,7 +38,8 @@ struct GalleryRoutes {
 
     func add(to router: Router<CatalogRequestContext>) {
         router.get("/") { request, _ -> Response in
-            let origins = try await service.webOrigins()
+            let signedIn = access?.authenticates(request) ?? true
+            let origins = signedIn ? try await service.webOrigins() : []
             var response = Self.response(Self.page, type: "text/html; charset=utf-8", tag: Self.pageTag, cache: "no-cache", request: request)
             response.headers[.contentSecurityPolicy] = Self.policy(imageOrigins: origins)
             response.headers[.xFrameOptions] = "DENY"

@@ -106,8 +106,10 @@ struct Serve: AsyncParsableCommand {
         guard maxConnections >= 1 else { throw ValidationError("--max-connections must be at least 1, got \(maxConnections)") }
         guard maxHeaderBytes >= 1024 else { throw ValidationError("--max-header-bytes must be at least 1024, got \(maxHeaderBytes)") }
         for (name, value) in [("--request-timeout", requestTimeout), ("--idle-timeout", idleTimeout), ("--write-timeout", writeTimeout)] {
-            guard value >= 1 else { throw ValidationError("\(name) must be at least 1 second, got \(value)") }
+            guard (1...86_400).contains(value) else { throw ValidationError("\(name) must be 1 to 86400 seconds, got \(value)") }
         }
+        guard sessionDays <= 3650 else { throw ValidationError("--session-days must be at most 3650, got \(sessionDays)") }
+        guard maxHeaderBytes <= 80 * 1024 else { throw ValidationError("--max-header-bytes must be at most 81920, got \(maxHeaderBytes)") }
         if let publicURL, ServeAccess.origin(of: publicURL) == nil {
             throw ValidationError("--public-url must be an http(s) address such as https://photos.example.com/, got \"\(publicURL)\"")
         }
@@ -129,6 +131,7 @@ struct Serve: AsyncParsableCommand {
         var options = CatalogServer.Options(host: host, port: port, quiet: quiet, thumbnailCache: thumbnailCache)
         options.eventKeepAlive = .seconds(keepAliveSeconds)
         options.access = access
+        options.publicHost = publicURL.flatMap { URLComponents(string: $0)?.host }
         options.corsOrigins = corsOrigins.compactMap(ServeAccess.origin(of:))
         options.limits.maxConnections = maxConnections
         options.limits.maxHeadBytes = maxHeaderBytes
@@ -153,9 +156,8 @@ extension Serve {
         let named = tokenFile ?? (noAuth ? nil : environment["CATALOG_TOKEN_FILE"])
         let beyondThisMachine = !ServeAccess.isLoopback(host: host) || publicURL.map { !ServeAccess.isLoopback(url: $0) } ?? false
         if noAuth {
-            if beyondThisMachine {
-                printError("warning: access control is off (--no-auth): anyone who can reach \(host):\(port) can see and download every photo")
-            }
+            printError("warning: access control is off (--no-auth): anyone who can reach \(host):\(port) can see and download every photo"
+                + (beyondThisMachine ? "" : " (on loopback: anyone and anything on this machine)"))
             return nil
         }
         guard named != nil || beyondThisMachine else { return nil }
