@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 work="$PWD/.corpus/work"
 mkdir -p "$work"
 ../scripts/install-deps
-command -v wrk >/dev/null || { sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo; $sudo apt-get install -y -qq wrk; }
+source scripts/need-wrk.sh
 source scripts/release-builds.sh
 source scripts/imported-catalog.sh
 source scripts/start-server.sh

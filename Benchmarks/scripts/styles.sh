@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 work="$PWD/.corpus/work"
 mkdir -p "$work"
 ../scripts/install-deps
-command -v wrk >/dev/null || { sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo; $sudo apt-get install -y -qq wrk; }
+source scripts/need-wrk.sh
 (cd .. && swift build -c release --product catalog >&2)
 catalog="$(cd .. && pwd)/.build/release/catalog"
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
