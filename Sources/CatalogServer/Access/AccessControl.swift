@@ -25,45 +25,57 @@ struct AccessControl: Sendable {
         case refused(APIError)
     }
 
-    /// Checks a request's bearer token or session cookie.
+    /// What a request presents: a token (valid or not), a malformed Authorization header, a
+    /// session cookie (by its verdict), or nothing. Read once, counted by the callers.
+    enum Credentials {
+        case validToken
+        case wrongToken
+        case malformedAuthorization
+        case session(SessionCookie.Verdict)
+        case none
+    }
+
+    func credentials(_ request: Request) -> Credentials {
+        if let authorization = request.headers[.authorization] {
+            guard let token = Self.bearer(authorization) else { return .malformedAuthorization }
+            return tokens.match(token) != nil ? .validToken : .wrongToken
+        }
+        return SessionCookie.verify(cookieHeader: request.headers[.cookie], tokens: tokens).map(Credentials.session) ?? .none
+    }
+
+    /// Checks a request's bearer token or session cookie; a wrong token or a forged cookie counts
+    /// as a failure of the client.
     func check(_ request: Request, context: CatalogRequestContext) -> Outcome {
         let client = client(request, context: context)
         if let wait = limiter.retryAfter(client) { return .refused(.tooManyFailures(retryAfter: wait)) }
-        if let authorization = request.headers[.authorization] {
-            guard let token = Self.bearer(authorization) else {
-                return .refused(.unauthorized("the Authorization header must be `Bearer TOKEN`", error: "invalid_request"))
-            }
-            guard tokens.match(token) != nil else {
-                limiter.recordFailure(client)
-                return .refused(.unauthorized("that token is not valid (revoked, or mistyped)", error: "invalid_token"))
-            }
+        var refused: APIError
+        switch credentials(request) {
+        case .validToken, .session(.valid):
             return .allowed
-        }
-        switch SessionCookie.verify(cookieHeader: request.headers[.cookie], tokens: tokens) {
-        case .valid:
-            return .allowed
-        case .stale:
-            var refused = APIError.unauthorized("the session has ended: sign in again")
-            refused.headers[.setCookie] = cookie.cleared
-            return .refused(refused)
-        case .forged:
+        case .wrongToken:
             limiter.recordFailure(client)
-            var refused = APIError.unauthorized("the session cookie is not valid: sign in again")
-            refused.headers[.setCookie] = cookie.cleared
-            return .refused(refused)
-        case nil:
+            return .refused(.unauthorized("that token is not valid (revoked, or mistyped)", error: "invalid_token"))
+        case .malformedAuthorization:
+            return .refused(.unauthorized("the Authorization header must be `Bearer TOKEN`", error: "invalid_request"))
+        case .session(.stale):
+            refused = .unauthorized("the session has ended: sign in again")
+        case .session(.forged):
+            limiter.recordFailure(client)
+            refused = .unauthorized("the session cookie is not valid: sign in again")
+        case .none:
             return .refused(.unauthorized("sign in: send `Authorization: Bearer TOKEN` (make one with `catalog token new`), or sign in in the gallery"))
         }
+        refused.headers[.setCookie] = cookie.cleared
+        return .refused(refused)
     }
 
     /// Whether the request carries a valid token or session; nothing is counted (for what an
     /// open route shows a signed-in client only).
     func authenticates(_ request: Request) -> Bool {
-        if let authorization = request.headers[.authorization] {
-            return Self.bearer(authorization).flatMap(tokens.match) != nil
+        switch credentials(request) {
+        case .validToken, .session(.valid): true
+        default: false
         }
-        if case .valid = SessionCookie.verify(cookieHeader: request.headers[.cookie], tokens: tokens) { return true }
-        return false
     }
 
     /// Whether a browser's request comes from the server's own pages: its `Origin` is the
