@@ -108,7 +108,7 @@ public enum CatalogServer {
         CatalogRoutes(service: service).add(to: router)
         let pages = service.pages
         let events = GenerationEvents(keepAlive: options.eventKeepAlive) { try? await service.run { try pages.generation() } }
-        ChangeRoutes(service: service, events: events).add(to: router)
+        ChangeRoutes(service: service, events: events, access: access).add(to: router)
         SessionRoutes(access: access).add(to: router)
         GalleryRoutes(service: service, access: access).add(to: router)
         return router

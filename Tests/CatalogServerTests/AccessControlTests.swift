@@ -67,7 +67,7 @@ import Testing
         let attributes = try FileManager.default.attributesOfItem(atPath: tokenFile)
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
         let second = try Self.catalog(["token", "new", "--db", served.path, "--label", "phone"]).out.trimmingCharacters(in: .whitespacesAndNewlines)
-        let server = try Server(["--db", served.path, "--host", "0.0.0.0"], quiet: false)
+        let server = try Server(["--db", served.path, "--host", "0.0.0.0", "--keep-alive-seconds", "1"], quiet: false)
 
         for path in ["/api/items", "/api/page?width=375", "/api/items/1/original", "/api/items/1/thumbnail?size=256", "/api/stats",
                      "/api/openapi.yaml", "/api/session", "/api/no-such-route"] {
@@ -87,12 +87,17 @@ import Testing
             #expect(try RawConnection.request(port: server.port, open).status == 200, "\(open) needs no token")
         }
 
+        let stream = try RawConnection(port: server.port)
+        stream.send("GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n\r\n")
+        #expect(stream.waitFor { $0.contains("event: generation") }, "the stream opens with the token")
+
         let fingerprint = try #require(try Self.catalog(["token", "list", "--db", served.path]).out
             .split(separator: "\n").first { $0.contains("tests") }?.split(separator: " ").first)
         let revoked = try Self.catalog(["token", "revoke", "--db", served.path, String(fingerprint)])
         #expect(revoked.status == 0 && revoked.out.contains("revoked \(fingerprint)"))
         #expect(try RawConnection.request(port: server.port, "/api/items", headers: Self.bearer(token)).status == 401, "the file was read again")
         #expect(try RawConnection.request(port: server.port, "/api/items", headers: Self.bearer(second)).status == 200, "the other token stays")
+        #expect(stream.waitFor(.seconds(10)) { $0.hasSuffix("\r\n0\r\n\r\n") }, "the open event stream ends too: \(stream.text.suffix(60))")
 
         #expect(server.stop() == 0)
         let log = server.errorOutput

@@ -5,10 +5,12 @@ import ServiceLifecycle
 
 /// `GET /api/changes`: the parameters and body of `catalog changes --json`; and
 /// `GET /api/events`: server-sent events, one `generation` event when the stream opens and one
-/// each time the catalog's generation moves, a comment every 15 seconds.
+/// each time the catalog's generation moves, a comment every 15 seconds. With access control
+/// on, a stream ends at the first wake-up after its token is revoked or its session expires.
 struct ChangeRoutes {
     let service: CatalogService
     let events: GenerationEvents
+    let access: AccessControl?
 
     func add(to router: Router<CatalogRequestContext>) {
         router.get("/api/changes") { request, _ -> Response in
@@ -24,6 +26,7 @@ struct ChangeRoutes {
             let pages = service.pages
             let first = try await service.run { try pages.generation() }
             let events = events
+            let access = access
             let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-store",
                                        HTTPField.Name("X-Accel-Buffering")!: "no"]
             return Response(status: .ok, headers: headers, body: ResponseBody { writer in
@@ -33,6 +36,7 @@ struct ChangeRoutes {
                     try await writer.write(ByteBuffer(string: "retry: 2000\n\n" + Self.event(first)))
                     var sent = first
                     for await wake in wakes {
+                        if let access, !access.authenticates(request) { break }
                         if let now = events.generation, now != sent {
                             try await writer.write(ByteBuffer(string: Self.event(now)))
                             sent = now
