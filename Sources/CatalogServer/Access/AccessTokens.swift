@@ -1,6 +1,9 @@
 import Crypto
 import Foundation
 import Synchronization
+#if canImport(Glibc)
+import CDispatch // `struct stat`'s members, as in TokenFile.swift
+#endif
 
 /// The tokens the server accepts now: the token file's, hashed, read again whenever the file
 /// changes (its inode, size or modification time), so that a line deleted revokes a token

@@ -1,5 +1,11 @@
 import Crypto
 import Foundation
+#if canImport(Glibc)
+import Glibc
+// `struct stat`'s members (st_ino, st_uid...) are defined, for MemberImportVisibility, by
+// Dispatch's C module on Linux: without it the build fails or not depending on how files batch.
+import CDispatch
+#endif
 
 /// The file of access tokens `catalog serve` accepts: one token per line, optionally followed by
 /// `# a note`; blank lines and lines that start with `#` are skipped. `catalog token new` appends
@@ -36,9 +42,8 @@ public struct TokenFile: Sendable {
         let line = "\(token) # \(cleanNote.isEmpty ? "" : cleanNote + ", ")made \(made)\n"
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
         try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw .unwritable(path, String(cString: strerror(errno))) }
-        defer { close(descriptor) }
+        let descriptor = try lockedDescriptor(O_WRONLY | O_CREAT | O_APPEND)
+        defer { close(descriptor) } // unlocks
         let written = line.utf8CString.withUnsafeBufferPointer { write(descriptor, $0.baseAddress, $0.count - 1) }
         guard written == line.utf8.count, fsync(descriptor) == 0 else { throw .unwritable(path, String(cString: strerror(errno))) }
         return (token, AccessToken(token: token, note: String(line.split(separator: "#", maxSplits: 1).last ?? "").trimmingCharacters(in: .whitespaces)))
@@ -68,7 +73,10 @@ public struct TokenFile: Sendable {
     /// mode. Returns the tokens removed.
     public func revoke(_ selector: String) throws(AccessError) -> [AccessToken] {
         guard !selector.trimmingCharacters(in: .whitespaces).isEmpty else { throw .noSuchToken(selector, path) }
-        guard let data = FileManager.default.contents(atPath: path) else { throw .missing(path) }
+        guard FileManager.default.fileExists(atPath: path) else { throw .missing(path) }
+        let locked = try lockedDescriptor(O_RDONLY) // held until the new file is in place
+        defer { close(locked) }
+        guard let data = try? FileHandle(fileDescriptor: locked, closeOnDealloc: false).readToEnd() ?? Data() else { throw .unreadable(path) }
         var kept: [Substring] = []
         var removed: [AccessToken] = []
         for line in String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false) {
@@ -101,6 +109,24 @@ public struct TokenFile: Sendable {
             throw .unwritable(path, reason)
         }
         return removed
+    }
+
+    /// The file opened with `flags` and locked (flock): `token new` and `revoke` at the same time
+    /// take turns, and an append never goes to a file a revoke has just replaced (the lock is
+    /// taken again on the new file when the path's inode changed while waiting).
+    private func lockedDescriptor(_ flags: Int32) throws(AccessError) -> Int32 {
+        while true {
+            let descriptor = open(path, flags | O_CLOEXEC, 0o600)
+            guard descriptor >= 0 else { throw flags & O_CREAT != 0 ? .unwritable(path, String(cString: strerror(errno))) : .unreadable(path) }
+            var opened = stat()
+            var current = stat()
+            guard flock(descriptor, LOCK_EX) == 0, fstat(descriptor, &opened) == 0 else {
+                close(descriptor)
+                throw .unwritable(path, String(cString: strerror(errno)))
+            }
+            if stat(path, &current) == 0, Int(current.st_ino) == Int(opened.st_ino), Int(current.st_dev) == Int(opened.st_dev) { return descriptor }
+            close(descriptor) // replaced while waiting: lock the new one
+        }
     }
 
     /// Whether anyone but the owner may read the file (the server warns: ssh refuses such keys).
