@@ -61,4 +61,21 @@ struct AccessPartsTests {
         let many = (0..<CatalogService.webOriginLimit).map { "https://host\($0).example" }
         #expect(GalleryRoutes.policy(imageOrigins: many).contains("img-src 'self' https: http:;"))
     }
+
+    @Test func tokensAppendedWhileOthersAreRevokedAreNeverLost() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tokens-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = TokenFile(path: folder.appendingPathComponent("catalog.tokens").path)
+        for index in 0..<40 { _ = try file.appendNewToken(note: "old-\(index)") }
+        DispatchQueue.concurrentPerform(iterations: 80) { index in
+            if index % 2 == 0 {
+                _ = try? file.appendNewToken(note: "new-\(index / 2)")
+            } else {
+                _ = try? file.revoke("old-\(index / 2)")
+            }
+        }
+        let labels = Set(try file.read().tokens.map(\.label))
+        #expect(labels == Set((0..<40).map { "new-\($0)" }), "every append kept, every old token revoked")
+    }
 }
