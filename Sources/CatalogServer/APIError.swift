@@ -8,18 +8,15 @@ struct APIError: Error, Sendable {
     var status: Int
     var message: String
     var parameter: String?
-    /// The methods a route takes, for a 405.
-    var allow: String?
-    /// `bytes */SIZE`, for a 416.
-    var contentRange: String?
-    /// More headers: `WWW-Authenticate` on a 401, `Retry-After` on a 429, `Set-Cookie`...
+    /// Headers the error carries: `Allow` on a 405, `Content-Range` on a 416,
+    /// `WWW-Authenticate` on a 401, `Retry-After` on a 429, `Set-Cookie`...
     var headers: HTTPFields = [:]
 
     init(status: Int, message: String, parameter: String? = nil, allow: String? = nil) {
         self.status = status
         self.message = message
         self.parameter = parameter
-        self.allow = allow
+        if let allow { headers[.allow] = allow }
     }
 
     /// Maps any error a route throws; what is not the client's fault is a 500 whose body says
@@ -59,8 +56,6 @@ struct APIError: Error, Sendable {
 
     var response: Response {
         var headers: HTTPFields = [.contentType: "application/json", .cacheControl: "no-store"]
-        if let allow { headers[.allow] = allow }
-        if let contentRange { headers[.contentRange] = contentRange }
         headers.append(contentsOf: self.headers)
         return Response(status: HTTPResponse.Status(code: status), headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: json)))
     }

@@ -115,7 +115,7 @@ public enum CatalogServer {
     }
 
     static func accessControl(_ options: Access) -> AccessControl {
-        let publicOrigin = options.publicURL.flatMap(AccessControl.origin(of:))
+        let publicOrigin = options.publicURL.flatMap(ServeAccess.origin(of:))
         return AccessControl(
             tokens: AccessTokens(file: TokenFile(path: options.tokenFile), report: options.report),
             cookie: SessionCookie(lifetime: options.sessionLifetime, secure: publicOrigin?.hasPrefix("https://") ?? false),

@@ -93,14 +93,6 @@ struct AccessControl: Sendable {
         let token = parts[1].trimmingCharacters(in: .whitespaces)
         return token.isEmpty ? nil : token
     }
-
-    /// `https://host[:port]` of a public URL, lowercased, without a path.
-    static func origin(of url: String) -> String? {
-        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
-              scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty else { return nil }
-        let port = components.port.map { ":\($0)" } ?? ""
-        return "\(scheme)://\(host.lowercased())\(port)"
-    }
 }
 
 extension HTTPField.Name {
@@ -128,7 +120,10 @@ extension APIError {
 public enum ServeAccess {
     /// `https://host[:port]` of an http(s) URL, lowercased; nil for anything else.
     public static func origin(of url: String) -> String? {
-        AccessControl.origin(of: url)
+        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
+              scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty else { return nil }
+        let port = components.port.map { ":\($0)" } ?? ""
+        return "\(scheme)://\(host.lowercased())\(port)"
     }
 
     /// Whether listening on `host` reaches only this machine.

@@ -86,7 +86,7 @@ struct ItemRoutes {
             part = try ByteRange.parse(rangeHeader, size: file.size)
         } catch {
             var refused = error
-            refused.contentRange = "bytes */\(file.size)"
+            refused.headers[.contentRange] = "bytes */\(file.size)"
             throw refused
         }
         if let part {
