@@ -10,13 +10,10 @@
 #   Benchmarks/scripts/access.sh [REV]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-work="$PWD/.corpus/work"
-mkdir -p "$work"
-../scripts/install-deps
-source scripts/need-wrk.sh
+source scripts/wrk-setup.sh
 source scripts/release-builds.sh
 source scripts/imported-catalog.sh
-source scripts/start-server.sh
+source ../scripts/start-server.sh
 release_builds "${1:-b3f0591}"
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
 ulimit -n 65536 2> /dev/null || true
@@ -47,14 +44,13 @@ pages() { # LABEL [wrk options]
 for build in before after; do
     binary=${!build}
     db_of=db_$build
-    start_server "$binary" --db "${!db_of}"
+    start_server "$binary" --quiet --db "${!db_of}"
     pages "$build, open"
     kill -TERM "$server"; wait "$server" || true
 done
 
-start_server "$after" --db "$db_after" --token-file "$tokens"
+start_server "$after" --quiet --db "$db_after" --token-file "$tokens"
 pages "after, bearer token" -H "Authorization: Bearer $token"
-port=${url##*:}; port=${port%/}
 cookie=$(curl -s -D - -o /dev/null -H 'Content-Type: application/json' -H "Origin: http://127.0.0.1:$port" \
     --data "{\"token\":\"$token\"}" "${url}api/session" | tr -d '\r' | sed -nE 's/^[Ss]et-[Cc]ookie: ([^;]*);.*/\1/p')
 pages "after, session cookie" -H "Cookie: $cookie"
@@ -63,8 +59,7 @@ kill -TERM "$server"; wait "$server" || true
 for build in before after; do
     binary=${!build}
     db_of=db_$build
-    start_server "$binary" --db "${!db_of}"
-    port=${url##*:}; port=${port%/}
+    start_server "$binary" --quiet --db "${!db_of}"
     python3 scripts/abuse.py "$port" 1000 50 20 > "$work/abuse.out" &
     abuser=$!
     sleep 3 # the connections are open and the slow clients trickling

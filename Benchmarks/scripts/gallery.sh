@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/imported-catalog.sh
-source scripts/start-server.sh
+source ../scripts/start-server.sh
 sizes=("${@:-1000000 10000000}")
 read -r -a sizes <<< "${sizes[*]}"
 
@@ -24,7 +24,7 @@ for size in "${sizes[@]}"; do
     "$catalog" scan --db "$db" "$photos" > /dev/null
     "$catalog" thumbnails --db "$db" --cache "$work/gallery-thumbnails" --missing-only > /dev/null
     "$catalog" layouts --db "$db" --drop > /dev/null
-    start_server "$catalog" --db "$db" --thumbnail-cache "$work/gallery-thumbnails"
+    start_server "$catalog" --quiet --db "$db" --thumbnail-cache "$work/gallery-thumbnails"
     echo "## $size imported items + 40 photos"
     python3 scripts/gallery_bench.py "$url" 1 first
     python3 scripts/gallery_bench.py "$url" 5

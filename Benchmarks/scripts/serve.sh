@@ -5,21 +5,18 @@
 # wrk: 2 threads, 64 connections, 20 s each, on loopback; the server runs with --quiet.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-work="$PWD/.corpus/work"
-mkdir -p "$work"
-../scripts/install-deps
-source scripts/need-wrk.sh
+source scripts/wrk-setup.sh
 (cd .. && swift build -c release --product catalog >&2)
 catalog="$(cd .. && pwd)/.build/release/catalog"
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
 source scripts/imported-catalog.sh
-source scripts/start-server.sh
+source ../scripts/start-server.sh
 for size in "${@:-1000000 10000000}"; do
     db=$(imported_catalog "$catalog" "$size" page)
     echo "## $size imported items"
     "$catalog" layout --db "$db" --width 375 --cols 2 > /dev/null # the stored layout the pages read
     height=$("$catalog" page --db "$db" --width 375 --cols 2 --json | python3 -c "import json,sys; print(int(json.load(sys.stdin)['contentHeight']))")
-    start_server "$catalog" --db "$db"
+    start_server "$catalog" --quiet --db "$db"
     cat > "$work/pages.lua" <<LUA
 math.randomseed(7)
 request = function()

@@ -7,15 +7,12 @@
 #   Benchmarks/scripts/styles.sh [SIZES...]   (default: 10000000 imported items)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-work="$PWD/.corpus/work"
-mkdir -p "$work"
-../scripts/install-deps
-source scripts/need-wrk.sh
+source scripts/wrk-setup.sh
 (cd .. && swift build -c release --product catalog >&2)
 catalog="$(cd .. && pwd)/.build/release/catalog"
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
 source scripts/imported-catalog.sh
-source scripts/start-server.sh
+source ../scripts/start-server.sh
 waterfall="width=1200&cols=5"
 justified="width=1200&style=justified&row-height=180"
 carousel="width=1200&style=carousel&item-height=300"
@@ -34,7 +31,7 @@ for size in "${@:-10000000}"; do
         # shellcheck disable=SC2046
         "$catalog" page --db "$db" $(options "$1") --json | python3 -c "import json,sys; p=json.load(sys.stdin); print(int(p['contentWidth'] if 'carousel' in '$1' else p['contentHeight']))"
     }
-    start_server "$catalog" --db "$db"
+    start_server "$catalog" --quiet --db "$db"
     run() { # NAME PATH-PREFIX PARAMETER LENGTH [SUFFIXES...]: wrk over random values of PARAMETER
         local name=$1 prefix=$2 parameter=$3 length=$4; shift 4
         local suffixes=("${@:-}")
