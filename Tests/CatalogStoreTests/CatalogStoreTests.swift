@@ -58,6 +58,39 @@ final class TemporaryFolder {
         #expect(try Self.schema(fresh).contains { $0.hasPrefix("table items:") })
     }
 
+    /// 0010 rebuilds the files table: every record survives, with its item, and the status
+    /// check still refuses what it refused.
+    @Test func whenTheFilesTableIsRebuilt_thenEveryRecordSurvives_andTheCheckStillHolds() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path("old.sqlite")
+        let queue = try DatabaseQueue(path: path)
+        try CatalogMigrations.migrate(queue, upTo: "0009_web_origins")
+        try queue.write { db in
+            try db.execute(sql: """
+                INSERT INTO roots (id, path) VALUES (1, x'2f70');
+                INSERT INTO items (id, key, source, format, pixel_width, pixel_height, width, height, sort_date, changed_generation)
+                    VALUES (7, x'2f702f612e6a7067', 0, 'jpeg', 4, 3, 4, 3, '2024-01-01T00:00:00', 0);
+                INSERT INTO files VALUES (x'2f702f612e6a7067', 1, 2049, 11, 100, 5, 42, 0, 7, NULL),
+                                         (x'2f702f622e747874', 1, 2049, 12, 9, 6, NULL, 1, NULL, NULL),
+                                         (x'2f702f632e6a7067', 1, 2049, 13, 0, 7, NULL, 2, NULL, 'truncated');
+                """)
+        }
+        let before = try queue.read { db in try Row.fetchAll(db, sql: "SELECT * FROM files ORDER BY path").map(\.description) }
+        try queue.close()
+        let store = try SQLiteStore.open(at: path)
+        let after = try store.read { db in try Row.fetchAll(db, sql: "SELECT * FROM files ORDER BY path").map(\.description) }
+        #expect(after == before)
+        #expect(after.count == 3)
+        #expect(throws: DatabaseError.self) {
+            try store.pool.write { db in
+                try db.execute(sql: "INSERT INTO files VALUES (x'2f702f64', 1, 1, 1, 1, 1, NULL, 3, NULL, NULL)")
+            }
+        }
+        // Deleting the item still clears the file's reference (the foreign key came along).
+        try store.pool.write { db in try db.execute(sql: "DELETE FROM items WHERE id = 7") }
+        #expect(try store.read { db in try Bool.fetchOne(db, sql: "SELECT item_id IS NULL FROM files WHERE path = x'2f702f612e6a7067'") } == true)
+    }
+
     @Test func aFileThatIsNotACatalogIsRefused_andLeftUntouched() throws {
         let folder = try TemporaryFolder()
         let text = folder.path("notes.sqlite")
