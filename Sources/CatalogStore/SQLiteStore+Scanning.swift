@@ -50,6 +50,16 @@ extension SQLiteStore {
                 return next
             }
             var counts = (added: 0, updated: 0, removed: 0)
+            // No RETURNING on the statements run once per file: SQLite collects RETURNING rows in
+            // an ephemeral table, opened and closed per statement, which cost more than the
+            // row's own B-tree inserts. The id comes from last_insert_rowid, or is already known.
+            let insertItem = try BulkStatement(db, sql: """
+                INSERT OR IGNORE INTO items (key, source, format, pixel_width, pixel_height, orientation, width, height, bytes,
+                                             capture_date, modified_at, sort_date, changed_generation)
+                VALUES (?1, 0, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+                """)
+            // When the insert was ignored: an item already has the path as its key (or a fact
+            // breaks a CHECK, which this statement then reports).
             let upsertItem = try BulkStatement(db, sql: """
                 INSERT INTO items (key, source, format, pixel_width, pixel_height, orientation, width, height, bytes,
                                    capture_date, modified_at, sort_date, changed_generation)
@@ -64,7 +74,7 @@ extension SQLiteStore {
             let updateItem = try BulkStatement(db, sql: """
                 UPDATE items SET key = ?1, format = ?2, pixel_width = ?3, pixel_height = ?4, orientation = ?5, width = ?6,
                     height = ?7, bytes = ?8, capture_date = ?9, modified_at = ?10, sort_date = ?11, changed_generation = ?12
-                WHERE id = ?13 RETURNING id
+                WHERE id = ?13
                 """)
             let deleteItem = try BulkStatement(db, sql: "DELETE FROM items WHERE id = ?1")
             let upsertFile = try BulkStatement(db, sql: """
@@ -92,13 +102,20 @@ extension SQLiteStore {
                     if let existing = change.itemID {
                         try bindFacts(updateItem)
                         updateItem.bind(13, existing)
-                        itemID = try updateItem.run(db)
+                        try updateItem.run(db)
+                        if db.changesCount > 0 { itemID = existing }
                     }
                     if itemID != nil {
                         counts.updated += 1
                     } else {
-                        try bindFacts(upsertItem)
-                        itemID = try upsertItem.run(db)
+                        try bindFacts(insertItem)
+                        try insertItem.run(db)
+                        if db.changesCount > 0 {
+                            itemID = db.lastInsertedRowID
+                        } else {
+                            try bindFacts(upsertItem)
+                            itemID = try upsertItem.run(db)
+                        }
                         counts.added += 1
                     }
                 case .unsupported, .failed:
