@@ -41,11 +41,29 @@ public struct CaptureDate: Sendable, Hashable, Comparable, CustomStringConvertib
 
     /// ISO 8601 without a zone: `2024-05-01T12:30:00`. Sorts as the dates do.
     public var description: String {
-        func pad(_ value: Int, _ width: Int) -> String {
-            let digits = String(value)
-            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        // Written into the string's own 19 bytes (years are 1 to 9999): a scan formats one or
+        // two dates per file, and interpolation allocated a dozen strings for each.
+        return String(unsafeUninitializedCapacity: 19) { bytes in
+            func put(_ value: Int, at offset: Int, width: Int) {
+                var rest = value
+                for index in stride(from: offset + width - 1, through: offset, by: -1) {
+                    bytes[index] = UInt8(48 + rest % 10)
+                    rest /= 10
+                }
+            }
+            put(year, at: 0, width: 4)
+            bytes[4] = 45 // -
+            put(month, at: 5, width: 2)
+            bytes[7] = 45
+            put(day, at: 8, width: 2)
+            bytes[10] = 84 // T
+            put(hour, at: 11, width: 2)
+            bytes[13] = 58 // :
+            put(minute, at: 14, width: 2)
+            bytes[16] = 58
+            put(second, at: 17, width: 2)
+            return 19
         }
-        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2))"
     }
 
     public static func < (lhs: CaptureDate, rhs: CaptureDate) -> Bool {
