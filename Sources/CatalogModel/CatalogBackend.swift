@@ -112,8 +112,20 @@ package protocol ScanWriting: Sendable {
 
 /// What an import writes.
 package protocol ImportWriting: Sendable {
-    /// Upserts rows by key in one transaction: a refused row leaves the catalog as it was.
-    func importItems(_ rows: [ImportRow], importedAt: String) throws(StoreError) -> ImportSummary
+    /// Upserts rows by key in one transaction, taking them batch by batch from `next` until it
+    /// returns nil, so an import of any length holds one batch at a time: a refused row (a key
+    /// seen twice, a scanned file's path), or an error thrown by `next`, leaves the catalog as
+    /// it was.
+    func importItems(from next: () throws(StoreError) -> [ImportRow]?, importedAt: String) throws(StoreError) -> ImportSummary
+}
+
+extension ImportWriting {
+    /// Upserts `rows` by key in one transaction: a refused row leaves the catalog as it was.
+    package func importItems(_ rows: [ImportRow], importedAt: String) throws(StoreError) -> ImportSummary {
+        var pending: [ImportRow]? = rows
+        return try importItems(from: { () throws(StoreError) -> [ImportRow]? in defer { pending = nil }; return pending },
+                               importedAt: importedAt)
+    }
 }
 
 /// Stored layouts.

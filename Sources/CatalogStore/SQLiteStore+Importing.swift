@@ -3,29 +3,61 @@ import Foundation
 import GRDB
 
 extension SQLiteStore {
-    /// Upserts rows by key in one transaction: a refused row leaves the catalog as it was.
-    /// `width`/`height` are the stored pixel size; orientations 5 to 8 swap the display size.
-    package func importItems(_ rows: [ImportRow], importedAt: String) throws(StoreError) -> ImportSummary {
-        guard !rows.isEmpty else { return ImportSummary(added: 0, updated: 0, generation: try generation()) }
-        return try write { db in
-            let generation = try Self.nextGeneration(db) // every row inserts or updates, or the import fails
-            let before = try Int.fetchOne(db, sql: "SELECT count(*) FROM items")!
-            // A change of more than a tenth of the catalog is a reload for clients, not a batch:
-            // not logged row by row (Migrations/0008_change_log_switch.sql).
-            let unlogged = before > 0 && rows.count > max(ChangeLogBounds.reloadRows, before / 10)
-            if unlogged { try db.execute(sql: "UPDATE change_log SET enabled = 0") }
-            // A key that is a scanned file's path is not overwritten: the WHERE leaves it, and
-            // no row changes, which tells the conflict apart from an insert or an update.
-            let upsert = try BulkStatement(db, sql: """
-                INSERT INTO items (key, source, pixel_width, pixel_height, orientation, width, height, capture_date,
-                                   imported_at, sort_date, url, title, changed_generation)
-                VALUES (?1, 1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
-                ON CONFLICT(key) DO UPDATE SET pixel_width = excluded.pixel_width, pixel_height = excluded.pixel_height,
-                    orientation = excluded.orientation, width = excluded.width, height = excluded.height,
-                    capture_date = excluded.capture_date, sort_date = excluded.sort_date, url = excluded.url,
-                    title = excluded.title, changed_generation = excluded.changed_generation
-                WHERE items.source = 1
-                """)
+    /// Upserts rows by key in one transaction, batch by batch from `next`: a refused row leaves
+    /// the catalog as it was. `width`/`height` are the stored pixel size; orientations 5 to 8
+    /// swap the display size.
+    package func importItems(from next: () throws(StoreError) -> [ImportRow]?, importedAt: String) throws(StoreError) -> ImportSummary {
+        do {
+            return try pool.writeWithoutTransaction { db in
+                // Memory stays bounded however long the input: a smaller page cache than a scan's
+                // (the transaction spills to the WAL past it), and no memory map, whose pages
+                // would stay resident as the import reads the indexes. Foreign keys are off: an
+                // import only inserts and updates items, which no file can point to wrongly.
+                try db.execute(sql: "PRAGMA cache_size = -\(Self.importCacheKiB); PRAGMA mmap_size = 0; PRAGMA foreign_keys = OFF")
+                defer {
+                    try? db.execute(sql: "PRAGMA cache_size = -\(Self.cacheKiB); PRAGMA mmap_size = \(Self.mmapBytes); PRAGMA foreign_keys = ON")
+                }
+                var summary: ImportSummary?
+                try db.inTransaction {
+                    summary = try Self.importItems(db, from: next, importedAt: importedAt)
+                    return .commit
+                }
+                return summary!
+            }
+        } catch {
+            throw StoreError.wrap(error)
+        }
+    }
+
+    private static func importItems(_ db: Database, from next: () throws(StoreError) -> [ImportRow]?,
+                                    importedAt: String) throws -> ImportSummary {
+        guard var rows = try next(), !rows.isEmpty else {
+            return ImportSummary(added: 0, updated: 0, generation: try Int64.fetchOne(db, sql: "SELECT generation FROM catalog") ?? 0)
+        }
+        let generation = try nextGeneration(db) // every row inserts or updates, or the import fails
+        let before = try Int.fetchOne(db, sql: "SELECT count(*) FROM items")!
+        // A change of more than a tenth of the catalog is a reload for clients, not a batch: not
+        // logged row by row (Migrations/0008_change_log_switch.sql). The length is known only
+        // at the end, so logging stops when the rows pass that mark; what was logged goes below.
+        let reloadMark = max(ChangeLogBounds.reloadRows, before / 10)
+        var unlogged = false
+        // A key that is a scanned file's path, or one this import already wrote (its row has
+        // this generation), is not overwritten: the WHERE leaves it and no row changes, which
+        // tells the conflict apart from an insert or an update.
+        let upsert = try BulkStatement(db, sql: """
+            INSERT INTO items (key, source, pixel_width, pixel_height, orientation, width, height, capture_date,
+                               imported_at, sort_date, url, title, changed_generation)
+            VALUES (?1, 1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+            ON CONFLICT(key) DO UPDATE SET pixel_width = excluded.pixel_width, pixel_height = excluded.pixel_height,
+                orientation = excluded.orientation, width = excluded.width, height = excluded.height,
+                capture_date = excluded.capture_date, sort_date = excluded.sort_date, url = excluded.url,
+                title = excluded.title, changed_generation = excluded.changed_generation
+            WHERE items.source = 1 AND items.changed_generation < excluded.changed_generation
+            """)
+        let sourceOf = try BulkStatement(db, sql: "SELECT source FROM items WHERE key = ?1")
+        var origins = WebOrigins(try BulkStatement(db, sql: "INSERT OR IGNORE INTO web_origins (origin) VALUES (?1)"))
+        var count = 0
+        repeat {
             for row in rows {
                 let swapped = row.orientation >= 5
                 upsert.bind(1, blob: row.key)
@@ -42,19 +74,67 @@ extension SQLiteStore {
                 upsert.bind(12, generation)
                 try upsert.run(db)
                 if db.changesCount == 0 {
-                    throw StoreError.invalidInput(line: row.line, reason: "key \"\(row.key)\" is a scanned file's path")
+                    sourceOf.bind(1, blob: row.key)
+                    let reason = try sourceOf.run(db) == 0 ? "is a scanned file's path" : "appears twice"
+                    throw StoreError.invalidInput(line: row.line, reason: "key \"\(row.key)\" \(reason)")
                 }
+                if let url = row.url { try origins.note(url, db) }
             }
-            if unlogged {
-                try db.execute(sql: "UPDATE change_log SET enabled = 1, kept_from = max(kept_from, ?)", arguments: [generation])
-                try db.execute(sql: "DELETE FROM item_changes WHERE generation <= ?", arguments: [generation])
-                try db.execute(sql: "DELETE FROM generations WHERE generation < ?", arguments: [generation])
+            count += rows.count
+            if !unlogged && before > 0 && count > reloadMark {
+                unlogged = true
+                try db.execute(sql: "UPDATE change_log SET enabled = 0")
             }
-            let added = try Int.fetchOne(db, sql: "SELECT count(*) FROM items")! - before
-            let updated = rows.count - added
-            try OrderData.refresh(db, force: true)
-            _ = try Self.pruneStaleLayouts(db) // in the same transaction: no stale layout outlives the change
-            return ImportSummary(added: added, updated: updated, generation: generation)
+            rows = try next() ?? []
+        } while !rows.isEmpty
+        if unlogged {
+            try db.execute(sql: "UPDATE change_log SET enabled = 1, kept_from = max(kept_from, ?)", arguments: [generation])
+            try db.execute(sql: "DELETE FROM item_changes WHERE generation <= ?", arguments: [generation])
+            try db.execute(sql: "DELETE FROM generations WHERE generation < ?", arguments: [generation])
         }
+        let added = try Int.fetchOne(db, sql: "SELECT count(*) FROM items")! - before
+        try OrderData.refresh(db, force: true)
+        _ = try pruneStaleLayouts(db) // in the same transaction: no stale layout outlives the change
+        return ImportSummary(added: added, updated: count - added, generation: generation)
+    }
+}
+
+/// The origins (`scheme://host[:port]`, lowercased) of imported web addresses, written to
+/// `web_origins` the first time an import meets each (Migrations/0011_web_origins_by_import.sql).
+struct WebOrigins {
+    private let insert: BulkStatement
+    /// Origins written by this import; forgotten past a bound (writing one again is harmless).
+    private var written = Set<[UInt8]>()
+
+    init(_ insert: BulkStatement) {
+        self.insert = insert
+    }
+
+    mutating func note(_ url: String, _ db: Database) throws {
+        guard let origin = Self.origin(of: url), !written.contains(origin) else { return }
+        if written.count >= 10_000 { written.removeAll() }
+        written.insert(origin)
+        insert.bind(1, String(decoding: origin, as: UTF8.self))
+        try insert.run(db)
+    }
+
+    /// `http://` or `https://` (in any case) and what follows up to the first `/`, `?` or `#`,
+    /// lowercased (ASCII letters only, as SQLite's lower() did); nil for any other address.
+    static func origin(of url: String) -> [UInt8]? {
+        var utf8 = Array(url.utf8)
+        func hasPrefix(_ scheme: StaticString) -> Bool {
+            let count = scheme.utf8CodeUnitCount
+            guard utf8.count >= count else { return false }
+            return (0..<count).allSatisfy { index in
+                let byte = utf8[index]
+                return (byte >= 65 && byte <= 90 ? byte + 32 : byte) == scheme.utf8Start[index]
+            }
+        }
+        let start = hasPrefix("https://") ? 8 : hasPrefix("http://") ? 7 : nil
+        guard let start else { return nil }
+        let end = utf8[start...].firstIndex { $0 == 47 || $0 == 63 || $0 == 35 } ?? utf8.count
+        utf8.removeSubrange(end...)
+        for index in utf8.indices where utf8[index] >= 65 && utf8[index] <= 90 { utf8[index] += 32 }
+        return utf8
     }
 }

@@ -16,6 +16,11 @@ package final class SQLiteStore: CatalogBackend {
     /// The id of the newest migration this build applies.
     package static var schemaVersion: String { CatalogMigrations.identifiers.last ?? "none" }
     package let pool: DatabasePool
+    /// Each connection's page cache, and the file size it maps into memory.
+    static let cacheKiB = 262_144
+    static let mmapBytes = 1 << 30
+    /// The page cache of an import's connection while it imports (SQLiteStore+Importing).
+    static let importCacheKiB = 131_072
 
     /// Opens (creating it and its folder if needed) the catalog at `path`.
     package static func open(at path: String) throws(StoreError) -> SQLiteStore {
@@ -38,8 +43,8 @@ package final class SQLiteStore: CatalogBackend {
                 // A scan batch or a million-line import touches pages all over the item and
                 // index B-trees: with SQLite's default 2 MB cache they spill to the WAL mid-
                 // transaction and are read back. The cache grows only as pages are used.
-                try db.execute(sql: "PRAGMA cache_size = -262144")
-                try db.execute(sql: "PRAGMA mmap_size = 1073741824")
+                try db.execute(sql: "PRAGMA cache_size = -\(cacheKiB)")
+                try db.execute(sql: "PRAGMA mmap_size = \(mmapBytes)")
                 // Each checkpoint syncs the WAL and the database file: a scan that writes 100 MB
                 // would otherwise sync every 4 MB.
                 try db.execute(sql: "PRAGMA wal_autocheckpoint = 16384")

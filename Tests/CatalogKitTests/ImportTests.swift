@@ -92,4 +92,78 @@ import Testing
         #expect(try store.items(order: .path).map { String(decoding: $0.key, as: UTF8.self) } == ["p1", "p2", "p3"])
         #expect(try store.generation() == generation)
     }
+
+    /// A CSV of several MiB, read in pieces cut where records end: quoted titles holding commas,
+    /// doubled quotes and line breaks land across the cuts.
+    static func longCSV(rows: Int, badRecord: Int? = nil, repeatKeyAt: Int? = nil) -> String {
+        var text = "key,width,height,orientation,date,url,title\n"
+        for index in 0..<rows {
+            let key = index == repeatKeyAt ? "pin-0" : "pin-\(index)"
+            let width = index == badRecord ? "wide" : "\(100 + index % 900)"
+            let title = switch index % 7 {
+            case 0: "\"Pin \(index), with a comma\""
+            case 3: "\"two\nlines, \"\"quoted\"\" \(index)\""
+            default: "plain title \(index) " + String(repeating: "x", count: index % 200)
+            }
+            text += "\(key),\(width),\(50 + index % 700),1,2024-01-\(String(format: "%02d", 1 + index % 28)),https://cdn\(index % 3).example/\(index),\(title)\n"
+        }
+        return text
+    }
+
+    @Test func aLongInputIsReadInPieces_withTheRowsOfAWholeRead() throws {
+        let text = Self.longCSV(rows: 40_000)
+        #expect(text.utf8.count > 3 << 20, "past a few of the reader's 1 MiB blocks")
+        let expected = try parse(text, .csv).get()
+        let library = try Library()
+        let file = try library.write("long.csv", Data(text.utf8))
+        let catalog = try library.catalog()
+        let summary = try catalog.importItems(from: file)
+        #expect((summary.added, summary.updated) == (40_000, 0))
+        let stored = Dictionary(uniqueKeysWithValues: try catalog.items(order: .path).map { (String(decoding: $0.key, as: UTF8.self), $0) })
+        #expect(stored.count == expected.count)
+        for row in expected {
+            let item = try #require(stored[row.key])
+            #expect((item.pixelWidth, item.pixelHeight, item.url, item.title) == (row.width, row.height, row.url, row.title))
+        }
+        #expect(stored["pin-3"]?.title == "two\nlines, \"quoted\" 3")
+        #expect(try catalog.webOrigins(limit: 10) == ["https://cdn0.example", "https://cdn1.example", "https://cdn2.example"])
+    }
+
+    @Test func aBadLineDeepInALongInput_leavesTheCatalogAsItWas_andIsNamed() throws {
+        let library = try Library()
+        let catalog = try library.catalog()
+        _ = try catalog.importItems(from: try library.write("first.csv", Data("key,width,height\nkept,1,2\n".utf8)))
+        let generation = try catalog.generation()
+        // Titles span lines, so a record's line is its first line in the file, as a whole read names it.
+        for (name, text) in [("bad.csv", Self.longCSV(rows: 30_000, badRecord: 29_000)), ("twice.csv", Self.longCSV(rows: 30_000, repeatKeyAt: 25_000))] {
+            guard case .failure(let expected) = parse(text, .csv), case .invalidInput(let line, _) = expected else {
+                Issue.record("a whole read of \(name) is refused too")
+                continue
+            }
+            #expect(line > 25_000, "deep in the file, past several batches of 4096 rows")
+            #expect(throws: expected) { try catalog.importItems(from: try library.write(name, Data(text.utf8))) }
+        }
+        #expect(try catalog.items(order: .path).map { String(decoding: $0.key, as: UTF8.self) } == ["kept"])
+        #expect(try catalog.generation() == generation)
+        #expect(try catalog.webOrigins(limit: 10) == [])
+    }
+
+    @Test func importedAddressesKeepTheirOrigins_asSchemeHostAndPort_lowercased() throws {
+        let library = try Library()
+        let catalog = try library.catalog()
+        let ndjson = [
+            #"{"key":"a","width":1,"height":1,"url":"HTTPS://I.Pinimg.COM/originals/a.jpg"}"#,
+            #"{"key":"b","width":1,"height":1,"url":"http://cdn.example:8080?size=large"}"#,
+            #"{"key":"c","width":1,"height":1,"url":"https://frag.example#top"}"#,
+            #"{"key":"d","width":1,"height":1,"url":"ftp://files.example/d.jpg"}"#,
+            #"{"key":"e","width":1,"height":1,"url":"https://i.pinimg.com/other.jpg"}"#,
+            #"{"key":"f","width":1,"height":1,"url":"/relative/f.jpg"}"#,
+        ].joined(separator: "\n")
+        _ = try catalog.importItems(from: try library.write("pins.ndjson", Data(ndjson.utf8)))
+        #expect(try catalog.webOrigins(limit: 10) == ["http://cdn.example:8080", "https://frag.example", "https://i.pinimg.com"])
+        // An update that moves an item to another host adds that host; the old one stays.
+        _ = try catalog.importItems(from: try library.write("moved.csv", Data("key,width,height,url\nd,1,1,https://new.example/d.jpg\n".utf8)))
+        #expect(try catalog.webOrigins(limit: 10).contains("https://new.example"))
+        #expect(try catalog.webOrigins(limit: 10).count == 4)
+    }
 }

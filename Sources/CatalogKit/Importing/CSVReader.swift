@@ -2,12 +2,67 @@ import CatalogModel
 
 /// RFC 4180 CSV: a header row names the columns; fields may be quoted ("" is a quote inside a
 /// quoted field, which may span lines). Blank lines are skipped. Bytes must be UTF-8.
-enum CSVReader {
+///
+/// Reads the input in pieces that each end where a record ends (`recordEnd(in:)` finds it),
+/// so an import of any length holds one piece at a time.
+struct CSVReader {
+    private var header: [String]? = nil
+    private var columnIndex: [String: Int] = [:]
+    /// The line the next record starts on.
+    private(set) var line = 1
+
+    /// Reads a whole input.
     static func read(_ bytes: [UInt8], handle: (Int, (String) -> String?) throws(StoreError) -> Void) throws(StoreError) {
-        var index = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
-        var line = 1
-        var header: [String]? = nil
-        var columnIndex: [String: Int] = [:]
+        var reader = CSVReader()
+        try reader.read(bytes, handle: handle)
+        try reader.finish()
+    }
+
+    /// Throws if the input had no header row.
+    func finish() throws(StoreError) {
+        if header == nil { throw .invalidInput(line: 1, reason: "the input is empty: a CSV import needs a header row") }
+    }
+
+    /// Where `bytes` (the start of the input not read yet) can be cut: just past the last line
+    /// end that is not inside a quoted field, or 0 if there is none.
+    static func recordEnd(in bytes: [UInt8]) -> Int {
+        var quoted = false
+        var atFieldStart = true
+        var end = 0
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            index += 1
+            if quoted {
+                if byte == 34 {
+                    if index < bytes.count, bytes[index] == 34 { index += 1 } else { quoted = false }
+                }
+                continue
+            }
+            switch byte {
+            case 34 where atFieldStart:
+                quoted = true
+                atFieldStart = false
+            case 44:
+                atFieldStart = true
+            case 10:
+                atFieldStart = true
+                end = index
+            case 13:
+                break
+            default:
+                atFieldStart = false
+            }
+        }
+        return end
+    }
+
+    /// Reads the records in `bytes`, the next piece of the input, which ends where a record
+    /// ends (or where the input does).
+    mutating func read(_ bytes: [UInt8], handle: (Int, (String) -> String?) throws(StoreError) -> Void) throws(StoreError) {
+        var index = line == 1 && bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        var line = self.line
+        defer { self.line = line }
         while index < bytes.count {
             let recordLine = line
             var fields: [String] = []
@@ -31,7 +86,7 @@ enum CSVReader {
                     quoted = true
                     atFieldStart = false
                 case 44:
-                    fields.append(try text(field, line: recordLine))
+                    fields.append(try Self.text(field, line: recordLine))
                     field.removeAll(keepingCapacity: true)
                     atFieldStart = true
                 case 10:
@@ -45,20 +100,21 @@ enum CSVReader {
                 }
             }
             if quoted { throw .invalidInput(line: recordLine, reason: "a quoted field is not closed") }
-            fields.append(try text(field, line: recordLine))
+            fields.append(try Self.text(field, line: recordLine))
             if fields.count == 1, fields[0].isEmpty { continue } // blank line
             guard let columns = header else {
-                header = fields.map { $0.trimmingSpaces().lowercased() }
-                guard header!.contains("key") else { throw .invalidInput(line: recordLine, reason: "the header row has no \"key\" column") }
-                for (index, name) in header!.enumerated() where columnIndex[name] == nil { columnIndex[name] = index }
+                let names = fields.map { $0.trimmingSpaces().lowercased() }
+                guard names.contains("key") else { throw .invalidInput(line: recordLine, reason: "the header row has no \"key\" column") }
+                header = names
+                for (index, name) in names.enumerated() where columnIndex[name] == nil { columnIndex[name] = index }
                 continue
             }
             guard fields.count == columns.count else {
                 throw .invalidInput(line: recordLine, reason: "expected \(columns.count) fields as in the header, found \(fields.count)")
             }
+            let columnIndex = self.columnIndex
             try handle(recordLine) { name in columnIndex[name].map { fields[$0] } }
         }
-        if header == nil { throw .invalidInput(line: 1, reason: "the input is empty: a CSV import needs a header row") }
     }
 
     private static func text(_ bytes: [UInt8], line: Int) throws(StoreError) -> String {

@@ -2,23 +2,110 @@ import CatalogModel
 import Foundation
 
 /// `catalog import`: items whose images are not local files, upserted by key in one
-/// transaction.
+/// transaction. The input is parsed on a thread of its own while SQLite writes the rows parsed
+/// before them, a bounded number of batches ahead: memory holds a few batches, whatever the
+/// input's length.
 enum Importer {
+    static let batchSize = 4096
+
     /// Reads `source` (a path, or "-" for standard input), parses it and imports it.
     static func run(source: String, format: ImportParser.Format?, store: any CatalogBackend) throws(StoreError) -> ImportSummary {
-        let bytes: [UInt8]
-        if source == "-" {
-            bytes = [UInt8](FileHandle.standardInput.readDataToEndOfFile())
-        } else {
-            guard let data = FileManager.default.contents(atPath: source) else {
-                throw .cannotOpen(path: source, reason: "cannot read the import file")
-            }
-            bytes = [UInt8](data)
-        }
-        let chosen = format ?? (source.hasSuffix(".csv") ? .csv : source.hasSuffix(".ndjson") || source.hasSuffix(".jsonl") ? .ndjson : ImportParser.sniff(bytes))
-        let rows = try ImportParser.parse(bytes, format: chosen)
+        let input = try ImportInput(source: source)
+        var named = format ?? (source.hasSuffix(".csv") ? .csv : source.hasSuffix(".ndjson") || source.hasSuffix(".jsonl") ? .ndjson : nil)
+        if named == nil { named = ImportParser.sniff(try input.peek()) }
+        let chosen = named!
         let lock = try store.lockForWriting()
         defer { withExtendedLifetime(lock) {} }
-        return try store.importItems(rows, importedAt: Timestamps.now())
+        let handoff = RowHandoff(capacity: 4)
+        let parsed = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) let unsafeInput = input
+        Thread.detachNewThread {
+            defer { parsed.signal() }
+            do throws(StoreError) {
+                try parse(unsafeInput, format: chosen, into: handoff)
+                handoff.put(.success(nil))
+            } catch {
+                handoff.put(.failure(error))
+            }
+        }
+        defer {
+            handoff.cancel() // a refused row stops the parser at its next batch
+            parsed.wait()
+        }
+        return try store.importItems(from: handoff.take, importedAt: Timestamps.now())
+    }
+
+    /// Parses the whole input into batches of rows; returns early when the import stopped.
+    private static func parse(_ input: ImportInput, format: ImportParser.Format, into handoff: RowHandoff) throws(StoreError) {
+        var rows: [ImportRow] = []
+        rows.reserveCapacity(batchSize)
+        func emit(_ row: ImportRow) throws(StoreError) {
+            rows.append(row)
+            if rows.count == batchSize {
+                guard handoff.put(.success(rows)) else { throw .database("import stopped") }
+                rows.removeAll(keepingCapacity: true)
+            }
+        }
+        switch format {
+        case .csv:
+            var reader = CSVReader()
+            while let piece = try input.next(line: reader.line, recordEnd: CSVReader.recordEnd) {
+                try reader.read(piece) { line, fields throws(StoreError) in try emit(try ImportParser.row(line: line, fields)) }
+            }
+            try reader.finish()
+        case .ndjson:
+            var line = 1
+            while let piece = try input.next(line: line, recordEnd: NDJSONReader.recordEnd) {
+                line = try NDJSONReader.read(piece, firstLine: line) { line, fields throws(StoreError) in
+                    try emit(try ImportParser.row(line: line, fields))
+                }
+            }
+        }
+        if !rows.isEmpty { _ = handoff.put(.success(rows)) }
+    }
+}
+
+/// Batches of rows from the parser's thread to the writer's, at most `capacity` waiting.
+final class RowHandoff: @unchecked Sendable {
+    /// A batch; nil: the input ended; an error: the input is refused at that line.
+    typealias Item = Result<[ImportRow]?, StoreError>
+
+    private let condition = NSCondition()
+    private var items: [Item] = []
+    private var cancelled = false
+    private let capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = capacity
+    }
+
+    /// Waits for room; false if the import stopped (nothing more is taken).
+    @discardableResult
+    func put(_ item: Item) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while items.count >= capacity && !cancelled { condition.wait() }
+        guard !cancelled else { return false }
+        items.append(item)
+        condition.broadcast()
+        return true
+    }
+
+    /// The next batch, nil at the input's end; throws the parser's error.
+    func take() throws(StoreError) -> [ImportRow]? {
+        condition.lock()
+        while items.isEmpty { condition.wait() }
+        let item = items.removeFirst()
+        condition.broadcast()
+        condition.unlock()
+        return try item.get()
+    }
+
+    /// Stops the parser at its next batch.
+    func cancel() {
+        condition.lock()
+        cancelled = true
+        condition.broadcast()
+        condition.unlock()
     }
 }

@@ -3,9 +3,13 @@ import CatalogModel
 /// NDJSON: one JSON object per line. Values become text (numbers as written, booleans as
 /// true/false, null as absent); nested objects and arrays are skipped. Blank lines are skipped.
 enum NDJSONReader {
-    static func read(_ bytes: [UInt8], handle: (Int, (String) -> String?) throws(StoreError) -> Void) throws(StoreError) {
-        var start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
-        var line = 1
+    /// Reads the lines in `bytes`, numbered from `firstLine` (a piece of the input that ends
+    /// where a line does, or where the input does); returns the number of the line after them.
+    @discardableResult
+    static func read(_ bytes: [UInt8], firstLine: Int = 1,
+                     handle: (Int, (String) -> String?) throws(StoreError) -> Void) throws(StoreError) -> Int {
+        var start = firstLine == 1 && bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        var line = firstLine
         while start < bytes.count {
             var end = start
             while end < bytes.count, bytes[end] != 10 { end += 1 }
@@ -20,6 +24,12 @@ enum NDJSONReader {
             start = end + 1
             line += 1
         }
+        return line
+    }
+
+    /// Where `bytes` can be cut: just past its last line end, or 0 if there is none.
+    static func recordEnd(in bytes: [UInt8]) -> Int {
+        (bytes.lastIndex(of: 10)).map { $0 + 1 } ?? 0
     }
 
     struct Parser {
