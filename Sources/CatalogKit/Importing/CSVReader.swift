@@ -3,8 +3,8 @@ import CatalogModel
 /// RFC 4180 CSV: a header row names the columns; fields may be quoted ("" is a quote inside a
 /// quoted field, which may span lines). Blank lines are skipped. Bytes must be UTF-8.
 ///
-/// Reads the input in pieces that each end where a record ends (`recordEnd(in:)` finds it),
-/// so an import of any length holds one piece at a time.
+/// Reads the input a piece at a time, leaving a record cut by a piece's end for the next
+/// piece, so an import of any length holds one piece at a time.
 struct CSVReader {
     private var header: [String]? = nil
     private var columnIndex: [String: Int] = [:]
@@ -23,48 +23,19 @@ struct CSVReader {
         if header == nil { throw .invalidInput(line: 1, reason: "the input is empty: a CSV import needs a header row") }
     }
 
-    /// Where `bytes` (the start of the input not read yet) can be cut: just past the last line
-    /// end that is not inside a quoted field, or 0 if there is none.
-    static func recordEnd(in bytes: [UInt8]) -> Int {
-        var quoted = false
-        var atFieldStart = true
-        var end = 0
-        var index = 0
-        while index < bytes.count {
-            let byte = bytes[index]
-            index += 1
-            if quoted {
-                if byte == 34 {
-                    if index < bytes.count, bytes[index] == 34 { index += 1 } else { quoted = false }
-                }
-                continue
-            }
-            switch byte {
-            case 34 where atFieldStart:
-                quoted = true
-                atFieldStart = false
-            case 44:
-                atFieldStart = true
-            case 10:
-                atFieldStart = true
-                end = index
-            case 13:
-                break
-            default:
-                atFieldStart = false
-            }
-        }
-        return end
-    }
-
-    /// Reads the records in `bytes`, the next piece of the input, which ends where a record
-    /// ends (or where the input does).
-    mutating func read(_ bytes: [UInt8], handle: (Int, (String) -> String?) throws(StoreError) -> Void) throws(StoreError) {
+    /// Reads the records in `bytes`, the input not read yet; returns how many bytes they took.
+    /// A record that `bytes` ends before its line end is left for the next call, which starts
+    /// with it, unless `atEnd` says the input ends there too.
+    @discardableResult
+    mutating func read(_ bytes: [UInt8], atEnd: Bool = true,
+                       handle: (Int, (String) -> String?) throws(StoreError) -> Void) throws(StoreError) -> Int {
         var index = line == 1 && bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         var line = self.line
         defer { self.line = line }
         while index < bytes.count {
+            let recordStart = index
             let recordLine = line
+            var ended = false
             var fields: [String] = []
             var field: [UInt8] = []
             var quoted = false
@@ -91,6 +62,7 @@ struct CSVReader {
                     atFieldStart = true
                 case 10:
                     line += 1
+                    ended = true
                     break recordLoop
                 case 13 where index < bytes.count && bytes[index] == 10:
                     continue
@@ -98,6 +70,10 @@ struct CSVReader {
                     field.append(byte)
                     atFieldStart = false
                 }
+            }
+            if !ended && !atEnd {
+                line = recordLine
+                return recordStart
             }
             if quoted { throw .invalidInput(line: recordLine, reason: "a quoted field is not closed") }
             fields.append(try Self.text(field, line: recordLine))
@@ -115,6 +91,7 @@ struct CSVReader {
             let columnIndex = self.columnIndex
             try handle(recordLine) { name in columnIndex[name].map { fields[$0] } }
         }
+        return bytes.count
     }
 
     private static func text(_ bytes: [UInt8], line: Int) throws(StoreError) -> String {

@@ -5,8 +5,8 @@ import Glibc
 import Darwin
 #endif
 
-/// An import's input (a file, or standard input), read in blocks and handed out in pieces that
-/// each end where a record does: memory holds a block or two, whatever the input's length.
+/// An import's input (a file, or standard input), read in blocks and handed to a reader that
+/// takes the whole records in them: memory holds a block or two, whatever the input's length.
 final class ImportInput {
     static let blockSize = 1 << 20
     /// Past this without a record's end (an unclosed quote, a file that is not line-based), the
@@ -39,28 +39,19 @@ final class ImportInput {
         return buffer
     }
 
-    /// The next piece: the input up to just past the last record end that `recordEnd` finds in
-    /// what has been read (the rest, at the input's end); nil when everything has been handed out.
-    /// `line` is the line the piece starts on, for the message when a record is too long.
-    func next(line: Int, recordEnd: ([UInt8]) -> Int) throws(StoreError) -> [UInt8]? {
+    /// Hands `read` the input not read yet, a block more each time, and whether that is all of
+    /// it; `read` returns how many bytes it read (whole records), which are dropped. Past
+    /// `longestRecord` bytes with no record read, throws, naming the line `line` gives.
+    func readRecords(line: () -> Int, _ read: ([UInt8], _ atEnd: Bool) throws(StoreError) -> Int) throws(StoreError) {
         while true {
-            if atEnd {
-                guard !buffer.isEmpty else { return nil }
-                defer { buffer = [] }
-                return buffer
-            }
             let before = buffer.count
             while !atEnd && buffer.count < before + Self.blockSize { try fill() }
-            if atEnd { continue }
-            let end = recordEnd(buffer)
-            if end > 0 {
-                let piece = Array(buffer[..<end])
-                buffer.removeFirst(end)
-                return piece
+            let used = try read(buffer, atEnd)
+            if atEnd { return }
+            if used == 0 && buffer.count > Self.longestRecord {
+                throw .invalidInput(line: line(), reason: "no record ends within \(Self.longestRecord >> 20) MiB (a quote that is never closed?)")
             }
-            guard buffer.count <= Self.longestRecord else {
-                throw .invalidInput(line: line, reason: "no record ends within \(Self.longestRecord >> 20) MiB (a quote that is never closed?)")
-            }
+            buffer.removeFirst(used)
         }
     }
 

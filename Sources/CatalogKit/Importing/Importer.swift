@@ -49,14 +49,14 @@ enum Importer {
         switch format {
         case .csv:
             var reader = CSVReader()
-            while let piece = try input.next(line: reader.line, recordEnd: CSVReader.recordEnd) {
-                try reader.read(piece) { line, fields throws(StoreError) in try emit(try ImportParser.row(line: line, fields)) }
+            try input.readRecords(line: { reader.line }) { bytes, atEnd throws(StoreError) in
+                try reader.read(bytes, atEnd: atEnd) { line, fields throws(StoreError) in try emit(try ImportParser.row(line: line, fields)) }
             }
             try reader.finish()
         case .ndjson:
             var line = 1
-            while let piece = try input.next(line: line, recordEnd: NDJSONReader.recordEnd) {
-                line = try NDJSONReader.read(piece, firstLine: line) { line, fields throws(StoreError) in
+            try input.readRecords(line: { line }) { bytes, atEnd throws(StoreError) in
+                try NDJSONReader.read(bytes, line: &line, atEnd: atEnd) { line, fields throws(StoreError) in
                     try emit(try ImportParser.row(line: line, fields))
                 }
             }

@@ -3,16 +3,23 @@ import CatalogModel
 /// NDJSON: one JSON object per line. Values become text (numbers as written, booleans as
 /// true/false, null as absent); nested objects and arrays are skipped. Blank lines are skipped.
 enum NDJSONReader {
-    /// Reads the lines in `bytes`, numbered from `firstLine` (a piece of the input that ends
-    /// where a line does, or where the input does); returns the number of the line after them.
+    /// Reads a whole input.
+    static func read(_ bytes: [UInt8], handle: (Int, (String) -> String?) throws(StoreError) -> Void) throws(StoreError) {
+        var line = 1
+        try read(bytes, line: &line, handle: handle)
+    }
+
+    /// Reads the lines in `bytes`, the input not read yet, numbered from `line` (left at the
+    /// next line's number); returns how many bytes they took. A line that `bytes` ends before
+    /// its line end is left for the next call, unless `atEnd` says the input ends there too.
     @discardableResult
-    static func read(_ bytes: [UInt8], firstLine: Int = 1,
+    static func read(_ bytes: [UInt8], line: inout Int, atEnd: Bool = true,
                      handle: (Int, (String) -> String?) throws(StoreError) -> Void) throws(StoreError) -> Int {
-        var start = firstLine == 1 && bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
-        var line = firstLine
+        var start = line == 1 && bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         while start < bytes.count {
             var end = start
             while end < bytes.count, bytes[end] != 10 { end += 1 }
+            if end == bytes.count && !atEnd { return start }
             var parser = Parser(bytes: bytes, index: start, end: end, line: line)
             parser.skipSpace()
             if parser.index < end {
@@ -24,12 +31,7 @@ enum NDJSONReader {
             start = end + 1
             line += 1
         }
-        return line
-    }
-
-    /// Where `bytes` can be cut: just past its last line end, or 0 if there is none.
-    static func recordEnd(in bytes: [UInt8]) -> Int {
-        (bytes.lastIndex(of: 10)).map { $0 + 1 } ?? 0
+        return bytes.count
     }
 
     struct Parser {
