@@ -24,13 +24,7 @@ for build in before after; do
     "${!build}" layout --db "$db" --width 375 --cols 2 > /dev/null
     declare "db_$build=$db"
 done
-height=$("$after" page --db "$db_after" --width 375 --cols 2 --json | python3 -c "import json,sys; print(int(json.load(sys.stdin)['contentHeight']))")
-cat > "$work/pages.lua" <<LUA
-math.randomseed(7)
-request = function()
-  return wrk.format("GET", "/api/page?width=375&cols=2&offset=" .. math.random(0, $height))
-end
-LUA
+random_pages "$after" "$db_after"
 tokens="$work/access.tokens"
 rm -f "$tokens"
 token=$("$after" token new --token-file "$tokens" 2> /dev/null)

@@ -15,14 +15,8 @@ for size in "${@:-1000000 10000000}"; do
     db=$(imported_catalog "$catalog" "$size" page)
     echo "## $size imported items"
     "$catalog" layout --db "$db" --width 375 --cols 2 > /dev/null # the stored layout the pages read
-    height=$("$catalog" page --db "$db" --width 375 --cols 2 --json | python3 -c "import json,sys; print(int(json.load(sys.stdin)['contentHeight']))")
+    random_pages "$catalog" "$db"
     start_server "$catalog" --quiet --db "$db"
-    cat > "$work/pages.lua" <<LUA
-math.randomseed(7)
-request = function()
-  return wrk.format("GET", "/api/page?width=375&cols=2&offset=" .. math.random(0, $height))
-end
-LUA
     echo "health:"
     wrk -t2 -c64 -d20s --latency "${url}api/health" | grep -E "Requests/sec|99%|50%"
     echo "pages at random offsets (stored layout):"
