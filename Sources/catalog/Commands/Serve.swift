@@ -102,14 +102,14 @@ struct Serve: AsyncParsableCommand {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535, got \(port)") }
         if noAuth, tokenFile != nil { throw ValidationError("--no-auth and --token-file contradict each other: choose one") }
         guard sessionDays >= 1 else { throw ValidationError("--session-days must be at least 1, got \(sessionDays)") }
+        guard sessionDays <= 3650 else { throw ValidationError("--session-days must be at most 3650, got \(sessionDays)") }
         guard failuresPerMinute >= 1 else { throw ValidationError("--failures-per-minute must be at least 1, got \(failuresPerMinute)") }
         guard maxConnections >= 1 else { throw ValidationError("--max-connections must be at least 1, got \(maxConnections)") }
         guard maxHeaderBytes >= 1024 else { throw ValidationError("--max-header-bytes must be at least 1024, got \(maxHeaderBytes)") }
+        guard maxHeaderBytes <= 80 * 1024 else { throw ValidationError("--max-header-bytes must be at most 81920, got \(maxHeaderBytes)") }
         for (name, value) in [("--request-timeout", requestTimeout), ("--idle-timeout", idleTimeout), ("--write-timeout", writeTimeout)] {
             guard (1...86_400).contains(value) else { throw ValidationError("\(name) must be 1 to 86400 seconds, got \(value)") }
         }
-        guard sessionDays <= 3650 else { throw ValidationError("--session-days must be at most 3650, got \(sessionDays)") }
-        guard maxHeaderBytes <= 80 * 1024 else { throw ValidationError("--max-header-bytes must be at most 81920, got \(maxHeaderBytes)") }
         if let publicURL, ServeAccess.origin(of: publicURL) == nil {
             throw ValidationError("--public-url must be an http(s) address such as https://photos.example.com/, got \"\(publicURL)\"")
         }
