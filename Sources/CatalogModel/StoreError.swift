@@ -6,6 +6,8 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case newerVersion(path: String, unknownMigrations: [String])
     /// The catalog (or its folder) could not be created or opened.
     case cannotOpen(path: String, reason: String)
+    /// An import's input could not be opened or read; nothing was imported.
+    case cannotRead(path: String, reason: String)
     /// Another process is scanning or importing into this catalog.
     case busy(path: String)
     /// An input row was refused; nothing was written.
@@ -21,6 +23,8 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
             "\(path) was written by a newer version of catalog (migrations \(unknown.joined(separator: ", ")) are unknown here); it was not modified. Upgrade catalog."
         case .cannotOpen(let path, let reason):
             "cannot open the catalog at \(path): \(reason)"
+        case .cannotRead(let path, let reason):
+            "cannot read \(path): \(reason); nothing was imported"
         case .busy(let path):
             "another scan or import is writing to \(path); try again when it finishes"
         case .invalidInput(let line, let reason):

@@ -166,4 +166,16 @@ import Testing
         #expect(try catalog.webOrigins(limit: 10).contains("https://new.example"))
         #expect(try catalog.webOrigins(limit: 10).count == 4)
     }
+
+    @Test func anInputThatCannotBeReadIsNamed_notTakenForTheCatalog() throws {
+        let library = try Library()
+        let catalog = try library.catalog()
+        let missing = library.root.appendingPathComponent("missing.csv").path
+        #expect(throws: StoreError.cannotRead(path: missing, reason: "No such file or directory")) { try catalog.importItems(from: missing) }
+        let folder = library.root.path
+        #expect(throws: StoreError.cannotRead(path: folder, reason: "Is a directory")) { try catalog.importItems(from: folder, format: .csv) }
+        #expect(StoreError.cannotRead(path: missing, reason: "No such file or directory").description
+                == "cannot read \(missing): No such file or directory; nothing was imported")
+        #expect(try catalog.generation() == 0)
+    }
 }

@@ -25,7 +25,7 @@ final class ImportInput {
             fd = STDIN_FILENO
         } else {
             fd = open(source, O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else { throw .cannotOpen(path: source, reason: "cannot read the import file: \(SystemError.text())") }
+            guard fd >= 0 else { throw .cannotRead(path: source, reason: SystemError.text()) }
         }
     }
 
@@ -66,7 +66,7 @@ final class ImportInput {
         guard count >= 0 else {
             let reason = SystemError.text()
             buffer.removeSubrange(start...)
-            throw .cannotOpen(path: source, reason: "cannot read the import file: \(reason)")
+            throw .cannotRead(path: source, reason: reason)
         }
         buffer.removeSubrange((start + count)...)
         if count == 0 { atEnd = true }
