@@ -16,7 +16,8 @@ enum Importer {
         let chosen = named!
         let lock = try store.lockForWriting()
         defer { withExtendedLifetime(lock) {} }
-        let handoff = RowHandoff(capacity: 4)
+        // A batch; nil: the input ended; an error: the input is refused at that line.
+        let handoff = Handoff<Result<[ImportRow]?, StoreError>>(capacity: 4)
         let parsed = DispatchSemaphore(value: 0)
         nonisolated(unsafe) let unsafeInput = input
         Thread.detachNewThread {
@@ -32,11 +33,11 @@ enum Importer {
             handoff.cancel() // a refused row stops the parser at its next batch
             parsed.wait()
         }
-        return try store.importItems(from: handoff.take, importedAt: Timestamps.now())
+        return try store.importItems(from: { () throws(StoreError) in try handoff.take().get() }, importedAt: Timestamps.now())
     }
 
     /// Parses the whole input into batches of rows; returns early when the import stopped.
-    private static func parse(_ input: ImportInput, format: ImportParser.Format, into handoff: RowHandoff) throws(StoreError) {
+    private static func parse(_ input: ImportInput, format: ImportParser.Format, into handoff: Handoff<Result<[ImportRow]?, StoreError>>) throws(StoreError) {
         var rows: [ImportRow] = []
         rows.reserveCapacity(batchSize)
         func emit(_ row: ImportRow) throws(StoreError) {
@@ -62,50 +63,5 @@ enum Importer {
             }
         }
         if !rows.isEmpty { _ = handoff.put(.success(rows)) }
-    }
-}
-
-/// Batches of rows from the parser's thread to the writer's, at most `capacity` waiting.
-final class RowHandoff: @unchecked Sendable {
-    /// A batch; nil: the input ended; an error: the input is refused at that line.
-    typealias Item = Result<[ImportRow]?, StoreError>
-
-    private let condition = NSCondition()
-    private var items: [Item] = []
-    private var cancelled = false
-    private let capacity: Int
-
-    init(capacity: Int) {
-        self.capacity = capacity
-    }
-
-    /// Waits for room; false if the import stopped (nothing more is taken).
-    @discardableResult
-    func put(_ item: Item) -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        while items.count >= capacity && !cancelled { condition.wait() }
-        guard !cancelled else { return false }
-        items.append(item)
-        condition.broadcast()
-        return true
-    }
-
-    /// The next batch, nil at the input's end; throws the parser's error.
-    func take() throws(StoreError) -> [ImportRow]? {
-        condition.lock()
-        while items.isEmpty { condition.wait() }
-        let item = items.removeFirst()
-        condition.broadcast()
-        condition.unlock()
-        return try item.get()
-    }
-
-    /// Stops the parser at its next batch.
-    func cancel() {
-        condition.lock()
-        cancelled = true
-        condition.broadcast()
-        condition.unlock()
     }
 }
