@@ -16,8 +16,7 @@ extension SQLiteStore {
         var upper = prefix
         upper[upper.count - 1] += 1 // "/" + 1: the first key past the folder
         return try read { db in
-            var files: [KnownFile] = []
-            files.reserveCapacity(try Int.fetchOne(db, sql: "SELECT count(*) FROM files WHERE path >= ? AND path < ?", arguments: [prefix, upper]) ?? 0)
+            var files: [KnownFile] = [] // not counted first: a count reads every row's page too
             let statement = try BulkStatement(db, sql: """
                 SELECT path, device, inode, size, mtime_ns, fingerprint, status, item_id
                 FROM files WHERE path >= ?1 AND path < ?2

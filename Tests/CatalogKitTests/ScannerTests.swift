@@ -201,4 +201,34 @@ import Testing
         let byPath = try library.catalog().items(order: .path, limit: 2, offset: 1).map { PathText.display($0.key).split(separator: "/").last! }
         #expect(byPath == ["b-same.png", "exif.jpg"])
     }
+
+    /// The folders under `root` that this process holds open (the scan's walk runs on a thread
+    /// of its own, and a folder stays open while its files wait to be handled).
+    func openFolders(under root: URL) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").compactMap { fd in
+            let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(fd)")
+            return target.flatMap { $0.hasPrefix(root.path) ? $0 : nil }
+        }
+    }
+
+    @Test func aTreeOfMoreFoldersThanTheWalkRunsAhead_isScannedWhole_andLeavesNoFolderOpen() throws {
+        let library = try Library()
+        let png = try Library.fixture("rgb.png")
+        // 600 folders: more batches than the walk may hand over before the scanner takes them,
+        // so the walk waits for the scanner, and the scanner for the known files, both ways.
+        for folder in 0..<600 { try library.write(String(format: "f%03d/%03d.png", folder, folder), png) }
+        try library.write("f000/notes.txt", Data("not an image".utf8))
+        let first = try library.scan()
+        #expect((first.files, first.added, first.unsupported) == (601, 600, 1))
+        #expect(try openFolders(under: library.root).isEmpty)
+        let again = try library.scan()
+        #expect((again.files, again.unchanged, again.added, again.removed) == (601, 601, 0, 0))
+        #expect(try openFolders(under: library.root).isEmpty)
+        // A folder gone, and a file of the same bytes new elsewhere: a move, found after the walk.
+        try FileManager.default.removeItem(atPath: library.path("f599"))
+        try library.write("f000/moved.png", png)
+        let changed = try library.scan()
+        #expect((changed.moved, changed.added, changed.removed, changed.unchanged) == (1, 0, 0, 600))
+        #expect(try library.items().count == 600)
+    }
 }

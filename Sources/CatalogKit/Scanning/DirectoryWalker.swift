@@ -13,29 +13,46 @@ import Darwin
 /// not followed unless asked for, and then every directory is entered once (by device and
 /// inode), which breaks loops. Folders that cannot be read are reported and skipped.
 struct DirectoryWalker {
+    /// A folder's handle, kept open while any of its files is: a batch of files can be handled
+    /// after the walk has moved on (on another thread), and each file still opened relative to
+    /// its folder.
+    final class Folder: @unchecked Sendable {
+        /// -1 if no handle was left (the process is out of them): files are then opened by path.
+        let fd: Int32
+
+        init(copying fd: Int32) {
+            self.fd = fcntl(fd, F_DUPFD_CLOEXEC, 0)
+        }
+
+        deinit {
+            if fd >= 0 { close(fd) }
+        }
+    }
+
     struct File {
-        /// The open directory holding the file; valid until the folder's batch is handled.
-        let directory: Int32
+        /// The folder holding the file.
+        let folder: Folder
         /// The full path; the file's name is its last `nameLength` bytes.
         let path: Data
         let nameLength: Int
         let stat: stat
 
-        /// Calls `body` with the file's name as a C string (for `openat`).
-        func withName<T>(_ body: (UnsafePointer<CChar>) -> T) -> T {
-            path.withUnsafeBytes { raw in
-                withUnsafeTemporaryAllocation(of: CChar.self, capacity: nameLength + 1) { name in
-                    for index in 0..<nameLength { name[index] = CChar(bitPattern: raw[raw.count - nameLength + index]) }
-                    name[nameLength] = 0
-                    return body(name.baseAddress!)
+        /// Calls `body` with a handle and a name to open the file by (`openat`): its folder's and
+        /// its name, or the working directory's and its full path if the folder has no handle.
+        func withName<T>(_ body: (Int32, UnsafePointer<CChar>) -> T) -> T {
+            let length = folder.fd >= 0 ? nameLength : path.count
+            return path.withUnsafeBytes { raw in
+                withUnsafeTemporaryAllocation(of: CChar.self, capacity: length + 1) { name in
+                    for index in 0..<length { name[index] = CChar(bitPattern: raw[raw.count - length + index]) }
+                    name[length] = 0
+                    return body(folder.fd >= 0 ? folder.fd : AT_FDCWD, name.baseAddress!)
                 }
             }
         }
     }
 
     enum Event {
-        /// A batch of regular files from one folder; its directory handle is open until the
-        /// handler returns.
+        /// A batch of regular files from one folder.
         case files([File])
         /// A folder that could not be opened or read.
         case unreadable(path: [UInt8], reason: String)
@@ -80,6 +97,7 @@ struct DirectoryWalker {
         if prefix.last != 47 { prefix.append(47) } // "/"
         var files: [File] = []
         var folders: [[CChar]] = []
+        var folder: Folder? // made at the folder's first file
         while true {
             // readdir returns NULL both at the end and on error; only errno tells them apart, and
             // anything called in this loop (probing, SQLite) may leave errno set: reset it here.
@@ -104,7 +122,8 @@ struct DirectoryWalker {
                 var filePath = Data(capacity: prefix.count + length)
                 filePath.append(prefix)
                 filePath.append(UnsafeRawPointer(name).assumingMemoryBound(to: UInt8.self), count: length)
-                files.append(File(directory: dfd, path: filePath, nameLength: length, stat: info))
+                if folder == nil { folder = Folder(copying: dfd) }
+                files.append(File(folder: folder!, path: filePath, nameLength: length, stat: info))
                 if files.count >= batchSize {
                     try handle(.files(files))
                     files.removeAll(keepingCapacity: true)

@@ -18,7 +18,7 @@ extension Scanner {
             nonisolated(unsafe) let output = buffer.baseAddress!
             DispatchQueue.concurrentPerform(iterations: files.count) { index in
                 let file = files[index]
-                let fd = file.withName { openat(file.directory, $0, flags) }
+                let fd = file.withName { openat($0, $1, flags) }
                 let probed: Probed
                 if fd < 0 {
                     probed = Probed(outcome: .failed("cannot open: \(SystemError.text())"), fingerprint: nil)

@@ -18,7 +18,9 @@ final class Scanner {
     private var knownFiles: [KnownFile] = []
     private var knownIndex: [PathKey: Int] = [:]
     private var seen: [Bool] = []
-    private var knownByInode: [FileIdentity: Int] = [:]
+    /// Known files by device and inode, made when the walk first meets a path it does not know
+    /// (never, in an unchanged rescan).
+    private var knownByInodeIndex: [FileIdentity: Int]?
     /// New paths whose inode belongs to a known file (by its index in `knownFiles`): moves,
     /// unless the old path is still there.
     private var inodeMoves: [(path: Data, from: Int, change: FileChange?)] = []
@@ -124,6 +126,11 @@ final class Scanner {
         }
         let rootPath = Array(absolute.utf8)
         rootID = try store.rootID(for: Data(rootPath))
+        // The walk runs on a thread of its own, a bounded number of batches ahead, while this one
+        // reads the known files and then handles the batches: an unchanged rescan costs about the
+        // longer of the walk and the reading, not their sum.
+        let steps = walk(walks)
+        defer { steps.stop() }
         knownFiles = []
         for (folder, recursive) in folders ?? [(absolute, true)] {
             var prefix = Data(folder.utf8)
@@ -133,45 +140,86 @@ final class Scanner {
             knownFiles += recursive ? known : known.filter { !$0.path.dropFirst(prefix.count).contains(47) }
         }
         knownIndex = Dictionary(minimumCapacity: knownFiles.count)
-        knownByInode = Dictionary(minimumCapacity: knownFiles.count)
-        for (index, file) in knownFiles.enumerated() {
-            knownIndex[PathKey(file.path)] = index
-            let identity = FileIdentity(device: file.stat.device, inode: file.stat.inode)
-            if knownByInode[identity] == nil { knownByInode[identity] = index }
-        }
+        for (index, file) in knownFiles.enumerated() { knownIndex[PathKey(file.path)] = index }
+        knownByInodeIndex = nil
         seen = Array(repeating: false, count: knownFiles.count)
         inodeMoves = []
         addedByContent = [:]
         incompletePrefixes = unreadable
-        var walker = DirectoryWalker(includeHidden: options.includeHidden, followSymlinks: options.followSymlinks)
         var lastReport = ContinuousClock.now
-        do {
-            for (fd, path, recursive) in walks {
-                try walker.walk(fd: fd, path: path, recursive: recursive) { event throws(StoreError) in
-                    switch event {
-                    case .files(let files):
-                        try handle(files)
-                    case .unreadable(let path, let reason):
-                        incompletePrefixes.append(Data(path + [47]))
-                        summary.problems.append("\(PathText.display(path)): \(reason); skipped, nothing under it removed")
-                    case .folder(let path):
-                        folder = path
-                        if ContinuousClock.now - lastReport > .milliseconds(100) {
-                            lastReport = ContinuousClock.now
-                            report()
-                        }
-                    }
+        while let event = steps.handoff.take() {
+            switch event {
+            case .files(let files):
+                try handle(files)
+            case .unreadable(let path, let reason):
+                incompletePrefixes.append(Data(path + [47]))
+                summary.problems.append("\(PathText.display(path)): \(reason); skipped, nothing under it removed")
+            case .folder(let path):
+                folder = path
+                if ContinuousClock.now - lastReport > .milliseconds(100) {
+                    lastReport = ContinuousClock.now
+                    report()
                 }
             }
-        } catch let error as StoreError {
-            throw error
-        } catch {
-            throw .database("\(error)")
         }
         try flush(wait: true)
         try resolveMoves()
         try removeVanished()
         if folders == nil { try store.finishScan(rootID: rootID, complete: incompletePrefixes.isEmpty) }
+    }
+
+    /// Batches of the walk that may wait for the scanner: each holds its folder's handle open.
+    private static let walkAhead = 256
+
+    /// A walk on its own thread, and how to stop it.
+    private struct Walk {
+        /// The walk's events in order; nil when it is done.
+        let handoff: Handoff<DirectoryWalker.Event?>
+        let done: DispatchSemaphore
+
+        /// Stops the walk if it is still going, and waits until its thread has closed every
+        /// folder it opened.
+        func stop() {
+            handoff.cancel()
+            done.wait()
+        }
+    }
+
+    /// Starts walking `walks` (folders already opened; the walk closes them) on a thread of its own.
+    private func walk(_ walks: [(fd: Int32, path: [UInt8], recursive: Bool)]) -> Walk {
+        struct Stopped: Error {}
+        let steps = Walk(handoff: Handoff(capacity: Self.walkAhead), done: DispatchSemaphore(value: 0))
+        nonisolated(unsafe) var walker = DirectoryWalker(includeHidden: options.includeHidden, followSymlinks: options.followSymlinks)
+        nonisolated(unsafe) let walks = walks
+        Thread.detachNewThread {
+            defer { steps.done.signal() }
+            var stopped = false
+            for (fd, path, recursive) in walks {
+                guard !stopped else { close(fd); continue }
+                do {
+                    try walker.walk(fd: fd, path: path, recursive: recursive) { event in
+                        guard steps.handoff.put(event) else { throw Stopped() }
+                    }
+                } catch {
+                    stopped = true
+                }
+            }
+            steps.handoff.put(nil)
+        }
+        return steps
+    }
+
+    /// The first known file with the device and inode of `stat`, if any.
+    private func knownByInode(_ stat: FileStat) -> Int? {
+        if knownByInodeIndex == nil {
+            var index = [FileIdentity: Int](minimumCapacity: knownFiles.count)
+            for (position, file) in knownFiles.enumerated() {
+                let identity = FileIdentity(device: file.stat.device, inode: file.stat.inode)
+                if index[identity] == nil { index[identity] = position }
+            }
+            knownByInodeIndex = index
+        }
+        return knownByInodeIndex![FileIdentity(device: stat.device, inode: stat.inode)]
     }
 
     /// One folder's batch: skip unchanged files, probe the rest in parallel.
@@ -187,7 +235,7 @@ final class Scanner {
                 } else {
                     toProbe.append((file, stat, knownFiles[index]))
                 }
-            } else if let index = knownByInode[FileIdentity(device: stat.device, inode: stat.inode)],
+            } else if let index = knownByInode(stat),
                       knownFiles[index].path != file.path, !seen[index], knownFiles[index].stat == stat {
                 inodeMoves.append((file.path, index, nil)) // renamed, content untouched: nothing to read
             } else {
@@ -205,7 +253,7 @@ final class Scanner {
             case .unsupported: summary.unsupported += 1
             case .failed: summary.failed += 1
             }
-            if previous == nil, let from = knownByInode[FileIdentity(device: stat.device, inode: stat.inode)],
+            if previous == nil, let from = knownByInode(stat),
                knownFiles[from].path != path {
                 inodeMoves.append((path, from, change)) // same inode, new content: decided after the walk
                 continue
@@ -284,7 +332,11 @@ final class Scanner {
             gone.append(path)
         }
         summary.removed += try store.remove(paths: gone)
-        (knownFiles, knownIndex, seen, knownByInode) = ([], [:], [], [:])
+        // Freed on another thread: a hundred thousand paths take a while to free, and the scan's
+        // caller need not wait for it.
+        nonisolated(unsafe) let done = (knownFiles, knownIndex, knownByInodeIndex)
+        DispatchQueue.global(qos: .utility).async { withExtendedLifetime(done) {} }
+        (knownFiles, knownIndex, seen, knownByInodeIndex) = ([], [:], [], nil)
     }
 
     /// Probes one path again (a hard-linked file whose probe was deferred).
