@@ -3,23 +3,22 @@ import Foundation
 /// Items from a producer thread to a consumer, in order, at most `capacity` waiting: the
 /// producer runs ahead of the consumer by that much and no more. The import's parser hands
 /// rows to the writer through one; the scan's walk hands folders' files to the scanner.
-final class Handoff<Item>: @unchecked Sendable {
+package final class Handoff<Item>: @unchecked Sendable {
     private let condition = NSCondition()
-    private var items: [Item] = []
-    private var first = 0
+    private var items: [Item] = [] // at most `capacity`: taking from the front moves that many
     private var cancelled = false
     private let capacity: Int
 
-    init(capacity: Int) {
+    package init(capacity: Int) {
         self.capacity = capacity
     }
 
     /// Waits for room; false if the consumer stopped (nothing more is taken).
     @discardableResult
-    func put(_ item: Item) -> Bool {
+    package func put(_ item: Item) -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        while items.count - first >= capacity && !cancelled { condition.wait() }
+        while items.count >= capacity && !cancelled { condition.wait() }
         guard !cancelled else { return false }
         items.append(item)
         condition.broadcast()
@@ -27,26 +26,20 @@ final class Handoff<Item>: @unchecked Sendable {
     }
 
     /// Waits for the next item.
-    func take() -> Item {
+    package func take() -> Item {
         condition.lock()
         defer { condition.unlock() }
-        while items.count == first { condition.wait() }
-        let item = items[first]
-        first += 1
-        if first == items.count || first >= 1024 { // drop what was taken, now and then, not per item
-            items.removeFirst(first)
-            first = 0
-        }
+        while items.isEmpty { condition.wait() }
+        let item = items.removeFirst() // released as soon as the consumer is done with it
         condition.broadcast()
         return item
     }
 
     /// Stops the producer at its next `put`, and drops what waits.
-    func cancel() {
+    package func cancel() {
         condition.lock()
         cancelled = true
         items = []
-        first = 0
         condition.broadcast()
         condition.unlock()
     }
