@@ -1,6 +1,7 @@
 package import CatalogModel
 import Foundation
 import GRDB
+import GRDBSQLite
 
 extension SQLiteStore {
     /// Upserts rows by key in one transaction, batch by batch from `next`: a refused row leaves
@@ -79,6 +80,13 @@ extension SQLiteStore {
                     throw StoreError.invalidInput(line: row.line, reason: "key \"\(row.key)\" \(reason)")
                 }
                 if let url = row.url { try origins.note(url, db) }
+            }
+            if count / Self.importFlushRows != (count + rows.count) / Self.importFlushRows {
+                // Every dirty page to the WAL once, in one pass: past a full cache SQLite would
+                // otherwise spill one page per page it needs, the same date-index pages over and
+                // over (3.8 million writes for a 1,000,000-row import, 0.28 million with this).
+                let code = sqlite3_db_cacheflush(db.sqliteConnection)
+                if code != SQLITE_OK { throw DatabaseError(resultCode: ResultCode(rawValue: code)) }
             }
             count += rows.count
             if !unlogged && before > 0 && count > reloadMark {

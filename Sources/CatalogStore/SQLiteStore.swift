@@ -21,6 +21,8 @@ package final class SQLiteStore: CatalogBackend {
     static let mmapBytes = 1 << 30
     /// The page cache of an import's connection while it imports (SQLiteStore+Importing).
     static let importCacheKiB = 131_072
+    /// An import writes its dirty pages to the WAL every this many rows (SQLiteStore+Importing).
+    package static let importFlushRows = 131_072
 
     /// Opens (creating it and its folder if needed) the catalog at `path`.
     package static func open(at path: String) throws(StoreError) -> SQLiteStore {

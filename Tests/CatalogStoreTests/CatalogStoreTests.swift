@@ -149,4 +149,37 @@ final class TemporaryFolder {
         #expect(try store.items(order: .path).count == 4, "the refused import left nothing behind")
         #expect(try store.generation() == generation)
     }
+
+    @Test func anImportRefusedAfterItsPagesWentToTheWAL_leavesNothing_andALongOneKeepsEveryRow() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path("catalog.sqlite")
+        let store = try SQLiteStore.open(at: path)
+        _ = try store.importItems([ImportRow(line: 2, key: "kept", width: 1, height: 1)], importedAt: "2026-01-01T00:00:00")
+        let generation = try store.generation()
+        // Past the mark where the import writes its dirty pages to the WAL, then a key seen twice.
+        let rows = SQLiteStore.importFlushRows + 10_000
+        func batches(repeating repeated: Int?) -> () throws(StoreError) -> [ImportRow]? {
+            var next = 0
+            return { () throws(StoreError) -> [ImportRow]? in
+                guard next < rows else { return nil }
+                let end = min(rows, next + 4096)
+                defer { next = end }
+                return (next..<end).map { index in
+                    let key = index == rows - 1 && repeated != nil ? "pin-\(repeated!)" : "pin-\(index)"
+                    return ImportRow(line: index + 2, key: key, width: 100 + index % 50, height: 100, date: "2025-\(String(format: "%02d", 1 + index % 12))-01T00:00:00")
+                }
+            }
+        }
+        #expect(throws: StoreError.invalidInput(line: rows + 1, reason: "key \"pin-5\" appears twice")) {
+            try store.importItems(from: batches(repeating: 5), importedAt: "2026-01-02T00:00:00")
+        }
+        #expect(try store.itemCount() == 1)
+        #expect(try store.generation() == generation)
+        #expect(try SQLiteStore.open(at: path).itemCount() == 1, "nothing of it on disk either")
+        let summary = try store.importItems(from: batches(repeating: nil), importedAt: "2026-01-03T00:00:00")
+        #expect((summary.added, summary.updated) == (rows, 0))
+        let reopened = try SQLiteStore.open(at: path)
+        #expect(try reopened.itemCount() == rows + 1)
+        #expect(try reopened.items(order: .date, limit: nil, offset: 0).count == rows + 1, "the date index holds every row")
+    }
 }
