@@ -42,6 +42,13 @@ extension SQLiteStore {
         // at the end, so logging stops when the rows pass that mark; what was logged goes below.
         let reloadMark = max(ChangeLogBounds.reloadRows, before / 10)
         var unlogged = false
+        // Into an empty catalog the date index is built once at the end, by sorting, instead of
+        // row by row: rows in input order land all over it, and past the page cache each one
+        // costs a page read and write (10,000,000 rows: 334 s row by row, 98 s sorted). In the
+        // same transaction, so a refused import leaves the index as it was.
+        let dateIndex = before == 0
+            ? try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = 'items_by_date'") : nil
+        if dateIndex != nil { try db.execute(sql: "DROP INDEX items_by_date") }
         // A key that is a scanned file's path, or one this import already wrote (its row has
         // this generation), is not overwritten: the WHERE leaves it and no row changes, which
         // tells the conflict apart from an insert or an update.
@@ -85,8 +92,7 @@ extension SQLiteStore {
                 // Every dirty page to the WAL once, in one pass: past a full cache SQLite would
                 // otherwise spill one page per page it needs, the same date-index pages over and
                 // over (3.8 million writes for a 1,000,000-row import, 0.28 million with this).
-                let code = sqlite3_db_cacheflush(db.sqliteConnection)
-                if code != SQLITE_OK { throw DatabaseError(resultCode: ResultCode(rawValue: code)) }
+                try flushCache(db)
             }
             count += rows.count
             if !unlogged && before > 0 && count > reloadMark {
@@ -100,11 +106,25 @@ extension SQLiteStore {
             try db.execute(sql: "DELETE FROM item_changes WHERE generation <= ?", arguments: [generation])
             try db.execute(sql: "DELETE FROM generations WHERE generation < ?", arguments: [generation])
         }
+        if let dateIndex {
+            // The sort takes as much memory as the page cache may: halve the cache (its dirty
+            // pages written out first) so the two stay within the import's bound.
+            try flushCache(db)
+            try db.execute(sql: "PRAGMA cache_size = -\(Self.importCacheKiB / 2)")
+            try db.execute(sql: dateIndex)
+        }
         let added = try Int.fetchOne(db, sql: "SELECT count(*) FROM items")! - before
         try OrderData.refresh(db, force: true)
         _ = try pruneStaleLayouts(db) // in the same transaction: no stale layout outlives the change
         return ImportSummary(added: added, updated: count - added, generation: generation)
     }
+}
+
+/// Writes the transaction's dirty pages to the WAL (uncommitted until the commit), leaving them
+/// clean for the page cache to drop.
+private func flushCache(_ db: Database) throws {
+    let code = sqlite3_db_cacheflush(db.sqliteConnection)
+    if code != SQLITE_OK { throw DatabaseError(resultCode: ResultCode(rawValue: code)) }
 }
 
 /// The origins (`scheme://host[:port]`, lowercased) of imported web addresses, written to

@@ -182,4 +182,32 @@ final class TemporaryFolder {
         #expect(try reopened.itemCount() == rows + 1)
         #expect(try reopened.items(order: .date, limit: nil, offset: 0).count == rows + 1, "the date index holds every row")
     }
+
+    @Test func anImportIntoAnEmptyCatalog_buildsItsDateIndexAtTheEnd_andARefusedOneLeavesTheIndex() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path("catalog.sqlite")
+        let store = try SQLiteStore.open(at: path)
+        let schema = try Self.schema(path)
+        #expect(schema.contains { $0.hasPrefix("index items_by_date: CREATE INDEX") })
+        let dates = (0..<5_000).map { index in String(format: "20%02d-%02d-01T00:00:00", (index * 7919) % 30, 1 + index % 12) }
+        func rows(repeatingLast: Bool) -> [ImportRow] {
+            dates.enumerated().map { index, date in
+                let key = repeatingLast && index == dates.count - 1 ? "pin-0" : "pin-\(index)"
+                return ImportRow(line: index + 2, key: key, width: 10 + index % 90, height: 10, date: date)
+            }
+        }
+        #expect(throws: StoreError.self) { try store.importItems(rows(repeatingLast: true), importedAt: "2026-01-01T00:00:00") }
+        #expect(try Self.schema(path) == schema, "the refused import's dropped index came back with its rollback")
+        #expect(try store.itemCount() == 0)
+        _ = try store.importItems(rows(repeatingLast: false), importedAt: "2026-01-01T00:00:00")
+        #expect(try Self.schema(path) == schema, "the index is made again with the migration's own statement")
+        // The date order (newest first, ties by key) as the index gives it, against a sort here.
+        let expected = dates.indices.sorted { dates[$0] != dates[$1] ? dates[$0] > dates[$1] : "pin-\($0)" < "pin-\($1)" }.map { "pin-\($0)" }
+        let byDate = try store.items(order: .date, limit: nil, offset: 0).map { String(decoding: $0.key, as: UTF8.self) }
+        #expect(byDate == expected)
+        let plan = try DatabaseQueue(path: path).read { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT id FROM items ORDER BY sort_date DESC, key").map { $0["detail"] as String }.joined()
+        }
+        #expect(plan.contains("items_by_date"), "\(plan)")
+    }
 }
