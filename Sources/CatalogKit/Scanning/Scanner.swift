@@ -125,7 +125,12 @@ final class Scanner {
             walks.append((fd, Array(absolute.utf8), true))
         }
         let rootPath = Array(absolute.utf8)
-        rootID = try store.rootID(for: Data(rootPath))
+        do {
+            rootID = try store.rootID(for: Data(rootPath))
+        } catch {
+            for walk in walks { close(walk.fd) } // opened above; the walk would have closed them
+            throw error
+        }
         // The walk runs on a thread of its own, a bounded number of batches ahead, while this one
         // reads the known files and then handles the batches: an unchanged rescan costs about the
         // longer of the walk and the reading, not their sum.
