@@ -207,7 +207,7 @@ import Testing
     func openFolders(under root: URL) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").compactMap { fd in
             let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(fd)")
-            return target.flatMap { $0.hasPrefix(root.path) ? $0 : nil }
+            return target.flatMap { $0.hasPrefix(root.resolvingSymlinksInPath().path) ? $0 : nil }
         }
     }
 

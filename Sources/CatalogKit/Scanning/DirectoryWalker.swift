@@ -137,6 +137,9 @@ struct DirectoryWalker {
             }
         }
         if !files.isEmpty { try handle(.files(files)) }
+        // The folder's copy of its handle now lives only as long as its batches: not held through
+        // the walk of its subfolders, one more handle per level of depth.
+        (files, folder) = ([], nil)
         for name in folders {
             let childPath = join(path, Array(name.dropLast()))
             let flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK | (followSymlinks ? 0 : O_NOFOLLOW)
