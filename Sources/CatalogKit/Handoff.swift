@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 
 /// Items from a producer thread to a consumer, in order, at most `capacity` waiting: the
@@ -8,6 +9,8 @@ package final class Handoff<Item>: @unchecked Sendable {
     private var items: [Item] = [] // at most `capacity`: taking from the front moves that many
     private var cancelled = false
     private let capacity: Int
+    /// Signalled when the producer started by `startProducer` returns.
+    private let produced = DispatchSemaphore(value: 0)
 
     package init(capacity: Int) {
         self.capacity = capacity
@@ -33,6 +36,22 @@ package final class Handoff<Item>: @unchecked Sendable {
         let item = items.removeFirst() // released as soon as the consumer is done with it
         condition.broadcast()
         return item
+    }
+
+    /// Runs `produce` on a thread of its own, putting into this handoff; `stop()` then waits
+    /// for it to return. At most one producer per handoff.
+    package func startProducer(_ produce: @escaping @Sendable (Handoff<Item>) -> Void) {
+        Thread.detachNewThread { [self] in
+            defer { produced.signal() }
+            produce(self)
+        }
+    }
+
+    /// Stops the producer started by `startProducer` at its next `put`, and waits until it has
+    /// returned (and so released whatever it held).
+    package func stop() {
+        cancel()
+        produced.wait()
     }
 
     /// Stops the producer at its next `put`, and drops what waits.

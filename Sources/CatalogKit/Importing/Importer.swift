@@ -18,10 +18,8 @@ enum Importer {
         defer { withExtendedLifetime(lock) {} }
         // A batch; nil: the input ended; an error: the input is refused at that line.
         let handoff = Handoff<Result<[ImportRow]?, StoreError>>(capacity: 4)
-        let parsed = DispatchSemaphore(value: 0)
         nonisolated(unsafe) let unsafeInput = input
-        Thread.detachNewThread {
-            defer { parsed.signal() }
+        handoff.startProducer { handoff in
             do throws(StoreError) {
                 try parse(unsafeInput, format: chosen, into: handoff)
                 handoff.put(.success(nil))
@@ -29,10 +27,7 @@ enum Importer {
                 handoff.put(.failure(error))
             }
         }
-        defer {
-            handoff.cancel() // a refused row stops the parser at its next batch
-            parsed.wait()
-        }
+        defer { handoff.stop() } // a refused row stops the parser at its next batch
         return try store.importItems(from: { () throws(StoreError) in try handoff.take().get() }, importedAt: Timestamps.now())
     }
 

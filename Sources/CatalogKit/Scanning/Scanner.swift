@@ -152,7 +152,7 @@ final class Scanner {
         addedByContent = [:]
         incompletePrefixes = unreadable
         var lastReport = ContinuousClock.now
-        while let event = steps.handoff.take() {
+        while let event = steps.take() {
             switch event {
             case .files(let files):
                 try handle(files)
@@ -176,40 +176,26 @@ final class Scanner {
     /// Batches of the walk that may wait for the scanner: each holds its folder's handle open.
     private static let walkAhead = 256
 
-    /// A walk on its own thread, and how to stop it.
-    private struct Walk {
-        /// The walk's events in order; nil when it is done.
-        let handoff: Handoff<DirectoryWalker.Event?>
-        let done: DispatchSemaphore
-
-        /// Stops the walk if it is still going, and waits until its thread has closed every
-        /// folder it opened.
-        func stop() {
-            handoff.cancel()
-            done.wait()
-        }
-    }
-
-    /// Starts walking `walks` (folders already opened; the walk closes them) on a thread of its own.
-    private func walk(_ walks: [(fd: Int32, path: [UInt8], recursive: Bool)]) -> Walk {
+    /// Starts walking `walks` (folders already opened; the walk closes them) on a thread of its
+    /// own: its events in order, nil when it is done; `stop()` ends it and waits until it has
+    /// closed every folder it opened.
+    private func walk(_ walks: [(fd: Int32, path: [UInt8], recursive: Bool)]) -> Handoff<DirectoryWalker.Event?> {
         struct Stopped: Error {}
-        let steps = Walk(handoff: Handoff(capacity: Self.walkAhead), done: DispatchSemaphore(value: 0))
+        let steps = Handoff<DirectoryWalker.Event?>(capacity: Self.walkAhead)
         nonisolated(unsafe) var walker = DirectoryWalker(includeHidden: options.includeHidden, followSymlinks: options.followSymlinks)
-        nonisolated(unsafe) let walks = walks
-        Thread.detachNewThread {
-            defer { steps.done.signal() }
+        steps.startProducer { steps in
             var stopped = false
             for (fd, path, recursive) in walks {
                 guard !stopped else { close(fd); continue }
                 do {
                     try walker.walk(fd: fd, path: path, recursive: recursive) { event in
-                        guard steps.handoff.put(event) else { throw Stopped() }
+                        guard steps.put(event) else { throw Stopped() }
                     }
                 } catch {
                     stopped = true
                 }
             }
-            steps.handoff.put(nil)
+            steps.put(nil)
         }
         return steps
     }
@@ -339,7 +325,7 @@ final class Scanner {
         summary.removed += try store.remove(paths: gone)
         // Freed on another thread: a hundred thousand paths take a while to free, and the scan's
         // caller need not wait for it.
-        nonisolated(unsafe) let done = (knownFiles, knownIndex, knownByInodeIndex)
+        let done = (knownFiles, knownIndex, knownByInodeIndex)
         DispatchQueue.global(qos: .utility).async { withExtendedLifetime(done) {} }
         (knownFiles, knownIndex, seen, knownByInodeIndex) = ([], [:], [], nil)
     }
