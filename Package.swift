@@ -33,6 +33,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         .target(name: "CatalogLayout", swiftSettings: swiftSettings),
@@ -61,7 +62,22 @@ let package = Package(
             swiftSettings: swiftSettings,
             plugins: ["EmbedMigrations"]
         ),
-        .target(name: "CatalogKit", dependencies: ["CatalogLayout", "CatalogModel", "CatalogStore", "ImageProbe", "Thumbnailer"], swiftSettings: swiftSettings),
+        // The same store on PostgreSQL (`--db postgres://...`): Migrations/postgres/*.sql, embedded
+        // by the same plugin; the only module that imports PostgresNIO.
+        .target(
+            name: "CatalogStorePostgres",
+            dependencies: [
+                "CatalogModel", .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings,
+            plugins: ["EmbedMigrations"]
+        ),
+        .target(
+            name: "CatalogKit",
+            dependencies: ["CatalogLayout", "CatalogModel", "CatalogStore", "CatalogStorePostgres", "ImageProbe", "Thumbnailer"],
+            swiftSettings: swiftSettings
+        ),
         // The HTTP service: routes, errors, the OpenAPI document (Assets/, embedded at build time).
         .target(
             name: "CatalogServer",

@@ -1,12 +1,14 @@
 import Foundation
 import PackagePlugin
 
-/// Turns the package's Migrations/NNNN_description.sql files into Swift source for the target,
+/// Turns the package's Migrations/NNNN_description.sql files (Migrations/postgres/ for the
+/// PostgreSQL store) into Swift source for the target,
 /// in file-name order. The file name (without .sql) is the migration's id.
 @main
 struct EmbedMigrations: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: any Target) throws -> [Command] {
-        let folder = context.package.directoryURL.appending(path: "Migrations")
+        // PostgreSQL's migrations beside SQLite's, under the same rules (Migrations/postgres/).
+        let folder = context.package.directoryURL.appending(path: target.name == "CatalogStorePostgres" ? "Migrations/postgres" : "Migrations")
         let files = try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)
             .filter { $0.pathExtension == "sql" }
             .sorted { $0.lastPathComponent < $1.lastPathComponent }

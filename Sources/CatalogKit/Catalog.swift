@@ -1,5 +1,6 @@
 import CatalogModel
 import CatalogStore
+import CatalogStorePostgres
 import Foundation
 
 /// A catalog of images: the one front door to scanning, importing, listing and paging.
@@ -20,10 +21,13 @@ public final class Catalog: Sendable {
     /// This build's version, and the newest catalog schema (migration) it writes.
     public static let version = "0.2.0 (schema \(SQLiteStore.schemaVersion))"
 
-    /// Opens the catalog at `path`, creating it and its folder on first use. A file that is not
-    /// a catalog, or a catalog written by a newer version, is refused and left untouched.
+    /// Opens the catalog at `path`, creating it and its folder on first use: an SQLite file, or
+    /// with `postgres://USER@HOST:PORT/DB` (or `postgresql://`) a PostgreSQL database, whose
+    /// tables are created in an empty database. A file or database that is not a catalog, or a
+    /// catalog written by a newer version, is refused and left untouched.
     public static func open(at path: String) throws(StoreError) -> Catalog {
-        Catalog(store: try SQLiteStore.open(at: path))
+        if PostgresLocation.isURL(path) { return Catalog(store: try PostgresStore.open(url: path)) }
+        return Catalog(store: try SQLiteStore.open(at: path))
     }
 
     /// A catalog over any store that implements the seam.
@@ -31,7 +35,7 @@ public final class Catalog: Sendable {
         self.store = store
     }
 
-    /// Where the catalog is (a file path).
+    /// Where the catalog is (a file path, or a PostgreSQL URL).
     public var location: String { store.location }
 
     /// Incremented by every change to the items.

@@ -1,0 +1,64 @@
+import Foundation
+import Synchronization
+
+/// Runs async work (PostgresNIO's COPY has only an async API) for a synchronous caller, on a
+/// thread of its own that the caller waits for. Not on Swift's shared pool: a caller that is
+/// itself on one of its few threads would wait for a thread it is holding.
+enum BlockingTask {
+    static func run<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+        let executor = ThreadExecutor()
+        defer { executor.stop() }
+        let outcome = Mutex<Result<T, any Error>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Task(executorPreference: executor) {
+            let result: Result<T, any Error>
+            do { result = .success(try await body()) } catch { result = .failure(error) }
+            outcome.withLock { $0 = result }
+            done.signal()
+        }
+        done.wait()
+        return try outcome.withLock { $0! }.get()
+    }
+}
+
+/// A task executor that runs its jobs one at a time on one thread.
+private final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
+    private let condition = NSCondition()
+    private var jobs: [UnownedJob] = [] // guarded by `condition`
+    private var stopped = false
+
+    init() {
+        let thread = Thread { [self] in run() }
+        thread.name = "catalog.postgres.copy"
+        thread.start()
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        condition.lock()
+        jobs.append(job)
+        condition.signal()
+        condition.unlock()
+    }
+
+    func stop() {
+        condition.lock()
+        stopped = true
+        condition.signal()
+        condition.unlock()
+    }
+
+    private func run() {
+        while true {
+            condition.lock()
+            while jobs.isEmpty && !stopped { condition.wait() }
+            if jobs.isEmpty {
+                condition.unlock()
+                return
+            }
+            let job = jobs.removeFirst()
+            condition.unlock()
+            job.runSynchronously(on: asUnownedTaskExecutor())
+        }
+    }
+}

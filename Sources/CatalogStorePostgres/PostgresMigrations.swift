@@ -1,0 +1,35 @@
+import CatalogModel
+import PostgresNIO
+
+/// The migration runner: Migrations/postgres/NNNN_description.sql (embedded at build time),
+/// applied in file-name order, each in its own transaction with its row in `catalog_migrations`,
+/// under an advisory lock so that two processes opening a new catalog at once apply each once.
+enum PostgresMigrations {
+    static var identifiers: [String] { EmbeddedMigrations.all.map(\.id) }
+
+    static func migrate(_ session: PostgresSession, location: String) throws {
+        if try pending(session, location: location).isEmpty { return }
+        try session.script("SELECT pg_advisory_lock(\(PostgresStore.migrationLock))")
+        defer { _ = try? session.script("SELECT pg_advisory_unlock(\(PostgresStore.migrationLock))") }
+        for migration in try pending(session, location: location) { // again: another process may have applied some
+            try session.transaction {
+                try session.script("CREATE TABLE IF NOT EXISTS catalog_migrations (identifier text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())")
+                try session.runScript(migration.sql)
+                try session.execute("INSERT INTO catalog_migrations (identifier) VALUES (\(migration.id))")
+            }
+        }
+    }
+
+    /// The migrations not applied yet; refuses a database that is not a catalog, or a newer one.
+    private static func pending(_ session: PostgresSession, location: String) throws -> [(id: String, sql: String)] {
+        let tables = try session.rows("SELECT tablename::text FROM pg_tables WHERE schemaname = current_schema()").map { try $0.decode(String.self) }
+        if tables.isEmpty { return EmbeddedMigrations.all }
+        guard tables.contains("catalog_migrations"), tables.contains("catalog") else {
+            throw StoreError.notACatalog(path: location, reason: "a PostgreSQL database with other tables (\(tables.sorted().prefix(5).joined(separator: ", ")))")
+        }
+        let applied = Set(try session.rows("SELECT identifier FROM catalog_migrations").map { try $0.decode(String.self) })
+        let unknown = applied.subtracting(identifiers).sorted()
+        if !unknown.isEmpty { throw StoreError.newerVersion(path: location, unknownMigrations: unknown) }
+        return EmbeddedMigrations.all.filter { !applied.contains($0.id) }
+    }
+}

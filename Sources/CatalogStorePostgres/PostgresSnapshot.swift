@@ -1,0 +1,158 @@
+import CatalogModel
+import Foundation
+import PostgresNIO
+
+/// Reads inside one REPEATABLE READ transaction: everything a page needs comes from the same
+/// committed state, and a scan's writes never block it.
+struct PostgresSnapshot: CatalogSnapshot {
+    let session: PostgresSession
+
+    func generation() throws -> Int64 {
+        try session.value("SELECT generation FROM catalog", as: Int64.self) ?? 0
+    }
+
+    func items(order: ItemOrder, limit: Int?, offset: Int) throws -> [ItemRow] {
+        try PostgresStore.items(session, order: order, limit: limit, offset: offset)
+    }
+
+    func itemCount() throws -> Int {
+        try session.value("SELECT count(*)::int8 FROM items", as: Int.self) ?? 0
+    }
+
+    func layout(configuration: String) throws -> StoredLayout? {
+        try session.rows(PostgresQuery(unsafeSQL: "\(PostgresStore.layoutColumns) WHERE configuration = $1",
+                                       binds: try PostgresStore.binds(configuration))).first.map(PostgresStore.storedLayout)
+    }
+
+    /// The windows `range` of a layout, in order, from the segments that hold them.
+    func windows(layoutID: Int64, range: ClosedRange<Int>) throws -> [[UInt8]] {
+        var windows: [[UInt8]] = []
+        for row in try session.rows("""
+            SELECT first_window, window_count, bytes FROM layout_segments
+            WHERE layout_id = \(layoutID) AND first_window > \(range.lowerBound - LayoutSegment.windowsPerSegment)
+              AND first_window <= \(range.upperBound) ORDER BY first_window
+            """) {
+            let (first, count, bytes) = try row.decode((Int, Int, Data).self)
+            let low = max(range.lowerBound, first) - first
+            let high = min(range.upperBound, first + count - 1) - first
+            guard low <= high else { continue }
+            let all = try LayoutSegment.decodeAll([UInt8](bytes))
+            guard all.count == count else { throw LayoutSegment.corrupt("\(all.count) windows, the row says \(count)") }
+            windows += all[low...high]
+        }
+        return windows
+    }
+
+    func allWindows(layoutID: Int64) throws -> [[UInt8]] {
+        var windows: [[UInt8]] = []
+        for row in try session.rows("SELECT bytes FROM layout_segments WHERE layout_id = \(layoutID) ORDER BY first_window") {
+            windows += try LayoutSegment.decodeAll([UInt8](try row.decode(Data.self)))
+        }
+        return windows
+    }
+
+    func windows(layoutID: Int64, holdingIndex index: Int) throws -> [[UInt8]] {
+        var windows: [[UInt8]] = []
+        for row in try session.rows("""
+            SELECT bytes FROM layout_segments WHERE layout_id = \(layoutID) AND min_index <= \(index) AND max_index >= \(index)
+            ORDER BY first_window
+            """) {
+            let bytes = [UInt8](try row.decode(Data.self))
+            let all = try LayoutSegment.decodeAll(bytes)
+            let entries = bytes.withUnsafeBytes { raw in
+                LayoutSegment.entries(UnsafeRawBufferPointer(rebasing: raw[4..<(4 + LayoutSegment.entrySize * all.count)]), count: all.count)
+            }
+            for (position, entry) in entries.enumerated() where entry.minIndex <= index && entry.maxIndex >= index {
+                windows.append(all[position])
+            }
+        }
+        return windows
+    }
+
+    func keys(ids: [Int64]) throws -> [Int64: ItemKey] {
+        guard !ids.isEmpty else { return [:] }
+        var keys: [Int64: ItemKey] = [:]
+        for row in try session.rows("""
+            SELECT i.id, i.key, f.device, f.inode, f.size, f.mtime_ns, i.url, i.title FROM items i LEFT JOIN files f ON f.item_id = i.id
+            WHERE i.id = ANY(\(ids))
+            """) {
+            let (id, key, device, inode, size, mtime, url, title) = try row.decode((Int64, Data, Int64?, Int64?, Int64?, Int64?, String?, String?).self)
+            let file = device.map { FileIdentity(device: $0, inode: inode ?? 0, size: size ?? 0, mtimeNanoseconds: mtime ?? 0) }
+            keys[id] = ItemKey(key: key, file: file, url: url, title: title)
+        }
+        return keys
+    }
+
+    /// Items in `order` with their display sizes, streamed from the order's index.
+    func layoutInput(order: ItemOrder, offset: Int) throws -> [LayoutInputRow] {
+        let rows = RowCollector<LayoutInputRow>()
+        try session.forEachRow(PostgresQuery(unsafeSQL: """
+            SELECT id, width::int, height::int FROM items ORDER BY \(PostgresStore.orderBy(order)) OFFSET $1
+            """, binds: try PostgresStore.binds(Int64(offset)))) { row in
+            let (id, width, height) = try row.decode((Int64, Int, Int).self)
+            rows.append(LayoutInputRow(id: id, width: width, height: height))
+        }
+        return rows.take()
+    }
+
+    /// No order data on PostgreSQL yet: a layout reads the item rows.
+    func orderData(order: ItemOrder, offset: Int) throws -> [LayoutInputRow]? { nil }
+
+    func sectionRuns(order: ItemOrder, grouping: SectionGrouping) throws -> [SectionRun] {
+        let keys = RowCollector<UInt64>()
+        try session.forEachRow(PostgresQuery(unsafeSQL: "SELECT sort_date::text, key FROM items ORDER BY \(PostgresStore.orderBy(order))")) { row in
+            let (date, key) = try row.decode((String, Data).self)
+            let sectionKey: UInt64 = switch grouping {
+            case .year: SectionGrouping.month(ofDate: date) / 100
+            case .month: SectionGrouping.month(ofDate: date)
+            case .folder: SectionGrouping.folderKey(of: key)
+            }
+            keys.append(sectionKey)
+        }
+        var runs: [SectionRun] = []
+        for (position, key) in keys.take().enumerated() where runs.last?.key != key {
+            runs.append(SectionRun(position: position, key: key))
+        }
+        return runs
+    }
+
+    func keys(atPositions positions: [Int], order: ItemOrder) throws -> [Int: Data] {
+        var keys: [Int: Data] = [:]
+        for position in Set(positions) {
+            if let key = try session.value(PostgresQuery(unsafeSQL: """
+                SELECT key FROM items ORDER BY \(PostgresStore.orderBy(order)) LIMIT 1 OFFSET $1
+                """, binds: try PostgresStore.binds(Int64(position))), as: Data.self) {
+                keys[position] = key
+            }
+        }
+        return keys
+    }
+
+    func onlyAppended(since generation: Int64, count: Int, order: ItemOrder) throws -> Bool {
+        let unchanged = try session.value("SELECT count(*)::int8 FROM items WHERE changed_generation <= \(generation)", as: Int.self) ?? 0
+        guard unchanged == count else { return false }
+        let newInPrefix = try session.value(PostgresQuery(unsafeSQL: """
+            SELECT count(*)::int8 FROM (SELECT changed_generation FROM items ORDER BY \(PostgresStore.orderBy(order)) LIMIT $1) AS prefix
+            WHERE changed_generation > $2
+            """, binds: try PostgresStore.binds(Int64(count), generation)), as: Int.self) ?? 0
+        return newInPrefix == 0
+    }
+
+    func loggedChanges(since generation: Int64) throws -> Set<Int64>? {
+        guard let keptFrom = try session.value("SELECT kept_from FROM change_log", as: Int64.self), generation >= keptFrom else { return nil }
+        return Set(try session.rows("SELECT DISTINCT item_id FROM item_changes WHERE generation > \(generation)").map { try $0.decode(Int64.self) })
+    }
+
+    func index(ofItem id: Int64, order: ItemOrder) throws -> Int? {
+        guard let row = try session.rows("SELECT sort_date::text, key FROM items WHERE id = \(id)").first else { return nil }
+        let (date, key) = try row.decode((String, Data).self)
+        switch order {
+        case .date:
+            return try session.value("""
+                SELECT count(*)::int8 FROM items WHERE sort_date > \(date) OR (sort_date = \(date) AND key < \(key))
+                """, as: Int.self)
+        case .path:
+            return try session.value("SELECT count(*)::int8 FROM items WHERE key < \(key)", as: Int.self)
+        }
+    }
+}

@@ -1,0 +1,137 @@
+package import CatalogModel
+import Foundation
+import NIOCore
+import PostgresNIO
+
+extension PostgresStore {
+    /// Upserts rows by key in one transaction: the rows stream into a temporary table with COPY
+    /// (batch by batch from `next`, so memory holds one batch), are checked there (a key seen
+    /// twice, a scanned file's path: the first such line is refused and nothing is written), and
+    /// go into the items with one INSERT ... ON CONFLICT.
+    package func importItems(from next: () throws(StoreError) -> [ImportRow]?, importedAt: String) throws(StoreError) -> ImportSummary {
+        do {
+            return try connections.withSession { session in
+                try session.transaction { try Self.importItems(session, from: next, importedAt: importedAt) }
+            }
+        } catch {
+            throw StoreError.wrapPostgres(error)
+        }
+    }
+
+    private static func importItems(_ session: PostgresSession, from next: () throws(StoreError) -> [ImportRow]?,
+                                    importedAt: String) throws -> ImportSummary {
+        guard let first = try next(), !first.isEmpty else {
+            return ImportSummary(added: 0, updated: 0, generation: try session.value("SELECT generation FROM catalog", as: Int64.self) ?? 0)
+        }
+        let generation = try nextGeneration(session)
+        let before = try session.value("SELECT count(*)::int8 FROM items", as: Int.self) ?? 0
+        try session.script("""
+            CREATE TEMPORARY TABLE import_rows (
+                line bigint NOT NULL, key text NOT NULL, pixel_width integer NOT NULL, pixel_height integer NOT NULL,
+                orientation smallint NOT NULL, width integer NOT NULL, height integer NOT NULL, capture_date text,
+                sort_date text NOT NULL, url text, title text
+            ) ON COMMIT DROP
+            """)
+        let count = try copy(first, then: next, importedAt: importedAt, into: session)
+        // The first refused line, as the SQLite store refuses it row by row.
+        if let refused = try session.rows("""
+            SELECT line, key, reason FROM (
+                SELECT line, key, 'appears twice' AS reason
+                FROM (SELECT line, key, row_number() OVER (PARTITION BY key ORDER BY line) AS seen FROM import_rows) AS numbered
+                WHERE seen = 2
+                UNION ALL
+                SELECT r.line, r.key, 'is a scanned file''s path' FROM import_rows r
+                JOIN items i ON i.key = convert_to(r.key, 'UTF8') AND i.source = 0
+            ) AS problems ORDER BY line LIMIT 1
+            """).first {
+            let (line, key, reason) = try refused.decode((Int, String, String).self)
+            throw StoreError.invalidInput(line: line, reason: "key \"\(key)\" \(reason)")
+        }
+        // A change of more than a tenth of the catalog is a reload for clients: not logged row by row.
+        let unlogged = before > 0 && count > max(ChangeLogBounds.reloadRows, before / 10)
+        if unlogged { try session.execute("UPDATE change_log SET enabled = false") }
+        try session.execute("""
+            INSERT INTO items (key, source, pixel_width, pixel_height, orientation, width, height, capture_date,
+                               imported_at, sort_date, url, title, changed_generation)
+            SELECT convert_to(key, 'UTF8'), 1, pixel_width, pixel_height, orientation, width, height, capture_date,
+                   \(importedAt), sort_date, url, title, \(generation)
+            FROM import_rows ORDER BY line
+            ON CONFLICT (key) DO UPDATE SET pixel_width = excluded.pixel_width, pixel_height = excluded.pixel_height,
+                orientation = excluded.orientation, width = excluded.width, height = excluded.height,
+                capture_date = excluded.capture_date, sort_date = excluded.sort_date, url = excluded.url,
+                title = excluded.title, changed_generation = excluded.changed_generation
+            """)
+        if unlogged {
+            try session.execute("UPDATE change_log SET enabled = true, kept_from = greatest(kept_from, \(generation))")
+            try session.execute("DELETE FROM item_changes WHERE generation <= \(generation)")
+        }
+        // Origins as WebOrigins (CatalogStore) writes them: scheme and authority, lowercased.
+        try session.script("""
+            INSERT INTO web_origins (origin)
+            SELECT DISTINCT substring(lower(url) from '^https?://[^/?#]*') FROM import_rows WHERE url ~* '^https?://'
+            ON CONFLICT DO NOTHING
+            """)
+        let added = (try session.value("SELECT count(*)::int8 FROM items", as: Int.self) ?? 0) - before
+        _ = try pruneStaleLayouts(session)
+        return ImportSummary(added: added, updated: count - added, generation: generation)
+    }
+
+    /// Streams the rows into `import_rows` with COPY (text format); returns how many.
+    private static func copy(_ first: [ImportRow], then next: () throws(StoreError) -> [ImportRow]?, importedAt: String,
+                             into session: PostgresSession) throws -> Int {
+        try withoutActuallyEscaping(next) { next in
+            // The caller waits until the copy is done, so `next` is only ever called by one thread at a time.
+            nonisolated(unsafe) let next = next
+            let connection = session.connection
+            return try BlockingTask.run {
+                var count = 0
+                try await connection.copyFrom(table: "import_rows", logger: PostgresConnections.logger) { writer in
+                    var rows = first
+                    var buffer = ByteBuffer()
+                    repeat {
+                        buffer.clear()
+                        for row in rows { CopyText.append(row, importedAt: importedAt, to: &buffer) }
+                        try await writer.write(buffer)
+                        count += rows.count
+                        rows = try next() ?? []
+                    } while !rows.isEmpty
+                }
+                return count
+            }
+        }
+    }
+}
+
+/// COPY's text format: tab-separated fields, `\N` for NULL, backslash escapes.
+enum CopyText {
+    static func append(_ row: ImportRow, importedAt: String, to buffer: inout ByteBuffer) {
+        let swapped = row.orientation >= 5
+        buffer.writeString("\(row.line)\t")
+        field(row.key, &buffer)
+        buffer.writeString("\t\(row.width)\t\(row.height)\t\(row.orientation)\t\(swapped ? row.height : row.width)\t\(swapped ? row.width : row.height)\t")
+        field(row.date, &buffer)
+        buffer.writeInteger(UInt8(ascii: "\t"))
+        field(row.date ?? importedAt, &buffer)
+        buffer.writeInteger(UInt8(ascii: "\t"))
+        field(row.url, &buffer)
+        buffer.writeInteger(UInt8(ascii: "\t"))
+        field(row.title, &buffer)
+        buffer.writeInteger(UInt8(ascii: "\n"))
+    }
+
+    static func field(_ text: String?, _ buffer: inout ByteBuffer) {
+        guard let text else {
+            buffer.writeString("\\N")
+            return
+        }
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\\"): buffer.writeString("\\\\")
+            case UInt8(ascii: "\t"): buffer.writeString("\\t")
+            case UInt8(ascii: "\n"): buffer.writeString("\\n")
+            case UInt8(ascii: "\r"): buffer.writeString("\\r")
+            default: buffer.writeInteger(byte)
+            }
+        }
+    }
+}

@@ -1,0 +1,116 @@
+package import CatalogModel
+import Foundation
+import PostgresNIO
+
+extension PostgresStore {
+    /// Stores a layout computed at `generation` in segments of up to 64 windows a row, as the
+    /// SQLite store does; false, storing nothing, if the catalog has moved on. The row lock on
+    /// `catalog` keeps the generation from moving until the commit.
+    @discardableResult
+    package func saveLayout(configuration: String, order: ItemOrder, generation: Int64, itemCount: Int, contentHeight: Double,
+                            header: [UInt8], windows: LayoutWindows, replacing previous: Int64?, keeping: Int,
+                            computeSeconds: Double) throws(StoreError) -> Bool {
+        try write { session in
+            guard try session.value("SELECT generation FROM catalog FOR SHARE", as: Int64.self) == generation else { return false }
+            let perSegment = LayoutSegment.windowsPerSegment
+            var id: Int64
+            var kept = 0
+            if let previous, try session.value("SELECT id FROM layouts WHERE id = \(previous) AND configuration = \(configuration)",
+                                               as: Int64.self) != nil {
+                id = previous
+                kept = min(keeping, windows.count) / perSegment
+                try session.execute("DELETE FROM layout_segments WHERE layout_id = \(id) AND first_window >= \(kept * perSegment)")
+            } else {
+                try session.execute("DELETE FROM layouts WHERE configuration = \(configuration)")
+                id = try session.value("""
+                    INSERT INTO layouts (configuration, item_order, generation, item_count, content_height, header, bytes, compute_seconds)
+                    VALUES (\(configuration), \(order.rawValue), 0, 0, 0, '', 0, 0) RETURNING id
+                    """, as: Int64.self)!
+            }
+            for first in stride(from: kept * perSegment, to: windows.count, by: perSegment) {
+                let range = first..<min(first + perSegment, windows.count)
+                let segment = LayoutSegment.encode(windows, range)
+                try session.execute("""
+                    INSERT INTO layout_segments (layout_id, first_window, window_count, min_index, max_index, bytes)
+                    VALUES (\(id), \(Int32(first)), \(Int32(range.count)), \(segment.minIndex), \(segment.maxIndex), \(Data(segment.bytes)))
+                    """)
+            }
+            let segmentBytes = try session.value("""
+                SELECT coalesce(sum(length(bytes)), 0)::int8 FROM layout_segments WHERE layout_id = \(id)
+                """, as: Int64.self) ?? 0
+            try session.execute("""
+                UPDATE layouts SET generation = \(generation), item_count = \(Int64(itemCount)), content_height = \(contentHeight),
+                    header = \(Data(header)), bytes = \(segmentBytes + Int64(header.count)), compute_seconds = \(computeSeconds),
+                    last_used_at = \(unescaped: Self.isoNowSQL)
+                WHERE id = \(id)
+                """)
+            try Self.evictLayouts(session, keeping: id)
+            return true
+        }
+    }
+
+    /// Removes the least recently used layouts other than `kept` until the rest fit the budget.
+    static func evictLayouts(_ session: PostgresSession, keeping kept: Int64) throws {
+        let budget = try session.value("SELECT layout_budget_bytes FROM catalog", as: Int64.self) ?? 0
+        var total = try session.value("SELECT coalesce(sum(bytes), 0)::int8 FROM layouts", as: Int64.self) ?? 0
+        guard total > budget else { return }
+        for row in try session.rows("SELECT id, bytes FROM layouts WHERE id <> \(kept) ORDER BY last_used_at, id") {
+            guard total > budget else { break }
+            let (id, bytes) = try row.decode((Int64, Int64).self)
+            try session.execute("DELETE FROM layouts WHERE id = \(id)")
+            total -= bytes
+        }
+    }
+
+    package func dropLayout(configuration: String) throws(StoreError) -> Bool {
+        try write { session in try session.execute("DELETE FROM layouts WHERE configuration = \(configuration)") > 0 }
+    }
+
+    package func layoutBudget() throws(StoreError) -> Int64 {
+        try read { session in try session.value("SELECT layout_budget_bytes FROM catalog", as: Int64.self) ?? 0 }
+    }
+
+    package func setLayoutBudget(_ bytes: Int64) throws(StoreError) {
+        try write { session in
+            try session.execute("UPDATE catalog SET layout_budget_bytes = \(max(0, bytes))")
+            try Self.evictLayouts(session, keeping: -1)
+        }
+    }
+
+    @discardableResult
+    package func dropLayouts() throws(StoreError) -> Int {
+        try write { session in try session.execute("DELETE FROM layouts") }
+    }
+
+    /// Records that a layout served a page, at most once a minute.
+    package func touchLayout(id: Int64, lastUsedAt: String) throws(StoreError) {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        guard lastUsedAt < formatter.string(from: Date().addingTimeInterval(-60)) else { return }
+        try write { session in
+            try session.execute("UPDATE layouts SET last_used_at = \(unescaped: Self.isoNowSQL) WHERE id = \(id)")
+        }
+    }
+
+    @discardableResult
+    package func pruneStaleLayouts() throws(StoreError) -> Int {
+        try write { session in try Self.pruneStaleLayouts(session) }
+    }
+
+    /// Removes the stale layouts that can neither be extended in place nor laid out again from
+    /// their first changed item (the change log reaches back to them).
+    static func pruneStaleLayouts(_ session: PostgresSession) throws -> Int {
+        let generation = try session.value("SELECT generation FROM catalog", as: Int64.self) ?? 0
+        let keptFrom = try session.value("SELECT kept_from FROM change_log", as: Int64.self) ?? generation
+        var removed = 0
+        for row in try session.rows("SELECT id, item_order, generation, item_count FROM layouts WHERE generation < \(generation)") {
+            let (id, orderName, layoutGeneration, count) = try row.decode((Int64, String, Int64, Int).self)
+            let order = ItemOrder(rawValue: orderName) ?? .date
+            if layoutGeneration < keptFrom, try !PostgresSnapshot(session: session).onlyAppended(since: layoutGeneration, count: count, order: order) {
+                try session.execute("DELETE FROM layouts WHERE id = \(id)")
+                removed += 1
+            }
+        }
+        return removed
+    }
+}

@@ -1,0 +1,154 @@
+package import CatalogModel
+import Foundation
+import PostgresNIO
+
+extension PostgresStore {
+    static let itemColumns = """
+        id, key, source::int, format, pixel_width::int, pixel_height::int, orientation::int, width::int, height::int, bytes, \
+        sort_date::text, url, title
+        """
+
+    static func itemRow(_ row: PostgresRow) throws -> ItemRow {
+        let (id, key, source, format, pixelWidth, pixelHeight, orientation, width, height, bytes, date, url, title) = try row.decode(
+            (Int64, Data, Int, String?, Int, Int, Int, Int, Int, Int64?, String, String?, String?).self)
+        return ItemRow(id: id, key: key, isImported: source == 1, format: format, pixelWidth: pixelWidth, pixelHeight: pixelHeight,
+                       orientation: orientation, width: width, height: height, bytes: bytes, date: date, url: url, title: title)
+    }
+
+    /// The ORDER BY of an item order; `items_by_date` serves the date order.
+    static func orderBy(_ order: ItemOrder) -> String {
+        switch order {
+        case .date: "sort_date DESC, key ASC"
+        case .path: "key ASC"
+        }
+    }
+
+    static func items(_ session: PostgresSession, order: ItemOrder, limit: Int?, offset: Int) throws -> [ItemRow] {
+        let limit = limit.map(Int64.init) ?? Int64.max
+        return try session.rows(PostgresQuery(unsafeSQL: """
+            SELECT \(itemColumns) FROM items ORDER BY \(orderBy(order)) LIMIT $1 OFFSET $2
+            """, binds: try binds(limit, Int64(offset)))).map(itemRow)
+    }
+
+    package func items(order: ItemOrder, limit: Int?, offset: Int) throws(StoreError) -> [ItemRow] {
+        try read { session in try Self.items(session, order: order, limit: limit, offset: offset) }
+    }
+
+    package func item(id: Int64) throws(StoreError) -> ItemRow? {
+        try read { session in
+            try session.rows(PostgresQuery(unsafeSQL: "SELECT \(Self.itemColumns) FROM items WHERE id = $1", binds: try Self.binds(id)))
+                .first.map(Self.itemRow)
+        }
+    }
+
+    package func itemCount() throws(StoreError) -> Int {
+        try read { session in try session.value("SELECT count(*)::int8 FROM items", as: Int.self) ?? 0 }
+    }
+
+    /// No cheap stamp yet: every read asks the database (one small query).
+    package func changeStamp() -> (stamp: [Int64], lastChange: Int64)? { nil }
+
+    package func webOrigins(limit: Int) throws(StoreError) -> [String] {
+        try read { session in
+            try session.rows("SELECT origin::text FROM web_origins ORDER BY origin LIMIT \(limit)").map { try $0.decode(String.self) }
+        }
+    }
+
+    private static let itemFileColumns = """
+        SELECT i.id, f.path, f.device, f.inode, f.size, f.mtime_ns, i.format, i.orientation::int
+        FROM items i JOIN files f ON f.item_id = i.id
+        """
+
+    private static func itemFile(_ row: PostgresRow) throws -> ItemFile {
+        let (id, path, device, inode, size, mtime, format, orientation) = try row.decode((Int64, Data, Int64, Int64, Int64, Int64, String?, Int).self)
+        return ItemFile(itemID: id, path: path, device: device, inode: inode, size: size, mtimeNanoseconds: mtime, format: format,
+                        orientation: orientation)
+    }
+
+    package func file(ofItem id: Int64) throws(StoreError) -> ItemFile? {
+        try read { session in
+            try session.rows(PostgresQuery(unsafeSQL: "\(Self.itemFileColumns) WHERE i.id = $1 AND i.source = 0", binds: try Self.binds(id)))
+                .first.map(Self.itemFile)
+        }
+    }
+
+    package func itemFiles(after id: Int64, limit: Int) throws(StoreError) -> [ItemFile] {
+        try read { session in
+            try session.rows(PostgresQuery(unsafeSQL: "\(Self.itemFileColumns) WHERE i.id > $1 AND i.source = 0 ORDER BY i.id LIMIT $2",
+                                           binds: try Self.binds(id, Int64(limit)))).map(Self.itemFile)
+        }
+    }
+
+    package func fileErrors() throws(StoreError) -> [FileError] {
+        try read { session in
+            try session.rows("SELECT path, error FROM files WHERE status = 2 ORDER BY path").map { row in
+                let (path, error) = try row.decode((Data, String?).self)
+                return FileError(path: path, reason: error ?? "unknown error")
+            }
+        }
+    }
+
+    package func stats() throws(StoreError) -> CatalogStats {
+        let location = self.location
+        return try snapshotRead { session in
+            var byFormat: [String: Int] = [:]
+            for row in try session.rows("SELECT coalesce(format, 'imported'), count(*)::int8 FROM items GROUP BY 1") {
+                let (format, count) = try row.decode((String, Int).self)
+                byFormat[format] = count
+            }
+            let files = try session.rows("""
+                SELECT count(*)::int8, count(*) FILTER (WHERE status = 1)::int8, count(*) FILTER (WHERE status = 2)::int8 FROM files
+                """)[0].decode((Int, Int, Int).self)
+            return CatalogStats(
+                path: location, bytesOnDisk: try session.value("SELECT pg_database_size(current_database())::int8", as: Int64.self) ?? 0,
+                generation: try session.value("SELECT generation FROM catalog", as: Int64.self) ?? 0,
+                items: byFormat.values.reduce(0, +), itemsByFormat: byFormat,
+                importedItems: try session.value("SELECT count(*)::int8 FROM items WHERE source = 1", as: Int.self) ?? 0,
+                files: files.0, unsupportedFiles: files.1, failedFiles: files.2)
+        }
+    }
+
+    package func layouts() throws(StoreError) -> [StoredLayout] {
+        try read { session in
+            try session.rows(PostgresQuery(unsafeSQL: "\(Self.layoutColumns) ORDER BY last_used_at DESC, configuration COLLATE \"C\""))
+                .map(Self.storedLayout)
+        }
+    }
+
+    static let layoutColumns = """
+        SELECT id, configuration, generation, item_count, content_height, header, bytes, compute_seconds, last_used_at::text FROM layouts
+        """
+
+    static func storedLayout(_ row: PostgresRow) throws -> StoredLayout {
+        let (id, configuration, generation, itemCount, contentHeight, header, bytes, computeSeconds, lastUsedAt) = try row.decode(
+            (Int64, String, Int64, Int, Double, Data, Int64, Double, String).self)
+        return StoredLayout(id: id, configuration: configuration, generation: generation, itemCount: itemCount, contentHeight: contentHeight,
+                            header: [UInt8](header), bytes: bytes, computeSeconds: computeSeconds, lastUsedAt: lastUsedAt)
+    }
+
+    /// Not answered yet on PostgreSQL: a client at an older generation reloads.
+    package func orderChange(since generation: Int64, order: ItemOrder) throws(StoreError) -> OrderChange? {
+        let now = try self.generation()
+        return generation == now ? OrderChange(from: now, to: now, old: [], new: [], changed: []) : nil
+    }
+
+    package func withSnapshot<T: Sendable>(_ body: (any CatalogSnapshot) throws -> T) throws -> T {
+        do {
+            return try connections.withSession { session in
+                try session.transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") { try body(PostgresSnapshot(session: session)) }
+            }
+        } catch let error as PSQLError {
+            throw StoreError.wrapPostgres(error)
+        }
+    }
+
+    /// Bindings for a query written with $1, $2...: the SQL names its order column, which
+    /// cannot be a parameter.
+    static func binds(_ values: (any PostgresEncodable)?...) throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: values.count)
+        for value in values {
+            if let value { try bindings.append(value) } else { bindings.appendNull() }
+        }
+        return bindings
+    }
+}

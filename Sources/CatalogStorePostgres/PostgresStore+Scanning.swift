@@ -1,0 +1,170 @@
+package import CatalogModel
+package import Foundation
+import PostgresNIO
+
+extension PostgresStore {
+    package func rootID(for path: Data) throws(StoreError) -> Int64 {
+        try write { session in
+            try session.execute("INSERT INTO roots (path) VALUES (\(path)) ON CONFLICT (path) DO NOTHING")
+            return try session.value("SELECT id FROM roots WHERE path = \(path)", as: Int64.self)!
+        }
+    }
+
+    package func knownFiles(under prefix: Data) throws(StoreError) -> [KnownFile] {
+        var upper = prefix
+        upper[upper.count - 1] += 1 // "/" + 1: the first key past the folder
+        let bounds = (prefix, upper)
+        return try read { session in
+            let files = RowCollector<KnownFile>()
+            try session.forEachRow("""
+                SELECT path, device, inode, size, mtime_ns, fingerprint, status::int, item_id
+                FROM files WHERE path >= \(bounds.0) AND path < \(bounds.1)
+                """) { row in
+                let (path, device, inode, size, mtime, fingerprint, status, itemID) = try row.decode(
+                    (Data, Int64, Int64, Int64, Int64, Int64?, Int, Int64?).self)
+                files.append(KnownFile(path: path, stat: FileStat(device: device, inode: inode, size: size, mtimeNanoseconds: mtime),
+                                       fingerprint: fingerprint, status: status, itemID: itemID))
+            }
+            return files.take()
+        }
+    }
+
+    /// One statement per file: the item updated (when the file had one) or upserted by path,
+    /// and the file's row pointing at it.
+    private static let writeImage = """
+        WITH updated AS (
+            UPDATE items SET key = $1, format = $2, pixel_width = $3, pixel_height = $4, orientation = $5, width = $6,
+                height = $7, bytes = $8, capture_date = $9, modified_at = $10, sort_date = $11, changed_generation = $12
+            WHERE id = $13 RETURNING id
+        ), inserted AS (
+            INSERT INTO items (key, source, format, pixel_width, pixel_height, orientation, width, height, bytes,
+                               capture_date, modified_at, sort_date, changed_generation)
+            SELECT $1, 0, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12 WHERE NOT EXISTS (SELECT 1 FROM updated)
+            ON CONFLICT (key) DO UPDATE SET source = 0, format = excluded.format, pixel_width = excluded.pixel_width,
+                pixel_height = excluded.pixel_height, orientation = excluded.orientation, width = excluded.width,
+                height = excluded.height, bytes = excluded.bytes, capture_date = excluded.capture_date,
+                modified_at = excluded.modified_at, sort_date = excluded.sort_date,
+                changed_generation = excluded.changed_generation
+            RETURNING id
+        )
+        INSERT INTO files (path, root_id, device, inode, size, mtime_ns, fingerprint, status, item_id, error)
+        VALUES ($1, $14, $15, $16, $17, $18, $19, 0, coalesce((SELECT id FROM updated), (SELECT id FROM inserted)), NULL)
+        ON CONFLICT (path) DO UPDATE SET root_id = excluded.root_id, device = excluded.device, inode = excluded.inode,
+            size = excluded.size, mtime_ns = excluded.mtime_ns, fingerprint = excluded.fingerprint, status = excluded.status,
+            item_id = excluded.item_id, error = excluded.error
+        RETURNING (SELECT count(*)::int8 FROM updated)
+        """
+
+    private static let writeFile = """
+        INSERT INTO files (path, root_id, device, inode, size, mtime_ns, fingerprint, status, item_id, error)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL, $9)
+        ON CONFLICT (path) DO UPDATE SET root_id = excluded.root_id, device = excluded.device, inode = excluded.inode,
+            size = excluded.size, mtime_ns = excluded.mtime_ns, fingerprint = excluded.fingerprint, status = excluded.status,
+            item_id = NULL, error = excluded.error
+        """
+
+    @discardableResult
+    package func apply(_ changes: [FileChange], rootID: Int64) throws(StoreError) -> (added: Int, updated: Int, removed: Int) {
+        guard !changes.isEmpty else { return (0, 0, 0) }
+        return try write { session in
+            var bumped: Int64? = nil
+            func generation() throws -> Int64 {
+                if let bumped { return bumped }
+                let next = try Self.nextGeneration(session)
+                bumped = next
+                return next
+            }
+            var counts = (added: 0, updated: 0, removed: 0)
+            for change in changes {
+                let stat = change.stat
+                switch change.outcome {
+                case .image(let facts):
+                    let binds = try Self.binds(
+                        change.path, facts.format, Int32(facts.pixelWidth), Int32(facts.pixelHeight), Int16(facts.orientation),
+                        Int32(facts.width), Int32(facts.height), facts.bytes, facts.captureDate, facts.modifiedAt,
+                        facts.captureDate ?? facts.modifiedAt, try generation(), change.itemID ?? -1, rootID, stat.device, stat.inode,
+                        stat.size, stat.mtimeNanoseconds, change.fingerprint)
+                    let updated = try session.rows(PostgresQuery(unsafeSQL: Self.writeImage, binds: binds)).first?.decode(Int.self) ?? 0
+                    if updated > 0 { counts.updated += 1 } else { counts.added += 1 }
+                case .unsupported, .failed:
+                    if let existing = change.itemID {
+                        _ = try generation() // before the change: the change log records it at the new generation
+                        counts.removed += try session.execute("DELETE FROM items WHERE id = \(existing)")
+                    }
+                    var error: String? = nil
+                    if case .failed(let reason) = change.outcome { error = reason }
+                    try session.execute(PostgresQuery(unsafeSQL: Self.writeFile, binds: try Self.binds(
+                        change.path, rootID, stat.device, stat.inode, stat.size, stat.mtimeNanoseconds, change.fingerprint,
+                        Int16(change.outcome.status), error)))
+                }
+            }
+            return counts
+        }
+    }
+
+    @discardableResult
+    package func remove(paths: [Data]) throws(StoreError) -> Int {
+        guard !paths.isEmpty else { return 0 }
+        return try write { session in
+            var removedItems = 0
+            var bumped = false
+            for path in paths {
+                if let item = try session.value("SELECT item_id FROM files WHERE path = \(path)", as: Int64.self) {
+                    if !bumped {
+                        _ = try Self.nextGeneration(session)
+                        bumped = true
+                    }
+                    removedItems += try session.execute("DELETE FROM items WHERE id = \(item)")
+                }
+                try session.execute("DELETE FROM files WHERE path = \(path)")
+            }
+            return removedItems
+        }
+    }
+
+    package func finishScan(rootID: Int64, complete: Bool) throws(StoreError) {
+        try write { session in
+            try session.execute(PostgresQuery(unsafeSQL: """
+                UPDATE roots SET last_scanned_at = \(Self.isoNowSQL), last_scan_complete = $1 WHERE id = $2
+                """, binds: try Self.binds(complete, rootID)))
+        }
+    }
+
+    package func move(from oldPath: Data, to newPath: Data, itemID: Int64?) throws(StoreError) {
+        try write { session in
+            try session.execute("DELETE FROM files WHERE path = \(newPath)")
+            try session.execute("UPDATE files SET path = \(newPath) WHERE path = \(oldPath)")
+            if let itemID {
+                let generation = try Self.nextGeneration(session)
+                try session.execute("UPDATE items SET key = \(newPath), changed_generation = \(generation) WHERE id = \(itemID)")
+            }
+        }
+    }
+
+    package func adopt(newPath: Data, oldPath: Data) throws(StoreError) {
+        try write { session in
+            guard let oldItem = try session.value("SELECT item_id FROM files WHERE path = \(oldPath)", as: Int64.self),
+                  let newItem = try session.value("SELECT item_id FROM files WHERE path = \(newPath)", as: Int64.self)
+            else { return }
+            let generation = try Self.nextGeneration(session)
+            // The new item's facts, read before it goes (its key must be free for the old item).
+            try session.execute("""
+                CREATE TEMPORARY TABLE adopted ON COMMIT DROP AS
+                SELECT format, pixel_width, pixel_height, orientation, width, height, bytes, capture_date, modified_at, sort_date
+                FROM items WHERE id = \(newItem)
+                """)
+            try session.execute("DELETE FROM items WHERE id = \(newItem)")
+            try session.execute("""
+                UPDATE items SET key = \(newPath), format = a.format, pixel_width = a.pixel_width, pixel_height = a.pixel_height,
+                    orientation = a.orientation, width = a.width, height = a.height, bytes = a.bytes, capture_date = a.capture_date,
+                    modified_at = a.modified_at, sort_date = a.sort_date, changed_generation = \(generation)
+                FROM adopted a WHERE items.id = \(oldItem)
+                """)
+            try session.execute("UPDATE files SET item_id = \(oldItem) WHERE path = \(newPath)")
+            try session.execute("DELETE FROM files WHERE path = \(oldPath)")
+        }
+    }
+
+    /// No order data on PostgreSQL yet: nothing to bring up to date.
+    package func refreshOrderData() throws(StoreError) {}
+}

@@ -1,0 +1,128 @@
+package import CatalogModel
+import Foundation
+import PostgresNIO
+
+/// A catalog in a PostgreSQL database (`--db postgres://USER@HOST:PORT/DB`): the store seam
+/// (`CatalogBackend`) on PostgresNIO, beside the SQLite store, with the same facts in the same
+/// shapes. The schema comes only from Migrations/postgres/*.sql, each applied in its own
+/// transaction and recorded in `catalog_migrations`; a database that holds other tables, or a
+/// catalog from a newer version, is refused before anything is written to it.
+///
+/// Reads of several statements run in one REPEATABLE READ transaction: one committed state.
+/// Writes increment the generation in the same transaction as the change, as on SQLite.
+package final class PostgresStore: CatalogBackend {
+    let connections: PostgresConnections
+    package var location: String { connections.location.display }
+
+    /// The id of the newest migration this build applies.
+    package static var schemaVersion: String { PostgresMigrations.identifiers.last ?? "none" }
+
+    /// Advisory lock keys (pg_advisory_lock's one-bigint space): applying migrations, and the
+    /// one scan or import that writes at a time.
+    static let migrationLock: Int64 = 0x6361_7461_6c6f_6701
+    static let writeLock: Int64 = 0x6361_7461_6c6f_6702
+
+    /// Opens the catalog in the database `url` names, creating its tables in an empty database.
+    package static func open(url: String) throws(StoreError) -> PostgresStore {
+        let location = try PostgresLocation(url: url)
+        let store = PostgresStore(connections: PostgresConnections(location: location))
+        do {
+            try store.connections.withSession { session in try PostgresMigrations.migrate(session, location: location.display) }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw .cannotOpen(path: location.display, reason: PostgresConnections.message(error))
+        }
+        return store
+    }
+
+    private init(connections: PostgresConnections) {
+        self.connections = connections
+    }
+
+    deinit { connections.closeAll() }
+
+    /// A session-level advisory lock on a connection of its own: released when the lease goes,
+    /// or by the server when this process dies and its connection drops.
+    package func lockForWriting() throws(StoreError) -> any WriteLease {
+        let connection = try connections.open()
+        do {
+            let session = PostgresSession(connection: connection)
+            guard try session.value("SELECT pg_try_advisory_lock(\(Self.writeLock))", as: Bool.self) == true else {
+                try? connection.close().wait()
+                throw StoreError.busy(path: location)
+            }
+            return PostgresWriteLease(connection: connection)
+        } catch {
+            try? connection.close().wait()
+            throw StoreError.wrapPostgres(error)
+        }
+    }
+
+    package func generation() throws(StoreError) -> Int64 {
+        try read { session in try session.value("SELECT generation FROM catalog", as: Int64.self) ?? 0 }
+    }
+
+    /// Runs `body` on a connection, outside a transaction (one statement is one snapshot).
+    @discardableResult
+    func read<T>(_ body: (PostgresSession) throws -> T) throws(StoreError) -> T {
+        do { return try connections.withSession(body) } catch { throw StoreError.wrapPostgres(error) }
+    }
+
+    /// Runs `body` in one REPEATABLE READ, read-only transaction: every statement sees the same state.
+    func snapshotRead<T>(_ body: (PostgresSession) throws -> T) throws(StoreError) -> T {
+        try read { session in try session.transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") { try body(session) } }
+    }
+
+    /// Runs `body` in one read-write transaction.
+    @discardableResult
+    func write<T>(_ body: (PostgresSession) throws -> T) throws(StoreError) -> T {
+        try read { session in try session.transaction { try body(session) } }
+    }
+}
+
+/// Holds the connection whose session owns the write lock.
+final class PostgresWriteLease: WriteLease {
+    private let connection: PostgresConnection
+
+    init(connection: PostgresConnection) {
+        self.connection = connection
+    }
+
+    deinit { try? connection.close().wait() }
+}
+
+extension PostgresStore {
+    /// Increments the generation inside the current write transaction; returns it. The row lock
+    /// on `catalog` orders concurrent writers' generations by their commits. Call it before the
+    /// transaction's first change to an item: the change log records each change at the
+    /// generation it finds.
+    static func nextGeneration(_ session: PostgresSession) throws -> Int64 {
+        let next = try session.value("UPDATE catalog SET generation = generation + 1 RETURNING generation", as: Int64.self)!
+        if next % ChangeLogBounds.pruneEvery == 0 { try pruneChangeLog(session, generation: next) }
+        return next
+    }
+
+    /// Keeps the change log within its bounds, as the SQLite store does.
+    static func pruneChangeLog(_ session: PostgresSession, generation: Int64) throws {
+        var keptFrom = generation - ChangeLogBounds.generations
+        if let oldestKept = try session.value("""
+            SELECT generation FROM item_changes ORDER BY generation DESC LIMIT 1 OFFSET \(ChangeLogBounds.rows)
+            """, as: Int64.self) {
+            keptFrom = max(keptFrom, oldestKept)
+        }
+        guard keptFrom > 0 else { return }
+        try session.execute("DELETE FROM item_changes WHERE generation <= \(keptFrom)")
+        try session.execute("UPDATE change_log SET kept_from = greatest(kept_from, \(keptFrom))")
+    }
+
+    /// Now, as the catalog writes times: ISO 8601, UTC, whole seconds.
+    static let isoNowSQL = #"to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')"#
+}
+
+extension StoreError {
+    static func wrapPostgres(_ error: any Error) -> StoreError {
+        if let error = error as? StoreError { return error }
+        return .database(PostgresConnections.message(error))
+    }
+}
