@@ -4,25 +4,31 @@ import Synchronization
 /// Runs async work (PostgresNIO's COPY has only an async API) for a synchronous caller, on a
 /// thread of its own that the caller waits for. Not on Swift's shared pool: a caller that is
 /// itself on one of its few threads would wait for a thread it is holding.
-enum BlockingTask {
-    static func run<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
-        let executor = ThreadExecutor()
-        defer { executor.stop() }
-        let outcome = Mutex<Result<T, any Error>?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        Task(executorPreference: executor) {
+final class BlockingTask<T: Sendable>: Sendable {
+    private let executor = ThreadExecutor()
+    private let outcome = Mutex<Result<T, any Error>?>(nil)
+    private let done = DispatchSemaphore(value: 0)
+
+    /// Starts `body` on its thread; `wait()` for what it returns.
+    init(_ body: @escaping @Sendable () async throws -> T) {
+        Task(executorPreference: executor) { [self] in
             let result: Result<T, any Error>
             do { result = .success(try await body()) } catch { result = .failure(error) }
             outcome.withLock { $0 = result }
             done.signal()
         }
+    }
+
+    /// Blocks until the body has returned or thrown; once.
+    func wait() throws -> T {
         done.wait()
+        executor.stop()
         return try outcome.withLock { $0! }.get()
     }
 }
 
 /// A task executor that runs its jobs one at a time on one thread.
-private final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
+final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
     private let condition = NSCondition()
     private var jobs: [UnownedJob] = [] // guarded by `condition`
     private var stopped = false

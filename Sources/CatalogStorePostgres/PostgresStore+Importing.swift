@@ -76,29 +76,84 @@ extension PostgresStore {
         return ImportSummary(added: added, updated: count - added, generation: generation)
     }
 
-    /// Streams the rows into `import_rows` with COPY (text format); returns how many.
+    /// Streams the rows into `import_rows` with COPY (text format); returns how many. `next`
+    /// is called on this thread only: the rows are encoded here and handed to the COPY, which
+    /// runs on a thread of its own (PostgresNIO's COPY is async), a few buffers ahead at most.
     private static func copy(_ first: [ImportRow], then next: () throws(StoreError) -> [ImportRow]?, importedAt: String,
                              into session: PostgresSession) throws -> Int {
-        try withoutActuallyEscaping(next) { next in
-            // The caller waits until the copy is done, so `next` is only ever called by one thread at a time.
-            nonisolated(unsafe) let next = next
-            let connection = session.connection
-            return try BlockingTask.run {
-                var count = 0
-                try await connection.copyFrom(table: "import_rows", logger: PostgresConnections.logger) { writer in
-                    var rows = first
-                    var buffer = ByteBuffer()
-                    repeat {
-                        buffer.clear()
-                        for row in rows { CopyText.append(row, importedAt: importedAt, to: &buffer) }
-                        try await writer.write(buffer)
-                        count += rows.count
-                        rows = try next() ?? []
-                    } while !rows.isEmpty
-                }
-                return count
+        let buffers = BufferQueue(capacity: 4)
+        let connection = session.connection
+        let copying = BlockingTask {
+            defer { buffers.close() } // a failed COPY stops the producer below
+            try await connection.copyFrom(table: "import_rows", logger: PostgresConnections.logger) { writer in
+                while let buffer = try buffers.take() { try await writer.write(buffer) }
             }
         }
+        var count = 0
+        do {
+            var rows = first
+            repeat {
+                var buffer = ByteBuffer()
+                for row in rows { CopyText.append(row, importedAt: importedAt, to: &buffer) }
+                guard buffers.put(buffer) else { break }
+                count += rows.count
+                rows = try next() ?? []
+            } while !rows.isEmpty
+            buffers.finish()
+        } catch {
+            buffers.fail(error)
+            _ = try? copying.wait()
+            throw error
+        }
+        try copying.wait()
+        return count
+    }
+}
+
+/// Buffers from the thread that encodes rows to the one that sends them: `put` waits while
+/// `capacity` are queued, `take` while none are; nil once finished.
+final class BufferQueue: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var buffers: [ByteBuffer] = [] // guarded by `condition`, as the rest
+    private var finished = false
+    private var closed = false
+    private var failure: (any Error)?
+    private let capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = capacity
+    }
+
+    /// False when the taker has gone (the COPY failed): stop producing.
+    func put(_ buffer: ByteBuffer) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while buffers.count >= capacity && !closed { condition.wait() }
+        guard !closed else { return false }
+        buffers.append(buffer)
+        condition.broadcast()
+        return true
+    }
+
+    func take() throws -> ByteBuffer? {
+        condition.lock()
+        defer { condition.unlock() }
+        while buffers.isEmpty && !finished && failure == nil { condition.wait() }
+        if let failure { throw failure }
+        guard !buffers.isEmpty else { return nil }
+        defer { condition.broadcast() }
+        return buffers.removeFirst()
+    }
+
+    func finish() { update { $0.finished = true } }
+    func fail(_ error: any Error) { update { $0.failure = error } }
+    func close() { update { $0.closed = true } }
+
+    private func update(_ change: (BufferQueue) -> Void) {
+        condition.lock()
+        change(self)
+        condition.broadcast()
+        condition.unlock()
     }
 }
 

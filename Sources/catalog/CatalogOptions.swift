@@ -5,9 +5,13 @@ import Foundation
 /// The options every catalog command shares.
 struct CatalogOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp(
-        "The catalog file.",
-        discussion: "Default: $CATALOG_DB, else $XDG_DATA_HOME/catalog/catalog.sqlite, else ~/.local/share/catalog/catalog.sqlite.",
-        valueName: "path"))
+        "The catalog: an SQLite file, or a PostgreSQL database as postgres://USER@HOST:PORT/DB.",
+        discussion: """
+            Default: $CATALOG_DB, else $XDG_DATA_HOME/catalog/catalog.sqlite, else ~/.local/share/catalog/catalog.sqlite. \
+            A PostgreSQL password comes from $PGPASSWORD or ~/.pgpass, never from the URL; \
+            ?host=/folder reaches a server by its Unix socket.
+            """,
+        valueName: "path|url"))
     var db: String?
 
     var path: String { CatalogLocation.resolve(explicit: db, environment: ProcessInfo.processInfo.environment) }

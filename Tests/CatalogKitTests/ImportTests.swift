@@ -75,8 +75,8 @@ import Testing
         #expect(reason.contains(message), "\(reason)")
     }
 
-    @Test func importingAFileUpsertsIntoTheCatalog_andABadFileChangesNothing() throws {
-        let library = try Library()
+    @Test(arguments: Backend.allCases) func importingAFileUpsertsIntoTheCatalog_andABadFileChangesNothing(_ backend: Backend) throws {
+        let library = try Library(backend)
         let good = try library.write("pins.csv", Data("key,width,height\np1,10,20\np2,30,40\n".utf8))
         let store = try library.catalog()
         let first = try store.importItems(from: good)
@@ -110,11 +110,11 @@ import Testing
         return text
     }
 
-    @Test func aLongInputIsReadInPieces_withTheRowsOfAWholeRead() throws {
+    @Test(arguments: Backend.allCases) func aLongInputIsReadInPieces_withTheRowsOfAWholeRead(_ backend: Backend) throws {
         let text = Self.longCSV(rows: 40_000)
         #expect(text.utf8.count > 3 << 20, "past a few of the reader's 1 MiB blocks")
         let expected = try parse(text, .csv).get()
-        let library = try Library()
+        let library = try Library(backend)
         let file = try library.write("long.csv", Data(text.utf8))
         let catalog = try library.catalog()
         let summary = try catalog.importItems(from: file)
@@ -129,8 +129,8 @@ import Testing
         #expect(try catalog.webOrigins(limit: 10) == ["https://cdn0.example", "https://cdn1.example", "https://cdn2.example"])
     }
 
-    @Test func aBadLineDeepInALongInput_leavesTheCatalogAsItWas_andIsNamed() throws {
-        let library = try Library()
+    @Test(arguments: Backend.allCases) func aBadLineDeepInALongInput_leavesTheCatalogAsItWas_andIsNamed(_ backend: Backend) throws {
+        let library = try Library(backend)
         let catalog = try library.catalog()
         _ = try catalog.importItems(from: try library.write("first.csv", Data("key,width,height\nkept,1,2\n".utf8)))
         let generation = try catalog.generation()
@@ -148,8 +148,8 @@ import Testing
         #expect(try catalog.webOrigins(limit: 10) == [])
     }
 
-    @Test func importedAddressesKeepTheirOrigins_asSchemeHostAndPort_lowercased() throws {
-        let library = try Library()
+    @Test(arguments: Backend.allCases) func importedAddressesKeepTheirOrigins_asSchemeHostAndPort_lowercased(_ backend: Backend) throws {
+        let library = try Library(backend)
         let catalog = try library.catalog()
         let ndjson = [
             #"{"key":"a","width":1,"height":1,"url":"HTTPS://I.Pinimg.COM/originals/a.jpg"}"#,
@@ -167,8 +167,8 @@ import Testing
         #expect(try catalog.webOrigins(limit: 10).count == 4)
     }
 
-    @Test func anInputThatCannotBeReadIsNamed_notTakenForTheCatalog() throws {
-        let library = try Library()
+    @Test(arguments: Backend.allCases) func anInputThatCannotBeReadIsNamed_notTakenForTheCatalog(_ backend: Backend) throws {
+        let library = try Library(backend)
         let catalog = try library.catalog()
         let missing = library.root.appendingPathComponent("missing.csv").path
         #expect(throws: StoreError.cannotRead(path: missing, reason: "No such file or directory")) { try catalog.importItems(from: missing) }

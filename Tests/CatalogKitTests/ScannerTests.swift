@@ -3,8 +3,8 @@ import Foundation
 import Testing
 
 @Suite struct ScannerTests {
-    func standardLibrary() throws -> Library {
-        let library = try Library()
+    func standardLibrary(_ backend: Backend = .sqlite) throws -> Library {
+        let library = try Library(backend)
         try library.write("a.jpg", Library.fixture("baseline.jpg"))
         try library.write("b.png", Library.fixture("rgb.png"))
         try library.write("2024/c.jpg", Library.fixture("progressive.jpg"))
@@ -15,8 +15,8 @@ import Testing
         return library
     }
 
-    @Test func firstScanFindsImages_reportsTheRest_andSkipsHiddenFiles() throws {
-        let library = try standardLibrary()
+    @Test(arguments: Backend.allCases) func firstScanFindsImages_reportsTheRest_andSkipsHiddenFiles(_ backend: Backend) throws {
+        let library = try standardLibrary(backend)
         let summary = try library.scan()
         #expect((summary.added, summary.unsupported, summary.failed, summary.files) == (4, 1, 1, 6))
         #expect(summary.problems.isEmpty, "\(summary.problems)")
@@ -32,8 +32,8 @@ import Testing
         #expect(hidden.added == 1)
     }
 
-    @Test func rescanOfAnUnchangedTreeOpensNothing_andKeepsTheGeneration() throws {
-        let library = try standardLibrary()
+    @Test(arguments: Backend.allCases) func rescanOfAnUnchangedTreeOpensNothing_andKeepsTheGeneration(_ backend: Backend) throws {
+        let library = try standardLibrary(backend)
         _ = try library.scan()
         let generation = try library.catalog().generation()
         let before = try library.items()
@@ -56,8 +56,8 @@ import Testing
         #expect(after.mapValues { [$0.id, Int64($0.width), Int64($0.height)] } == before.mapValues { [$0.id, Int64($0.width), Int64($0.height)] })
     }
 
-    @Test func touchedAndReplacedFilesAreReprobed_keepingTheirIds() throws {
-        let library = try standardLibrary()
+    @Test(arguments: Backend.allCases) func touchedAndReplacedFilesAreReprobed_keepingTheirIds(_ backend: Backend) throws {
+        let library = try standardLibrary(backend)
         _ = try library.scan()
         let before = try library.items()
         try library.write("a.jpg", Library.fixture("grayscale.jpg")) // replaced: 20x36 now
@@ -71,8 +71,8 @@ import Testing
         #expect(after[library.path("b.png")]?.id == before[library.path("b.png")]?.id)
     }
 
-    @Test func deletedFilesAndRemovedFoldersAreRemoved() throws {
-        let library = try standardLibrary()
+    @Test(arguments: Backend.allCases) func deletedFilesAndRemovedFoldersAreRemoved(_ backend: Backend) throws {
+        let library = try standardLibrary(backend)
         _ = try library.scan()
         try FileManager.default.removeItem(atPath: library.path("a.jpg"))
         try FileManager.default.removeItem(atPath: library.path("2024"))
@@ -82,8 +82,8 @@ import Testing
         #expect(try library.catalog().fileErrors().isEmpty, "the broken file went with its folder")
     }
 
-    @Test func renamedAndMovedFilesKeepTheirIds() throws {
-        let library = try standardLibrary()
+    @Test(arguments: Backend.allCases) func renamedAndMovedFilesKeepTheirIds(_ backend: Backend) throws {
+        let library = try standardLibrary(backend)
         _ = try library.scan()
         let before = try library.items()
         try FileManager.default.moveItem(atPath: library.path("a.jpg"), toPath: library.path("renamed.jpg"))
@@ -98,8 +98,8 @@ import Testing
     }
 
     /// A copy to a new inode, then the original deleted (what a move across disks does).
-    @Test func aFileCopiedThenDeletedIsAMoveByFingerprint() throws {
-        let library = try standardLibrary()
+    @Test(arguments: Backend.allCases) func aFileCopiedThenDeletedIsAMoveByFingerprint(_ backend: Backend) throws {
+        let library = try standardLibrary(backend)
         _ = try library.scan()
         let before = try library.items()
         try FileManager.default.copyItem(atPath: library.path("b.png"), toPath: library.path("copied.png"))
@@ -109,12 +109,12 @@ import Testing
         #expect(try library.items()[library.path("copied.png")]?.id == before[library.path("b.png")]?.id)
     }
 
-    @Test func aMissingRootRemovesNothing_andSaysSo() throws {
-        let library = try standardLibrary()
+    @Test(arguments: Backend.allCases) func aMissingRootRemovesNothing_andSaysSo(_ backend: Backend) throws {
+        let library = try standardLibrary(backend)
         _ = try library.scan()
         let count = try library.items().count
         try FileManager.default.moveItem(atPath: library.root.path, toPath: library.root.path + "-unmounted")
-        let other = try Library()
+        let other = try Library(backend)
         try other.write("x.jpg", Library.fixture("baseline.jpg"))
         let summary = try library.scan([library.root.path, other.root.path])
         #expect(summary.removed == 0)
@@ -126,9 +126,9 @@ import Testing
         try FileManager.default.moveItem(atPath: library.root.path + "-unmounted", toPath: library.root.path)
     }
 
-    @Test(.disabled(if: getuid() == 0, "root reads every folder"))
-    func anUnreadableFolderIsReported_andNothingUnderItRemoved() throws {
-        let library = try standardLibrary()
+    @Test(.disabled(if: getuid() == 0, "root reads every folder"), arguments: Backend.allCases)
+    func anUnreadableFolderIsReported_andNothingUnderItRemoved(_ backend: Backend) throws {
+        let library = try standardLibrary(backend)
         _ = try library.scan()
         try #require(chmod(library.path("2024"), 0) == 0)
         defer { chmod(library.path("2024"), 0o755) }
@@ -138,8 +138,8 @@ import Testing
         #expect(try library.items().count == 4)
     }
 
-    @Test func namesThatAreNotUTF8AreStoredAsBytes_andPrintDistinctly() throws {
-        let library = try Library()
+    @Test(arguments: Backend.allCases) func namesThatAreNotUTF8AreStoredAsBytes_andPrintDistinctly(_ backend: Backend) throws {
+        let library = try Library(backend)
         let folder = Array(library.root.path.utf8) + [47]
         let names: [[UInt8]] = [Array("caf".utf8) + [0xE9] + Array(".jpg".utf8), Array("caf".utf8) + [0xC3, 0xA9] + Array(".jpg".utf8)]
         let jpeg = try Library.fixture("baseline.jpg")
@@ -158,8 +158,8 @@ import Testing
         #expect(json.contains { $0.hasSuffix("/café.jpg\"") })
     }
 
-    @Test func symlinksAreSkipped_unlessFollowed_andLoopsEnd() throws {
-        let library = try standardLibrary()
+    @Test(arguments: Backend.allCases) func symlinksAreSkipped_unlessFollowed_andLoopsEnd(_ backend: Backend) throws {
+        let library = try standardLibrary(backend)
         try FileManager.default.createSymbolicLink(atPath: library.path("2024/loop"), withDestinationPath: library.root.path)
         try FileManager.default.createSymbolicLink(atPath: library.path("link.jpg"), withDestinationPath: library.path("a.jpg"))
         let plain = try library.scan()
@@ -169,8 +169,8 @@ import Testing
         #expect(try library.items()[library.path("link.jpg")] != nil)
     }
 
-    @Test func aSecondScanWhileOneIsWritingStopsWithAClearMessage() throws {
-        let library = try standardLibrary()
+    @Test(arguments: Backend.allCases) func aSecondScanWhileOneIsWritingStopsWithAClearMessage(_ backend: Backend) throws {
+        let library = try standardLibrary(backend)
         let store = try library.catalog()
         let lock = try store.store.lockForWriting()
         #expect(throws: StoreError.busy(path: store.location)) { try store.scan([library.root.path]) }
@@ -178,8 +178,8 @@ import Testing
         #expect(StoreError.busy(path: "x").description.contains("another scan or import"))
     }
 
-    @Test func listOrderIsNewestFirstByCaptureThenModifiedDate_tiesByPath() throws {
-        let library = try Library()
+    @Test(arguments: Backend.allCases) func listOrderIsNewestFirstByCaptureThenModifiedDate_tiesByPath(_ backend: Backend) throws {
+        let library = try Library(backend)
         try library.write("z-old.jpg", Library.fixture("baseline.jpg"))
         try library.write("a-new.png", Library.fixture("rgb.png"))
         try library.write("m-same.png", Library.fixture("rgb.png"))
@@ -211,8 +211,8 @@ import Testing
         }
     }
 
-    @Test func aTreeOfMoreFoldersThanTheWalkRunsAhead_isScannedWhole_andLeavesNoFolderOpen() throws {
-        let library = try Library()
+    @Test(arguments: Backend.allCases) func aTreeOfMoreFoldersThanTheWalkRunsAhead_isScannedWhole_andLeavesNoFolderOpen(_ backend: Backend) throws {
+        let library = try Library(backend)
         let png = try Library.fixture("rgb.png")
         // 600 folders: more batches than the walk may hand over before the scanner takes them,
         // so the walk waits for the scanner, and the scanner for the known files, both ways.

@@ -2,19 +2,25 @@ import CatalogKit
 import Foundation
 import Testing
 
-/// A folder of real image files for scanner tests, removed when the test ends.
+/// A folder of real image files for scanner tests, removed when the test ends, and a catalog
+/// for them: an SQLite file in the folder, or a new database on the test PostgreSQL server.
 final class Library {
     let root: URL
     let catalogPath: String
+    let backend: Backend
     private let base: URL
 
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("ImageProbeTests/Fixtures")
 
-    init() throws {
+    init(_ backend: Backend = .sqlite) throws {
         base = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-kit-tests-\(UUID().uuidString)")
         root = base.appendingPathComponent("photos")
-        catalogPath = base.appendingPathComponent("catalog.sqlite").path
+        self.backend = backend
+        catalogPath = switch backend {
+        case .sqlite: base.appendingPathComponent("catalog.sqlite").path
+        case .postgres: try TestPostgres.newDatabase()
+        }
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
     }
 

@@ -19,9 +19,19 @@ public struct TokenFile: Sendable {
         self.path = path
     }
 
-    /// Beside the catalog: `photos.sqlite` → `photos.tokens`.
-    public static func defaultPath(forCatalog catalogPath: String) -> String {
-        URL(fileURLWithPath: catalogPath).deletingPathExtension().appendingPathExtension("tokens").path
+    /// Beside the catalog: `photos.sqlite` → `photos.tokens`. A PostgreSQL catalog has no folder:
+    /// `$XDG_CONFIG_HOME/catalog/HOST-DATABASE.tokens` (else under `~/.config`).
+    public static func defaultPath(forCatalog catalogPath: String, environment: [String: String]? = nil) -> String {
+        let environment = environment ?? ProcessInfo.processInfo.environment
+        guard catalogPath.hasPrefix("postgres://") || catalogPath.hasPrefix("postgresql://") else {
+            return URL(fileURLWithPath: catalogPath).deletingPathExtension().appendingPathExtension("tokens").path
+        }
+        let url = URLComponents(string: catalogPath)
+        let name = [url?.host ?? "", String(url?.path.drop { $0 == "/" } ?? "")].filter { !$0.isEmpty }.joined(separator: "-")
+        let safe = String(name.map { $0.isLetter || $0.isNumber || "._-".contains($0) ? $0 : "_" })
+        let config = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+            ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.config"
+        return config + "/catalog/" + (safe.isEmpty ? "postgres" : safe) + ".tokens"
     }
 
     /// A new token: `catalog_` and 256 bits from the system's secure random source, base64url.

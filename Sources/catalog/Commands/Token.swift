@@ -17,7 +17,7 @@ struct Token: ParsableCommand {
     struct Location: ParsableArguments {
         @OptionGroup var catalog: CatalogOptions
 
-        @Option(help: ArgumentHelp("The token file (default: $CATALOG_TOKEN_FILE, else beside the catalog).", valueName: "path"))
+        @Option(help: ArgumentHelp("The token file (default: $CATALOG_TOKEN_FILE, else beside the catalog; for PostgreSQL, in ~/.config/catalog).", valueName: "path"))
         var tokenFile: String?
 
         var file: TokenFile {

@@ -1,0 +1,100 @@
+import CatalogKit
+import Foundation
+import Testing
+
+/// What is particular to a catalog in PostgreSQL: opening by URL, refusing what is not a
+/// catalog, and the command line printing what it prints on SQLite (against the test server).
+@Suite struct PostgresCatalogTests {
+    @Test func anEmptyDatabaseBecomesACatalog_andOpensAgainWithoutMigrating() throws {
+        let url = try TestPostgres.newDatabase()
+        let catalog = try Catalog.open(at: url)
+        #expect(try catalog.generation() == 0)
+        #expect(catalog.location == url)
+        let database = try #require(URLComponents(string: url)?.path.dropFirst()).description
+        #expect(try TestPostgres.psql(database, "SELECT identifier FROM catalog_migrations").split(separator: "\n") == ["0001_catalog"])
+        _ = try catalog.importItems([ImportRow(line: 2, key: "p1", width: 10, height: 20)])
+        let again = try Catalog.open(at: url)
+        #expect(try again.items().map(\.width) == [10])
+    }
+
+    @Test func aDatabaseWithOtherTables_isRefusedAndLeftUntouched() throws {
+        let url = try TestPostgres.newDatabase()
+        let database = try #require(URLComponents(string: url)?.path.dropFirst()).description
+        try TestPostgres.psql(database, "CREATE TABLE invoices (id int); INSERT INTO invoices VALUES (7)")
+        #expect(throws: StoreError.notACatalog(path: url, reason: "a PostgreSQL database with other tables (invoices)")) {
+            try Catalog.open(at: url)
+        }
+        #expect(try TestPostgres.psql(database, "SELECT string_agg(tablename, ',') FROM pg_tables WHERE schemaname = 'public'")
+            .trimmingCharacters(in: .whitespacesAndNewlines) == "invoices")
+    }
+
+    @Test func aCatalogWrittenByANewerVersion_isRefusedWithTheSameMessageAsOnSQLite() throws {
+        let url = try TestPostgres.newDatabase()
+        _ = try Catalog.open(at: url)
+        let database = try #require(URLComponents(string: url)?.path.dropFirst()).description
+        try TestPostgres.psql(database, "INSERT INTO catalog_migrations (identifier) VALUES ('9999_from_the_future')")
+        #expect(throws: StoreError.newerVersion(path: url, unknownMigrations: ["9999_from_the_future"])) { try Catalog.open(at: url) }
+    }
+
+    @Test(arguments: [
+        ("postgres://me:secret@db.example/photos", "the URL holds a password; put it in PGPASSWORD or ~/.pgpass instead"),
+        ("postgres://db.example:99999/photos", "port 99999 is out of range"),
+        ("postgresql://db.example/photos?sslmode=require", "unknown URL parameter \"sslmode\""),
+    ])
+    func badURLsAreRefusedBeforeAnyConnection(_ url: String, _ reason: String) {
+        #expect {
+            try Catalog.open(at: url)
+        } throws: { error in
+            guard case StoreError.cannotOpen(let path, let message) = error else { return false }
+            return path == url && message.contains(reason)
+        }
+    }
+
+    @Test func aServerThatIsNotThere_isACannotOpenNamingTheURL() {
+        let url = "postgres://postgres@/nowhere?host=/tmp/no-such-folder&port=5999"
+        #expect {
+            try Catalog.open(at: url)
+        } throws: { error in
+            guard case StoreError.cannotOpen(let path, _) = error else { return false }
+            return path == url
+        }
+    }
+
+    /// The same scan and import, through the binary, into an SQLite file and a PostgreSQL
+    /// database: every read command prints the same bytes.
+    @Test func theCommandLinePrintsTheSameOnBothBackends() throws {
+        let library = try Library()
+        try library.write("a/one.jpg", Library.fixture("baseline.jpg"))
+        try library.write("a/two.png", Library.fixture("rgb.png"))
+        try library.write("b/three.jpg", Library.fixture("progressive.jpg"))
+        try library.write("b/four.png", Library.fixture("interlaced.png"))
+        try library.write("b/broken.png", Library.fixture("rgb.png").prefix(20))
+        let pins = try library.write("pins.csv", Data(#"""
+            key,width,height,date,url,title,orientation
+            pin-1,100,200,2024-01-02,https://Img.Example.com:8080/a.jpg,"A title, with ""quotes""",1
+            pin-2,300,200,2023-02-03,http://b.example/b.jpg,Back\slash,6
+            pin-3,50,60,2023-05-05,,,1
+
+            """#.utf8))
+        let postgres = try TestPostgres.newDatabase()
+        for db in [library.catalogPath, postgres] {
+            #expect(try BuiltTool.run(["scan", "--db", db, library.root.path]).status == 0)
+            #expect(try BuiltTool.run(["import", "--db", db, pins]).status == 0)
+        }
+        for command in [["list"], ["list", "--sort", "path", "--json"], ["errors"],
+                        ["page", "--width", "375", "--cols", "2", "--offset", "40", "--json"],
+                        ["page", "--width", "414", "--cols", "3", "--item", "3", "--json"],
+                        ["page", "--width", "800", "--style", "justified", "--json"],
+                        ["page", "--width", "375", "--cols", "2", "--rect", "0,100,375,300", "--json"],
+                        ["page", "--width", "375", "--cols", "2", "--sections", "month", "--json"]] {
+            let sqlite = try BuiltTool.run(command + ["--db", library.catalogPath])
+            let onPostgres = try BuiltTool.run(command + ["--db", postgres])
+            #expect(sqlite.status == 0, "\(command): \(sqlite.stderr)")
+            #expect(onPostgres.status == sqlite.status, "\(command): \(onPostgres.stderr)")
+            #expect(String(decoding: onPostgres.stdout, as: UTF8.self) == String(decoding: sqlite.stdout, as: UTF8.self), "\(command)")
+        }
+        let refused = try BuiltTool.run(["import", "--db", postgres, try library.write("twice.csv", Data("key,width,height\nx,1,1\nx,2,2\n".utf8))])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("line 3: key \"x\" appears twice"), "\(refused.stderr)")
+    }
+}
