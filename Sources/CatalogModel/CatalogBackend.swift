@@ -88,8 +88,13 @@ package protocol WriteLease: AnyObject, Sendable {}
 
 /// What a scan writes.
 package protocol ScanWriting: Sendable {
-    /// Taken by every scan and import; throws `StoreError.busy` if another process holds it.
+    /// Taken by every import (and, where the store has no finer lock, every scan); throws
+    /// `StoreError.busy` if another process holds it.
     func lockForWriting() throws(StoreError) -> any WriteLease
+    /// Taken by a scan of `roots` (absolute paths): where the store lets scans of different
+    /// roots write at once (PostgreSQL), a lock per root, and no import meanwhile; elsewhere
+    /// `lockForWriting()`. Throws `StoreError.busy` if a scan of one of them, or an import, holds it.
+    func lockForScanning(roots: [Data]) throws(StoreError) -> any WriteLease
     /// The root's id, creating it on first use.
     func rootID(for path: Data) throws(StoreError) -> Int64
     /// Every file known under the folder `prefix` (which ends with "/").
@@ -108,6 +113,13 @@ package protocol ScanWriting: Sendable {
     /// Brings the order data (each item order's ids and sizes, packed) up to the items: batches
     /// keep it only while that is cheap, and a scan calls this once at its end.
     func refreshOrderData() throws(StoreError)
+}
+
+extension ScanWriting {
+    /// One writer at a time: the whole catalog's lock.
+    package func lockForScanning(roots: [Data]) throws(StoreError) -> any WriteLease {
+        try lockForWriting()
+    }
 }
 
 /// What an import writes.

@@ -1,5 +1,5 @@
 package import CatalogModel
-import Foundation
+package import Foundation
 import PostgresNIO
 
 /// A catalog in a PostgreSQL database (`--db postgres://USER@HOST:PORT/DB`): the store seam
@@ -42,13 +42,28 @@ package final class PostgresStore: CatalogBackend {
 
     deinit { connections.closeAll() }
 
-    /// A session-level advisory lock on a connection of its own: released when the lease goes,
-    /// or by the server when this process dies and its connection drops.
+    /// The catalog's advisory lock, exclusive: an import writes alone. Session-level, on a
+    /// connection of its own: released when the lease goes, or by the server when this process
+    /// dies and its connection drops.
     package func lockForWriting() throws(StoreError) -> any WriteLease {
+        try lease("SELECT pg_try_advisory_lock(\(Self.writeLock))")
+    }
+
+    /// The catalog's advisory lock, shared (scans of other roots go on, an import waits its
+    /// turn), and one exclusive lock per root, keyed by a hash of its path: several scanners
+    /// write at once, on one machine or many, when their roots differ.
+    package func lockForScanning(roots: [Data]) throws(StoreError) -> any WriteLease {
+        let keys = roots.map { Self.rootLockKey($0) }.sorted()
+        let locks = ["pg_try_advisory_lock_shared(\(Self.writeLock))"] + keys.map { "pg_try_advisory_lock(\($0))" }
+        return try lease("SELECT " + locks.joined(separator: " AND "))
+    }
+
+    /// A connection that holds the locks `query` takes, if it answers true.
+    private func lease(_ query: String) throws(StoreError) -> any WriteLease {
         let connection = try connections.open()
         do {
             let session = PostgresSession(connection: connection)
-            guard try session.value("SELECT pg_try_advisory_lock(\(Self.writeLock))", as: Bool.self) == true else {
+            guard try session.value(PostgresQuery(unsafeSQL: query), as: Bool.self) == true else {
                 try? connection.close().wait()
                 throw StoreError.busy(path: location)
             }
@@ -57,6 +72,17 @@ package final class PostgresStore: CatalogBackend {
             try? connection.close().wait()
             throw StoreError.wrapPostgres(error)
         }
+    }
+
+    /// A root's advisory lock key: 64 bits of FNV-1a over its path, apart from the catalog's own keys.
+    static func rootLockKey(_ path: Data) -> Int64 {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in path {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01B3
+        }
+        let key = Int64(bitPattern: hash)
+        return key == migrationLock || key == writeLock ? key &+ 1 : key
     }
 
     package func generation() throws(StoreError) -> Int64 {

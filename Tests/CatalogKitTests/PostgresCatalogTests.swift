@@ -60,6 +60,33 @@ import Testing
         }
     }
 
+    /// Scans of different roots write at once; a second scan of a root, or an import, waits for
+    /// none and says so. A held lease stands for the other scanner: another process's
+    /// connection, as the advisory locks see it.
+    @Test func scansOfDifferentRootsRunAtOnce_butNotTwoOfOneRoot_norAnImportMeanwhile() throws {
+        let library = try Library(.postgres)
+        try library.write("north/a.jpg", Library.fixture("baseline.jpg"))
+        try library.write("south/b.png", Library.fixture("rgb.png"))
+        let catalog = try library.catalog()
+        let north = library.path("north"), south = library.path("south")
+        do {
+            let scanning = try catalog.store.lockForScanning(roots: [Data(north.utf8)])
+            defer { withExtendedLifetime(scanning) {} }
+            #expect(try catalog.scan([south]).added == 1)
+            #expect(throws: StoreError.busy(path: catalog.location)) { try catalog.scan([north]) }
+            #expect(throws: StoreError.busy(path: catalog.location)) {
+                try catalog.importItems([ImportRow(line: 2, key: "k", width: 1, height: 1)])
+            }
+        }
+        #expect(try catalog.scan([north]).added == 1)
+        do {
+            let importing = try catalog.store.lockForWriting()
+            defer { withExtendedLifetime(importing) {} }
+            #expect(throws: StoreError.busy(path: catalog.location)) { try catalog.scan([south]) }
+        }
+        #expect(try catalog.items().count == 2)
+    }
+
     /// The same scan and import, through the binary, into an SQLite file and a PostgreSQL
     /// database: every read command prints the same bytes.
     @Test func theCommandLinePrintsTheSameOnBothBackends() throws {

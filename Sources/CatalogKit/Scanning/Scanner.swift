@@ -72,23 +72,23 @@ final class Scanner {
     /// that cannot be scanned are listed in the summary; the others are scanned all the same.
     func run(roots: [String], progress: ((ScanProgress) -> Void)? = nil) throws(StoreError) -> ScanSummary {
         self.progress = progress
-        return try drive { () throws(StoreError) in for root in roots { try scan(root: root) } }
+        return try drive(roots: roots) { () throws(StoreError) in for root in roots { try scan(root: root) } }
     }
 
     /// Scans folders of one root again (absolute paths under it, none inside another one that is
     /// scanned recursively): what a watcher does when files change there. `recursive: false`
     /// scans only the files directly in the folder. Moves between the folders keep their items.
     func run(root: String, folders: [(path: String, recursive: Bool)]) throws(StoreError) -> ScanSummary {
-        try drive { () throws(StoreError) in try scan(root: root, folders: folders) }
+        try drive(roots: [root]) { () throws(StoreError) in try scan(root: root, folders: folders) }
     }
 
-    /// One scan under the write lock: `body` walks, then stale layouts go and the order data
-    /// is brought up to the items.
-    private func drive(_ body: () throws(StoreError) -> Void) throws(StoreError) -> ScanSummary {
+    /// One scan under the lock of its roots: `body` walks, then stale layouts go and the order
+    /// data is brought up to the items.
+    private func drive(roots: [String], _ body: () throws(StoreError) -> Void) throws(StoreError) -> ScanSummary {
         precondition(!used, "a Scanner runs one scan")
         used = true
         start = ContinuousClock.now
-        let lock = try store.lockForWriting()
+        let lock = try store.lockForScanning(roots: roots.map { Data(Self.absolute($0).utf8) })
         defer { withExtendedLifetime(lock) {} }
         let before = try store.generation()
         try body()

@@ -1,0 +1,23 @@
+/// The origin of a web address as the gallery's Content-Security-Policy names it: what both
+/// stores keep in `web_origins` for imported items.
+package enum WebOrigin {
+    /// `http://` or `https://` (in any case) and what follows up to the first `/`, `?` or `#`,
+    /// lowercased (ASCII letters only, as SQLite's lower() did); nil for any other address.
+    package static func origin(of url: String) -> [UInt8]? {
+        var utf8 = Array(url.utf8)
+        func hasPrefix(_ scheme: StaticString) -> Bool {
+            let count = scheme.utf8CodeUnitCount
+            guard utf8.count >= count else { return false }
+            return (0..<count).allSatisfy { index in
+                let byte = utf8[index]
+                return (byte >= 65 && byte <= 90 ? byte + 32 : byte) == scheme.utf8Start[index]
+            }
+        }
+        let start = hasPrefix("https://") ? 8 : hasPrefix("http://") ? 7 : nil
+        guard let start else { return nil }
+        let end = utf8[start...].firstIndex { $0 == 47 || $0 == 63 || $0 == 35 } ?? utf8.count
+        utf8.removeSubrange(end...)
+        for index in utf8.indices where utf8[index] >= 65 && utf8[index] <= 90 { utf8[index] += 32 }
+        return utf8
+    }
+}
