@@ -64,7 +64,7 @@ package final class PostgresStore: CatalogBackend {
         do {
             let session = PostgresSession(connection: connection)
             guard try session.value(PostgresQuery(unsafeSQL: query), as: Bool.self) == true else {
-                try? connection.close().wait()
+                _ = PostgresWriteLease(connection: connection) // gives back what it did take, then closes
                 throw StoreError.busy(path: location)
             }
             return PostgresWriteLease(connection: connection)
@@ -115,7 +115,12 @@ final class PostgresWriteLease: WriteLease {
         self.connection = connection
     }
 
-    deinit { try? connection.close().wait() }
+    /// Unlocks before closing: the server releases a closed connection's locks only when its
+    /// backend process has exited, after `close` returns, and a next scan must find them free.
+    deinit {
+        _ = try? connection.query("SELECT pg_advisory_unlock_all()", logger: PostgresConnections.logger).wait()
+        try? connection.close().wait()
+    }
 }
 
 extension PostgresStore {

@@ -86,7 +86,7 @@ enum TestPostgres {
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else { throw PostgresUnavailable(description: "pipe: \(String(cString: strerror(errno)))") }
         _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
-        let stop = (isRoot ? "/usr/sbin/runuser -u postgres -- " : "") + "\(server.bin)/pg_ctl -D \(server.folder)/data -m immediate -w stop"
+        let stop = (isRoot ? "/sbin/runuser -u postgres -- " : "") + "\(server.bin)/pg_ctl -D \(server.folder)/data -m immediate -w stop"
         do {
             try run("/bin/sh", ["-c", "read line; \(stop) > /dev/null 2>&1; rm -rf \(server.folder)"], stdin: fds[0], wait: false)
         } catch {
@@ -102,7 +102,7 @@ enum TestPostgres {
     @discardableResult
     private static func run(_ program: String, _ arguments: [String], asPostgres: Bool = false, stdin: Int32? = nil,
                             wait: Bool = true) throws -> String {
-        let argv = asPostgres && isRoot ? ["/usr/sbin/runuser", "-u", "postgres", "--", program] + arguments : [program] + arguments
+        let argv = asPostgres && isRoot ? ["/sbin/runuser", "-u", "postgres", "--", program] + arguments : [program] + arguments
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-pg-run-\(UUID().uuidString)").path
         defer { unlink(output) }
         var actions = posix_spawn_file_actions_t()
