@@ -91,12 +91,13 @@ extension PostgresStore {
     /// runs on a thread of its own (PostgresNIO's COPY is async), a few buffers ahead at most.
     private static func copy(_ first: [ImportRow], then next: () throws(StoreError) -> [ImportRow]?, importedAt: String,
                              origins: inout Set<[UInt8]>, into session: PostgresSession) throws -> Int {
-        let buffers = BufferQueue(capacity: 4)
+        // A buffer, the producer's error, or nil at the end.
+        let buffers = Handoff<Result<ByteBuffer, any Error>?>(capacity: 4)
         let connection = session.connection
         let copying = BlockingTask {
-            defer { buffers.close() } // a failed COPY stops the producer below
+            defer { buffers.cancel() } // a failed COPY stops the producer below at its next put
             try await connection.copyFrom(table: "import_rows", logger: PostgresConnections.logger) { writer in
-                while let buffer = try buffers.take() { try await writer.write(buffer) }
+                while let buffer = try buffers.take()?.get() { try await writer.write(buffer) }
             }
         }
         var count = 0
@@ -108,65 +109,18 @@ extension PostgresStore {
                     CopyText.append(row, importedAt: importedAt, to: &buffer)
                     if let url = row.url, let origin = WebOrigin.origin(of: url) { origins.insert(origin) }
                 }
-                guard buffers.put(buffer) else { break }
+                guard buffers.put(.success(buffer)) else { break }
                 count += rows.count
                 rows = try next() ?? []
             } while !rows.isEmpty
-            buffers.finish()
+            buffers.put(nil)
         } catch {
-            buffers.fail(error)
+            buffers.put(.failure(error))
             _ = try? copying.wait()
             throw error
         }
         try copying.wait()
         return count
-    }
-}
-
-/// Buffers from the thread that encodes rows to the one that sends them: `put` waits while
-/// `capacity` are queued, `take` while none are; nil once finished.
-final class BufferQueue: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var buffers: [ByteBuffer] = [] // guarded by `condition`, as the rest
-    private var finished = false
-    private var closed = false
-    private var failure: (any Error)?
-    private let capacity: Int
-
-    init(capacity: Int) {
-        self.capacity = capacity
-    }
-
-    /// False when the taker has gone (the COPY failed): stop producing.
-    func put(_ buffer: ByteBuffer) -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        while buffers.count >= capacity && !closed { condition.wait() }
-        guard !closed else { return false }
-        buffers.append(buffer)
-        condition.broadcast()
-        return true
-    }
-
-    func take() throws -> ByteBuffer? {
-        condition.lock()
-        defer { condition.unlock() }
-        while buffers.isEmpty && !finished && failure == nil { condition.wait() }
-        if let failure { throw failure }
-        guard !buffers.isEmpty else { return nil }
-        defer { condition.broadcast() }
-        return buffers.removeFirst()
-    }
-
-    func finish() { update { $0.finished = true } }
-    func fail(_ error: any Error) { update { $0.failure = error } }
-    func close() { update { $0.closed = true } }
-
-    private func update(_ change: (BufferQueue) -> Void) {
-        condition.lock()
-        change(self)
-        condition.broadcast()
-        condition.unlock()
     }
 }
 

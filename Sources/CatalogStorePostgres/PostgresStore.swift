@@ -58,18 +58,16 @@ package final class PostgresStore: CatalogBackend {
         return try lease("SELECT " + locks.joined(separator: " AND "))
     }
 
-    /// A connection that holds the locks `query` takes, if it answers true.
+    /// A connection that holds the locks `query` takes, if it answers true; when it does not, the
+    /// lease goes at once and gives back the locks it did take.
     private func lease(_ query: String) throws(StoreError) -> any WriteLease {
-        let connection = try connections.open()
+        let lease = PostgresWriteLease(connection: try connections.open())
         do {
-            let session = PostgresSession(connection: connection)
-            guard try session.value(PostgresQuery(unsafeSQL: query), as: Bool.self) == true else {
-                _ = PostgresWriteLease(connection: connection) // gives back what it did take, then closes
+            guard try PostgresSession(connection: lease.connection).value(PostgresQuery(unsafeSQL: query), as: Bool.self) == true else {
                 throw StoreError.busy(path: location)
             }
-            return PostgresWriteLease(connection: connection)
+            return lease
         } catch {
-            try? connection.close().wait()
             throw StoreError.wrapPostgres(error)
         }
     }
@@ -109,7 +107,7 @@ package final class PostgresStore: CatalogBackend {
 
 /// Holds the connection whose session owns the write lock.
 final class PostgresWriteLease: WriteLease {
-    private let connection: PostgresConnection
+    let connection: PostgresConnection
 
     init(connection: PostgresConnection) {
         self.connection = connection

@@ -1,4 +1,4 @@
-import CatalogKit
+import CatalogModel
 import Foundation
 import Synchronization
 import Testing

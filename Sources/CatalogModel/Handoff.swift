@@ -3,7 +3,8 @@ import Foundation
 
 /// Items from a producer thread to a consumer, in order, at most `capacity` waiting: the
 /// producer runs ahead of the consumer by that much and no more. The import's parser hands
-/// rows to the writer through one; the scan's walk hands folders' files to the scanner.
+/// rows to the writer through one; the scan's walk hands folders' files to the scanner; the
+/// PostgreSQL import hands encoded rows to its COPY.
 package final class Handoff<Item>: @unchecked Sendable {
     private let condition = NSCondition()
     private var items: [Item] = [] // at most `capacity`: taking from the front moves that many
