@@ -42,7 +42,7 @@ extension PostgresStore {
     }
 
     package func itemCount() throws(StoreError) -> Int {
-        try read { session in try session.value("SELECT count(*)::int8 FROM items", as: Int.self) ?? 0 }
+        try read { session in try PostgresSnapshot(session: session).itemCount() }
     }
 
     /// No cheap stamp yet: every read asks the database (one small query).
@@ -101,7 +101,7 @@ extension PostgresStore {
                 """)[0].decode((Int, Int, Int).self)
             return CatalogStats(
                 path: location, bytesOnDisk: try session.value("SELECT pg_database_size(current_database())::int8", as: Int64.self) ?? 0,
-                generation: try session.value("SELECT generation FROM catalog", as: Int64.self) ?? 0,
+                generation: try PostgresSnapshot(session: session).generation(),
                 items: byFormat.values.reduce(0, +), itemsByFormat: byFormat,
                 importedItems: try session.value("SELECT count(*)::int8 FROM items WHERE source = 1", as: Int.self) ?? 0,
                 files: files.0, unsupportedFiles: files.1, failedFiles: files.2)
@@ -135,7 +135,7 @@ extension PostgresStore {
     package func withSnapshot<T: Sendable>(_ body: (any CatalogSnapshot) throws -> T) throws -> T {
         do {
             return try connections.withSession { session in
-                try session.transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") { try body(PostgresSnapshot(session: session)) }
+                try session.transaction(Self.beginSnapshot) { try body(PostgresSnapshot(session: session)) }
             }
         } catch let error as PSQLError {
             throw StoreError.wrapPostgres(error)

@@ -84,7 +84,7 @@ package final class PostgresStore: CatalogBackend {
     }
 
     package func generation() throws(StoreError) -> Int64 {
-        try read { session in try session.value("SELECT generation FROM catalog", as: Int64.self) ?? 0 }
+        try read { session in try PostgresSnapshot(session: session).generation() }
     }
 
     /// Runs `body` on a connection, outside a transaction (one statement is one snapshot).
@@ -95,8 +95,10 @@ package final class PostgresStore: CatalogBackend {
 
     /// Runs `body` in one REPEATABLE READ, read-only transaction: every statement sees the same state.
     func snapshotRead<T>(_ body: (PostgresSession) throws -> T) throws(StoreError) -> T {
-        try read { session in try session.transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") { try body(session) } }
+        try read { session in try session.transaction(Self.beginSnapshot) { try body(session) } }
     }
+
+    static let beginSnapshot = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
 
     /// Runs `body` in one read-write transaction.
     @discardableResult
