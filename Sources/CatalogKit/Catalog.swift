@@ -30,6 +30,16 @@ public final class Catalog: Sendable {
         return Catalog(store: try SQLiteStore.open(at: path))
     }
 
+    /// Opens the PostgreSQL catalog at `url` for reading from `readURL`, a streaming replica of
+    /// it: reads (pages, items, stats) go to the replica, writes (a stored layout) to `url`.
+    /// A page says which generation it shows; the replica's may trail the primary's.
+    public static func open(at url: String, readingFrom readURL: String) throws(StoreError) -> Catalog {
+        guard PostgresLocation.isURL(url), PostgresLocation.isURL(readURL) else {
+            throw .cannotOpen(path: readURL, reason: "a read replica is for a catalog in PostgreSQL: both must be postgres:// URLs")
+        }
+        return Catalog(store: try PostgresStore.open(url: url, readURL: readURL))
+    }
+
     /// A catalog over any store that implements the seam.
     package init(store: any CatalogBackend) {
         self.store = store

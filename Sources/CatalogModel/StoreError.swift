@@ -12,7 +12,10 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case busy(path: String)
     /// An input row was refused; nothing was written.
     case invalidInput(line: Int, reason: String)
-    /// SQLite reported an error.
+    /// The catalog's database server cannot be reached (it stopped, restarted, or the network
+    /// went): nothing of the call that failed was committed, what was committed before is kept.
+    case unreachable(path: String, reason: String)
+    /// The database reported an error.
     case database(String)
 
     public var description: String {
@@ -29,6 +32,8 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
             "another scan or import is writing to \(path); try again when it finishes"
         case .invalidInput(let line, let reason):
             "line \(line): \(reason)"
+        case .unreachable(let path, let reason):
+            "cannot reach the catalog's database at \(path) (\(reason)); what was committed before is kept. Try again once it is back."
         case .database(let message):
             "database error: \(message)"
         }

@@ -75,7 +75,7 @@ public enum CatalogServer {
         quietLogger.logLevel = .error // Hummingbird's own messages: only errors
         let host = options.host
         return Application(
-            router: router(catalog: catalog, options: options, accessLog: options.quiet ? nil : logger),
+            router: router(catalog: catalog, options: options, accessLog: options.quiet ? nil : logger, errorLog: quietLogger),
             server: .guardedHTTP1(limits: options.limits),
             configuration: .init(address: .hostname(host, port: options.port), serverName: "catalog", backlog: 1024),
             onServerRunning: { channel in
@@ -88,14 +88,16 @@ public enum CatalogServer {
     }
 
     /// Every route, behind the middlewares: the access log, the headers every response carries,
-    /// errors in one JSON shape, access control, then the request's shape.
-    static func router(catalog: Catalog, options: Options, accessLog: Logger?) -> Router<CatalogRequestContext> {
+    /// errors in one JSON shape, access control, then the request's shape. `errorLog` hears of
+    /// a database that cannot be reached, and of its return.
+    static func router(catalog: Catalog, options: Options, accessLog: Logger?,
+                       errorLog: Logger = Logger(label: "catalog", factory: { _ in SwiftLogNoOpLogHandler() })) -> Router<CatalogRequestContext> {
         let router = Router(context: CatalogRequestContext.self, options: .autoGenerateHeadEndpoints)
         if let accessLog { router.add(middleware: AccessLogMiddleware(logger: accessLog)) }
         let access = options.access.map(accessControl)
         router.add(middleware: SecurityHeadersMiddleware(corsOrigins: Set(options.corsOrigins.map { $0.lowercased() }),
                                                          privateResponses: access != nil))
-        router.add(middleware: ErrorMiddleware())
+        router.add(middleware: ErrorMiddleware(outages: OutageLog(logger: errorLog)))
         if let access {
             router.add(middleware: AccessMiddleware(access: access))
         } else if ServeAccess.isLoopback(host: options.host) {

@@ -1,20 +1,58 @@
+import CatalogKit
 import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
+import Synchronization
 
 /// Turns every error, thrown by a route or by the router itself (no such route), into its
-/// status and the one JSON body.
+/// status and the one JSON body; tells `outages` of a database that cannot be reached.
 struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    let outages: OutageLog
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
-            return try await next(request, context)
+            let response = try await next(request, context)
+            if response.status.code < 500 { outages.answered() }
+            return response
         } catch let error as HTTPError {
             let message = error.status == .notFound ? "no such route: \(request.uri.path)" : (error.body ?? error.status.reasonPhrase)
             return APIError(status: error.status.code, message: message).response
         } catch {
+            if case StoreError.unreachable = error { outages.failed(error) }
             return APIError(error).response
         }
+    }
+}
+
+/// One line on stderr when the catalog's database stops answering (then one every 30 seconds
+/// while it stays away), and one when a request is answered again: not a line per request.
+final class OutageLog: Sendable {
+    private let logger: Logger
+    /// When the outage was last written down (nanoseconds, monotonic), or nil while there is none.
+    private let lastWritten = Mutex<UInt64?>(nil)
+    private let inOutage = Atomic<Bool>(false)
+    static let repeatEvery: UInt64 = 30_000_000_000
+
+    init(logger: Logger) {
+        self.logger = logger
+    }
+
+    func failed(_ error: any Error) {
+        let now = DispatchTime.now().uptimeNanoseconds
+        let write = lastWritten.withLock { last in
+            guard last.map({ now - $0 >= Self.repeatEvery }) ?? true else { return false }
+            last = now
+            return true
+        }
+        inOutage.store(true, ordering: .relaxed)
+        if write { logger.error("\(error); answering 503 until it is back") }
+    }
+
+    func answered() {
+        guard inOutage.load(ordering: .relaxed), inOutage.exchange(false, ordering: .relaxed) else { return }
+        lastWritten.withLock { $0 = nil }
+        logger.error("the catalog's database answers again")
     }
 }
 

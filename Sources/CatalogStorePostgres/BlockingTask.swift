@@ -33,9 +33,9 @@ final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
     private var jobs: [UnownedJob] = [] // guarded by `condition`
     private var stopped = false
 
-    init() {
+    init(name: String = "catalog.postgres.copy") {
         let thread = Thread { [self] in run() }
-        thread.name = "catalog.postgres.copy"
+        thread.name = name
         thread.start()
     }
 

@@ -33,19 +33,34 @@ final class PostgresConnections: Sendable {
         self.configuration = configuration
     }
 
-    /// Opens a connection of its own (a write lease holds one for its advisory lock).
+    /// Opens a connection of its own (a write lease holds one for its advisory lock). A server
+    /// that does not answer is `StoreError.unreachable`.
     func open() throws(StoreError) -> PostgresConnection {
         do {
-            return try PostgresConnection.connect(on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration,
-                                                  id: nextID.wrappingAdd(1, ordering: .relaxed).oldValue, logger: Self.logger).wait()
+            return try connecting().wait()
         } catch {
-            throw .cannotOpen(path: location.display, reason: Self.message(error))
+            throw Self.isConnectionLoss(error) ? .unreachable(path: location.display, reason: Self.message(error))
+                                               : .cannotOpen(path: location.display, reason: Self.message(error))
         }
     }
 
-    /// Runs `body` on a connection; a failed connection is closed, a healthy one kept for the next call.
-    func withSession<T>(_ body: (PostgresSession) throws -> T) throws -> T {
-        let connection = try idle.withLock { $0.popLast() } ?? open()
+    /// Opens a connection of its own, for async callers (the change listener).
+    func connect() async throws -> PostgresConnection {
+        try await connecting().get()
+    }
+
+    private func connecting() -> EventLoopFuture<PostgresConnection> {
+        PostgresConnection.connect(on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration,
+                                   id: nextID.wrappingAdd(1, ordering: .relaxed).oldValue, logger: Self.logger)
+    }
+
+    /// Runs `body` on a connection; a failed connection is closed, a healthy one kept for the next
+    /// call. With `retrying` (reads only: running them twice changes nothing), a call that failed
+    /// because a kept connection had been dropped (the server restarted since) runs once more
+    /// on a new one.
+    func withSession<T>(retrying: Bool = false, _ body: (PostgresSession) throws -> T) throws -> T {
+        let kept = takeIdle()
+        let connection = try kept ?? open()
         let session = PostgresSession(connection: connection)
         do {
             let result = try body(session)
@@ -53,13 +68,26 @@ final class PostgresConnections: Sendable {
             return result
         } catch {
             // A server error leaves the connection usable once any transaction is rolled back.
-            if !connection.isClosed, (try? session.execute("ROLLBACK")) != nil {
+            if !connection.isClosed, !Self.isConnectionLoss(error), (try? session.execute("ROLLBACK")) != nil {
                 giveBack(connection)
             } else {
                 try? connection.close().wait()
+                if retrying, kept != nil, Self.isConnectionLoss(error) {
+                    closeAll() // the others were dropped with it
+                    return try withSession(retrying: false, body)
+                }
             }
             throw error
         }
+    }
+
+    /// An idle connection that is still open, if there is one.
+    private func takeIdle() -> PostgresConnection? {
+        while let connection = idle.withLock({ $0.popLast() }) {
+            if !connection.isClosed { return connection }
+            try? connection.close().wait()
+        }
+        return nil
     }
 
     private func giveBack(_ connection: PostgresConnection) {
@@ -90,6 +118,24 @@ final class PostgresConnections: Sendable {
         return "\(error)"
     }
 
+    /// Whether `error` says the connection is gone or could not be made (the server stopped,
+    /// restarted, or cannot be reached), rather than that a statement failed.
+    static func isConnectionLoss(_ error: any Error) -> Bool {
+        if case StoreError.unreachable = error { return true }
+        if error is ConnectionGone { return true }
+        guard let error = error as? PSQLError else { return error is IOError || error is ChannelError }
+        switch error.code {
+        case .serverClosedConnection, .connectionError, .uncleanShutdown, .clientClosedConnection, .listenFailed:
+            return true
+        case .server:
+            // connection_exception (08...), admin_shutdown, crash_shutdown, cannot_connect_now
+            guard let state = error.serverInfo?[.sqlState] else { return false }
+            return state.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(state)
+        default:
+            return false
+        }
+    }
+
     /// The SQLSTATE of a server error, if it is one.
     static func sqlState(_ error: any Error) -> String? {
         (error as? PSQLError)?.serverInfo?[.sqlState]
@@ -103,18 +149,28 @@ struct PostgresSession {
     /// Every row of `query`.
     @discardableResult
     func rows(_ query: PostgresQuery) throws -> [PostgresRow] {
-        try connection.query(query, logger: PostgresConnections.logger).wait().rows
+        try answer(connection.query(query, logger: PostgresConnections.logger)).rows
     }
 
     /// Runs `query`; returns the rows it changed (or returned).
     @discardableResult
     func execute(_ query: PostgresQuery) throws -> Int {
-        try connection.query(query, logger: PostgresConnections.logger).wait().metadata.rows ?? 0
+        try answer(connection.query(query, logger: PostgresConnections.logger)).metadata.rows ?? 0
     }
 
     /// Runs one statement without parameters.
     func script(_ sql: String) throws {
-        _ = try connection.simpleQuery(sql).wait()
+        _ = try answer(connection.simpleQuery(sql))
+    }
+
+    /// Waits for a query's answer, or for the connection's end. PostgresNIO hands a query to a
+    /// connection that has closed without ever answering it (its write fails, and nothing
+    /// fails the query's promise), so a rollback after the server went away would wait forever.
+    private func answer<T>(_ future: EventLoopFuture<T>) throws -> T {
+        let promise = future.eventLoop.makePromise(of: T.self)
+        future.cascade(to: promise)
+        connection.closeFuture.hop(to: future.eventLoop).whenComplete { _ in promise.fail(ConnectionGone()) } // ignored once answered
+        return try promise.futureResult.wait()
     }
 
     /// Runs a script of several statements (a migration file) as one: PostgresNIO sends every
@@ -127,7 +183,7 @@ struct PostgresSession {
 
     /// Calls `body` with each row as it arrives, without holding them all.
     func forEachRow(_ query: PostgresQuery, _ body: @escaping @Sendable (PostgresRow) throws -> Void) throws {
-        _ = try connection.query(query, logger: PostgresConnections.logger, body).wait()
+        _ = try answer(connection.query(query, logger: PostgresConnections.logger, body))
     }
 
     /// The first column of the first row, or nil (no row, or NULL).
@@ -149,6 +205,11 @@ struct PostgresSession {
         try script("COMMIT")
         return result
     }
+}
+
+/// The connection closed before its query was answered.
+struct ConnectionGone: Error, CustomStringConvertible {
+    var description: String { "the server closed the connection" }
 }
 
 /// Appends rows from the event loop and hands them over once the query is done.

@@ -20,6 +20,15 @@ enum PostgresMigrations {
         }
     }
 
+    /// Refuses a database that is not a catalog this build can read (a replica, which cannot
+    /// be migrated: its primary is, and the replica follows).
+    static func check(_ session: PostgresSession, location: String) throws {
+        let missing = try pending(session, location: location)
+        guard missing.isEmpty else {
+            throw StoreError.notACatalog(path: location, reason: "it lacks migrations \(missing.map(\.id).joined(separator: ", ")); open the primary first, which applies them")
+        }
+    }
+
     /// The migrations not applied yet; refuses a database that is not a catalog, or a newer one.
     private static func pending(_ session: PostgresSession, location: String) throws -> [(id: String, sql: String)] {
         let tables = try session.rows("SELECT tablename::text FROM pg_tables WHERE schemaname = current_schema()").map { try $0.decode(String.self) }

@@ -11,10 +11,14 @@ extension PostgresStore {
     package func importItems(from next: () throws(StoreError) -> [ImportRow]?, importedAt: String) throws(StoreError) -> ImportSummary {
         do {
             return try connections.withSession { session in
-                try session.transaction { try Self.importItems(session, from: next, importedAt: importedAt) }
+                try session.transaction {
+                    let summary = try Self.importItems(session, from: next, importedAt: importedAt)
+                    try session.script(PostgresChangeListener.notify)
+                    return summary
+                }
             }
         } catch {
-            throw StoreError.wrapPostgres(error)
+            throw wrap(error)
         }
     }
 

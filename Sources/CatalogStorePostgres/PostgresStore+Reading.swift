@@ -45,8 +45,8 @@ extension PostgresStore {
         try read { session in try PostgresSnapshot(session: session).itemCount() }
     }
 
-    /// No cheap stamp yet: every read asks the database (one small query).
-    package func changeStamp() -> (stamp: [Int64], lastChange: Int64)? { nil }
+    /// What the change listener heard: no read at all while it is connected.
+    package func changeStamp() -> (stamp: [Int64], lastChange: Int64)? { listener.stamp() }
 
     package func webOrigins(limit: Int) throws(StoreError) -> [String] {
         try read { session in
@@ -134,11 +134,11 @@ extension PostgresStore {
 
     package func withSnapshot<T: Sendable>(_ body: (any CatalogSnapshot) throws -> T) throws -> T {
         do {
-            return try connections.withSession { session in
+            return try readers.withSession(retrying: true) { session in
                 try session.transaction(Self.beginSnapshot) { try body(PostgresSnapshot(session: session)) }
             }
-        } catch let error as PSQLError {
-            throw StoreError.wrapPostgres(error)
+        } catch let error where error is PSQLError || PostgresConnections.isConnectionLoss(error) {
+            throw wrap(error)
         }
     }
 

@@ -14,7 +14,7 @@ extension PostgresStore {
         var upper = prefix
         upper[upper.count - 1] += 1 // "/" + 1: the first key past the folder
         let bounds = (prefix, upper)
-        return try read { session in
+        return try read(onPrimary: true) { session in
             let files = RowCollector<KnownFile>()
             try session.forEachRow("""
                 SELECT path, device, inode, size, mtime_ns, fingerprint, status::int, item_id

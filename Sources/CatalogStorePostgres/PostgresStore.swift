@@ -11,7 +11,11 @@ import PostgresNIO
 /// Reads of several statements run in one REPEATABLE READ transaction: one committed state.
 /// Writes increment the generation in the same transaction as the change, as on SQLite.
 package final class PostgresStore: CatalogBackend {
+    /// The primary: every write, and a scan's reads.
     let connections: PostgresConnections
+    /// Where reads go: a streaming replica with `--read-db`, else the primary.
+    let readers: PostgresConnections
+    let listener: PostgresChangeListener
     package var location: String { connections.location.display }
 
     /// The id of the newest migration this build applies.
@@ -21,26 +25,48 @@ package final class PostgresStore: CatalogBackend {
     /// one scan or import that writes at a time.
     static let migrationLock: Int64 = 0x6361_7461_6c6f_6701
     static let writeLock: Int64 = 0x6361_7461_6c6f_6702
+    /// How long after a change a server keeps asking a replica, which may lag the primary.
+    static let replicaAllowance: Duration = .seconds(5)
 
     /// Opens the catalog in the database `url` names, creating its tables in an empty database.
-    package static func open(url: String) throws(StoreError) -> PostgresStore {
+    /// With `readURL` (a streaming replica of it), reads go there and writes to `url`.
+    package static func open(url: String, readURL: String? = nil) throws(StoreError) -> PostgresStore {
         let location = try PostgresLocation(url: url)
-        let store = PostgresStore(connections: PostgresConnections(location: location))
-        do {
-            try store.connections.withSession { session in try PostgresMigrations.migrate(session, location: location.display) }
-        } catch let error as StoreError {
-            throw error
-        } catch {
-            throw .cannotOpen(path: location.display, reason: PostgresConnections.message(error))
+        let readLocation = try readURL.map { url throws(StoreError) in try PostgresLocation(url: url) }
+        let store = PostgresStore(connections: PostgresConnections(location: location),
+                                  readers: readLocation.map { PostgresConnections(location: $0) })
+        try store.opening(location.display) { try store.connections.withSession { session in try PostgresMigrations.migrate(session, location: location.display) } }
+        if let readLocation {
+            try store.opening(readLocation.display) {
+                try store.readers.withSession { session in try PostgresMigrations.check(session, location: readLocation.display) }
+            }
         }
         return store
     }
 
-    private init(connections: PostgresConnections) {
-        self.connections = connections
+    private func opening(_ location: String, _ body: () throws -> Void) throws(StoreError) {
+        do {
+            try body()
+        } catch StoreError.unreachable(let path, let reason) {
+            throw .cannotOpen(path: path, reason: reason) // never reached: nothing to keep, nothing to try again
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw .cannotOpen(path: location, reason: PostgresConnections.message(error))
+        }
     }
 
-    deinit { connections.closeAll() }
+    private init(connections: PostgresConnections, readers: PostgresConnections?) {
+        self.connections = connections
+        self.readers = readers ?? connections
+        listener = PostgresChangeListener(connections: connections, allowance: readers == nil ? .zero : Self.replicaAllowance)
+    }
+
+    deinit {
+        listener.stop()
+        connections.closeAll()
+        readers.closeAll()
+    }
 
     /// The catalog's advisory lock, exclusive: an import writes alone. Session-level, on a
     /// connection of its own: released when the lease goes, or by the server when this process
@@ -68,7 +94,7 @@ package final class PostgresStore: CatalogBackend {
             }
             return lease
         } catch {
-            throw StoreError.wrapPostgres(error)
+            throw wrap(error)
         }
     }
 
@@ -87,10 +113,12 @@ package final class PostgresStore: CatalogBackend {
         try read { session in try PostgresSnapshot(session: session).generation() }
     }
 
-    /// Runs `body` on a connection, outside a transaction (one statement is one snapshot).
+    /// Runs `body` on a connection of the readers (a replica with `--read-db`; the primary with
+    /// `onPrimary`), outside a transaction (one statement is one snapshot); once more on a new
+    /// connection if a kept one had been dropped.
     @discardableResult
-    func read<T>(_ body: (PostgresSession) throws -> T) throws(StoreError) -> T {
-        do { return try connections.withSession(body) } catch { throw StoreError.wrapPostgres(error) }
+    func read<T>(onPrimary: Bool = false, _ body: (PostgresSession) throws -> T) throws(StoreError) -> T {
+        do { return try (onPrimary ? connections : readers).withSession(retrying: true, body) } catch { throw wrap(error) }
     }
 
     /// Runs `body` in one REPEATABLE READ, read-only transaction: every statement sees the same state.
@@ -100,10 +128,31 @@ package final class PostgresStore: CatalogBackend {
 
     static let beginSnapshot = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
 
-    /// Runs `body` in one read-write transaction.
+    /// Runs `body` in one read-write transaction, never twice: a connection lost before the
+    /// commit's answer leaves the caller unsure whether it committed, and the caller decides.
+    /// Every server's change listener hears of it when it commits.
     @discardableResult
     func write<T>(_ body: (PostgresSession) throws -> T) throws(StoreError) -> T {
-        try read { session in try session.transaction { try body(session) } }
+        do {
+            return try connections.withSession { session in
+                try session.transaction {
+                    let result = try body(session)
+                    try session.script(PostgresChangeListener.notify)
+                    return result
+                }
+            }
+        } catch {
+            throw wrap(error)
+        }
+    }
+
+    /// The store's error for what a call threw: a lost connection is `unreachable`, naming the URL.
+    func wrap(_ error: any Error) -> StoreError {
+        if let error = error as? StoreError { return error }
+        if PostgresConnections.isConnectionLoss(error) {
+            return .unreachable(path: location, reason: PostgresConnections.message(error))
+        }
+        return .database(PostgresConnections.message(error))
     }
 }
 
@@ -117,8 +166,9 @@ final class PostgresWriteLease: WriteLease {
 
     /// Unlocks before closing: the server releases a closed connection's locks only when its
     /// backend process has exited, after `close` returns, and a next scan must find them free.
+    /// A connection the server dropped (it stopped) holds nothing any more: it is only closed.
     deinit {
-        _ = try? connection.query("SELECT pg_advisory_unlock_all()", logger: PostgresConnections.logger).wait()
+        _ = try? PostgresSession(connection: connection).execute("SELECT pg_advisory_unlock_all()")
         try? connection.close().wait()
     }
 }
@@ -151,9 +201,3 @@ extension PostgresStore {
     static let isoNowSQL = #"to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')"#
 }
 
-extension StoreError {
-    static func wrapPostgres(_ error: any Error) -> StoreError {
-        if let error = error as? StoreError { return error }
-        return .database(PostgresConnections.message(error))
-    }
-}

@@ -125,3 +125,63 @@ import Testing
         #expect(refused.stderr.contains("line 3: key \"x\" appears twice"), "\(refused.stderr)")
     }
 }
+
+/// What a server keeps in memory on PostgreSQL and how it learns that it changed: the change
+/// listener, and reads from a streaming replica.
+@Suite struct PostgresServingTests {
+    /// A write by another process (here another store on the same database) reaches this
+    /// store's listener: its page cache trusts the generation it knows until then, and reads
+    /// the new one after, without asking the database on every request.
+    @Test func aWriteElsewhereIsHeardByTheListener_andThePageCacheFollowsIt() throws {
+        let url = try TestPostgres.newDatabase()
+        let server = try Catalog.open(at: url), writer = try Catalog.open(at: url)
+        _ = try writer.importItems([ImportRow(line: 2, key: "p1", width: 10, height: 20)])
+        let pages = PageCache(catalog: server)
+        try waitFor { server.store.changeStamp() != nil }
+        let stamp = try #require(server.store.changeStamp()).stamp
+        #expect(try pages.generation() == 1)
+        // As requests do: each reads while the stamp is too fresh to vouch, until it is trusted.
+        try waitFor { try pages.generation() == 1 && pages.knownGeneration() == 1 }
+
+        _ = try writer.importItems([ImportRow(line: 2, key: "p2", width: 10, height: 20)])
+        try waitFor { server.store.changeStamp()?.stamp != stamp }
+        #expect(pages.knownGeneration() == nil, "just heard: asks the database")
+        #expect(try pages.generation() == 2)
+        try waitFor { try pages.generation() == 2 && pages.knownGeneration() == 2 }
+    }
+
+    /// `--read-db`: reads go to a streaming replica, writes to the primary. With the primary
+    /// stopped, what was replicated is still read; a write says the primary cannot be reached.
+    @Test func readsGoToTheReplica_andWritesToThePrimary() throws {
+        let primary = try TestPostgresServer.launch()
+        let url = try primary.newDatabase()
+        let catalog = try Catalog.open(at: url)
+        _ = try catalog.importItems((2..<12).map { ImportRow(line: $0, key: "p\($0)", width: 100, height: 100 + $0) })
+        let replica = try primary.replica()
+        let database = try #require(URLComponents(string: url)?.path.dropFirst()).description
+        let split = try Catalog.open(at: url, readingFrom: replica.url(database: database))
+        try waitFor { try split.generation() == 1 }
+        #expect(try split.items().count == 10)
+
+        try primary.stop()
+        #expect(try split.items().count == 10, "read from the replica")
+        let page = try split.page(PageRequest(query: "width=375&cols=2&offset=0"))
+        #expect(page.generation == 1)
+        #expect(page.items.count == 10)
+        #expect {
+            try split.importItems([ImportRow(line: 2, key: "late", width: 1, height: 1)])
+        } throws: { error in
+            guard case StoreError.unreachable(let path, _) = error else { return false }
+            return path == url
+        }
+    }
+
+    @Test func aReplicaIsOnlyForAPostgreSQLCatalog() {
+        #expect {
+            try Catalog.open(at: "/tmp/x.sqlite", readingFrom: "postgres://postgres@/x")
+        } throws: { error in
+            guard case StoreError.cannotOpen(_, let reason) = error else { return false }
+            return reason.contains("both must be postgres:// URLs")
+        }
+    }
+}

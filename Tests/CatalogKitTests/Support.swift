@@ -13,13 +13,14 @@ final class Library {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("ImageProbeTests/Fixtures")
 
-    init(_ backend: Backend = .sqlite) throws {
+    /// With `.postgres`, the catalog is a new database on `server`, else on the shared one.
+    init(_ backend: Backend = .sqlite, on server: TestPostgresServer? = nil) throws {
         base = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-kit-tests-\(UUID().uuidString)")
         root = base.appendingPathComponent("photos")
         self.backend = backend
         catalogPath = switch backend {
         case .sqlite: base.appendingPathComponent("catalog.sqlite").path
-        case .postgres: try TestPostgres.newDatabase()
+        case .postgres: try server?.newDatabase() ?? TestPostgres.newDatabase()
         }
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
     }

@@ -9,91 +9,143 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
     var testDescription: String { rawValue }
 }
 
-/// A throwaway PostgreSQL server from Debian's postgresql package, started once for the test
-/// process: initdb into a temporary folder (as the `postgres` user when the tests run as root,
-/// since PostgreSQL refuses to run as root), listening only on a Unix socket in that folder,
-/// stopped and removed when the process exits. Each catalog gets a database of its own.
-enum TestPostgres {
-    struct Server: Sendable {
-        let folder: String
-        let port: Int
-        let bin: String
-    }
+/// A throwaway PostgreSQL server from Debian's postgresql package: initdb into a temporary
+/// folder (as the `postgres` user when the tests run as root, since PostgreSQL refuses to run as
+/// root), listening only on a Unix socket in that folder, stopped and removed when the test
+/// process exits, however it exits. `TestPostgres.shared` is started once for the process and
+/// each catalog gets a database of its own on it; a test that stops its server (the fault
+/// tests) launches one of its own.
+final class TestPostgresServer: Sendable {
+    let folder: String
+    let port: Int
+    let bin: String
 
-    private static let server: Result<Server, PostgresUnavailable> = Result { () throws(PostgresUnavailable) -> Server in try start() }
-
-    struct PostgresUnavailable: Error, CustomStringConvertible {
+    struct Unavailable: Error, CustomStringConvertible {
         let description: String
     }
 
-    /// A new, empty database on the shared server; its `postgres://` URL.
-    static func newDatabase() throws -> String {
-        let server = try server.get()
+    private init(folder: String, port: Int, bin: String) {
+        self.folder = folder
+        self.port = port
+        self.bin = bin
+    }
+
+    /// A new server, running.
+    static func launch() throws(Unavailable) -> TestPostgresServer {
+        let server = try TestPostgresServer(folder: madeFolder(), port: Int.random(in: 20_000..<60_000), bin: binaries())
+        do {
+            try run(server.bin + "/initdb", ["-D", server.data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-locale", "--no-sync"],
+                    asPostgres: true)
+            try server.start()
+        } catch {
+            throw Unavailable(description: "cannot start PostgreSQL: \(error)")
+        }
+        try server.stopWhenThisProcessEnds()
+        return server
+    }
+
+    /// A streaming replica of this server (pg_basebackup -R), running: it follows every commit.
+    func replica() throws(Unavailable) -> TestPostgresServer {
+        let replica = try TestPostgresServer(folder: Self.madeFolder(), port: Int.random(in: 20_000..<60_000), bin: bin)
+        do {
+            try Self.run(bin + "/pg_basebackup", ["-D", replica.data, "-R", "-X", "stream", "--checkpoint=fast", "-h", folder, "-p", String(port), "-U", "postgres"],
+                         asPostgres: true)
+            try replica.start()
+        } catch {
+            throw Unavailable(description: "cannot start a replica: \(error)")
+        }
+        try replica.stopWhenThisProcessEnds()
+        return replica
+    }
+
+    private var data: String { folder + "/data" }
+
+    func start() throws {
+        try Self.run(bin + "/pg_ctl", ["-D", data, "-l", folder + "/log", "-w", "-t", "60", "start", "-o",
+                                       "-k \(folder) -c listen_addresses='' -p \(port) -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200"],
+                     asPostgres: true)
+    }
+
+    /// Stops the server the way an administrator does (`pg_ctl stop -m fast`: every session is
+    /// ended, open transactions rolled back); returns once it is down.
+    func stop() throws {
+        try Self.run(bin + "/pg_ctl", ["-D", data, "-m", "fast", "-w", "-t", "60", "stop"], asPostgres: true)
+    }
+
+    /// A new, empty database; its `postgres://` URL.
+    func newDatabase() throws -> String {
         let name = "catalog_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-        try run(server.bin + "/createdb", ["-h", server.folder, "-p", String(server.port), "-U", "postgres", name])
+        try Self.run(bin + "/createdb", ["-h", folder, "-p", String(port), "-U", "postgres", name])
         return url(database: name)
     }
 
-    /// The URL of `database` on the shared server.
-    static func url(database: String) -> String {
-        guard case .success(let server) = server else { return "postgres://unavailable/\(database)" }
-        return "postgres://postgres@/\(database)?host=\(server.folder)&port=\(server.port)"
+    /// The URL of `database` on this server.
+    func url(database: String) -> String {
+        "postgres://postgres@/\(database)?host=\(folder)&port=\(port)"
     }
 
-    /// Runs `psql -c sql` against `database` on the shared server; returns its output.
+    /// Runs `psql -c sql` against `database`; returns its output.
     @discardableResult
-    static func psql(_ database: String, _ sql: String) throws -> String {
-        let server = try server.get()
-        return try run(server.bin + "/psql", ["-X", "-q", "-t", "-A", "-h", server.folder, "-p", String(server.port), "-U", "postgres",
-                                              "-d", database, "-v", "ON_ERROR_STOP=1", "-c", sql])
+    func psql(_ database: String, _ sql: String) throws -> String {
+        try Self.run(bin + "/psql", ["-X", "-q", "-t", "-A", "-h", folder, "-p", String(port), "-U", "postgres",
+                                     "-d", database, "-v", "ON_ERROR_STOP=1", "-c", sql])
+    }
+
+    /// `psql` on `database` reading its commands from a pipe, running until the pipe is closed:
+    /// a session that holds a lock for as long as a test needs it.
+    func session(_ database: String) throws -> (process: Process, input: FileHandle) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: bin + "/psql")
+        process.arguments = ["-X", "-q", "-h", folder, "-p", String(port), "-U", "postgres", "-d", database]
+        let input = Pipe()
+        process.standardInput = input
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return (process, input.fileHandleForWriting)
     }
 
     private static var isRoot: Bool { getuid() == 0 }
 
-    private static func start() throws(PostgresUnavailable) -> Server {
+    private static func binaries() throws(Unavailable) -> String {
         let versions = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
         guard let version = versions.compactMap(Int.init).max() else {
-            throw PostgresUnavailable(description: "PostgreSQL is not installed (/usr/lib/postgresql); scripts/install-deps installs it")
+            throw Unavailable(description: "PostgreSQL is not installed (/usr/lib/postgresql); scripts/install-deps installs it")
         }
-        let bin = "/usr/lib/postgresql/\(version)/bin"
-        // Short: a Unix socket's path holds at most 107 bytes.
-        var template = Array("/tmp/catalog-pg-XXXXXX".utf8CString)
-        guard let made = mkdtemp(&template) else { throw PostgresUnavailable(description: "mkdtemp: \(String(cString: strerror(errno)))") }
-        let folder = String(cString: made)
-        let port = Int.random(in: 20_000..<60_000)
-        do {
-            chmod(folder, 0o755)
-            if isRoot { try run("/bin/chown", ["postgres:postgres", folder]) }
-            try run(bin + "/initdb", ["-D", folder + "/data", "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-locale", "--no-sync"],
-                    asPostgres: true)
-            try run(bin + "/pg_ctl", ["-D", folder + "/data", "-l", folder + "/log", "-w", "-t", "60", "start", "-o",
-                                      "-k \(folder) -c listen_addresses='' -p \(port) -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200"],
-                    asPostgres: true)
-        } catch {
-            throw PostgresUnavailable(description: "cannot start PostgreSQL: \(error)")
-        }
-        try stopWhenThisProcessEnds(Server(folder: folder, port: port, bin: bin))
-        return Server(folder: folder, port: port, bin: bin)
+        return "/usr/lib/postgresql/\(version)/bin"
     }
 
-    /// The write end of the watchdog's pipe: open until this process ends, however it ends.
-    nonisolated(unsafe) private static var watchdogPipe: Int32 = -1
+    /// A new folder the server's user owns. Short: a Unix socket's path holds at most 107 bytes.
+    private static func madeFolder() throws(Unavailable) -> String {
+        var template = Array("/tmp/catalog-pg-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw Unavailable(description: "mkdtemp: \(String(cString: strerror(errno)))") }
+        let folder = String(cString: made)
+        chmod(folder, 0o755)
+        if isRoot {
+            do { try run("/bin/chown", ["postgres:postgres", folder]) } catch { throw Unavailable(description: "\(error)") }
+        }
+        return folder
+    }
+
+    /// The write ends of the watchdogs' pipes: open until this process ends, however it ends.
+    nonisolated(unsafe) private static var watchdogPipes: [Int32] = []
+    private static let watchdogLock = NSLock()
 
     /// Starts a shell that waits for the end of a pipe only this process holds, then stops the
     /// server and removes its folder: the server goes with the test process, even one that is
     /// killed (an atexit handler would not run then, nor when the test runner ends with _exit).
-    private static func stopWhenThisProcessEnds(_ server: Server) throws(PostgresUnavailable) {
+    private func stopWhenThisProcessEnds() throws(Unavailable) {
         var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else { throw PostgresUnavailable(description: "pipe: \(String(cString: strerror(errno)))") }
+        guard pipe(&fds) == 0 else { throw Unavailable(description: "pipe: \(String(cString: strerror(errno)))") }
         _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
-        let stop = (isRoot ? "/sbin/runuser -u postgres -- " : "") + "\(server.bin)/pg_ctl -D \(server.folder)/data -m immediate -w stop"
+        let stop = (Self.isRoot ? "/sbin/runuser -u postgres -- " : "") + "\(bin)/pg_ctl -D \(data) -m immediate -w stop"
         do {
-            try run("/bin/sh", ["-c", "read line; \(stop) > /dev/null 2>&1; rm -rf \(server.folder)"], stdin: fds[0], wait: false)
+            try Self.run("/bin/sh", ["-c", "read line; \(stop) > /dev/null 2>&1; rm -rf \(folder)"], stdin: fds[0], wait: false)
         } catch {
-            throw PostgresUnavailable(description: "cannot start the server's watchdog: \(error)")
+            throw Unavailable(description: "cannot start the server's watchdog: \(error)")
         }
         close(fds[0])
-        watchdogPipe = fds[1]
+        Self.watchdogLock.withLock { Self.watchdogPipes.append(fds[1]) }
     }
 
     /// Runs a program to its end; its output, or an error with what it printed. posix_spawn and
@@ -119,15 +171,33 @@ enum TestPostgres {
         defer { cArguments.forEach { free($0) } }
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, argv[0], &actions, nil, cArguments, environ)
-        guard spawned == 0 else { throw PostgresUnavailable(description: "cannot run \(argv[0]): \(String(cString: strerror(spawned)))") }
+        guard spawned == 0 else { throw Unavailable(description: "cannot run \(argv[0]): \(String(cString: strerror(spawned)))") }
         guard wait else { return "" }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
         let exited = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
         guard exited == 0 else {
-            throw PostgresUnavailable(description: "\(argv.joined(separator: " ")) exited \(exited): \(text)")
+            throw Unavailable(description: "\(argv.joined(separator: " ")) exited \(exited): \(text)")
         }
         return text
     }
+}
+
+/// The server shared by the test process, started on first use.
+enum TestPostgres {
+    private static let server = Result { () throws(TestPostgresServer.Unavailable) -> TestPostgresServer in try .launch() }
+
+    /// A new, empty database on the shared server; its `postgres://` URL.
+    static func newDatabase() throws -> String { try server.get().newDatabase() }
+
+    /// The URL of `database` on the shared server.
+    static func url(database: String) -> String {
+        guard case .success(let server) = server else { return "postgres://unavailable/\(database)" }
+        return server.url(database: database)
+    }
+
+    /// Runs `psql -c sql` against `database` on the shared server; returns its output.
+    @discardableResult
+    static func psql(_ database: String, _ sql: String) throws -> String { try server.get().psql(database, sql) }
 }

@@ -212,6 +212,7 @@ import Testing
 
     @Test func statsLayoutsHealthAndTheOpenAPIDocument() async throws {
         let served = try ServedCatalog(imported: 20)
+        let generation = try served.catalog.generation()
         let stats = try served.catalog.stats()
         try await served.test { client in
             try await client.execute(uri: "/api/stats", method: .get) { response in
@@ -227,7 +228,10 @@ import Testing
                 #expect(layouts.first?["items"] as? Int == 22)
             }
             try await client.execute(uri: "/api/health", method: .get) { response in
-                #expect(response.text == #"{"status":"ok"}"#)
+                #expect(response.status == .ok)
+                let health = try response.object
+                #expect(health["status"] as? String == "ok")
+                #expect(health["generation"] as? Int == Int(generation))
             }
             try await client.execute(uri: "/api/openapi.yaml", method: .get) { response in
                 let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

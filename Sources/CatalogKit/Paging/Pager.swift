@@ -42,7 +42,14 @@ enum Pager {
             return Outcome(page: page, computed: computed, touch: nil)
         }
         guard let outcome else { return nil }
-        if let computed = outcome.computed { try save(computed, store: store, key: key, order: configuration.order) }
+        if let computed = outcome.computed {
+            do {
+                try save(computed, store: store, key: key, order: configuration.order)
+            } catch StoreError.unreachable {
+                // Reading from a replica while the primary is away: the page is made, and a
+                // later request stores its layout.
+            }
+        }
         if let (id, lastUsed) = outcome.touch { try? store.touchLayout(id: id, lastUsedAt: lastUsed) }
         return outcome.page
     }
@@ -72,6 +79,8 @@ enum Pager {
     static func sections(store: any CatalogBackend, configuration: LayoutConfiguration) throws -> SectionList {
         do {
             _ = try precompute(store: store, configuration: configuration)
+        } catch StoreError.unreachable {
+            // Reading from a replica while the primary is away: nothing stored; the snapshot below lays out.
         } catch StoreError.busy {
             // A scan moved the catalog on meanwhile: the snapshot below lays out what it holds.
         }
@@ -109,6 +118,8 @@ enum Pager {
     static func snap(store: any CatalogBackend, configuration: LayoutConfiguration, proposed: Double, velocity: Double) throws -> SnapTarget? {
         do {
             _ = try precompute(store: store, configuration: configuration)
+        } catch StoreError.unreachable {
+            // Reading from a replica while the primary is away: nothing stored; the snapshot below lays out.
         } catch StoreError.busy {
             // A scan moved the catalog on: the snapshot below lays out what it holds.
         }

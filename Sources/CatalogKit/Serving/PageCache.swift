@@ -48,7 +48,7 @@ public final class PageCache: Sendable {
     public func generation() throws -> Int64 {
         if let known = knownGeneration() { return known }
         let stamp = catalog.store.changeStamp()
-        let readAt = Self.now()
+        let readAt = WallClock.nanoseconds()
         let generation = try catalog.generation()
         state.withLock { state in
             state.stamp = stamp?.stamp
@@ -58,19 +58,15 @@ public final class PageCache: Sendable {
         return generation
     }
 
-    /// The generation without reading the catalog, when the change stamp vouches for it.
-    private func knownGeneration() -> Int64? {
+    /// The generation without reading the catalog, when the change stamp vouches for it (no
+    /// blocking I/O but two `stat` calls on SQLite; none on PostgreSQL, whose listener is told).
+    public func knownGeneration() -> Int64? {
         guard let (stamp, lastChange) = catalog.store.changeStamp() else { return nil }
         return state.withLock { state in
             state.stamp == stamp && state.readAt > lastChange + 1_000_000_000 ? state.generation : nil
         }
     }
 
-    private static func now() -> Int64 {
-        var time = timespec()
-        clock_gettime(CLOCK_REALTIME, &time)
-        return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
-    }
 
     /// The page from memory alone, without reading the catalog (no blocking I/O but two
     /// `stat` calls); nil when anything would have to be read.

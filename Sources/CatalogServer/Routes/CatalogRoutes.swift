@@ -23,13 +23,28 @@ struct CatalogRoutes {
             return JSONResponse.make(body, request: request, generation: generation, tagging: body)
         }
 
+        // The catalog's generation when it is known without reading (no I/O, or two `stat`
+        // calls), else read: a 503 says the database cannot be reached, and the server keeps
+        // running, to answer again once it is back.
         router.get("/api/health") { _, _ -> Response in
-            Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(string: #"{"status":"ok"}"#)))
+            let pages = service.pages
+            do {
+                let known = pages.knownGeneration()
+                let generation = if let known { known } else { try await service.run { try pages.generation() } }
+                return Self.health(.ok, #"{"status":"ok","generation":\#(generation)}"#)
+            } catch StoreError.unreachable {
+                return Self.health(.serviceUnavailable, #"{"status":"unreachable","message":"the catalog's database cannot be reached"}"#)
+            }
         }
 
         router.get("/api/openapi.yaml") { _, _ -> Response in
             Response(status: .ok, headers: [.contentType: "application/yaml"],
                      body: ResponseBody(byteBuffer: ByteBuffer(string: EmbeddedAssets.files["openapi.yaml"] ?? "")))
         }
+    }
+
+    private static func health(_ status: HTTPResponse.Status, _ body: String) -> Response {
+        Response(status: status, headers: [.contentType: "application/json", .cacheControl: "no-store"],
+                 body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
     }
 }

@@ -45,6 +45,11 @@ struct Serve: AsyncParsableCommand {
                                valueName: "folder"))
     var scanRoots: [String] = []
 
+    @Option(help: ArgumentHelp("A streaming replica of the --db PostgreSQL catalog (postgres://USER@HOST:PORT/DB) to read "
+                               + "from: pages, items and stats come from it, stored layouts go to --db. Default: $CATALOG_READ_DB.",
+                               valueName: "url"))
+    var readDB: String?
+
     @Flag(help: "With --scan: also scan files and folders whose names start with a dot.")
     var includeHidden = false
 
@@ -116,11 +121,19 @@ struct Serve: AsyncParsableCommand {
         for origin in corsOrigins where ServeAccess.origin(of: origin) == nil {
             throw ValidationError("--cors-origin must be an origin such as https://app.example.com, got \"\(origin)\"")
         }
+        if replica != nil, !scanRoots.isEmpty {
+            throw ValidationError("--scan and --read-db do not go together: run `catalog scan --watch` against the primary instead")
+        }
+    }
+
+    /// The replica to read from: --read-db, else $CATALOG_READ_DB.
+    var replica: String? {
+        readDB ?? ProcessInfo.processInfo.environment["CATALOG_READ_DB"].flatMap { $0.isEmpty ? nil : $0 }
     }
 
     func run() async throws {
         let access = try accessOptions()
-        let opened = try catalog.open()
+        let opened = try replica.map { try Catalog.open(at: catalog.path, readingFrom: $0) } ?? catalog.open()
         let watching = scanRoots.isEmpty ? nil : startWatching(opened)
         defer {
             if let (stop, done) = watching {

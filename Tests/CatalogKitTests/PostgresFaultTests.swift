@@ -1,0 +1,168 @@
+import CatalogKit
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+
+/// PostgreSQL going away under a running server and a running scan, and coming back: each test
+/// launches a server of its own (the shared one serves the other tests meanwhile) and stops
+/// and starts it for real with `pg_ctl`.
+@Suite struct PostgresFaultTests {
+    /// `catalog serve` on the database: 503 with the JSON error body while it is stopped,
+    /// `/api/health` says so, the process stays up, and it serves again by itself once the
+    /// database is back.
+    @Test func aServerAnswers503WhileItsDatabaseIsStopped_andServesAgainByItself() async throws {
+        let postgres = try TestPostgresServer.launch()
+        let library = try Library(.postgres, on: postgres)
+        try library.write("a.jpg", Library.fixture("baseline.jpg"))
+        try library.write("b/c.png", Library.fixture("rgb.png"))
+        #expect(try BuiltTool.run(["scan", "--db", library.catalogPath, library.root.path]).status == 0)
+        let stderr = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-serve-\(UUID().uuidString)").path
+        defer { unlink(stderr) }
+        let serve = try ServeProcess(["--db", library.catalogPath, "--quiet"], stderrPath: stderr)
+        defer { serve.stop() }
+
+        let page = "api/page?width=375&cols=2&offset=0"
+        let before = try await serve.get(page)
+        #expect(before.status == 200)
+        let health = try await serve.get("api/health")
+        #expect(health.status == 200)
+        #expect(String(decoding: health.body, as: UTF8.self) == #"{"status":"ok","generation":1}"#)
+
+        try postgres.stop()
+        let refused = try await serve.waitFor(page) { $0.status == 503 }
+        let body = try #require(try JSONSerialization.jsonObject(with: refused.body) as? [String: Any])
+        let error = try #require(body["error"] as? [String: Any])
+        #expect(error["message"] as? String == "the catalog's database cannot be reached; try again")
+        #expect(refused.headers["Retry-After"] == "2")
+        let down = try await serve.get("api/health")
+        #expect(down.status == 503)
+        #expect(String(decoding: down.body, as: UTF8.self).contains(#""status":"unreachable""#))
+        #expect(serve.process.isRunning, "nothing crashed")
+
+        try postgres.start()
+        let after = try await serve.waitFor(page) { $0.status == 200 }
+        #expect(after.body == before.body, "the same page, byte for byte")
+        #expect(try await serve.get("api/health").status == 200)
+        let log = (try? String(contentsOfFile: stderr, encoding: .utf8)) ?? ""
+        #expect(log.contains("cannot reach the catalog's database at \(library.catalogPath)"), "\(log)")
+        #expect(log.contains("the catalog's database answers again"), "\(log)")
+    }
+
+    /// A scan whose database stops under it exits non-zero saying why; the next scan finishes
+    /// the work, with every file once and the ids of the items that were there kept. The scan
+    /// is held at a known point by a trigger that waits for an advisory lock this test holds.
+    @Test func aScanWhoseDatabaseStops_exitsNonZero_andTheNextScanFinishesTheWork() throws {
+        let postgres = try TestPostgresServer.launch()
+        let library = try Library(.postgres, on: postgres)
+        let database = try #require(URLComponents(string: library.catalogPath)?.path.dropFirst()).description
+        try library.write("a/one.jpg", Library.fixture("baseline.jpg"))
+        try library.write("a/two.png", Library.fixture("rgb.png"))
+        #expect(try BuiltTool.run(["scan", "--db", library.catalogPath, library.root.path]).status == 0)
+        let idsBefore = try library.items().mapValues(\.id)
+        try library.write("b/three.jpg", Library.fixture("progressive.jpg"))
+        try library.write("b/four.png", Library.fixture("interlaced.png"))
+
+        try postgres.psql(database, """
+            CREATE FUNCTION hold_b() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                IF convert_from(NEW.key, 'UTF8') LIKE '%/b/%' THEN PERFORM pg_advisory_xact_lock_shared(4242); END IF;
+                RETURN NEW;
+            END $$;
+            CREATE TRIGGER hold_b BEFORE INSERT ON items FOR EACH ROW EXECUTE FUNCTION hold_b();
+            """)
+        let holder = try postgres.session(database)
+        holder.input.write(Data("SELECT pg_advisory_lock(4242);\n".utf8))
+        try waitFor { try postgres.psql(database, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = 4242 AND granted") == "1\n" }
+        let errors = Pipe()
+        let scan = try BuiltTool.start(["scan", "--db", library.catalogPath, library.root.path], stderr: errors)
+        try waitFor { try postgres.psql(database, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = 4242 AND NOT granted") == "1\n" }
+
+        try postgres.stop()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        scan.waitUntilExit()
+        #expect(scan.terminationStatus == 1)
+        #expect(message.contains("cannot reach the catalog's database at \(library.catalogPath)"), "\(message)")
+        holder.input.closeFile()
+        holder.process.waitUntilExit()
+
+        try postgres.start()
+        try postgres.psql(database, "DROP TRIGGER hold_b ON items")
+        let again = try BuiltTool.run(["scan", "--db", library.catalogPath, library.root.path])
+        #expect(again.status == 0, "\(again.stderr)")
+        let items = try library.items()
+        #expect(items.keys.sorted() == ["a/one.jpg", "a/two.png", "b/four.png", "b/three.jpg"].map(library.path).sorted())
+        for (path, id) in idsBefore { #expect(items[path]?.id == id, "\(path) keeps its id") }
+        #expect(try postgres.psql(database, "SELECT count(*) FROM files") == "4\n", "every file once")
+    }
+}
+
+/// `catalog serve` on a free port, its address read from its first line; stopped with SIGTERM.
+final class ServeProcess {
+    let process: Process
+    let address: String
+
+    init(_ arguments: [String], stderrPath: String) throws {
+        let out = Pipe()
+        process = Process()
+        process.executableURL = BuiltTool.catalog
+        process.arguments = ["serve", "--port", "0"] + arguments
+        process.standardOutput = out
+        _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
+        process.standardError = FileHandle(forWritingAtPath: stderrPath)
+        try process.run()
+        var lines = LineReader(out.fileHandleForReading)
+        let first = lines.next() ?? ""
+        let prefix = "listening on "
+        guard first.hasPrefix(prefix) else { throw ServeFailed(description: "first line: \(first)") }
+        address = String(first.dropFirst(prefix.count))
+    }
+
+    struct ServeFailed: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    func stop() {
+        guard process.isRunning else { return }
+        process.terminate()
+        process.waitUntilExit()
+    }
+
+    func get(_ path: String) async throws -> (status: Int, body: Data, headers: [String: String]) {
+        var request = URLRequest(url: try #require(URL(string: address + path)))
+        request.cachePolicy = .reloadIgnoringLocalCacheData
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let http = try #require(response as? HTTPURLResponse)
+        var headers: [String: String] = [:]
+        for (name, value) in http.allHeaderFields { headers["\(name)"] = "\(value)" }
+        return (http.statusCode, data, headers)
+    }
+
+    /// GETs `path` until `done` holds for the answer (30 seconds at most); returns that answer.
+    func waitFor(_ path: String, until done: ((status: Int, body: Data, headers: [String: String])) -> Bool) async throws
+        -> (status: Int, body: Data, headers: [String: String]) {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while true {
+            let answer = try await get(path)
+            if done(answer) { return answer }
+            guard ContinuousClock.now < deadline else {
+                Issue.record("GET \(path) never answered as awaited; last: \(answer.status) \(String(decoding: answer.body, as: UTF8.self))")
+                return answer
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+}
+
+/// Polls `condition` until it holds (30 seconds at most: then the test fails).
+func waitFor(_ condition: () throws -> Bool) throws {
+    let deadline = ContinuousClock.now + .seconds(30)
+    while try !condition() {
+        guard ContinuousClock.now < deadline else {
+            Issue.record("the awaited condition never held")
+            return
+        }
+        usleep(20_000)
+    }
+}
