@@ -46,7 +46,7 @@ final class OutageLog: Sendable {
             return true
         }
         inOutage.store(true, ordering: .relaxed)
-        if write { logger.error("\(error); answering 503 until it is back") }
+        if write { logger.error("\(error) Answering 503 meanwhile.") }
     }
 
     func answered() {

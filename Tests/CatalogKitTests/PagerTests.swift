@@ -61,8 +61,9 @@ import Testing
         return page
     }
 
-    @Test func pagesEqualTheReference_forEveryStyleAndDirection_atTopMiddleEndAndPast() throws {
-        let library = try Library()
+    @Test(arguments: Backend.allCases)
+    func pagesEqualTheReference_forEveryStyleAndDirection_atTopMiddleEndAndPast(_ backend: Backend) throws {
+        let library = try Library(backend)
         let store = try library.catalog()
         _ = try store.importItems(Self.importRows(3000))
         var configurations: [LayoutConfiguration] = []
@@ -98,8 +99,9 @@ import Testing
         #expect(try store.layouts().allSatisfy { $0.itemCount == 3000 })
     }
 
-    @Test func laterPagesReadTheStoredLayout_andScrollToItemClamps() throws {
-        let library = try Library()
+    @Test(arguments: Backend.allCases)
+    func laterPagesReadTheStoredLayout_andScrollToItemClamps(_ backend: Backend) throws {
+        let library = try Library(backend)
         let store = try library.catalog()
         _ = try store.importItems(Self.importRows(500))
         let configuration = LayoutConfiguration(width: 375)
@@ -121,8 +123,9 @@ import Testing
         }
     }
 
-    @Test func importsInvalidateLayouts_andAppendsAtTheEndExtendThemInPlace() throws {
-        let library = try Library()
+    @Test(arguments: Backend.allCases)
+    func importsInvalidateLayouts_andAppendsAtTheEndExtendThemInPlace(_ backend: Backend) throws {
+        let library = try Library(backend)
         let store = try library.catalog()
         _ = try store.importItems(Self.importRows(800, year: 2024))
         let configuration = LayoutConfiguration(width: 375)
@@ -154,9 +157,9 @@ import Testing
     /// Random changes in the middle (new sizes, new dates, new rows) after a layout was stored:
     /// each time it is laid out again from its first changed item, and equals a full computation
     /// at the top, the middle and the end; in every style that can (waterfall, grid, list).
-    @Test(arguments: ["waterfall", "grid", "list"])
-    func changesInTheMiddleAreLaidOutFromTheFirstChangedItem(style: String) throws {
-        let library = try Library()
+    @Test(arguments: Backend.allCases, ["waterfall", "grid", "list"])
+    func changesInTheMiddleAreLaidOutFromTheFirstChangedItem(_ backend: Backend, style: String) throws {
+        let library = try Library(backend)
         let store = try library.catalog()
         var rows = Self.importRows(3000, year: 2024)
         _ = try store.importItems(rows)
@@ -237,8 +240,9 @@ import Testing
 
     /// One Catalog shared by many threads: the same pages as one thread gets, configurations
     /// computed concurrently included.
-    @Test func manyThreadsPageOneCatalogAtOnce() async throws {
-        let library = try Library()
+    @Test(arguments: Backend.allCases)
+    func manyThreadsPageOneCatalogAtOnce(_ backend: Backend) async throws {
+        let library = try Library(backend)
         let catalog = try library.catalog()
         _ = try catalog.importItems(Self.importRows(2000))
         let requests = try (0..<24).map { index in
@@ -262,8 +266,9 @@ import Testing
 
     /// `rect`: the items whose frames meet a rectangle, against the reference filtered by hand,
     /// including empty, partial, horizontal-only and out-of-range rectangles.
-    @Test func rectanglesGiveTheItemsWhoseFramesMeetThem() throws {
-        let library = try Library()
+    @Test(arguments: Backend.allCases)
+    func rectanglesGiveTheItemsWhoseFramesMeetThem(_ backend: Backend) throws {
+        let library = try Library(backend)
         let catalog = try library.catalog()
         _ = try catalog.importItems(Self.importRows(1500))
         for query in ["width=375", "width=1024&cols=5&inset=20,10,30,6&column-spacing=12", "width=600&style=grid&cols=4"] {
@@ -304,8 +309,9 @@ import Testing
         #expect(try expectPage(catalog, configuration, offset: 0).source == .stored, "the recomputed layout was stored")
     }
 
-    @Test func anEmptyCatalogGivesAnEmptyPage() throws {
-        let library = try Library()
+    @Test(arguments: Backend.allCases)
+    func anEmptyCatalogGivesAnEmptyPage(_ backend: Backend) throws {
+        let library = try Library(backend)
         let page = try library.catalog().page(PageRequest(configuration: LayoutConfiguration(width: 375), position: .offset(0), height: 812))
         #expect(page.items.isEmpty)
         #expect(page.itemCount == 0)

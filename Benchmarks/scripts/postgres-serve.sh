@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Issue #19's serving benchmark: wrk on /api/page at random offsets of a stored layout against
+# one server on SQLite, one on PostgreSQL and two on the same PostgreSQL (wrk on both at once,
+# their rates added), in the same run on the same imported catalog; and the first page of a
+# configuration never seen on each backend.
+#   Benchmarks/scripts/postgres-serve.sh [SIZE]     (default 10000000 imported items)
+# wrk: 2 threads, 64 connections (32 per server with two), 20 s each, on loopback; servers run
+# with --quiet. Everything shares the machine's cores: wrk, the servers and PostgreSQL.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/wrk-setup.sh
+(cd .. && swift build -c release --product catalog >&2)
+catalog="$(cd .. && pwd)/.build/release/catalog"
+size="${1:-10000000}"
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
+source scripts/imported-catalog.sh
+source ../scripts/start-server.sh
+source scripts/postgres-server.sh
+start_postgres
+
+sqlite=$(imported_catalog "$catalog" "$size" page)
+"${psql[@]}" -c 'CREATE DATABASE catalog'
+postgres="$(pg_url catalog)"
+start=$EPOCHREALTIME
+"$catalog" import --db "$postgres" "$work/import-$size.csv" > /dev/null
+echo "import of $size items into PostgreSQL: $(python3 -c "print(round($EPOCHREALTIME - $start, 1))") s"
+
+pages() { # LABEL URL...: wrk on each URL at once, 64 connections shared; prints each and the sum
+    local label=$1 n=$(($# - 1)) i=0 pids=()
+    shift
+    for u in "$@"; do
+        wrk -t2 -c$((64 / n)) -d20s --latency -s "$work/pages.lua" "$u" > "$work/wrk-$i.out" &
+        pids+=($!)
+        i=$((i + 1))
+    done
+    wait "${pids[@]}" # not the servers
+    echo "$label:"
+    for ((i = 0; i < n; i++)); do grep -E "Requests/sec|99%|50%|Non-2xx" "$work/wrk-$i.out" | sed 's/^/  /'; done
+    [ "$n" -gt 1 ] && echo "  sum: $(cat "$work"/wrk-*.out | awk '/Requests\/sec/ {s += $2} END {printf "%.2f", s}') requests/s"
+    rm -f "$work"/wrk-*.out
+}
+
+for db in "$sqlite" "$postgres"; do
+    "$catalog" layout --db "$db" --width 375 --cols 2 > /dev/null # the stored layout the pages read
+done
+random_pages "$catalog" "$sqlite"
+
+echo "## $size imported items, 375 points, 2 columns, stored layout"
+start_server "$catalog" --quiet --db "$sqlite"
+pages "one server on SQLite" "$url"
+kill -TERM "$server"; wait "$server" || true
+
+start_server "$catalog" --quiet --db "$postgres"
+first=$url first_pid=$server
+pages "one server on PostgreSQL" "$first"
+start_server "$catalog" --quiet --db "$postgres"
+pages "two servers on the same PostgreSQL" "$first" "$url"
+kill -TERM "$server" "$first_pid"; wait "$server" "$first_pid" || true
+
+echo "## the first page of a configuration never seen (414 points, 3 columns): computed, stored, served"
+for db in "$sqlite" "$postgres"; do
+    start_server "$catalog" --quiet --db "$db"
+    start=$EPOCHREALTIME
+    curl -s -o /dev/null "${url}api/page?width=414&cols=3"
+    echo "$([ "$db" = "$sqlite" ] && echo SQLite || echo PostgreSQL): $(python3 -c "print(round($EPOCHREALTIME - $start, 2))") s"
+    kill -TERM "$server"; wait "$server" || true
+    "$catalog" layouts --db "$db" --drop > /dev/null
+done

@@ -1,0 +1,24 @@
+# Sourced by the PostgreSQL benchmarks: start_postgres starts a throwaway server (initdb into a
+# temporary folder, Unix socket only, as `postgres` when root; durability settings left at
+# their defaults) that is stopped and removed when the script exits, and sets `psql` (an array:
+# psql on it as the superuser) and `pg_server`; pg_url DB prints the postgres:// URL of DB on it.
+start_postgres() {
+    local bin port
+    bin="$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)"
+    as_postgres=()
+    [ "$(id -u)" -eq 0 ] && as_postgres=(runuser -u postgres --)
+    pg_bin="$bin"
+    pg_server="$(mktemp -d /tmp/catalog-pg-bench-XXXXXX)"
+    chmod 755 "$pg_server"
+    [ "$(id -u)" -eq 0 ] && chown postgres:postgres "$pg_server"
+    pg_port=$((20000 + RANDOM % 30000))
+    "${as_postgres[@]}" "$bin/initdb" -D "$pg_server/data" -U postgres --auth=trust -E UTF8 --no-locale > /dev/null
+    "${as_postgres[@]}" "$bin/pg_ctl" -D "$pg_server/data" -l "$pg_server/log" -w start \
+        -o "-k $pg_server -c listen_addresses='' -p $pg_port -c max_wal_size=4GB -c max_connections=300" > /dev/null
+    trap '"${as_postgres[@]}" "$pg_bin/pg_ctl" -D "$pg_server/data" -m fast -w stop > /dev/null; rm -rf "$pg_server"' EXIT
+    psql=(psql -X -q -h "$pg_server" -p "$pg_port" -U postgres)
+}
+
+pg_url() {
+    echo "postgres://postgres@/$1?host=$pg_server&port=$pg_port"
+}
