@@ -13,7 +13,8 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// An input row was refused; nothing was written.
     case invalidInput(line: Int, reason: String)
     /// The catalog's database server cannot be reached (it stopped, restarted, or the network
-    /// went): nothing of the call that failed was committed, what was committed before is kept.
+    /// went): what was committed before is kept; the call that failed was rolled back, unless the
+    /// connection went between its commit and the commit's answer (a scan's next run sees which).
     case unreachable(path: String, reason: String)
     /// The database reported an error.
     case database(String)

@@ -13,7 +13,8 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             let response = try await next(request, context)
-            if response.status.code < 500 { outages.answered() }
+            // Only a response that read the catalog (it carries the generation) says it is back.
+            if response.headers[JSONResponse.generationHeader] != nil { outages.answered() }
             return response
         } catch let error as HTTPError {
             let message = error.status == .notFound ? "no such route: \(request.uri.path)" : (error.body ?? error.status.reasonPhrase)

@@ -11,17 +11,24 @@ import Synchronization
 /// The stamp is the connection's epoch and the notifications it heard. While the connection
 /// is down (the server stopped, restarted, or cannot be reached) there is no stamp, and every
 /// read asks the database; the listener connects again by itself, every half second, and a new
-/// connection is a new epoch (what was sent meanwhile was not heard).
+/// connection is a new epoch (what was sent meanwhile was not heard). Each notification carries
+/// the generation committed; with reads from a replica, there is no stamp until a read has
+/// seen that generation, however far the replica trails.
 final class PostgresChangeListener: Sendable {
     static let channel = "catalog_changes"
-    /// The SQL every write transaction runs before it commits.
-    static let notify = "SELECT pg_notify('\(channel)', '')"
+    /// The SQL every write transaction runs before it commits: the generation it commits is the
+    /// payload.
+    static let notify = "SELECT pg_notify('\(channel)', generation::text) FROM catalog"
     static let retryDelay: Duration = .milliseconds(500)
 
     private struct State {
         var connected = false
         var epoch: Int64 = 0
         var heard: Int64 = 0
+        /// The newest generation a notification carried, and the newest this store has read
+        /// (from a replica with `--read-db`, which may trail the notifications).
+        var newestHeard: Int64 = 0
+        var newestRead: Int64 = 0
         /// When the epoch began or a notification was last heard (nanoseconds since 1970).
         var lastChange: Int64 = 0
         var task: Task<Void, Never>?
@@ -30,25 +37,31 @@ final class PostgresChangeListener: Sendable {
 
     private let state = Mutex(State())
     private let connections: PostgresConnections
-    /// The listener's own thread: not Swift's shared pool, whose few threads a synchronous
-    /// caller may be holding while it waits for what the listener would tell it.
-    private let executor = ThreadExecutor(name: "catalog.postgres.listen")
-    /// Added to `lastChange`: how long after a change a reader keeps asking, for a replica's
-    /// lag (a notification comes from the primary; the reads may come from a replica behind it).
-    private let allowance: Int64
-
-    init(connections: PostgresConnections, allowance: Duration) {
+    init(connections: PostgresConnections) {
         self.connections = connections
-        self.allowance = allowance.components.seconds * 1_000_000_000 + allowance.components.attoseconds / 1_000_000_000
     }
 
-    /// The stamp, or nil while the listener is not connected; the first call starts it.
+    /// Records a generation this store read: until it has read the newest one a notification
+    /// carried, there is no stamp (a replica is still behind the primary's notifications).
+    func read(generation: Int64) {
+        state.withLock { state in state.newestRead = max(state.newestRead, generation) }
+    }
+
+    /// The stamp, or nil while the listener is not connected, or while the reads trail what it
+    /// heard; the first call starts it.
     func stamp() -> (stamp: [Int64], lastChange: Int64)? {
         state.withLock { state in
             if state.task == nil && !state.stopped {
-                state.task = Task(executorPreference: executor) { [self] in await self.listen() }
+                // A thread of its own, not Swift's shared pool, whose few threads a synchronous
+                // caller may be holding while it waits for what the listener would tell it.
+                let executor = ThreadExecutor(name: "catalog.postgres.listen")
+                state.task = Task(executorPreference: executor) { [self] in
+                    await listen()
+                    executor.stop() // its thread ends once this last job has run
+                }
             }
-            return state.connected ? ([state.epoch, state.heard], state.lastChange + allowance) : nil
+            guard state.connected, state.newestRead >= state.newestHeard else { return nil }
+            return ([state.epoch, state.heard], state.lastChange)
         }
     }
 
@@ -56,25 +69,28 @@ final class PostgresChangeListener: Sendable {
     func stop() {
         state.withLock { state in
             state.stopped = true
-            state.task?.cancel()
+            state.task?.cancel() // the task stops its executor as it ends
             state.task = nil
         }
-        executor.stop() // its thread ends once the task has
-
     }
 
     private func listen() async {
         while !Task.isCancelled {
             do {
                 let connection = try await connections.connect()
+                let heartbeat = Task(executorPreference: globalConcurrentExecutor) { await Self.beat(connection) }
+                defer { heartbeat.cancel() }
                 do {
                     try await connection.listen(on: Self.channel) { notifications in
                         mark { state in
                             state.connected = true
                             state.epoch += 1
                         }
-                        for try await _ in notifications {
-                            mark { state in state.heard += 1 }
+                        for try await notification in notifications {
+                            mark { state in
+                                state.heard += 1
+                                state.newestHeard = max(state.newestHeard, Int64(notification.payload) ?? 0)
+                            }
                         }
                     }
                 } catch {}
@@ -86,6 +102,21 @@ final class PostgresChangeListener: Sendable {
             try? await Task.sleep(for: Self.retryDelay)
         }
     }
+
+    /// Every few seconds a `SELECT 1` on the listening connection, which is closed if the answer
+    /// does not come in time: a connection a network dropped without a word (no reset, as a NAT
+    /// or a partition does) ends, and with it the stamp, instead of vouching for stale pages.
+    private static func beat(_ connection: PostgresConnection) async {
+        while !Task.isCancelled, !connection.isClosed {
+            do { try await Task.sleep(for: heartbeatInterval) } catch { return }
+            let giveUp = connection.eventLoop.scheduleTask(in: heartbeatTimeout) { _ = connection.close() as EventLoopFuture<Void> }
+            _ = try? await connection.query("SELECT 1", logger: PostgresConnections.logger).get()
+            giveUp.cancel()
+        }
+    }
+
+    static let heartbeatInterval: Duration = .seconds(5)
+    static let heartbeatTimeout: TimeAmount = .seconds(5)
 
     private func mark(_ change: (inout State) -> Void) {
         let now = WallClock.nanoseconds()

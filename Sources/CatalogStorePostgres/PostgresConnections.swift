@@ -14,7 +14,7 @@ import Synchronization
 final class PostgresConnections: Sendable {
     let location: PostgresLocation
     private let configuration: PostgresConnection.Configuration
-    private let idle = Mutex<[PostgresConnection]>([])
+    private let idle = Mutex<[WatchedConnection]>([])
     private let nextID = Atomic<Int>(1)
     /// Idle connections kept at most; more are closed when given back.
     static let keptIdle = 8
@@ -35,9 +35,9 @@ final class PostgresConnections: Sendable {
 
     /// Opens a connection of its own (a write lease holds one for its advisory lock). A server
     /// that does not answer is `StoreError.unreachable`.
-    func open() throws(StoreError) -> PostgresConnection {
+    func open() throws(StoreError) -> WatchedConnection {
         do {
-            return try connecting().wait()
+            return WatchedConnection(try connecting().wait())
         } catch {
             throw Self.isConnectionLoss(error) ? .unreachable(path: location.display, reason: Self.message(error))
                                                : .cannotOpen(path: location.display, reason: Self.message(error))
@@ -60,16 +60,17 @@ final class PostgresConnections: Sendable {
     /// on a new one.
     func withSession<T>(retrying: Bool = false, _ body: (PostgresSession) throws -> T) throws -> T {
         let kept = takeIdle()
-        let connection = try kept ?? open()
-        let session = PostgresSession(connection: connection)
+        let watched = try kept ?? open()
+        let connection = watched.connection
+        let session = PostgresSession(watched)
         do {
             let result = try body(session)
-            giveBack(connection)
+            giveBack(watched)
             return result
         } catch {
             // A server error leaves the connection usable once any transaction is rolled back.
             if !connection.isClosed, !Self.isConnectionLoss(error), (try? session.execute("ROLLBACK")) != nil {
-                giveBack(connection)
+                giveBack(watched)
             } else {
                 try? connection.close().wait()
                 if retrying, kept != nil, Self.isConnectionLoss(error) {
@@ -82,26 +83,26 @@ final class PostgresConnections: Sendable {
     }
 
     /// An idle connection that is still open, if there is one.
-    private func takeIdle() -> PostgresConnection? {
-        while let connection = idle.withLock({ $0.popLast() }) {
-            if !connection.isClosed { return connection }
-            try? connection.close().wait()
+    private func takeIdle() -> WatchedConnection? {
+        while let watched = idle.withLock({ $0.popLast() }) {
+            if !watched.connection.isClosed { return watched }
+            try? watched.connection.close().wait()
         }
         return nil
     }
 
-    private func giveBack(_ connection: PostgresConnection) {
-        guard !connection.isClosed else { return }
+    private func giveBack(_ watched: WatchedConnection) {
+        guard !watched.connection.isClosed else { return }
         let kept = idle.withLock { idle in
             guard idle.count < Self.keptIdle else { return false }
-            idle.append(connection)
+            idle.append(watched)
             return true
         }
-        if !kept { try? connection.close().wait() }
+        if !kept { try? watched.connection.close().wait() }
     }
 
     func closeAll() {
-        for connection in idle.withLock({ idle in defer { idle.removeAll() }; return idle }) { try? connection.close().wait() }
+        for watched in idle.withLock({ idle in defer { idle.removeAll() }; return idle }) { try? watched.connection.close().wait() }
     }
 
     /// What the server or the connection said, in one line.
@@ -142,9 +143,43 @@ final class PostgresConnections: Sendable {
     }
 }
 
+/// A connection and the query waited for on it. PostgresNIO never answers a query written to a
+/// connection that has already closed (the write fails, and nothing fails the query's promise),
+/// so a rollback after the server went away would wait forever: one watcher per connection,
+/// registered once on its end, fails the query in flight instead.
+final class WatchedConnection: Sendable {
+    let connection: PostgresConnection
+    private let inFlight = Mutex<(@Sendable () -> Void)?>(nil)
+
+    init(_ connection: PostgresConnection) {
+        self.connection = connection
+        connection.closeFuture.whenComplete { [weak self] _ in self?.closed() }
+    }
+
+    private func closed() {
+        inFlight.withLock { $0 }?()
+    }
+
+    /// The answer to `future`, a query on this connection, or `ConnectionGone` when the
+    /// connection ends first.
+    func answer<T>(_ future: EventLoopFuture<T>) throws -> T {
+        let promise = future.eventLoop.makePromise(of: T.self)
+        inFlight.withLock { $0 = { promise.fail(ConnectionGone()) } } // ignored once answered
+        defer { inFlight.withLock { $0 = nil } }
+        if connection.isClosed { promise.fail(ConnectionGone()) } // ended before the watcher was set
+        future.cascade(to: promise)
+        return try promise.futureResult.wait()
+    }
+}
+
 /// One connection, its queries waited for.
 struct PostgresSession {
-    let connection: PostgresConnection
+    let watched: WatchedConnection
+    var connection: PostgresConnection { watched.connection }
+
+    init(_ watched: WatchedConnection) {
+        self.watched = watched
+    }
 
     /// Every row of `query`.
     @discardableResult
@@ -163,14 +198,8 @@ struct PostgresSession {
         _ = try answer(connection.simpleQuery(sql))
     }
 
-    /// Waits for a query's answer, or for the connection's end. PostgresNIO hands a query to a
-    /// connection that has closed without ever answering it (its write fails, and nothing
-    /// fails the query's promise), so a rollback after the server went away would wait forever.
     private func answer<T>(_ future: EventLoopFuture<T>) throws -> T {
-        let promise = future.eventLoop.makePromise(of: T.self)
-        future.cascade(to: promise)
-        connection.closeFuture.hop(to: future.eventLoop).whenComplete { _ in promise.fail(ConnectionGone()) } // ignored once answered
-        return try promise.futureResult.wait()
+        try watched.answer(future)
     }
 
     /// Runs a script of several statements (a migration file) as one: PostgresNIO sends every

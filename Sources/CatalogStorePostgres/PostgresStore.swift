@@ -25,8 +25,6 @@ package final class PostgresStore: CatalogBackend {
     /// one scan or import that writes at a time.
     static let migrationLock: Int64 = 0x6361_7461_6c6f_6701
     static let writeLock: Int64 = 0x6361_7461_6c6f_6702
-    /// How long after a change a server keeps asking a replica, which may lag the primary.
-    static let replicaAllowance: Duration = .seconds(5)
 
     /// Opens the catalog in the database `url` names, creating its tables in an empty database.
     /// With `readURL` (a streaming replica of it), reads go there and writes to `url`.
@@ -59,7 +57,7 @@ package final class PostgresStore: CatalogBackend {
     private init(connections: PostgresConnections, readers: PostgresConnections?) {
         self.connections = connections
         self.readers = readers ?? connections
-        listener = PostgresChangeListener(connections: connections, allowance: readers == nil ? .zero : Self.replicaAllowance)
+        listener = PostgresChangeListener(connections: connections)
     }
 
     deinit {
@@ -89,7 +87,7 @@ package final class PostgresStore: CatalogBackend {
     private func lease(_ query: String) throws(StoreError) -> any WriteLease {
         let lease = PostgresWriteLease(connection: try connections.open())
         do {
-            guard try PostgresSession(connection: lease.connection).value(PostgresQuery(unsafeSQL: query), as: Bool.self) == true else {
+            guard try PostgresSession(lease.watched).value(PostgresQuery(unsafeSQL: query), as: Bool.self) == true else {
                 throw StoreError.busy(path: location)
             }
             return lease
@@ -110,7 +108,9 @@ package final class PostgresStore: CatalogBackend {
     }
 
     package func generation() throws(StoreError) -> Int64 {
-        try read { session in try PostgresSnapshot(session: session).generation() }
+        let generation = try read { session in try PostgresSnapshot(session: session).generation() }
+        listener.read(generation: generation)
+        return generation
     }
 
     /// Runs `body` on a connection of the readers (a replica with `--read-db`; the primary with
@@ -158,18 +158,18 @@ package final class PostgresStore: CatalogBackend {
 
 /// Holds the connection whose session owns the write lock.
 final class PostgresWriteLease: WriteLease {
-    let connection: PostgresConnection
+    let watched: WatchedConnection
 
-    init(connection: PostgresConnection) {
-        self.connection = connection
+    init(connection: WatchedConnection) {
+        watched = connection
     }
 
     /// Unlocks before closing: the server releases a closed connection's locks only when its
     /// backend process has exited, after `close` returns, and a next scan must find them free.
     /// A connection the server dropped (it stopped) holds nothing any more: it is only closed.
     deinit {
-        _ = try? PostgresSession(connection: connection).execute("SELECT pg_advisory_unlock_all()")
-        try? connection.close().wait()
+        _ = try? PostgresSession(watched).execute("SELECT pg_advisory_unlock_all()")
+        try? watched.connection.close().wait()
     }
 }
 

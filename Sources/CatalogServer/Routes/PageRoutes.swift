@@ -18,7 +18,8 @@ struct PageRoutes {
         router.get("/api/snap") { request, _ -> Response in
             let snap = try SnapRequest(parameters: PageRequest.parameters(query: request.uri.query ?? ""))
             let catalog = service.catalog
-            let generation = try await service.pages.generation()
+            let pages = service.pages
+            let generation = try await service.run { try pages.generation() } // may read: off the event loop
             let target = try await service.run { try catalog.snap(snap.configuration, proposed: snap.proposed, velocity: snap.velocity) }
             return JSONResponse.make(PageText.json(target), request: request, generation: generation)
         }
