@@ -176,6 +176,36 @@ import Testing
         }
     }
 
+    /// `catalog serve --read-db`: pages come from the replica and follow the primary's writes
+    /// (the notification's generation is awaited on the replica, then the cache trusts it).
+    @Test func serveReadsFromAReplica_andFollowsThePrimarysWrites() async throws {
+        let primary = try TestPostgresServer.launch()
+        let url = try primary.newDatabase()
+        let database = try #require(URLComponents(string: url)?.path.dropFirst()).description
+        let library = try Library()
+        let rows = try library.write("rows.csv", Data(("key,width,height\n" + (1...30).map { "k\($0),100,\(100 + $0)\n" }.joined()).utf8))
+        #expect(try BuiltTool.run(["import", "--db", url, rows]).status == 0)
+        let replica = try primary.replica()
+        let stderr = library.path("serve.stderr")
+        let serve = try ServeProcess(["--db", url, "--read-db", replica.url(database: database), "--quiet"], stderrPath: stderr)
+        defer { serve.stop() }
+        let page = "api/page?width=375&cols=2&offset=0&height=5000"
+        let first = try await serve.waitFor(page) { $0.status == 200 }
+        #expect(first.headers["X-Catalog-Generation"] == "1")
+
+        let more = try library.write("more.csv", Data("key,width,height\nlate,100,100\n".utf8))
+        #expect(try BuiltTool.run(["import", "--db", url, more]).status == 0)
+        let after = try await serve.waitFor(page) { $0.headers["X-Catalog-Generation"] == "2" }
+        let items = try #require(try JSONSerialization.jsonObject(with: after.body) as? [String: Any])["items"] as? [[String: Any]]
+        #expect(items?.count == 31)
+    }
+
+    @Test func serveRefusesScanningWithAReadReplica() throws {
+        let refused = try BuiltTool.run(["serve", "--db", "postgres://x@/y", "--read-db", "postgres://x@/z", "--scan", "/tmp"])
+        #expect(refused.status == 2)
+        #expect(refused.stderr.contains("--scan and --read-db do not go together"), "\(refused.stderr)")
+    }
+
     @Test func aReplicaIsOnlyForAPostgreSQLCatalog() {
         #expect {
             try Catalog.open(at: "/tmp/x.sqlite", readingFrom: "postgres://postgres@/x")
