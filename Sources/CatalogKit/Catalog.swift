@@ -35,7 +35,9 @@ public final class Catalog: Sendable {
     /// A page says which generation it shows; the replica's may trail the primary's.
     public static func open(at url: String, readingFrom readURL: String) throws(StoreError) -> Catalog {
         guard PostgresLocation.isURL(url), PostgresLocation.isURL(readURL) else {
-            throw .cannotOpen(path: readURL, reason: "a read replica is for a catalog in PostgreSQL: both must be postgres:// URLs")
+            // Names the one that is not a URL.
+            throw .cannotOpen(path: PostgresLocation.isURL(url) ? readURL : url,
+                              reason: "a read replica is for a catalog in PostgreSQL: both must be postgres:// URLs")
         }
         return Catalog(store: try PostgresStore.open(url: url, readURL: readURL))
     }
