@@ -49,12 +49,9 @@ final class CatalogService: Sendable {
         try await computations.once(configuration.key) {
             do {
                 _ = try await self.run { try self.catalog.precompute(configuration) }
-            } catch StoreError.unreachable {
-                // Reading from a replica while the primary is away: nothing stored; the page
-                // below lays out the snapshot it reads (or says the replica is away too).
-            } catch StoreError.busy {
-                // A scan moved the catalog on while computing: nothing was stored, and the
-                // page below lays out the snapshot it reads.
+            } catch StoreError.busy, StoreError.unreachable {
+                // Nothing stored (a scan moved the catalog on while computing, or the primary is
+                // away while a replica reads): the page below lays out the snapshot it reads.
             }
         }
         return try await run { try self.catalog.page(request) }
@@ -92,11 +89,9 @@ final class CatalogService: Sendable {
         try await computations.once(configuration.key) {
             do {
                 _ = try await self.run { try self.catalog.precompute(configuration) }
-            } catch StoreError.unreachable {
-                // Reading from a replica while the primary is away: nothing stored; the page
-                // below lays out the snapshot it reads (or says the replica is away too).
-            } catch StoreError.busy {
-                // A scan moved the catalog on: the list below lays out the snapshot it reads.
+            } catch StoreError.busy, StoreError.unreachable {
+                // Nothing stored (a scan moved the catalog on, or the primary is away while a
+                // replica reads): the list below lays out the snapshot it reads.
             }
         }
         return try await run { try self.catalog.sections(configuration) }

@@ -37,6 +37,7 @@ final class PostgresChangeListener: Sendable {
 
     private let state = Mutex(State())
     private let connections: PostgresConnections
+
     init(connections: PostgresConnections) {
         self.connections = connections
     }
@@ -125,5 +126,4 @@ final class PostgresChangeListener: Sendable {
             state.lastChange = now
         }
     }
-
 }

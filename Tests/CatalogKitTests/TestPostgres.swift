@@ -32,30 +32,31 @@ final class TestPostgresServer: Sendable {
 
     /// A new server, running.
     static func launch() throws(Unavailable) -> TestPostgresServer {
-        let server = try TestPostgresServer(folder: madeFolder(), port: Int.random(in: 20_000..<60_000), bin: binaries())
-        do {
+        try running(bin: binaries(), what: "PostgreSQL") { server in
             try run(server.bin + "/initdb", ["-D", server.data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-locale", "--no-sync"],
                     asPostgres: true)
-            try server.start()
-        } catch {
-            throw Unavailable(description: "cannot start PostgreSQL: \(error)")
         }
-        try server.stopWhenThisProcessEnds()
-        return server
     }
 
     /// A streaming replica of this server (pg_basebackup -R), running: it follows every commit.
     func replica() throws(Unavailable) -> TestPostgresServer {
-        let replica = try TestPostgresServer(folder: Self.madeFolder(), port: Int.random(in: 20_000..<60_000), bin: bin)
-        do {
-            try Self.run(bin + "/pg_basebackup", ["-D", replica.data, "-R", "-X", "stream", "--checkpoint=fast", "-h", folder, "-p", String(port), "-U", "postgres"],
-                         asPostgres: true)
-            try replica.start()
-        } catch {
-            throw Unavailable(description: "cannot start a replica: \(error)")
+        try Self.running(bin: bin, what: "a replica") { replica in
+            try Self.run(bin + "/pg_basebackup", ["-D", replica.data, "-R", "-X", "stream", "--checkpoint=fast", "-h", folder, "-p", String(port),
+                                                  "-U", "postgres"], asPostgres: true)
         }
-        try replica.stopWhenThisProcessEnds()
-        return replica
+    }
+
+    /// A server in a new folder whose data `make` writes, started, and stopped with this process.
+    private static func running(bin: String, what: String, _ make: (TestPostgresServer) throws -> Void) throws(Unavailable) -> TestPostgresServer {
+        let server = try TestPostgresServer(folder: madeFolder(), port: Int.random(in: 20_000..<60_000), bin: bin)
+        do {
+            try make(server)
+            try server.start()
+        } catch {
+            throw Unavailable(description: "cannot start \(what): \(error)")
+        }
+        try server.stopWhenThisProcessEnds()
+        return server
     }
 
     private var data: String { folder + "/data" }

@@ -79,10 +79,9 @@ enum Pager {
     static func sections(store: any CatalogBackend, configuration: LayoutConfiguration) throws -> SectionList {
         do {
             _ = try precompute(store: store, configuration: configuration)
-        } catch StoreError.unreachable {
-            // Reading from a replica while the primary is away: nothing stored; the snapshot below lays out.
-        } catch StoreError.busy {
-            // A scan moved the catalog on meanwhile: the snapshot below lays out what it holds.
+        } catch StoreError.busy, StoreError.unreachable {
+            // Nothing stored (a scan moved the catalog on, or the primary is away while a replica
+            // reads): the snapshot below lays out what it holds.
         }
         let key = configuration.key
         return try store.withSnapshot { snapshot throws -> SectionList in
@@ -118,10 +117,9 @@ enum Pager {
     static func snap(store: any CatalogBackend, configuration: LayoutConfiguration, proposed: Double, velocity: Double) throws -> SnapTarget? {
         do {
             _ = try precompute(store: store, configuration: configuration)
-        } catch StoreError.unreachable {
-            // Reading from a replica while the primary is away: nothing stored; the snapshot below lays out.
-        } catch StoreError.busy {
-            // A scan moved the catalog on: the snapshot below lays out what it holds.
+        } catch StoreError.busy, StoreError.unreachable {
+            // Nothing stored (a scan moved the catalog on, or the primary is away while a replica
+            // reads): the snapshot below lays out what it holds.
         }
         let viewport = configuration.width
         return try store.withSnapshot { snapshot throws -> SnapTarget? in
