@@ -28,18 +28,8 @@ enum OrderData {
     //     varint m, m times: varint offset of the run's first entry, varint month (YYYYMM)
     //     varint f, f times: varint offset, UInt64 folder key (little-endian)
 
-    /// An item's place in an order: date order sorts by date, newest first, then key; path
-    /// order by key alone (its `date` is empty). Bytes compare as SQLite's BINARY collation does.
-    struct SortKey {
-        var date: [UInt8]
-        var key: [UInt8]
-
-        /// Whether `self` comes before `other` in the order.
-        func precedes(_ other: SortKey) -> Bool {
-            if date != other.date { return other.date.lexicographicallyPrecedes(date) }
-            return key.lexicographicallyPrecedes(other.key)
-        }
-    }
+    /// An item's place in an order.
+    typealias SortKey = OrderKey
 
     struct Chunk {
         var rowID: Int64

@@ -253,3 +253,20 @@ final class RowCollector<Element: Sendable>: Sendable {
         elements.withLock { elements in defer { elements = [] }; return elements }
     }
 }
+
+/// One value a query's rows are folded into on the event loop, taken once the query is done.
+final class Accumulator<Value: Sendable>: Sendable {
+    private let value: Mutex<Value>
+
+    init(_ value: Value) {
+        self.value = Mutex(value)
+    }
+
+    func update(_ body: (inout Value) -> Void) {
+        value.withLock { body(&$0) }
+    }
+
+    func take() -> Value {
+        value.withLock { $0 }
+    }
+}

@@ -126,10 +126,43 @@ extension PostgresStore {
                             header: [UInt8](header), bytes: bytes, computeSeconds: computeSeconds, lastUsedAt: lastUsedAt)
     }
 
-    /// Not answered yet on PostgreSQL: a client at an older generation reloads.
+    /// The order at generation `since` and now, from the change log (Migrations/postgres/0002),
+    /// in one snapshot: the log, then one pass over the order's index (`OrderChangeBuilder`).
     package func orderChange(since generation: Int64, order: ItemOrder) throws(StoreError) -> OrderChange? {
-        let now = try self.generation()
-        return generation == now ? OrderChange(from: now, to: now, old: [], new: [], changed: []) : nil
+        try snapshotRead { session in
+            let now = try PostgresSnapshot(session: session).generation()
+            let keptFrom = try session.value("SELECT kept_from FROM change_log", as: Int64.self) ?? now
+            guard generation <= now, generation >= keptFrom else { return nil }
+            if generation == now { return OrderChange(from: now, to: now, old: [], new: [], changed: []) }
+            guard let maxItemID = try session.value("SELECT max_item_id FROM generations WHERE generation = \(generation)", as: Int64.self)
+            else { return nil }
+            let capacity = try session.value("SELECT coalesce(max(id), 0) FROM items", as: Int.self) ?? 0
+            var builder = OrderChangeBuilder(order: order, maxItemID: maxItemID, capacity: capacity)
+            for row in try session.rows("""
+                SELECT item_id, old_sort_date::text, old_key, old_width::int8, old_height::int8 FROM item_changes
+                WHERE generation > \(generation) AND item_id <= \(maxItemID) ORDER BY generation, seq
+                """) {
+                let (id, date, key, width, height) = try row.decode((Int64, String, Data, Int64, Int64).self)
+                builder.logged(id: id, state: .init(key: [UInt8](key), date: Array(date.utf8), width: width, height: height))
+            }
+            let logged = builder.loggedIDs
+            let shared = Accumulator(builder)
+            try session.forEachRow(PostgresQuery(unsafeSQL: """
+                SELECT id, \(order == .date ? "sort_date::text" : "''::text"), key FROM items ORDER BY \(Self.orderBy(order))
+                """)) { row in
+                var (id, date, key) = try row.decode((Int64, String, Data).self)
+                date.withUTF8 { date in
+                    key.withUnsafeBytes { key in shared.update { $0.item(id: id, date: UnsafeRawBufferPointer(date), key: key) } }
+                }
+            }
+            builder = shared.take()
+            var current: [Int64: OrderChangeBuilder.State] = [:]
+            for row in try session.rows("SELECT id, key, sort_date::text, width::int8, height::int8 FROM items WHERE id = ANY(\(logged))") {
+                let (id, key, date, width, height) = try row.decode((Int64, Data, String, Int64, Int64).self)
+                current[id] = .init(key: [UInt8](key), date: Array(date.utf8), width: width, height: height)
+            }
+            return builder.finish(from: generation, to: now, current: current)
+        }
     }
 
     package func withSnapshot<T: Sendable>(_ body: (any CatalogSnapshot) throws -> T) throws -> T {

@@ -180,6 +180,13 @@ extension PostgresStore {
     /// generation it finds.
     static func nextGeneration(_ session: PostgresSession) throws -> Int64 {
         let next = try session.value("UPDATE catalog SET generation = generation + 1 RETURNING generation", as: Int64.self)!
+        // The generation that ends: the largest item id so far. Read after the row lock, so a
+        // writer that committed before it is counted; ids are never reused, so an item above
+        // it is one added since, even if the largest was removed.
+        try session.execute("""
+            INSERT INTO generations (generation, max_item_id) SELECT \(next - 1), coalesce(max(id), 0) FROM items
+            ON CONFLICT (generation) DO UPDATE SET max_item_id = excluded.max_item_id
+            """)
         if next % ChangeLogBounds.pruneEvery == 0 { try pruneChangeLog(session, generation: next) }
         return next
     }
@@ -194,6 +201,7 @@ extension PostgresStore {
         }
         guard keptFrom > 0 else { return }
         try session.execute("DELETE FROM item_changes WHERE generation <= \(keptFrom)")
+        try session.execute("DELETE FROM generations WHERE generation < \(keptFrom)")
         try session.execute("UPDATE change_log SET kept_from = greatest(kept_from, \(keptFrom))")
     }
 

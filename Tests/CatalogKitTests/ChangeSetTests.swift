@@ -3,7 +3,7 @@ import CatalogLayout
 import Foundation
 import Testing
 
-/// Change sets against `catalog list` as the truth: random sequences of adds, removals,
+/// Change sets against `catalog list` as the truth, on both stores: random sequences of adds, removals,
 /// renames, modifications and moves between folders on real files, a scan after each; for every
 /// pair of generations the change set applied to the old order gives the new order, and names
 /// exactly the items whose key, date or size changed.
@@ -54,9 +54,9 @@ import Testing
         }
     }
 
-    @Test(arguments: [1, 2, 3])
-    func randomFileChangesScannedAfterEach(seed: UInt64) throws {
-        let library = try Library()
+    @Test(arguments: Backend.allCases, [1, 2, 3])
+    func randomFileChangesScannedAfterEach(_ backend: Backend, seed: UInt64) throws {
+        let library = try Library(backend)
         var random = SplitMix(seed: seed)
         var files: [String] = []
         var folders = ["a", "b", "a/c"]
@@ -113,8 +113,9 @@ import Testing
         #expect(history.last!.generation > history.first!.generation)
     }
 
-    @Test func importsThatUpsertAreUpdatesAndMoves() throws {
-        let library = try Library()
+    @Test(arguments: Backend.allCases)
+    func importsThatUpsertAreUpdatesAndMoves(_ backend: Backend) throws {
+        let library = try Library(backend)
         let catalog = try library.catalog()
         _ = try catalog.importItems(PagerTests.importRows(30))
         let first = try Self.snapshot(catalog)
@@ -133,8 +134,9 @@ import Testing
         try Self.expectChanges(catalog, from: first, to: third)
     }
 
-    @Test func generationsTheLogNoLongerHoldsOrAheadOfTheCatalogAreReloads() throws {
-        let library = try Library()
+    @Test(arguments: Backend.allCases)
+    func generationsTheLogNoLongerHoldsOrAheadOfTheCatalogAreReloads(_ backend: Backend) throws {
+        let library = try Library(backend)
         let catalog = try library.catalog()
         _ = try catalog.importItems(PagerTests.importRows(3))
         let start = try catalog.generation()
@@ -158,8 +160,9 @@ import Testing
 
     /// An import of more than a tenth of the catalog (and more than 100,000 rows) is not logged row
     /// by row: across it, a change set is a reload; after it, the log goes on.
-    @Test func aVeryLargeImportIsAReloadAcrossIt() throws {
-        let library = try Library()
+    @Test(arguments: Backend.allCases)
+    func aVeryLargeImportIsAReloadAcrossIt(_ backend: Backend) throws {
+        let library = try Library(backend)
         let catalog = try library.catalog()
         _ = try catalog.importItems(PagerTests.importRows(20))
         let before = try catalog.generation()
@@ -176,9 +179,10 @@ import Testing
         #expect(!set.reload && set.updates.updates.map(\.index) == [5] && set.to == after.generation)
     }
 
-    @Test func theCommandLineAndItsErrors() throws {
+    @Test(arguments: Backend.allCases)
+    func theCommandLineAndItsErrors(_ backend: Backend) throws {
         try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
-        let library = try Library()
+        let library = try Library(backend)
         _ = try library.catalog().importItems(PagerTests.importRows(5))
         let since = try library.catalog().generation()
         var rows = PagerTests.importRows(6)
