@@ -28,3 +28,76 @@ package struct OrderKey: Sendable {
         return key.lexicographicallyPrecedes(otherKey)
     }
 }
+
+/// How both stores keep their order data (each order's ids and display sizes in chunks of about
+/// `chunkSize` entries, keyed by their first entry's `OrderKey`) up to date as items change:
+/// which chunks a change lands in, and whether merging those costs less than a rebuild.
+package enum OrderChunking {
+    /// Entries a chunk is cut to; a chunk holds between one and twice as many before a refresh
+    /// cuts it again.
+    package static let chunkSize = 4096
+    /// Entries a refresh inside a scan batch may rewrite; more waits for the end of the scan.
+    package static let batchBudget = 8 * chunkSize
+
+    /// What one batch's refresh may rewrite: one chunk, or four entries per changed one, up to
+    /// `batchBudget`. A first scan's batches land all over the order, so each would rewrite it
+    /// whole: past that, the order data waits for the forced refresh at the scan's end instead
+    /// of costing a quarter of the writer's time (issue #16).
+    package static func budget(changed: Int) -> Int { min(batchBudget, max(chunkSize, 4 * changed)) }
+
+    /// What a refresh does, given the generation the order data reflects (`built`, -1 for never),
+    /// the catalog's, the changed and added items since (`pending`) and the entries now (`total`).
+    package enum Approach: Equatable {
+        /// The order data is current.
+        case current
+        /// Left stale for a forced refresh (the end of a scan, an import); readers lay out from the rows.
+        case leave
+        /// Every order written again in one pass.
+        case rebuild
+        /// The chunks the changes land in merged again (`plan`), if that fits the budget.
+        case merge
+        /// No item changed since: the order data is marked current as it is.
+        case stamp
+    }
+
+    /// Without `force`, only order data that was current before this transaction is kept, and a
+    /// rebuild only as small as one chunk: a first scan's early batches would otherwise rebuild
+    /// again and again what the end of the scan rebuilds anyway.
+    package static func approach(built: Int64, generation: Int64, force: Bool, pending: Int, total: Int) -> Approach {
+        if built == generation { return .current }
+        if !force && (built < 0 || built != generation - 1) { return .leave }
+        if built < 0 || pending > max(batchBudget, total / 4) {
+            return force || (built >= 0 && total + pending <= chunkSize) ? .rebuild : .leave
+        }
+        return pending > 0 ? .merge : .stamp
+    }
+
+    /// The chunk whose key range holds `key`: the last one starting at or before it (the first
+    /// chunk for a key before every chunk). `starts` are the chunks' first keys, in order.
+    package static func chunkIndex(of key: OrderKey, in starts: [OrderKey]) -> Int {
+        var low = 0
+        var high = starts.count // first chunk whose start comes after key
+        while low < high {
+            let middle = (low + high) / 2
+            if key.precedes(starts[middle]) { high = middle } else { low = middle + 1 }
+        }
+        return max(0, low - 1)
+    }
+
+    /// The runs of consecutive chunks that hold a changed key (nil: rebuild the order, which
+    /// past a quarter of the entries costs less than merging), and how many entries either
+    /// rewrites. `changed` keys carry dates; path order ignores them.
+    package static func plan(order: ItemOrder, starts: [OrderKey], counts: [Int], changed: [OrderKey], total: Int)
+        -> (runs: [ClosedRange<Int>]?, rewritten: Int) {
+        guard !starts.isEmpty else { return (nil, changed.count) }
+        var dirty = Set<Int>()
+        for change in changed { dirty.insert(chunkIndex(of: OrderKey(order: order, date: change.date, key: change.key), in: starts)) }
+        let rewritten = dirty.reduce(changed.count) { $0 + counts[$1] }
+        if rewritten > max(batchBudget, total / 4) { return (nil, total + changed.count) }
+        var runs: [ClosedRange<Int>] = []
+        for index in dirty.sorted() {
+            if let last = runs.last, last.upperBound + 1 == index { runs[runs.count - 1] = last.lowerBound...index } else { runs.append(index...index) }
+        }
+        return (runs, rewritten)
+    }
+}

@@ -16,9 +16,7 @@ import GRDBSQLite
 /// which rebuilds the order data in one pass; until then `order_data.generation` is behind the
 /// catalog's and readers lay out from the item rows, as before.
 enum OrderData {
-    /// Entries a chunk is cut to; a chunk holds between one and twice as many before a refresh
-    /// cuts it again.
-    static let chunkSize = 4096
+    static let chunkSize = OrderChunking.chunkSize
     /// id (Int64), width, height (UInt32), little-endian.
     static let entrySize = 16
 
@@ -161,16 +159,9 @@ enum OrderData {
         return chunks
     }
 
-    /// The chunk whose key range holds `key`: the last one starting at or before it (the first
-    /// chunk for a key before every chunk).
+    /// The chunk whose key range holds `key`.
     static func chunkIndex(of key: SortKey, in chunks: [Chunk]) -> Int {
-        var low = 0
-        var high = chunks.count // first chunk whose lo comes after key
-        while low < high {
-            let middle = (low + high) / 2
-            if key.precedes(chunks[middle].lo) { high = middle } else { low = middle + 1 }
-        }
-        return max(0, low - 1)
+        OrderChunking.chunkIndex(of: key, in: chunks.map(\.lo))
     }
 
     static func sortKey(order: ItemOrder, date: String, key: Data) -> SortKey {
@@ -202,15 +193,6 @@ enum OrderData {
 
     // MARK: Keeping it
 
-    /// Entries a refresh inside a scan batch may rewrite; more waits for the end of the scan.
-    static let batchBudget = 8 * chunkSize
-
-    /// What one batch's refresh may rewrite: one chunk, or four entries per changed one, up to
-    /// `batchBudget`. A first scan's batches land all over the order, so each would rewrite it
-    /// whole: past that, the order data waits for the forced refresh at the scan's end instead
-    /// of costing a quarter of the writer's time (issue #16).
-    static func budget(changed: Int) -> Int { min(batchBudget, max(chunkSize, 4 * changed)) }
-
     /// Brings the order data to the catalog's generation, inside the caller's write transaction.
     /// Without `force`, only when the order data was fresh before this transaction and the
     /// changes rewrite at most `budget(changed:)` entries; otherwise it is left behind for a forced
@@ -227,12 +209,13 @@ enum OrderData {
                                        arguments: [maxItemID]) ?? 0
         let total = built < 0 ? Int.max : try chunks(db, order: .date).reduce(0) { $0 + $1.count }
         var plans: [(ItemOrder, Plan)] = []
-        if built < 0 || pending > max(batchBudget, total / 4) {
-            // Mid-scan, only a rebuild as small as one chunk: a first scan's early batches would
-            // otherwise rebuild again and again what the end of the scan rebuilds anyway.
-            guard force || (built >= 0 && total + pending <= chunkSize) else { return false }
+        switch OrderChunking.approach(built: built, generation: generation, force: force, pending: pending, total: total) {
+        case .current: return true
+        case .leave: return false
+        case .stamp: break
+        case .rebuild:
             plans = ItemOrder.allCases.map { ($0, .rebuild) }
-        } else if pending > 0 {
+        case .merge:
             var changed: [SortKey] = []
             changed.reserveCapacity(pending)
             let log = try BulkStatement(db, sql: "SELECT sort_date, key FROM order_changes UNION ALL SELECT sort_date, key FROM items WHERE id > ?1")
@@ -240,7 +223,7 @@ enum OrderData {
             try log.forEachRow(db) { row in changed.append(SortKey(date: row.bytes(0), key: row.bytes(1))) }
             for order in ItemOrder.allCases {
                 let (plan, rewritten) = try self.plan(db, order: order, changed: changed, total: total)
-                if !force && rewritten > budget(changed: pending) { return false }
+                if !force && rewritten > OrderChunking.budget(changed: pending) { return false }
                 plans.append((order, plan))
             }
         }
@@ -264,17 +247,8 @@ enum OrderData {
     /// Past a quarter of the entries, one pass over the whole index in order costs less.
     static func plan(_ db: Database, order: ItemOrder, changed: [SortKey], total: Int) throws -> (Plan, rewritten: Int) {
         let chunks = try self.chunks(db, order: order)
-        guard !chunks.isEmpty else { return (.rebuild, changed.count) }
-        var dirty = Set<Int>()
-        for change in changed {
-            dirty.insert(chunkIndex(of: SortKey(date: order == .date ? change.date : [], key: change.key), in: chunks))
-        }
-        let rewritten = dirty.reduce(changed.count) { $0 + chunks[$1].count }
-        if rewritten > max(batchBudget, total / 4) { return (.rebuild, total + changed.count) }
-        var runs: [ClosedRange<Int>] = []
-        for index in dirty.sorted() {
-            if let last = runs.last, last.upperBound + 1 == index { runs[runs.count - 1] = last.lowerBound...index } else { runs.append(index...index) }
-        }
+        let (runs, rewritten) = OrderChunking.plan(order: order, starts: chunks.map(\.lo), counts: chunks.map(\.count), changed: changed, total: total)
+        guard let runs else { return (.rebuild, rewritten) }
         return (.merge(chunks: chunks, runs: runs), rewritten)
     }
 

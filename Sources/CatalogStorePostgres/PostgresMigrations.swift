@@ -7,8 +7,10 @@ import PostgresNIO
 enum PostgresMigrations {
     static var identifiers: [String] { EmbeddedMigrations.all.map(\.id) }
 
-    static func migrate(_ session: PostgresSession, location: String) throws {
-        if try pending(session, location: location).isEmpty { return }
+    /// Returns whether it applied any.
+    @discardableResult
+    static func migrate(_ session: PostgresSession, location: String) throws -> Bool {
+        if try pending(session, location: location).isEmpty { return false }
         try session.script("SELECT pg_advisory_lock(\(PostgresStore.migrationLock))")
         defer { _ = try? session.script("SELECT pg_advisory_unlock(\(PostgresStore.migrationLock))") }
         for migration in try pending(session, location: location) { // again: another process may have applied some
@@ -18,6 +20,7 @@ enum PostgresMigrations {
                 try session.execute("INSERT INTO catalog_migrations (identifier) VALUES (\(migration.id))")
             }
         }
+        return true
     }
 
     /// Refuses a database that is not a catalog this build can read (a replica, which cannot

@@ -6,6 +6,9 @@ import PostgresNIO
 /// committed state, and a scan's writes never block it.
 struct PostgresSnapshot: CatalogSnapshot {
     let session: PostgresSession
+    /// The store's order data in memory (a snapshot made without it holds the chunks it reads
+    /// only while it lives).
+    var orderCache = OrderDataCache()
 
     func generation() throws -> Int64 {
         try session.value("SELECT generation FROM catalog", as: Int64.self) ?? 0
@@ -83,8 +86,10 @@ struct PostgresSnapshot: CatalogSnapshot {
         return keys
     }
 
-    /// Items in `order` with their display sizes, streamed from the order's index.
+    /// Items in `order` with their display sizes: from the order data when it is current, else
+    /// streamed from the order's index.
     func layoutInput(order: ItemOrder, offset: Int) throws -> [LayoutInputRow] {
+        if let rows = try orderData(order: order, offset: offset) { return rows }
         let rows = RowCollector<LayoutInputRow>()
         try session.forEachRow(PostgresQuery(unsafeSQL: """
             SELECT id, width::int, height::int FROM items ORDER BY \(PostgresStore.orderBy(order)) OFFSET $1
@@ -95,8 +100,22 @@ struct PostgresSnapshot: CatalogSnapshot {
         return rows.take()
     }
 
-    /// No order data on PostgreSQL yet: a layout reads the item rows.
-    func orderData(order: ItemOrder, offset: Int) throws -> [LayoutInputRow]? { nil }
+    /// The items of `order` from position `offset` on, from the order data (in memory for the
+    /// chunks this process holds), or nil when it lags behind the catalog.
+    func orderData(order: ItemOrder, offset: Int) throws -> [LayoutInputRow]? {
+        guard let loaded = try orderCache.load(session, order: order) else { return nil }
+        var rows: [LayoutInputRow] = []
+        rows.reserveCapacity(max(0, loaded.reduce(0) { $0 + $1.chunk.count } - offset))
+        var start = 0
+        for (chunk, entries) in loaded {
+            defer { start += chunk.count }
+            guard start + chunk.count > offset else { continue }
+            entries.withUnsafeBytes { raw in
+                for entry in max(0, offset - start)..<chunk.count { rows.append(PostgresOrderData.decode(raw, at: entry)) }
+            }
+        }
+        return rows
+    }
 
     func sectionRuns(order: ItemOrder, grouping: SectionGrouping) throws -> [SectionRun] {
         let keys = RowCollector<UInt64>()
@@ -116,7 +135,25 @@ struct PostgresSnapshot: CatalogSnapshot {
         return runs
     }
 
+    /// The keys of the items at `positions` of `order`: their ids from the order data when it is
+    /// current, else one query a position.
     func keys(atPositions positions: [Int], order: ItemOrder) throws -> [Int: Data] {
+        if let loaded = try orderCache.load(session, order: order) {
+            var ids: [Int: Int64] = [:]
+            var start = 0
+            var chunks = loaded.makeIterator()
+            var current = chunks.next()
+            for position in Set(positions).sorted() {
+                while let (chunk, _) = current, position >= start + chunk.count {
+                    start += chunk.count
+                    current = chunks.next()
+                }
+                guard let (_, entries) = current, position >= start else { break }
+                ids[position] = entries.withUnsafeBytes { PostgresOrderData.decode($0, at: position - start).id }
+            }
+            let keys = try self.keys(ids: Array(ids.values))
+            return ids.compactMapValues { keys[$0]?.key }
+        }
         var keys: [Int: Data] = [:]
         for position in Set(positions) {
             if let key = try session.value(PostgresQuery(unsafeSQL: """
@@ -143,9 +180,20 @@ struct PostgresSnapshot: CatalogSnapshot {
         return Set(try session.rows("SELECT DISTINCT item_id FROM item_changes WHERE generation > \(generation)").map { try $0.decode(Int64.self) })
     }
 
+    /// The position of item `id` in `order`: from the order data when it is current (its chunk
+    /// found by its sort key), else by counting the items before it.
     func index(ofItem id: Int64, order: ItemOrder) throws -> Int? {
         guard let row = try session.rows("SELECT sort_date::text, key FROM items WHERE id = \(id)").first else { return nil }
         let (date, key) = try row.decode((String, Data).self)
+        if let loaded = try orderCache.load(session, order: order) {
+            guard !loaded.isEmpty else { return nil }
+            let place = OrderChunking.chunkIndex(of: OrderKey(order: order, date: Array(date.utf8), key: [UInt8](key)), in: loaded.map(\.chunk.lo))
+            let before = loaded[..<place].reduce(0) { $0 + $1.chunk.count }
+            let (chunk, entries) = loaded[place]
+            let found = entries.withUnsafeBytes { raw in (0..<chunk.count).first { PostgresOrderData.decode(raw, at: $0).id == id } }
+            guard let found else { throw StoreError.database("order data of \(order.rawValue) order misses item \(id)") }
+            return before + found
+        }
         switch order {
         case .date:
             return try session.value("""

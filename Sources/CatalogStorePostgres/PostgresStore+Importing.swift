@@ -85,6 +85,7 @@ extension PostgresStore {
             try session.execute("INSERT INTO web_origins (origin) VALUES (\(String(decoding: origin, as: UTF8.self))) ON CONFLICT DO NOTHING")
         }
         let added = (try session.value("SELECT count(*)::int8 FROM items", as: Int.self) ?? 0) - before
+        try PostgresOrderData.refresh(session, force: true)
         _ = try pruneStaleLayouts(session)
         return ImportSummary(added: added, updated: count - added, generation: generation)
     }

@@ -168,7 +168,7 @@ extension PostgresStore {
     package func withSnapshot<T: Sendable>(_ body: (any CatalogSnapshot) throws -> T) throws -> T {
         do {
             return try readers.withSession(retrying: true) { session in
-                try session.transaction(Self.beginSnapshot) { try body(PostgresSnapshot(session: session)) }
+                try session.transaction(Self.beginSnapshot) { try body(PostgresSnapshot(session: session, orderCache: orderCache)) }
             }
         } catch let error where error is PSQLError || PostgresConnections.isConnectionLoss(error) {
             throw wrap(error)

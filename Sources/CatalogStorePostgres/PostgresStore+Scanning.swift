@@ -98,6 +98,7 @@ extension PostgresStore {
                         Int16(change.outcome.status), error)))
                 }
             }
+            if bumped != nil { try PostgresOrderData.refresh(session, force: false) }
             return counts
         }
     }
@@ -118,6 +119,7 @@ extension PostgresStore {
                 }
                 try session.execute("DELETE FROM files WHERE path = \(path)")
             }
+            if bumped { try PostgresOrderData.refresh(session, force: false) }
             return removedItems
         }
     }
@@ -137,6 +139,7 @@ extension PostgresStore {
             if let itemID {
                 let generation = try Self.nextGeneration(session)
                 try session.execute("UPDATE items SET key = \(newPath), changed_generation = \(generation) WHERE id = \(itemID)")
+                try PostgresOrderData.refresh(session, force: false)
             }
         }
     }
@@ -162,9 +165,16 @@ extension PostgresStore {
                 """)
             try session.execute("UPDATE files SET item_id = \(oldItem) WHERE path = \(newPath)")
             try session.execute("DELETE FROM files WHERE path = \(oldPath)")
+            try PostgresOrderData.refresh(session, force: false)
         }
     }
 
-    /// No order data on PostgreSQL yet: nothing to bring up to date.
-    package func refreshOrderData() throws(StoreError) {}
+    /// Brings the order data up to date after a scan that left it behind (a rebuild of each
+    /// order, or a merge of the chunks the scan's changes land in).
+    package func refreshOrderData() throws(StoreError) {
+        let current = try read(onPrimary: true) { session in
+            try session.value("SELECT o.generation = c.generation FROM order_data o, catalog c", as: Bool.self) ?? false
+        }
+        if !current { try write { session in try PostgresOrderData.refresh(session, force: true) } }
+    }
 }

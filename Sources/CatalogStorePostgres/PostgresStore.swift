@@ -16,6 +16,8 @@ package final class PostgresStore: CatalogBackend {
     /// Where reads go: a streaming replica with `--read-db`, else the primary.
     let readers: PostgresConnections
     let listener: PostgresChangeListener
+    /// The order data this process has read, by chunk.
+    let orderCache = OrderDataCache()
     package var location: String { connections.location.display }
 
     /// The id of the newest migration this build applies.
@@ -33,7 +35,13 @@ package final class PostgresStore: CatalogBackend {
         let readLocation = try readURL.map { url throws(StoreError) in try PostgresLocation(url: url) }
         let store = PostgresStore(connections: PostgresConnections(location: location),
                                   readers: readLocation.map { PostgresConnections(location: $0) })
-        try store.opening(location.display) { try store.connections.withSession { session in try PostgresMigrations.migrate(session, location: location.display) } }
+        try store.opening(location.display) {
+            if try store.connections.withSession({ session in try PostgresMigrations.migrate(session, location: location.display) }) {
+                // A migration that adds or changes the order data leaves it stale: build it now,
+                // once, rather than lay out from item rows until the next scan or import.
+                try store.write { session in try PostgresOrderData.refresh(session, force: true) }
+            }
+        }
         if let readLocation {
             try store.opening(readLocation.display) {
                 try store.readers.withSession { session in try PostgresMigrations.check(session, location: readLocation.display) }

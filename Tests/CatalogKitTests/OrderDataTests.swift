@@ -16,7 +16,8 @@ import Testing
     /// Both orders' data equal the items as `catalog list` gives them.
     static func expectCurrent(_ catalog: Catalog, _ context: String = "", sourceLocation: SourceLocation = #_sourceLocation) throws {
         for order in ItemOrder.allCases {
-            let listed = try catalog.items(order: order).map { LayoutInputRow(id: $0.id, width: $0.width, height: $0.height) }
+            let rows = try catalog.items(order: order)
+            let listed = rows.map { LayoutInputRow(id: $0.id, width: $0.width, height: $0.height) }
             let data = try orderData(catalog, order)
             #expect(data != nil, "\(context): \(order) order data is current", sourceLocation: sourceLocation)
             let equal = data == listed // compared as one Bool: the arrays are too long to print
@@ -24,7 +25,6 @@ import Testing
             #expect(equal, "\(context): \(order) order data equals the list (\(data?.count ?? -1) of \(listed.count), first difference at \(firstDifference ?? -1))",
                     sourceLocation: sourceLocation)
             // Its section keys: runs of the listed items' months, years and parent folders.
-            let rows = try catalog.items(order: order)
             for grouping in SectionGrouping.allCases {
                 let keys = rows.map { row -> UInt64 in
                     switch grouping {
@@ -42,23 +42,34 @@ import Testing
     }
 
     /// Chunk row ids of an order, to see which chunks a change rewrote.
-    static func chunkRows(_ path: String) throws -> Set<Int64> {
-        try DatabaseQueue(path: path).read { Set(try Int64.fetchAll($0, sql: "SELECT rowid FROM order_chunks")) }
+    static func chunkRows(_ library: Library) throws -> Set<Int64> {
+        switch library.backend {
+        case .sqlite:
+            return try DatabaseQueue(path: library.catalogPath).read { Set(try Int64.fetchAll($0, sql: "SELECT rowid FROM order_chunks")) }
+        case .postgres:
+            return Set(try TestPostgres.psql(database(library), "SELECT id FROM order_chunks").split(separator: "\n").compactMap { Int64($0) })
+        }
     }
 
-    @Test func importsKeepTheOrderData_andSmallChangesRewriteFewChunks() throws {
-        let library = try Library()
+    /// The name of a PostgreSQL library's database on the shared test server.
+    static func database(_ library: Library) -> String {
+        String(URLComponents(string: library.catalogPath)?.path.dropFirst() ?? "")
+    }
+
+    @Test(arguments: Backend.allCases)
+    func importsKeepTheOrderData_andSmallChangesRewriteFewChunks(_ backend: Backend) throws {
+        let library = try Library(backend)
         let catalog = try library.catalog()
         try Self.expectCurrent(catalog, "empty")
         _ = try catalog.importItems(PagerTests.importRows(30_000, year: 2020)) // hourly dates: many ties, broken by key
         try Self.expectCurrent(catalog, "first import")
-        let before = try Self.chunkRows(library.catalogPath)
+        let before = try Self.chunkRows(library)
         #expect(before.count >= 14, "two orders of 30,000 items in chunks of 4096")
 
         // Older items (date order: at the end) with keys after every other (path order: at the end).
         _ = try catalog.importItems(PagerTests.importRows(500, from: 30_000, year: 2010, seed: 2))
         try Self.expectCurrent(catalog, "appended")
-        var after = try Self.chunkRows(library.catalogPath)
+        var after = try Self.chunkRows(library)
         #expect(before.subtracting(after).count <= 2, "an append rewrites the last chunk of each order, not all \(before.count)")
 
         // A few updates scattered through both orders: new sizes, new dates, and the same values.
@@ -69,22 +80,23 @@ import Testing
         rows[21_345].height = 4_321
         _ = try catalog.importItems(changed.map { rows[$0] } + [rows[5]])
         try Self.expectCurrent(catalog, "scattered updates")
-        let updated = try Self.chunkRows(library.catalogPath)
+        let updated = try Self.chunkRows(library)
         #expect(after.subtracting(updated).count <= 2 * changed.count + 2, "each change rewrites its chunks")
         after = updated
 
         // A newer item (first in date order) and one whose key sorts first.
         _ = try catalog.importItems([ImportRow(line: 2, key: "0-first", width: 300, height: 400, orientation: 6, date: "2031-05-05T00:00:00")])
         try Self.expectCurrent(catalog, "inserted at the front")
-        #expect(after.subtracting(try Self.chunkRows(library.catalogPath)).count <= 2)
+        #expect(after.subtracting(try Self.chunkRows(library)).count <= 2)
 
         // Everything again with new dates: a rebuild.
         _ = try catalog.importItems(PagerTests.importRows(30_000, year: 2015, seed: 9))
         try Self.expectCurrent(catalog, "everything changed")
     }
 
-    @Test func readingFromAnOffset_andFindingItems() throws {
-        let library = try Library()
+    @Test(arguments: Backend.allCases)
+    func readingFromAnOffset_andFindingItems(_ backend: Backend) throws {
+        let library = try Library(backend)
         let catalog = try library.catalog()
         _ = try catalog.importItems(PagerTests.importRows(10_000))
         for order in ItemOrder.allCases {
@@ -99,11 +111,15 @@ import Testing
                 #expect(found == position, "\(order): item at \(position)")
             }
             #expect(try catalog.store.withSnapshot { try $0.index(ofItem: 987_654, order: order) } == nil)
+            let positions = [0, 4095, 4096, 9_999, 10_000]
+            let keys = try catalog.store.withSnapshot { try $0.keys(atPositions: positions, order: order) }
+            #expect(keys == Dictionary(uniqueKeysWithValues: positions.dropLast().map { ($0, listed[$0].key) }), "\(order): keys at positions")
         }
     }
 
-    @Test func scansThatAddRemoveRenameAndChangeFilesKeepTheOrderData() throws {
-        let library = try Library()
+    @Test(arguments: Backend.allCases)
+    func scansThatAddRemoveRenameAndChangeFilesKeepTheOrderData(_ backend: Backend) throws {
+        let library = try Library(backend)
         let jpeg = try Library.fixture("baseline.jpg")
         let png = try Library.fixture("rgb.png")
         func bytes(_ index: Int) -> Data {
@@ -174,6 +190,22 @@ import Testing
         #expect(page.items.filter { $0.kind == .cell }.map(\.path) == [Data("b".utf8), Data("a".utf8)])
         _ = try catalog.importItems([ImportRow(line: 2, key: "c", width: 5, height: 5, orientation: 1, date: "2019-01-01T00:00:00")])
         try Self.expectCurrent(catalog, "after the import")
+    }
+
+    /// A PostgreSQL catalog from before its order data (Migrations/postgres/0003), with items,
+    /// gets it built when first opened by this build.
+    @Test func aPostgresCatalogFromBeforeTheOrderDataGetsItWhenOpened() throws {
+        let library = try Library(.postgres)
+        _ = try library.catalog().importItems(PagerTests.importRows(5_000))
+        let database = Self.database(library)
+        try TestPostgres.psql(database, """
+            DROP TABLE order_chunks, order_data, order_changes; DROP FUNCTION note_order_change() CASCADE;
+            DELETE FROM catalog_migrations WHERE identifier = '0003_order_data';
+            UPDATE catalog SET generation = generation + 1
+            """)
+        let catalog = try library.catalog()
+        try Self.expectCurrent(catalog, "after the upgrade")
+        #expect(try TestPostgres.psql(database, "SELECT count(*) FROM order_chunks").trimmingCharacters(in: .whitespacesAndNewlines) == "4")
     }
 
     /// Schema 0005 moves windows into segment rows: layouts stored one row per window before it

@@ -1,0 +1,190 @@
+import CatalogModel
+import Foundation
+import PostgresNIO
+import Synchronization
+
+/// Order data on PostgreSQL (Migrations/postgres/0003_order_data.sql): per item order, every
+/// item's id and display size in that order, in chunks of about `OrderChunking.chunkSize`
+/// entries keyed by their first entry's sort key, as the SQLite store keeps them. A layout of a
+/// configuration never seen reads the chunks (from this process's memory when it has them), not
+/// 10M item rows.
+///
+/// Kept in the transactions that change items, as on SQLite (`OrderChunking` decides): the
+/// chunks whose key ranges hold a change are deleted and their range written again from the
+/// items, cut into chunks by the database itself (row_number, string_agg), so no item row
+/// crosses the connection; changes spread over most chunks wait for the refresh at the end of
+/// the scan, which writes each order again in one statement.
+enum PostgresOrderData {
+    /// id (int8), width, height (int4), big-endian: what int8send and int4send give.
+    static let entrySize = 16
+
+    /// A chunk as listed, without its entries.
+    struct Chunk: Sendable {
+        var id: Int64
+        var lo: OrderKey
+        var count: Int
+    }
+
+    // MARK: Keeping it
+
+    /// Brings the order data to the catalog's generation inside the caller's write transaction,
+    /// or leaves it behind for a forced refresh (`OrderChunking.approach`); returns whether it is
+    /// current afterwards.
+    @discardableResult
+    static func refresh(_ session: PostgresSession, force: Bool) throws -> Bool {
+        guard let state = try session.rows("SELECT o.generation, o.max_item_id, c.generation FROM order_data o, catalog c").first else { return false }
+        let (built, maxItemID, generation) = try state.decode((Int64, Int64, Int64).self)
+        if built == generation { return true }
+        if !force && (built < 0 || built != generation - 1) { return false }
+        let pending = try session.value("""
+            SELECT ((SELECT count(*) FROM order_changes) + (SELECT count(*) FROM items WHERE id > \(maxItemID)))::int8
+            """, as: Int.self) ?? 0
+        let total = built < 0 ? Int.max
+            : try session.value("SELECT coalesce(sum(count), 0)::int8 FROM order_chunks WHERE item_order = 'date'", as: Int.self) ?? 0
+        switch OrderChunking.approach(built: built, generation: generation, force: force, pending: pending, total: total) {
+        case .current: return true
+        case .leave: return false
+        case .stamp: break
+        case .rebuild:
+            try session.script("SET LOCAL work_mem = '256MB'") // the sort of a whole order, in memory
+            for order in ItemOrder.allCases {
+                try session.execute("DELETE FROM order_chunks WHERE item_order = \(order.rawValue)")
+                try write(session, order: order, from: nil, to: nil)
+            }
+        case .merge:
+            var changed: [OrderKey] = []
+            for row in try session.rows("""
+                SELECT sort_date::text, key FROM order_changes UNION ALL SELECT sort_date::text, key FROM items WHERE id > \(maxItemID)
+                """) {
+                let (date, key) = try row.decode((String, Data).self)
+                changed.append(OrderKey(date: Array(date.utf8), key: [UInt8](key)))
+            }
+            var work: [(order: ItemOrder, chunks: [Chunk], runs: [ClosedRange<Int>]?)] = []
+            for order in ItemOrder.allCases {
+                let chunks = try self.chunks(session, order: order)
+                let (runs, rewritten) = OrderChunking.plan(order: order, starts: chunks.map(\.lo), counts: chunks.map(\.count),
+                                                           changed: changed, total: total)
+                if !force && rewritten > OrderChunking.budget(changed: pending) { return false }
+                work.append((order, chunks, runs))
+            }
+            for (order, chunks, runs) in work {
+                guard let runs else {
+                    try session.execute("DELETE FROM order_chunks WHERE item_order = \(order.rawValue)")
+                    try write(session, order: order, from: nil, to: nil)
+                    continue
+                }
+                for run in runs {
+                    try session.execute("DELETE FROM order_chunks WHERE id = ANY(\(run.map { chunks[$0].id }))")
+                    let lower = run.lowerBound == 0 ? nil : chunks[run.lowerBound].lo
+                    let upper = run.upperBound + 1 < chunks.count ? chunks[run.upperBound + 1].lo : nil
+                    try write(session, order: order, from: lower, to: upper)
+                }
+            }
+        }
+        try session.execute("DELETE FROM order_changes")
+        try session.execute("UPDATE order_data SET generation = \(generation), max_item_id = (SELECT coalesce(max(id), 0) FROM items)")
+        return true
+    }
+
+    /// Writes the items of `order` from `lower` (included; nil: the start) to `upper` (excluded;
+    /// nil: the end) as chunks, in one statement.
+    static func write(_ session: PostgresSession, order: ItemOrder, from lower: OrderKey?, to upper: OrderKey?) throws {
+        var binds = PostgresBindings()
+        func bind(_ bytes: [UInt8], asText: Bool) throws -> String {
+            if asText { try binds.append(String(decoding: bytes, as: UTF8.self)) } else { try binds.append(Data(bytes)) }
+            return "$\(binds.count)"
+        }
+        var parts: [String] = []
+        switch order {
+        case .path:
+            var conditions: [String] = []
+            if let lower { conditions.append("key >= \(try bind(lower.key, asText: false))") }
+            if let upper { conditions.append("key < \(try bind(upper.key, asText: false))") }
+            parts.append(conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "))
+        case .date:
+            // One range of the (sort_date DESC, key) index each: the boundary dates by key, the dates between whole.
+            if let lower, let upper, lower.date == upper.date {
+                parts.append("WHERE sort_date = \(try bind(lower.date, asText: true)) AND key >= \(try bind(lower.key, asText: false)) AND key < \(try bind(upper.key, asText: false))")
+            } else {
+                let lowerDate = try lower.map { try bind($0.date, asText: true) }
+                let upperDate = try upper.map { try bind($0.date, asText: true) }
+                if let lower, let lowerDate { parts.append("WHERE sort_date = \(lowerDate) AND key >= \(try bind(lower.key, asText: false))") }
+                let between = switch (lowerDate, upperDate) {
+                case let (low?, high?): "WHERE sort_date < \(low) AND sort_date > \(high)"
+                case let (low?, nil): "WHERE sort_date < \(low)"
+                case let (nil, high?): "WHERE sort_date > \(high)"
+                case (nil, nil): ""
+                }
+                parts.append(between)
+                if let upper, let upperDate { parts.append("WHERE sort_date = \(upperDate) AND key < \(try bind(upper.key, asText: false))") }
+            }
+        }
+        let date = order == .date ? "sort_date" : "''::text COLLATE \"C\""
+        let ranged = parts.map { "SELECT id, width, height, \(date) AS sort_date, key FROM items \($0)" }.joined(separator: " UNION ALL ")
+        let size = OrderChunking.chunkSize
+        try session.execute(PostgresQuery(unsafeSQL: """
+            INSERT INTO order_chunks (item_order, lo_date, lo_key, count, entries)
+            SELECT '\(order.rawValue)', (array_agg(sort_date) FILTER (WHERE n % \(size) = 0))[1],
+                   (array_agg(key) FILTER (WHERE n % \(size) = 0))[1], count(*),
+                   string_agg(int8send(id) || int4send(width) || int4send(height), ''::bytea ORDER BY n)
+            FROM (SELECT id, width, height, sort_date, key, row_number() OVER (ORDER BY \(PostgresStore.orderBy(order))) - 1 AS n
+                  FROM (\(ranged)) AS ranged) AS numbered
+            GROUP BY n / \(size)
+            """, binds: binds))
+    }
+
+    // MARK: Reading
+
+    /// The chunks of `order`, in order, without their entries.
+    static func chunks(_ session: PostgresSession, order: ItemOrder) throws -> [Chunk] {
+        try session.rows("""
+            SELECT id, lo_date::text, lo_key, count::int8 FROM order_chunks WHERE item_order = \(order.rawValue) ORDER BY lo_date DESC, lo_key
+            """).map { row in
+            let (id, date, key, count) = try row.decode((Int64, String, Data, Int).self)
+            return Chunk(id: id, lo: OrderKey(date: Array(date.utf8), key: [UInt8](key)), count: count)
+        }
+    }
+
+    static func decode(_ bytes: UnsafeRawBufferPointer, at entry: Int) -> LayoutInputRow {
+        let base = entry * entrySize
+        return LayoutInputRow(id: Int64(bigEndian: bytes.loadUnaligned(fromByteOffset: base, as: Int64.self)),
+                              width: Int(Int32(bigEndian: bytes.loadUnaligned(fromByteOffset: base + 8, as: Int32.self))),
+                              height: Int(Int32(bigEndian: bytes.loadUnaligned(fromByteOffset: base + 12, as: Int32.self))))
+    }
+}
+
+/// A server's order data in memory, by chunk id: a chunk is never changed, only deleted and
+/// written anew, so one this process holds is good for as long as the order lists it.
+/// Revalidating costs one read of the chunk list (a few thousand short rows at 10M items);
+/// only chunks a change wrote since are read again. 16 bytes per item per order laid out.
+final class OrderDataCache: Sendable {
+    private let held = Mutex<[ItemOrder: [Int64: Data]]>([:])
+
+    /// The current order data of `order`: its chunks and their entries, or nil when it lags
+    /// behind the catalog's generation (the readers lay out from the rows meanwhile).
+    func load(_ session: PostgresSession, order: ItemOrder) throws -> [(chunk: PostgresOrderData.Chunk, entries: Data)]? {
+        guard try session.value("SELECT o.generation = c.generation FROM order_data o, catalog c", as: Bool.self) == true else { return nil }
+        let chunks = try PostgresOrderData.chunks(session, order: order)
+        var entries = held.withLock { $0[order] ?? [:] }
+        let missing = chunks.map(\.id).filter { entries[$0] == nil }
+        if !missing.isEmpty {
+            let read = Accumulator<[Int64: Data]>([:])
+            try session.forEachRow("SELECT id, entries FROM order_chunks WHERE id = ANY(\(missing))") { row in
+                let (id, bytes) = try row.decode((Int64, Data).self)
+                read.update { $0[id] = bytes }
+            }
+            entries.merge(read.take()) { _, new in new }
+        }
+        var kept: [Int64: Data] = [:]
+        var loaded: [(chunk: PostgresOrderData.Chunk, entries: Data)] = []
+        for chunk in chunks {
+            guard let bytes = entries[chunk.id], bytes.count == chunk.count * PostgresOrderData.entrySize else {
+                throw StoreError.database("order data of \(order.rawValue) order is corrupt (chunk \(chunk.id))")
+            }
+            kept[chunk.id] = bytes
+            loaded.append((chunk, bytes))
+        }
+        held.withLock { $0[order] = kept }
+        return loaded
+    }
+}
