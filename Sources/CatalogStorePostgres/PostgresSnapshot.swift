@@ -117,20 +117,38 @@ struct PostgresSnapshot: CatalogSnapshot {
         return rows
     }
 
+    /// Where each section of `order` starts. The database numbers the order and compares each
+    /// item's section with the one before, so only the starts cross the connection: the month
+    /// (YYYYMM, 0 for a date without one, as `SectionGrouping.month`) or year of the sort date,
+    /// or the key's parent folder (its bytes, escaped so that a '/' is a '/', up to the last
+    /// one), hashed here as `SectionGrouping.folderKey` hashes it.
     func sectionRuns(order: ItemOrder, grouping: SectionGrouping) throws -> [SectionRun] {
-        let keys = RowCollector<UInt64>()
-        try session.forEachRow(PostgresQuery(unsafeSQL: "SELECT sort_date::text, key FROM items ORDER BY \(PostgresStore.orderBy(order))")) { row in
-            let (date, key) = try row.decode((String, Data).self)
-            let sectionKey: UInt64 = switch grouping {
-            case .year: SectionGrouping.month(ofDate: date) / 100
-            case .month: SectionGrouping.month(ofDate: date)
-            case .folder: SectionGrouping.folderKey(of: key)
+        let month = "CASE WHEN sort_date ~ '^[0-9]{4}-[0-9]{2}' THEN (substr(sort_date, 1, 4) || substr(sort_date, 6, 2))::int8 ELSE 0 END"
+        let section = switch grouping {
+        case .year: "(\(month)) / 100"
+        case .month: month
+        case .folder:
+            "(SELECT CASE WHEN strpos(e, '/') = 0 THEN '' ELSE left(e, length(e) - strpos(reverse(e), '/')) END FROM encode(key, 'escape') AS e)"
+        }
+        let value = grouping == .folder ? "decode(section, 'escape')" : "int8send(section)"
+        let starts = RowCollector<(Int, Data)>()
+        try PostgresOrderData.sortingWholeTable(session) {
+            try session.forEachRow(PostgresQuery(unsafeSQL: """
+                SELECT n, \(value) FROM (
+                    SELECT row_number() OVER w - 1 AS n, section, lag(section) OVER w AS before
+                    FROM (SELECT sort_date, key, \(section) AS section FROM items) AS keyed
+                    WINDOW w AS (ORDER BY \(PostgresStore.orderBy(order)))
+                ) AS numbered WHERE n = 0 OR section IS DISTINCT FROM before ORDER BY n
+                """)) { row in
+                starts.append(try row.decode((Int, Data).self))
             }
-            keys.append(sectionKey)
         }
         var runs: [SectionRun] = []
-        for (position, key) in keys.take().enumerated() where runs.last?.key != key {
-            runs.append(SectionRun(position: position, key: key))
+        for (position, bytes) in starts.take() {
+            let key = grouping == .folder
+                ? SectionGrouping.folderKey(of: bytes + [UInt8(ascii: "/")])
+                : UInt64(bitPattern: bytes.withUnsafeBytes { Int64(bigEndian: $0.loadUnaligned(as: Int64.self)) })
+            if runs.last?.key != key { runs.append(SectionRun(position: position, key: key)) }
         }
         return runs
     }

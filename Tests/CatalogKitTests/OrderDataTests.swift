@@ -142,6 +142,7 @@ import Testing
 
         try library.write("new/a.jpg", bytes(1_000))
         try library.write("new/b.png", bytes(1_001))
+        try library.write("ü\\x/deep/c.jpg", bytes(1_002)) // a folder key from bytes PostgreSQL escapes
         _ = try library.scan()
         try Self.expectCurrent(catalog, "added")
 
