@@ -13,7 +13,8 @@ import Synchronization
 /// read asks the database; the listener connects again by itself, every half second, and a new
 /// connection is a new epoch (what was sent meanwhile was not heard). Each notification carries
 /// the generation committed; with reads from a replica, there is no stamp until a read has
-/// seen that generation, however far the replica trails.
+/// seen that generation, however far the replica trails; nor while the replica does not answer
+/// the check the heartbeat makes of it.
 final class PostgresChangeListener: Sendable {
     static let channel = "catalog_changes"
     /// The SQL every write transaction runs before it commits: the generation it commits is the
@@ -31,15 +32,20 @@ final class PostgresChangeListener: Sendable {
         var newestRead: Int64 = 0
         /// When the epoch began or a notification was last heard (nanoseconds since 1970).
         var lastChange: Int64 = 0
+        /// With `--read-db`: whether the replica answered the last heartbeat's check.
+        var replicaAnswers = true
         var task: Task<Void, Never>?
         var stopped = false
     }
 
     private let state = Mutex(State())
     private let connections: PostgresConnections
+    /// Where reads go, when that is not `connections` (a replica).
+    private let replica: PostgresConnections?
 
-    init(connections: PostgresConnections) {
+    init(connections: PostgresConnections, replica: PostgresConnections? = nil) {
         self.connections = connections
+        self.replica = replica
     }
 
     /// Records a generation this store read: until it has read the newest one a notification
@@ -61,7 +67,7 @@ final class PostgresChangeListener: Sendable {
                     executor.stop() // its thread ends once this last job has run
                 }
             }
-            guard state.connected, state.newestRead >= state.newestHeard else { return nil }
+            guard state.connected, state.replicaAnswers, state.newestRead >= state.newestHeard else { return nil }
             return ([state.epoch, state.heard], state.lastChange)
         }
     }
@@ -79,7 +85,7 @@ final class PostgresChangeListener: Sendable {
         while !Task.isCancelled {
             do {
                 let connection = try await connections.connect()
-                let heartbeat = Task(executorPreference: globalConcurrentExecutor) { await Self.beat(connection) }
+                let heartbeat = Task(executorPreference: globalConcurrentExecutor) { [self] in await beat(connection) }
                 defer { heartbeat.cancel() }
                 do {
                     try await connection.listen(on: Self.channel) { notifications in
@@ -107,13 +113,30 @@ final class PostgresChangeListener: Sendable {
     /// Every few seconds a `SELECT 1` on the listening connection, which is closed if the answer
     /// does not come in time: a connection a network dropped without a word (no reset, as a NAT
     /// or a partition does) ends, and with it the stamp, instead of vouching for stale pages.
-    private static func beat(_ connection: PostgresConnection) async {
+    /// With a replica, a `SELECT 1` there on a new connection too: while it fails there is no
+    /// stamp, so pages go to the replica and fail with 503, and so does /api/health, which a
+    /// load balancer reads, instead of answering 200 from memory.
+    private func beat(_ connection: PostgresConnection) async {
         while !Task.isCancelled, !connection.isClosed {
-            do { try await Task.sleep(for: heartbeatInterval) } catch { return }
-            let giveUp = connection.eventLoop.scheduleTask(in: heartbeatTimeout) { _ = connection.close() as EventLoopFuture<Void> }
+            do { try await Task.sleep(for: Self.heartbeatInterval) } catch { return }
+            let giveUp = connection.eventLoop.scheduleTask(in: Self.heartbeatTimeout) { _ = connection.close() as EventLoopFuture<Void> }
             _ = try? await connection.query("SELECT 1", logger: PostgresConnections.logger).get()
             giveUp.cancel()
+            if let replica {
+                let answers = await Self.answers(replica)
+                if state.withLock({ $0.replicaAnswers }) != answers { mark { state in state.replicaAnswers = answers } }
+            }
         }
+    }
+
+    /// Whether a new connection to `connections` answers a `SELECT 1`.
+    private static func answers(_ connections: PostgresConnections) async -> Bool {
+        guard let connection = try? await connections.connect() else { return false }
+        let giveUp = connection.eventLoop.scheduleTask(in: heartbeatTimeout) { _ = connection.close() as EventLoopFuture<Void> }
+        let answered = (try? await connection.query("SELECT 1", logger: PostgresConnections.logger).get()) != nil
+        giveUp.cancel()
+        try? await connection.close()
+        return answered
     }
 
     static let heartbeatInterval: Duration = .seconds(5)

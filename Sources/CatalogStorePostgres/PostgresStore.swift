@@ -65,7 +65,7 @@ package final class PostgresStore: CatalogBackend {
     private init(connections: PostgresConnections, readers: PostgresConnections?) {
         self.connections = connections
         self.readers = readers ?? connections
-        listener = PostgresChangeListener(connections: connections)
+        listener = PostgresChangeListener(connections: connections, replica: readers)
     }
 
     deinit {

@@ -180,6 +180,24 @@ import Testing
         }
     }
 
+    /// The change stamp, which lets a server answer from memory, holds only while the replica
+    /// answers the heartbeat's check: it goes within a heartbeat of the replica stopping, and
+    /// comes back once it runs again.
+    @Test func theStampGoesWhileTheReplicaIsDown() throws {
+        let primary = try TestPostgresServer.launch()
+        let url = try primary.newDatabase()
+        _ = try Catalog.open(at: url).importItems([ImportRow(line: 2, key: "p", width: 100, height: 100)])
+        let replica = try primary.replica()
+        let database = try #require(URLComponents(string: url)?.path.dropFirst()).description
+        let split = try Catalog.open(at: url, readingFrom: replica.url(database: database))
+        try waitFor { try split.generation() == 1 && split.store.changeStamp() != nil }
+        try replica.stop()
+        try waitFor { split.store.changeStamp() == nil }
+        #expect(throws: StoreError.self) { try split.generation() }
+        try replica.start()
+        try waitFor { (try? split.generation()) == 1 && split.store.changeStamp() != nil }
+    }
+
     /// `catalog serve --read-db`: pages come from the replica and follow the primary's writes
     /// (the notification's generation is awaited on the replica, then the cache trusts it).
     @Test func serveReadsFromAReplica_andFollowsThePrimarysWrites() async throws {
@@ -202,6 +220,18 @@ import Testing
         let after = try await serve.waitFor(page) { $0.headers["X-Catalog-Generation"] == "2" }
         let items = try #require(try JSONSerialization.jsonObject(with: after.body) as? [String: Any])["items"] as? [[String: Any]]
         #expect(items?.count == 31)
+
+        // The replica stops: the heartbeat's check of it fails, so nothing is answered from
+        // memory, pages and /api/health say 503 (a load balancer stops sending here), and both
+        // answer 200 again once it is back.
+        try replica.stop()
+        let health = try await serve.waitFor("api/health") { $0.status == 503 }
+        #expect(String(decoding: health.body, as: UTF8.self).contains("unreachable"))
+        #expect(try await serve.get(page).status == 503)
+        try replica.start()
+        _ = try await serve.waitFor("api/health") { $0.status == 200 }
+        let again = try await serve.waitFor(page) { $0.status == 200 }
+        #expect(again.headers["X-Catalog-Generation"] == "2" && again.body == after.body)
     }
 
     @Test func serveRefusesScanningWithAReadReplica() throws {
