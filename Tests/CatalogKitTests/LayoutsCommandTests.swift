@@ -12,9 +12,10 @@ import Testing
 
     func stored(_ library: Library) throws -> [String] { try library.catalog().layouts().map(\.configuration) }
 
-    @Test func dropOneConfiguration_orAll() throws {
+    @Test(arguments: Backend.allCases)
+    func dropOneConfiguration_orAll(_ backend: Backend) throws {
         try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
-        let library = try Library()
+        let library = try Library(backend)
         _ = try library.catalog().importItems(PagerTests.importRows(3000))
         for cols in ["2", "3", "4"] {
             #expect(try run(["layout", "--db", library.catalogPath, "--width", "375", "--cols", cols]).status == 0)
@@ -46,9 +47,10 @@ import Testing
         #expect(try stored(library).isEmpty)
     }
 
-    @Test func theBudgetKeepsTheMostRecentlyUsedLayouts() throws {
+    @Test(arguments: Backend.allCases)
+    func theBudgetKeepsTheMostRecentlyUsedLayouts(_ backend: Backend) throws {
         try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
-        let library = try Library()
+        let library = try Library(backend)
         let catalog = try library.catalog()
         _ = try catalog.importItems(PagerTests.importRows(3000))
         #expect(try catalog.layoutBudget() == 1 << 30, "1 GiB unless set")

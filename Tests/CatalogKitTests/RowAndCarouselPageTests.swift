@@ -9,10 +9,10 @@ import Testing
         listed.map { LayoutItem(id: $0.id, width: Double($0.width), height: Double($0.height)) }
     }
 
-    @Test(arguments: ["width=1024&style=justified", "width=600&style=justified&row-height=120&spacing=4&sort=path",
+    @Test(arguments: Backend.allCases, ["width=1024&style=justified", "width=600&style=justified&row-height=120&spacing=4&sort=path",
                       "width=800&style=justified&sections=month&footer-height=10"])
-    func justifiedPagesEqualTheEngine_computedStoredAndExtended(_ query: String) throws {
-        let library = try Library()
+    func justifiedPagesEqualTheEngine_computedStoredAndExtended(_ backend: Backend, _ query: String) throws {
+        let library = try Library(backend)
         let catalog = try library.catalog()
         _ = try catalog.importItems(SectionPageTests.rows(1500, years: 2020...2024))
         let first = try catalog.page(PageRequest(query: query))
@@ -45,8 +45,9 @@ import Testing
         }
     }
 
-    @Test func carouselPagesRunAlongX_withEffects_andExtend() throws {
-        let library = try Library()
+    @Test(arguments: Backend.allCases)
+    func carouselPagesRunAlongX_withEffects_andExtend(_ backend: Backend) throws {
+        let library = try Library(backend)
         let catalog = try library.catalog()
         _ = try catalog.importItems(PagerTests.importRows(800))
         let query = "width=900&style=carousel&item-height=240&height=300"
@@ -80,8 +81,9 @@ import Testing
 
     /// `item` with `anchor-y`: the item's top that far into the viewport, in every style,
     /// clamped to the content at its ends.
-    @Test func anAnchorPutsTheItemWhereTheFingerWas_inEveryStyle() throws {
-        let library = try Library()
+    @Test(arguments: Backend.allCases)
+    func anAnchorPutsTheItemWhereTheFingerWas_inEveryStyle(_ backend: Backend) throws {
+        let library = try Library(backend)
         let catalog = try library.catalog()
         _ = try catalog.importItems(PagerTests.importRows(2000))
         let listed = try catalog.items(order: .date)
@@ -112,8 +114,9 @@ import Testing
         #expect(carousel.configuration == (try PageRequest(query: "style=carousel&width=900&item-height=200&min-scale=0.5")).configuration)
     }
 
-    @Test func snappingFromStoredWindowsEqualsTheTable() throws {
-        let library = try Library()
+    @Test(arguments: Backend.allCases)
+    func snappingFromStoredWindowsEqualsTheTable(_ backend: Backend) throws {
+        let library = try Library(backend)
         let catalog = try library.catalog()
         _ = try catalog.importItems(PagerTests.importRows(3000))
         let configuration = try LayoutConfiguration(parameters: PageRequest.parameters(query: "width=700&style=carousel&item-height=180"))
@@ -134,9 +137,10 @@ import Testing
         #expect(throws: LayoutParameterError.self) { try SnapRequest(parameters: PageRequest.parameters(query: "width=375&style=carousel")) }
     }
 
-    @Test func theCommandLineSnapsAndPagesACarousel() throws {
+    @Test(arguments: Backend.allCases)
+    func theCommandLineSnapsAndPagesACarousel(_ backend: Backend) throws {
         try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
-        let library = try Library()
+        let library = try Library(backend)
         _ = try library.catalog().importItems(PagerTests.importRows(50))
         let db = ["--db", library.catalogPath]
         let snap = try BuiltTool.run(["snap"] + db + ["--width", "600", "--style", "carousel", "--proposed", "900", "--velocity", "1", "--json"])

@@ -95,14 +95,14 @@ import Testing
         }
     }
 
-    @Test(arguments: [
+    @Test(arguments: Backend.allCases, [
         "width=375&sections=month", "width=375&sections=year&footer-height=20&header-height=40",
         "width=414&cols=3&sections=folder&sort=path", "width=414&cols=3&style=grid&sections=month&span-every=5&span-height=auto",
         "width=375&style=list&sections=year&span-every=3&span-height=120", "width=375&style=mixed",
         "width=1024&style=mixed&sections=month&sort=path", "width=600&cols=4&direction=rtl&sections=folder&section-spacing=0",
     ])
-    func pagesEqualTheEngine_computedThenStored(_ query: String) throws {
-        let library = try Library()
+    func pagesEqualTheEngine_computedThenStored(_ backend: Backend, _ query: String) throws {
+        let library = try Library(backend)
         let catalog = try library.catalog()
         _ = try catalog.importItems(Self.rows(2500))
         let first = try catalog.page(PageRequest(query: query))
@@ -113,8 +113,9 @@ import Testing
 
     /// Older items go at the end of date order: the stored layout is extended (its last
     /// section continued, new ones opened), and equals laying everything out again.
-    @Test func anAppendExtendsTheLastSection_orOpensNewOnes() throws {
-        let library = try Library()
+    @Test(arguments: Backend.allCases)
+    func anAppendExtendsTheLastSection_orOpensNewOnes(_ backend: Backend) throws {
+        let library = try Library(backend)
         let catalog = try library.catalog()
         _ = try catalog.importItems(Self.rows(2000, years: 2020...2024))
         let query = "width=375&sections=month&footer-height=12"
@@ -130,8 +131,9 @@ import Testing
         #expect(again.sections.last.map { String(decoding: $0.title, as: UTF8.self).hasPrefix("2019-") } == true, "the appended year's months")
     }
 
-    @Test func sectionsListEverySection_asTheLayoutPlacesThem() throws {
-        let library = try Library()
+    @Test(arguments: Backend.allCases)
+    func sectionsListEverySection_asTheLayoutPlacesThem(_ backend: Backend) throws {
+        let library = try Library(backend)
         let catalog = try library.catalog()
         _ = try catalog.importItems(Self.rows(1500))
         let configuration = try LayoutConfiguration(parameters: PageRequest.parameters(query: "width=375&sections=month&header-height=30"))
@@ -152,8 +154,9 @@ import Testing
     }
 
     /// Folders whose names are not UTF-8 are titled by their bytes; JSON escapes them as paths are.
-    @Test func folderSectionsOfRealFiles_withNonUTF8Names() throws {
-        let library = try Library()
+    @Test(arguments: Backend.allCases)
+    func folderSectionsOfRealFiles_withNonUTF8Names(_ backend: Backend) throws {
+        let library = try Library(backend)
         let folder = library.root.path + "/caf\u{E9}"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         try Library.fixture("baseline.jpg").write(to: URL(fileURLWithPath: folder + "/a.jpg"))
@@ -178,9 +181,10 @@ import Testing
         try Self.expectPages(catalog, "width=375&sections=folder&sort=path", "non-UTF-8")
     }
 
-    @Test func theCommandLinePrintsSectionsAndPagesWithKinds() throws {
+    @Test(arguments: Backend.allCases)
+    func theCommandLinePrintsSectionsAndPagesWithKinds(_ backend: Backend) throws {
         try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
-        let library = try Library()
+        let library = try Library(backend)
         _ = try library.catalog().importItems(Self.rows(400))
         let db = ["--db", library.catalogPath]
         let sections = try BuiltTool.run(["sections"] + db + ["--width", "375", "--sections", "year", "--json"])
