@@ -63,7 +63,7 @@ final class PostgresChangeListener: Sendable {
                 // caller may be holding while it waits for what the listener would tell it.
                 let executor = ThreadExecutor(name: "catalog.postgres.listen")
                 state.task = Task(executorPreference: executor) { [self] in
-                    await listen()
+                    await listen(on: executor)
                     executor.stop() // its thread ends once this last job has run
                 }
             }
@@ -81,12 +81,18 @@ final class PostgresChangeListener: Sendable {
         }
     }
 
-    private func listen() async {
+    /// Listens, and beats beside it, on the listener's own thread: the shared pool's few threads
+    /// may all be held by synchronous callers.
+    private func listen(on executor: ThreadExecutor) async {
         while !Task.isCancelled {
             do {
                 let connection = try await connections.connect()
-                let heartbeat = Task(executorPreference: globalConcurrentExecutor) { [self] in await beat(connection) }
-                defer { heartbeat.cancel() }
+                let heartbeat = Task(executorPreference: executor) { await Self.beat(connection) }
+                let replicaCheck = replica.map { replica in Task(executorPreference: executor) { [self] in await check(replica) } }
+                defer {
+                    heartbeat.cancel()
+                    replicaCheck?.cancel()
+                }
                 do {
                     try await connection.listen(on: Self.channel) { notifications in
                         mark { state in
@@ -103,6 +109,9 @@ final class PostgresChangeListener: Sendable {
                 } catch {}
                 mark { state in state.connected = false }
                 try? await connection.close()
+                heartbeat.cancel()
+                replicaCheck?.cancel()
+                _ = await (heartbeat.value, replicaCheck?.value) // before the thread may end
             } catch {
                 mark { state in state.connected = false }
             }
@@ -113,19 +122,24 @@ final class PostgresChangeListener: Sendable {
     /// Every few seconds a `SELECT 1` on the listening connection, which is closed if the answer
     /// does not come in time: a connection a network dropped without a word (no reset, as a NAT
     /// or a partition does) ends, and with it the stamp, instead of vouching for stale pages.
-    /// With a replica, a `SELECT 1` there on a new connection too: while it fails there is no
-    /// stamp, so pages go to the replica and fail with 503, and so does /api/health, which a
-    /// load balancer reads, instead of answering 200 from memory.
-    private func beat(_ connection: PostgresConnection) async {
+    private static func beat(_ connection: PostgresConnection) async {
         while !Task.isCancelled, !connection.isClosed {
-            do { try await Task.sleep(for: Self.heartbeatInterval) } catch { return }
-            let giveUp = connection.eventLoop.scheduleTask(in: Self.heartbeatTimeout) { _ = connection.close() as EventLoopFuture<Void> }
+            do { try await Task.sleep(for: heartbeatInterval) } catch { return }
+            let giveUp = connection.eventLoop.scheduleTask(in: heartbeatTimeout) { _ = connection.close() as EventLoopFuture<Void> }
             _ = try? await connection.query("SELECT 1", logger: PostgresConnections.logger).get()
             giveUp.cancel()
-            if let replica {
-                let answers = await Self.answers(replica)
-                if state.withLock({ $0.replicaAnswers }) != answers { mark { state in state.replicaAnswers = answers } }
-            }
+        }
+    }
+
+    /// With a replica, as often, a `SELECT 1` there on a new connection: while it fails there is
+    /// no stamp, so pages go to the replica and fail with 503, and so does /api/health, which a
+    /// load balancer reads, instead of answering 200 from memory.
+    private func check(_ replica: PostgresConnections) async {
+        while !Task.isCancelled {
+            do { try await Task.sleep(for: Self.heartbeatInterval) } catch { return }
+            let answers = await Self.answers(replica)
+            guard !Task.isCancelled else { return }
+            if state.withLock({ $0.replicaAnswers }) != answers { mark { state in state.replicaAnswers = answers } }
         }
     }
 

@@ -13,14 +13,15 @@ enum PostgresMigrations {
         if try pending(session, location: location).isEmpty { return false }
         try session.script("SELECT pg_advisory_lock(\(PostgresStore.migrationLock))")
         defer { _ = try? session.script("SELECT pg_advisory_unlock(\(PostgresStore.migrationLock))") }
-        for migration in try pending(session, location: location) { // again: another process may have applied some
+        let missing = try pending(session, location: location) // again: another process may have applied them
+        for migration in missing {
             try session.transaction {
                 try session.script("CREATE TABLE IF NOT EXISTS catalog_migrations (identifier text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())")
                 try session.runScript(migration.sql)
                 try session.execute("INSERT INTO catalog_migrations (identifier) VALUES (\(migration.id))")
             }
         }
-        return true
+        return !missing.isEmpty
     }
 
     /// Refuses a database that is not a catalog this build can read (a replica, which cannot

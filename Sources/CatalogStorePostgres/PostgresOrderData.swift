@@ -35,6 +35,10 @@ enum PostgresOrderData {
     /// current afterwards.
     @discardableResult
     static func refresh(_ session: PostgresSession, force: Bool) throws -> Bool {
+        // One refresh at a time: a forced one (the end of a scan, a first open) does not hold the
+        // catalog's row lock that writers take first. Locked before the state is read, so the
+        // statements below, each a new snapshot at READ COMMITTED, see what the last one wrote.
+        try session.execute("SELECT 1 FROM order_data FOR UPDATE")
         guard let state = try session.rows("SELECT o.generation, o.max_item_id, c.generation FROM order_data o, catalog c").first else { return false }
         let (built, maxItemID, generation) = try state.decode((Int64, Int64, Int64).self)
         if built == generation { return true }

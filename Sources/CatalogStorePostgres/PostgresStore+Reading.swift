@@ -136,7 +136,9 @@ extension PostgresStore {
             if generation == now { return OrderChange(from: now, to: now, old: [], new: [], changed: []) }
             guard let maxItemID = try session.value("SELECT max_item_id FROM generations WHERE generation = \(generation)", as: Int64.self)
             else { return nil }
-            let capacity = try session.value("SELECT coalesce(max(id), 0) FROM items", as: Int.self) ?? 0
+            // A hint, not a count (which would read the table once more): the planner's estimate.
+            // Not the largest id: upserts use up ids, so it may be far above the count.
+            let capacity = max(0, try session.value("SELECT reltuples::int8 FROM pg_class WHERE oid = 'items'::regclass", as: Int.self) ?? 0)
             var builder = OrderChangeBuilder(order: order, maxItemID: maxItemID, capacity: capacity)
             for row in try session.rows("""
                 SELECT item_id, old_sort_date::text, old_key, old_width::int8, old_height::int8 FROM item_changes

@@ -209,6 +209,26 @@ import Testing
         #expect(try TestPostgres.psql(database, "SELECT count(*) FROM order_chunks").trimmingCharacters(in: .whitespacesAndNewlines) == "4")
     }
 
+    /// Scanners that end at once each force a refresh of stale order data (and servers started
+    /// together on a new build each build it after the migration): the refreshes take turns,
+    /// so the order data holds every item once.
+    @Test func forcedRefreshesAtOnceTakeTurns() async throws {
+        let library = try Library(.postgres)
+        _ = try library.catalog().importItems(PagerTests.importRows(20_000))
+        let database = Self.database(library)
+        for round in 0..<3 {
+            try TestPostgres.psql(database, "UPDATE order_data SET generation = -1")
+            let stores = try (0..<3).map { _ in try library.catalog() }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for catalog in stores { group.addTask { try catalog.store.refreshOrderData() } }
+                try await group.waitForAll()
+            }
+            try Self.expectCurrent(stores[0], "round \(round)")
+            #expect(try TestPostgres.psql(database, "SELECT count(*) FROM order_chunks").trimmingCharacters(in: .whitespacesAndNewlines) == "10",
+                    "two orders of 20,000 items in chunks of 4096, each once")
+        }
+    }
+
     /// Schema 0005 moves windows into segment rows: layouts stored one row per window before it
     /// are dropped by the upgrade (a cache: nothing else is touched), and computed again.
     @Test func layoutsStoredBeforeSegmentsAreDroppedByTheUpgrade_andComputedAgain() throws {
