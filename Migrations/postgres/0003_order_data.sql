@@ -4,8 +4,8 @@
 -- changed: a refresh deletes it and writes new ones). Kept by the transactions that change the
 -- items (or, for changes too scattered to merge mid-scan, rebuilt when the scan ends);
 -- `order_data.generation` says which catalog generation it reflects, and a reader uses it
--- only when that is the catalog's. Section keys are not kept here (SQLite's 0006): a layout
--- with sections reads the items' dates and keys.
+-- only when that is the catalog's. Each chunk also keeps where its sections start (SQLite's
+-- 0006), so a layout with sections reads no item row either.
 
 CREATE TABLE order_data (
     id integer PRIMARY KEY CHECK (id = 1),
@@ -24,7 +24,15 @@ CREATE TABLE order_chunks (
     lo_date text COLLATE "C" NOT NULL,    -- the first entry's sort_date ('' in path order)
     lo_key bytea NOT NULL,                -- the first entry's key
     count integer NOT NULL CHECK (count > 0),
-    entries bytea NOT NULL
+    entries bytea NOT NULL,
+    -- The entries (offsets in the chunk) whose month differs from the entry before, and those
+    -- months (YYYYMM of the sort date; 0 for a date without one), then the same for the parent
+    -- folder (the key's bytes up to its last '/'; empty without one). The first entry always
+    -- starts a run; a reader joins runs of equal keys across chunks.
+    month_starts integer[] NOT NULL,
+    months bigint[] NOT NULL,
+    folder_starts integer[] NOT NULL,
+    folders bytea[] NOT NULL
 );
 CREATE INDEX order_chunks_in_order ON order_chunks (item_order, lo_date DESC, lo_key);
 

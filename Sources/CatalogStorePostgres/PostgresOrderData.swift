@@ -14,9 +14,8 @@ import Synchronization
 /// items, cut into chunks by the database itself (row_number, string_agg), so no item row
 /// crosses the connection; changes spread over most chunks wait for the refresh at the end of
 /// the scan, which writes each order again in one statement.
-///
-/// Section keys are not kept in the chunks (SQLite's are): `sectionRuns` has the database find
-/// where sections start, so only the starts cross the connection.
+/// Beside its entries, each chunk keeps where its sections start, by month and by parent
+/// folder, found by the same statement (`lag` over the order).
 enum PostgresOrderData {
     /// id (int8), width, height (int4), big-endian: what int8send and int4send give.
     static let entrySize = 16
@@ -27,6 +26,24 @@ enum PostgresOrderData {
         var lo: OrderKey
         var count: Int
     }
+
+    /// A chunk's entries and where its sections start (positions within the chunk), read once.
+    struct Contents: Sendable {
+        var entries: Data
+        var months: [SectionRun]
+        /// Keyed as `SectionGrouping.folderKey` keys them.
+        var folders: [SectionRun]
+    }
+
+    /// An item's month section key in SQL, as `SectionGrouping.month(ofDate:)` gives it.
+    static let monthSQL = "CASE WHEN sort_date ~ '^[0-9]{4}-[0-9]{2}' THEN (substr(sort_date, 1, 4) || substr(sort_date, 6, 2))::int8 ELSE 0 END"
+    /// An item's parent folder in SQL: its key's bytes up to the last '/', escaped (`encode`'s
+    /// escape format keeps every '/' and writes no other, so the cut is where the bytes' is).
+    /// An import key without a '/' (most are) costs no escaping.
+    static let folderSQL = """
+        CASE WHEN position('\\x2f'::bytea in key) = 0 THEN '' ELSE \
+        (SELECT left(e, length(e) - strpos(reverse(e), '/')) FROM encode(key, 'escape') AS e) END
+        """
 
     // MARK: Keeping it
 
@@ -143,15 +160,25 @@ enum PostgresOrderData {
             }
         }
         let date = order == .date ? "sort_date" : "''::text COLLATE \"C\""
-        let ranged = parts.map { "SELECT id, width, height, \(date) AS sort_date, key FROM items \($0)" }.joined(separator: " UNION ALL ")
+        let ranged = parts.map { "SELECT id, width, height, sort_date, key FROM items \($0)" }.joined(separator: " UNION ALL ")
         let size = OrderChunking.chunkSize
+        let first = "n % \(size) = 0"
+        // Sections are worked out after the sort (a window's arguments and its level's columns
+        // are), and only where a run starts is its key carried on to the grouping.
         try session.execute(PostgresQuery(unsafeSQL: """
-            INSERT INTO order_chunks (item_order, lo_date, lo_key, count, entries)
-            SELECT '\(order.rawValue)', (array_agg(sort_date) FILTER (WHERE n % \(size) = 0))[1],
-                   (array_agg(key) FILTER (WHERE n % \(size) = 0))[1], count(*),
-                   string_agg(int8send(id) || int4send(width) || int4send(height), ''::bytea ORDER BY n)
-            FROM (SELECT id, width, height, sort_date, key, row_number() OVER (ORDER BY \(PostgresStore.orderBy(order))) - 1 AS n
-                  FROM (\(ranged)) AS ranged) AS numbered
+            INSERT INTO order_chunks (item_order, lo_date, lo_key, count, entries, month_starts, months, folder_starts, folders)
+            SELECT '\(order.rawValue)', (array_agg(lo_date) FILTER (WHERE \(first)))[1], (array_agg(key) FILTER (WHERE \(first)))[1], count(*),
+                   string_agg(int8send(id) || int4send(width) || int4send(height), ''::bytea ORDER BY n),
+                   array_agg((n % \(size))::int4 ORDER BY n) FILTER (WHERE month IS NOT NULL), array_agg(month ORDER BY n) FILTER (WHERE month IS NOT NULL),
+                   array_agg((n % \(size))::int4 ORDER BY n) FILTER (WHERE folder IS NOT NULL),
+                   array_agg(decode(folder, 'escape') ORDER BY n) FILTER (WHERE folder IS NOT NULL)
+            FROM (SELECT n, id, width, height, lo_date, key,
+                         CASE WHEN \(first) OR month IS DISTINCT FROM month_before THEN month END AS month,
+                         CASE WHEN \(first) OR folder IS DISTINCT FROM folder_before THEN folder END AS folder
+                  FROM (SELECT id, width, height, \(date) AS lo_date, key, row_number() OVER w - 1 AS n,
+                               \(monthSQL) AS month, lag(\(monthSQL)) OVER w AS month_before,
+                               \(folderSQL) AS folder, lag(\(folderSQL)) OVER w AS folder_before
+                        FROM (\(ranged)) AS ranged WINDOW w AS (ORDER BY \(PostgresStore.orderBy(order)))) AS numbered) AS started
             GROUP BY n / \(size)
             """, binds: binds))
     }
@@ -181,31 +208,43 @@ enum PostgresOrderData {
 /// Revalidating costs one read of the chunk list (a few thousand short rows at 10M items);
 /// only chunks a change wrote since are read again. 16 bytes per item per order laid out.
 final class OrderDataCache: Sendable {
-    private let held = Mutex<[ItemOrder: [Int64: Data]]>([:])
+    typealias Loaded = [(chunk: PostgresOrderData.Chunk, contents: PostgresOrderData.Contents)]
+    private let held = Mutex<[ItemOrder: [Int64: PostgresOrderData.Contents]]>([:])
 
-    /// The current order data of `order`: its chunks and their entries, or nil when it lags
+    /// The current order data of `order`: its chunks and their contents, or nil when it lags
     /// behind the catalog's generation (the readers lay out from the rows meanwhile).
-    func load(_ session: PostgresSession, order: ItemOrder) throws -> [(chunk: PostgresOrderData.Chunk, entries: Data)]? {
+    func load(_ session: PostgresSession, order: ItemOrder) throws -> Loaded? {
         guard try session.value("SELECT o.generation = c.generation FROM order_data o, catalog c", as: Bool.self) == true else { return nil }
         let chunks = try PostgresOrderData.chunks(session, order: order)
-        var entries = held.withLock { $0[order] ?? [:] }
-        let missing = chunks.map(\.id).filter { entries[$0] == nil }
+        var contents = held.withLock { $0[order] ?? [:] }
+        let missing = chunks.map(\.id).filter { contents[$0] == nil }
         if !missing.isEmpty {
-            let read = Accumulator<[Int64: Data]>([:])
-            try session.forEachRow("SELECT id, entries FROM order_chunks WHERE id = ANY(\(missing))") { row in
-                let (id, bytes) = try row.decode((Int64, Data).self)
-                read.update { $0[id] = bytes }
+            let read = Accumulator<[Int64: PostgresOrderData.Contents]>([:])
+            try session.forEachRow("""
+                SELECT id, entries, month_starts, months, folder_starts, folders FROM order_chunks WHERE id = ANY(\(missing))
+                """) { row in
+                let (id, entries, monthStarts, months, folderStarts, folders) = try row.decode((Int64, Data, [Int32], [Int64], [Int32], [ByteBuffer]).self)
+                guard monthStarts.count == months.count, folderStarts.count == folders.count else {
+                    throw StoreError.database("order data of \(order.rawValue) order is corrupt (sections of chunk \(id))")
+                }
+                let chunk = PostgresOrderData.Contents(
+                    entries: entries,
+                    months: zip(monthStarts, months).map { SectionRun(position: Int($0), key: UInt64(bitPattern: $1)) },
+                    folders: zip(folderStarts, folders).map { start, folder in
+                        SectionRun(position: Int(start), key: SectionGrouping.folderKey(of: Data(folder.readableBytesView) + [UInt8(ascii: "/")]))
+                    })
+                read.update { $0[id] = chunk }
             }
-            entries.merge(read.take()) { _, new in new }
+            contents.merge(read.take()) { _, new in new }
         }
-        var kept: [Int64: Data] = [:]
-        var loaded: [(chunk: PostgresOrderData.Chunk, entries: Data)] = []
+        var kept: [Int64: PostgresOrderData.Contents] = [:]
+        var loaded: Loaded = []
         for chunk in chunks {
-            guard let bytes = entries[chunk.id], bytes.count == chunk.count * PostgresOrderData.entrySize else {
+            guard let held = contents[chunk.id], held.entries.count == chunk.count * PostgresOrderData.entrySize else {
                 throw StoreError.database("order data of \(order.rawValue) order is corrupt (chunk \(chunk.id))")
             }
-            kept[chunk.id] = bytes
-            loaded.append((chunk, bytes))
+            kept[chunk.id] = held
+            loaded.append((chunk, held))
         }
         held.withLock { $0[order] = kept }
         return loaded

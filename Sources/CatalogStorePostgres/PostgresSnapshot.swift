@@ -107,29 +107,34 @@ struct PostgresSnapshot: CatalogSnapshot {
         var rows: [LayoutInputRow] = []
         rows.reserveCapacity(max(0, loaded.reduce(0) { $0 + $1.chunk.count } - offset))
         var start = 0
-        for (chunk, entries) in loaded {
+        for (chunk, contents) in loaded {
             defer { start += chunk.count }
             guard start + chunk.count > offset else { continue }
-            entries.withUnsafeBytes { raw in
+            contents.entries.withUnsafeBytes { raw in
                 for entry in max(0, offset - start)..<chunk.count { rows.append(PostgresOrderData.decode(raw, at: entry)) }
             }
         }
         return rows
     }
 
-    /// Where each section of `order` starts. The database numbers the order and compares each
-    /// item's section with the one before, so only the starts cross the connection: the month
-    /// (YYYYMM, 0 for a date without one, as `SectionGrouping.month`) or year of the sort date,
-    /// or the key's parent folder (its bytes, escaped so that a '/' is a '/', up to the last
-    /// one), hashed here as `SectionGrouping.folderKey` hashes it.
+    /// Where each section of `order` starts: from the order data's runs when it is current (runs
+    /// of equal keys joined across chunks), else the database numbers the order and compares
+    /// each item's section with the one before, so only the starts cross the connection.
     func sectionRuns(order: ItemOrder, grouping: SectionGrouping) throws -> [SectionRun] {
-        let month = "CASE WHEN sort_date ~ '^[0-9]{4}-[0-9]{2}' THEN (substr(sort_date, 1, 4) || substr(sort_date, 6, 2))::int8 ELSE 0 END"
-        let section = switch grouping {
-        case .year: "(\(month)) / 100"
-        case .month: month
-        case .folder:
-            "(SELECT CASE WHEN strpos(e, '/') = 0 THEN '' ELSE left(e, length(e) - strpos(reverse(e), '/')) END FROM encode(key, 'escape') AS e)"
+        var runs: [SectionRun] = []
+        func add(_ position: Int, _ key: UInt64) {
+            let key = grouping == .year ? key / 100 : key
+            if runs.last?.key != key { runs.append(SectionRun(position: position, key: key)) }
         }
+        if let loaded = try orderCache.load(session, order: order) {
+            var base = 0
+            for (chunk, contents) in loaded {
+                for run in grouping == .folder ? contents.folders : contents.months { add(base + run.position, run.key) }
+                base += chunk.count
+            }
+            return runs
+        }
+        let section = grouping == .folder ? PostgresOrderData.folderSQL : PostgresOrderData.monthSQL
         let value = grouping == .folder ? "decode(section, 'escape')" : "int8send(section)"
         let starts = RowCollector<(Int, Data)>()
         try PostgresOrderData.sortingWholeTable(session) {
@@ -143,12 +148,10 @@ struct PostgresSnapshot: CatalogSnapshot {
                 starts.append(try row.decode((Int, Data).self))
             }
         }
-        var runs: [SectionRun] = []
         for (position, bytes) in starts.take() {
-            let key = grouping == .folder
+            add(position, grouping == .folder
                 ? SectionGrouping.folderKey(of: bytes + [UInt8(ascii: "/")])
-                : UInt64(bitPattern: bytes.withUnsafeBytes { Int64(bigEndian: $0.loadUnaligned(as: Int64.self)) })
-            if runs.last?.key != key { runs.append(SectionRun(position: position, key: key)) }
+                : UInt64(bitPattern: bytes.withUnsafeBytes { Int64(bigEndian: $0.loadUnaligned(as: Int64.self)) }))
         }
         return runs
     }
@@ -166,8 +169,8 @@ struct PostgresSnapshot: CatalogSnapshot {
                     start += chunk.count
                     current = chunks.next()
                 }
-                guard let (_, entries) = current, position >= start else { break }
-                ids[position] = entries.withUnsafeBytes { PostgresOrderData.decode($0, at: position - start).id }
+                guard let (_, contents) = current, position >= start else { break }
+                ids[position] = contents.entries.withUnsafeBytes { PostgresOrderData.decode($0, at: position - start).id }
             }
             let keys = try self.keys(ids: Array(ids.values))
             return ids.compactMapValues { keys[$0]?.key }
@@ -207,8 +210,8 @@ struct PostgresSnapshot: CatalogSnapshot {
             guard !loaded.isEmpty else { return nil }
             let place = OrderChunking.chunkIndex(of: OrderKey(order: order, date: Array(date.utf8), key: [UInt8](key)), in: loaded.map(\.chunk.lo))
             let before = loaded[..<place].reduce(0) { $0 + $1.chunk.count }
-            let (chunk, entries) = loaded[place]
-            let found = entries.withUnsafeBytes { raw in (0..<chunk.count).first { PostgresOrderData.decode(raw, at: $0).id == id } }
+            let (chunk, contents) = loaded[place]
+            let found = contents.entries.withUnsafeBytes { raw in (0..<chunk.count).first { PostgresOrderData.decode(raw, at: $0).id == id } }
             guard let found else { throw StoreError.database("order data of \(order.rawValue) order misses item \(id)") }
             return before + found
         }

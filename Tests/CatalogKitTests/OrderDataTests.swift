@@ -24,20 +24,25 @@ import Testing
             let firstDifference = data.map { data in zip(data, listed).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(data.count, listed.count) }
             #expect(equal, "\(context): \(order) order data equals the list (\(data?.count ?? -1) of \(listed.count), first difference at \(firstDifference ?? -1))",
                     sourceLocation: sourceLocation)
-            // Its section keys: runs of the listed items' months, years and parent folders.
-            for grouping in SectionGrouping.allCases {
-                let keys = rows.map { row -> UInt64 in
-                    switch grouping {
-                    case .year: SectionGrouping.month(ofDate: row.date) / 100
-                    case .month: SectionGrouping.month(ofDate: row.date)
-                    case .folder: SectionGrouping.folderKey(of: row.key)
-                    }
+            try expectSectionRuns(catalog, order, rows, context, sourceLocation: sourceLocation)
+        }
+    }
+
+    /// The section runs of `order` are the runs of the listed items' months, years and parent folders.
+    static func expectSectionRuns(_ catalog: Catalog, _ order: ItemOrder, _ rows: [ItemRow], _ context: String,
+                                  sourceLocation: SourceLocation = #_sourceLocation) throws {
+        for grouping in SectionGrouping.allCases {
+            let keys = rows.map { row -> UInt64 in
+                switch grouping {
+                case .year: SectionGrouping.month(ofDate: row.date) / 100
+                case .month: SectionGrouping.month(ofDate: row.date)
+                case .folder: SectionGrouping.folderKey(of: row.key)
                 }
-                var expected: [SectionRun] = []
-                for (position, key) in keys.enumerated() where expected.last?.key != key { expected.append(SectionRun(position: position, key: key)) }
-                let runs = try catalog.store.withSnapshot { try $0.sectionRuns(order: order, grouping: grouping) }
-                #expect(runs == expected, "\(context): \(order) order's \(grouping) runs (\(runs.count) of \(expected.count))", sourceLocation: sourceLocation)
             }
+            var expected: [SectionRun] = []
+            for (position, key) in keys.enumerated() where expected.last?.key != key { expected.append(SectionRun(position: position, key: key)) }
+            let runs = try catalog.store.withSnapshot { try $0.sectionRuns(order: order, grouping: grouping) }
+            #expect(runs == expected, "\(context): \(order) order's \(grouping) runs (\(runs.count) of \(expected.count))", sourceLocation: sourceLocation)
         }
     }
 
@@ -207,6 +212,30 @@ import Testing
         let catalog = try library.catalog()
         try Self.expectCurrent(catalog, "after the upgrade")
         #expect(try TestPostgres.psql(database, "SELECT count(*) FROM order_chunks").trimmingCharacters(in: .whitespacesAndNewlines) == "4")
+    }
+
+    /// While the order data lags behind (mid-scan), sections come from the rows: on PostgreSQL the
+    /// database finds where they start. Dates without a month, keys without a folder, folders
+    /// whose bytes PostgreSQL escapes.
+    @Test(arguments: Backend.allCases)
+    func sectionsWithoutCurrentOrderData(_ backend: Backend) throws {
+        let library = try Library(backend)
+        for (index, name) in ["a/1.jpg", "a/2.jpg", "b\\c/3.jpg", "caf\u{E9}/4.jpg", "caf\u{E9}/deep/5.jpg", "6.jpg"].enumerated() {
+            let path = try library.write(name, try Library.fixture("baseline.jpg") + Data([UInt8(index)]))
+            try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: Double(index % 3) * 86_400 * 40)], ofItemAtPath: path)
+        }
+        _ = try library.scan()
+        let catalog = try library.catalog()
+        _ = try catalog.importItems([ImportRow(line: 2, key: "undated", width: 5, height: 5, orientation: 1, date: "sometime"),
+                                     ImportRow(line: 3, key: "x/y", width: 5, height: 5, orientation: 1, date: "2001-02")])
+        switch backend {
+        case .sqlite: try DatabaseQueue(path: library.catalogPath).write { try $0.execute(sql: "UPDATE order_data SET generation = -1") }
+        case .postgres: try TestPostgres.psql(Self.database(library), "UPDATE order_data SET generation = -1")
+        }
+        for order in ItemOrder.allCases {
+            #expect(try Self.orderData(catalog, order) == nil, "stale")
+            try Self.expectSectionRuns(catalog, order, try catalog.items(order: order), "from the rows")
+        }
     }
 
     /// Scanners that end at once each force a refresh of stale order data (and servers started
