@@ -59,10 +59,11 @@ pages "two servers on the same PostgreSQL" "$first" "$url"
 kill -TERM "$server" "$first_pid"; wait "$server" "$first_pid" || true
 
 echo "## the first page of a configuration never seen: computed, stored, served"
-echo "(414 points, 3 columns on a server just started; then 320 points, 4 columns on the same server)"
+echo "(414 points, 3 columns on a server just started; then 320 points, 4 columns, and 375 points,"
+echo " 2 columns with month sections, on the same server)"
 for db in "$sqlite" "$postgres"; do
     start_server "$catalog" --quiet --db "$db"
-    for config in "width=414&cols=3" "width=320&cols=4"; do
+    for config in "width=414&cols=3" "width=320&cols=4" "width=375&cols=2&sections=month"; do
         start=$EPOCHREALTIME
         curl -s -o /dev/null "${url}api/page?$config"
         echo "$([ "$db" = "$sqlite" ] && echo SQLite || echo PostgreSQL), $config: $(python3 -c "print(round($EPOCHREALTIME - $start, 2))") s"
