@@ -41,7 +41,7 @@ enum PostgresOrderData {
     /// escape format keeps every '/' and writes no other, so the cut is where the bytes' is).
     /// An import key without a '/' (most are) costs no escaping.
     static let folderSQL = """
-        CASE WHEN position('\\x2f'::bytea in key) = 0 THEN '' ELSE \
+        CASE WHEN position('/'::bytea in key) = 0 THEN '' ELSE \
         (SELECT left(e, length(e) - strpos(reverse(e), '/')) FROM encode(key, 'escape') AS e) END
         """
 
@@ -206,7 +206,9 @@ enum PostgresOrderData {
 /// A server's order data in memory, by chunk id: a chunk is never changed, only deleted and
 /// written anew, so one this process holds is good for as long as the order lists it.
 /// Revalidating costs one read of the chunk list (a few thousand short rows at 10M items);
-/// only chunks a change wrote since are read again. 16 bytes per item per order laid out.
+/// only chunks a change wrote since are read again. 16 bytes per item per order laid out, and
+/// 16 per section start (by month and by folder): up to twice as much again in path order when
+/// months change at nearly every item.
 final class OrderDataCache: Sendable {
     typealias Loaded = [(chunk: PostgresOrderData.Chunk, contents: PostgresOrderData.Contents)]
     private let held = Mutex<[ItemOrder: [Int64: PostgresOrderData.Contents]]>([:])
@@ -224,7 +226,8 @@ final class OrderDataCache: Sendable {
                 SELECT id, entries, month_starts, months, folder_starts, folders FROM order_chunks WHERE id = ANY(\(missing))
                 """) { row in
                 let (id, entries, monthStarts, months, folderStarts, folders) = try row.decode((Int64, Data, [Int32], [Int64], [Int32], [ByteBuffer]).self)
-                guard monthStarts.count == months.count, folderStarts.count == folders.count else {
+                guard monthStarts.count == months.count, folderStarts.count == folders.count,
+                      Self.areStarts(monthStarts, of: entries), Self.areStarts(folderStarts, of: entries) else {
                     throw StoreError.database("order data of \(order.rawValue) order is corrupt (sections of chunk \(id))")
                 }
                 let chunk = PostgresOrderData.Contents(
@@ -248,5 +251,12 @@ final class OrderDataCache: Sendable {
         }
         held.withLock { $0[order] = kept }
         return loaded
+    }
+
+    /// Whether `starts` can be where a chunk with these entries' runs start: from 0, rising,
+    /// within the chunk.
+    private static func areStarts(_ starts: [Int32], of entries: Data) -> Bool {
+        let count = entries.count / PostgresOrderData.entrySize
+        return starts.first == 0 && zip(starts, starts.dropFirst()).allSatisfy { $0 < $1 } && Int(starts.last ?? 0) < count
     }
 }

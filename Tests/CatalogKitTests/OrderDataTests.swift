@@ -214,6 +214,22 @@ import Testing
         #expect(try TestPostgres.psql(database, "SELECT count(*) FROM order_chunks").trimmingCharacters(in: .whitespacesAndNewlines) == "4")
     }
 
+    /// Folder sections that run across chunk boundaries, in both orders, with keys whose folder
+    /// is empty ("/x", "plain") among them; and a change that moves a folder's boundary.
+    @Test(arguments: Backend.allCases)
+    func folderRunsAcrossChunks(_ backend: Backend) throws {
+        let library = try Library(backend)
+        let catalog = try library.catalog()
+        var rows = PagerTests.importRows(10_000)
+        for index in rows.indices { rows[index].key = "f\(index / 3_000)/k\(String(format: "%05d", index))" }
+        rows[0].key = "/x"
+        rows[1].key = "plain"
+        _ = try catalog.importItems(rows)
+        try Self.expectCurrent(catalog, "imported")
+        _ = try catalog.importItems([ImportRow(line: 2, key: "f1/k04095z", width: 10, height: 10, orientation: 1, date: "2024-06-01T00:00:00")])
+        try Self.expectCurrent(catalog, "one more in the middle of f1")
+    }
+
     /// While the order data lags behind (mid-scan), sections come from the rows: on PostgreSQL the
     /// database finds where they start. Dates without a month, keys without a folder, folders
     /// whose bytes PostgreSQL escapes.
