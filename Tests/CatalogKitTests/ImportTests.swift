@@ -110,6 +110,22 @@ import Testing
         return text
     }
 
+    /// Both stores give out the same ids for the same imports, so `list` and `page` print the
+    /// same: an upserted row takes an id on each (SQLite's AUTOINCREMENT, PostgreSQL's
+    /// sequence) though it keeps its own, and the next new item gets the same one on both.
+    @Test(arguments: Backend.allCases) func reimportsGiveTheSameIdsOnBothStores(_ backend: Backend) throws {
+        let library = try Library(backend)
+        let catalog = try library.catalog()
+        _ = try catalog.importItems(PagerTests.importRows(3))
+        for _ in 0..<2 { _ = try catalog.importItems(PagerTests.importRows(3)) }
+        var rows = PagerTests.importRows(4)
+        rows[0].width += 1
+        #expect(try catalog.importItems(rows).added == 1)
+        let ids = try catalog.items(order: .path).map(\.id)
+        #expect(ids == [1, 2, 3, 13], "\(backend): \(ids)")
+        #expect(try catalog.items(order: .path).first?.width == rows[0].width)
+    }
+
     @Test(arguments: Backend.allCases) func aLongInputIsReadInPieces_withTheRowsOfAWholeRead(_ backend: Backend) throws {
         let text = Self.longCSV(rows: 40_000)
         #expect(text.utf8.count > 3 << 20, "past a few of the reader's 1 MiB blocks")
