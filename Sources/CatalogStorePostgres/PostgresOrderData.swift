@@ -45,6 +45,11 @@ enum PostgresOrderData {
         (SELECT left(e, length(e) - strpos(reverse(e), '/')) FROM encode(key, 'escape') AS e) END
         """
 
+    /// Whether the order data reflects the catalog's generation.
+    static func isCurrent(_ session: PostgresSession) throws -> Bool {
+        try session.value("SELECT o.generation = c.generation FROM order_data o, catalog c", as: Bool.self) ?? false
+    }
+
     // MARK: Keeping it
 
     /// Brings the order data to the catalog's generation inside the caller's write transaction,
@@ -216,7 +221,7 @@ final class OrderDataCache: Sendable {
     /// The current order data of `order`: its chunks and their contents, or nil when it lags
     /// behind the catalog's generation (the readers lay out from the rows meanwhile).
     func load(_ session: PostgresSession, order: ItemOrder) throws -> Loaded? {
-        guard try session.value("SELECT o.generation = c.generation FROM order_data o, catalog c", as: Bool.self) == true else { return nil }
+        guard try PostgresOrderData.isCurrent(session) else { return nil }
         let chunks = try PostgresOrderData.chunks(session, order: order)
         var contents = held.withLock { $0[order] ?? [:] }
         let missing = chunks.map(\.id).filter { contents[$0] == nil }

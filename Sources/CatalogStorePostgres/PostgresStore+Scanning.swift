@@ -172,9 +172,7 @@ extension PostgresStore {
     /// Brings the order data up to date after a scan that left it behind (a rebuild of each
     /// order, or a merge of the chunks the scan's changes land in).
     package func refreshOrderData() throws(StoreError) {
-        let current = try read(onPrimary: true) { session in
-            try session.value("SELECT o.generation = c.generation FROM order_data o, catalog c", as: Bool.self) ?? false
-        }
+        let current = try read(onPrimary: true) { session in try PostgresOrderData.isCurrent(session) }
         if !current { try write { session in try PostgresOrderData.refresh(session, force: true) } }
     }
 }
