@@ -5,6 +5,8 @@ package import GRDB
 package enum CatalogMigrations {
     /// The ids of every migration this build knows, in order.
     package static var identifiers: [String] { EmbeddedMigrations.all.map(\.id) }
+    /// The ids of the layout file's migrations (Migrations/layouts/, applied by `LayoutFile`).
+    package static var layoutFileIdentifiers: [String] { EmbeddedLayoutMigrations.all.map(\.id) }
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()

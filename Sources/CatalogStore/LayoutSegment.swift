@@ -19,7 +19,7 @@ extension LayoutSegment {
 
         init(_ db: Database, rowID: Int64) throws {
             var handle: OpaquePointer?
-            let code = sqlite3_blob_open(db.sqliteConnection, "main", "layout_segments", "bytes", rowID, 0, &handle)
+            let code = sqlite3_blob_open(db.sqliteConnection, LayoutFile.schema, "layout_segments", "bytes", rowID, 0, &handle)
             guard code == SQLITE_OK, let handle else {
                 sqlite3_blob_close(handle)
                 throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))

@@ -175,7 +175,7 @@ extension SQLiteStore {
     /// `StoreError`; the body's own errors pass through as they are.
     package func withSnapshot<T: Sendable>(_ body: (any CatalogSnapshot) throws -> T) throws -> T {
         do {
-            return try pool.read { db in try body(SQLiteSnapshot(db: db)) }
+            return try readRollingBack { db in try body(SQLiteSnapshot(db: db)) }
         } catch let error as DatabaseError {
             throw StoreError.wrap(error)
         }

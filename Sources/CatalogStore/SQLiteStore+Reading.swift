@@ -89,7 +89,7 @@ extension SQLiteStore {
 
     package func stats() throws(StoreError) -> CatalogStats {
         let catalogPath = path
-        let onDisk = ["", "-wal", "-shm"].reduce(Int64(0)) { total, suffix in
+        let onDisk = ["", "-wal", "-shm", ".layouts"].reduce(Int64(0)) { total, suffix in
             let size = (try? FileManager.default.attributesOfItem(atPath: catalogPath + suffix)[.size] as? NSNumber)?.int64Value
             return total + (size ?? 0)
         }

@@ -50,8 +50,12 @@ package final class SQLiteStore: CatalogBackend {
                 // Each checkpoint syncs the WAL and the database file: a scan that writes 100 MB
                 // would otherwise sync every 4 MB.
                 try db.execute(sql: "PRAGMA wal_autocheckpoint = 16384")
+                // The stored layouts' file (LayoutFile): readers attach it here; the writer
+                // after the pool has made the catalog WAL, which would make this file WAL too.
+                if db.configuration.readonly { try LayoutFile.attach(db, catalogPath: path) }
             }
             let pool = try DatabasePool(path: path, configuration: configuration)
+            try pool.writeWithoutTransaction { db in try LayoutFile.attach(db, catalogPath: path) }
             let migrator = CatalogMigrations.migrator
             // Migrate only when needed: a reader opening the catalog during a scan never waits
             // for the scan's write transaction.
@@ -61,6 +65,7 @@ package final class SQLiteStore: CatalogBackend {
                 // now, once, rather than lay out from item rows until the next scan or import.
                 try pool.write { db in _ = try OrderData.refresh(db, force: true) }
             }
+            try pool.writeWithoutTransaction { db in try LayoutFile.prepare(db) }
             return SQLiteStore(path: path, pool: pool)
         } catch let error as DatabaseError {
             throw .cannotOpen(path: path, reason: error.message ?? error.description)
@@ -119,7 +124,18 @@ package final class SQLiteStore: CatalogBackend {
 
     /// Runs `body` in a read transaction: one consistent snapshot, whatever a scan is writing.
     package func read<T: Sendable>(_ body: (Database) throws -> T) throws(StoreError) -> T {
-        do { return try pool.read(body) } catch { throw StoreError.wrap(error) }
+        do { return try readRollingBack(body) } catch { throw StoreError.wrap(error) }
+    }
+
+    /// `pool.read`, once more after rolling back the layout file's journal left by a writer
+    /// that died mid-commit, which a reader cannot do (LayoutFile).
+    func readRollingBack<T: Sendable>(_ body: (Database) throws -> T) throws -> T {
+        do {
+            return try pool.read(body)
+        } catch where LayoutFile.needsRollback(error) {
+            try LayoutFile.rollBack(pool)
+            return try pool.read(body)
+        }
     }
 
     /// Runs `body` in a write transaction.

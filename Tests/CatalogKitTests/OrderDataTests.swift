@@ -291,9 +291,12 @@ import Testing
         let page = try catalog.page(PageRequest(query: "width=375&cols=2"))
         #expect(page.source == .computed && page.items.map(\.path) == [Data("b".utf8), Data("a".utf8)])
         #expect(try catalog.page(PageRequest(query: "width=375&cols=2&offset=1")).source == .stored)
-        let tables = try DatabaseQueue(path: library.catalogPath).read { db in
-            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'layout%' ORDER BY name")
+        func tables(_ path: String) throws -> [String] {
+            try DatabaseQueue(path: path).read { db in
+                try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'layout%' ORDER BY name")
+            }
         }
-        #expect(tables == ["layout_segments", "layouts"])
+        #expect(try tables(library.catalogPath) == [], "0012 moved them to the layout file")
+        #expect(try tables(library.layoutFilePath) == ["layout_segments", "layouts"])
     }
 }

@@ -200,7 +200,7 @@ import Testing
         for offset: Double in [4000, 4096, 4095.5, 40860, first.contentHeight - 812] {
             #expect(try expectPage(store, configuration, offset: offset).source == .stored)
         }
-        let database = try DatabaseQueue(path: library.catalogPath)
+        let database = try DatabaseQueue(path: library.layoutFilePath)
         let segments = try database.read { db in
             try Row.fetchAll(db, sql: "SELECT id, first_window, window_count FROM layout_segments ORDER BY first_window")
         }
@@ -299,7 +299,7 @@ import Testing
         _ = try catalog.importItems(Self.importRows(300))
         let configuration = LayoutConfiguration(width: 375)
         _ = try expectPage(catalog, configuration, offset: 0)
-        try DatabaseQueue(path: library.catalogPath).write { db in
+        try DatabaseQueue(path: library.layoutFilePath).write { db in
             // The header's eighth byte is the format version: '1' for a plain layout, and this
             // build reads up to '4'.
             try db.execute(sql: "UPDATE layouts SET header = substr(header, 1, 7) || CAST('5' AS BLOB) || substr(header, 9)")

@@ -25,6 +25,9 @@ final class Library {
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
     }
 
+    /// The SQLite catalog's file of stored layouts, beside it.
+    var layoutFilePath: String { catalogPath + ".layouts" }
+
     deinit {
         _ = chmod(base.path, 0o755)
         try? FileManager.default.removeItem(at: base)

@@ -43,6 +43,16 @@ final class TemporaryFolder {
         #expect(try store.generation() == 0)
         let journal = try DatabaseQueue(path: store.path).read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
         #expect(journal == "wal")
+
+        // The layout file's own, recorded in it.
+        let layoutFiles = try FileManager.default.contentsOfDirectory(atPath: Self.migrationsFolder.appendingPathComponent("layouts").path)
+            .filter { $0.hasSuffix(".sql") }.map { String($0.dropLast(4)) }.sorted()
+        #expect(!layoutFiles.isEmpty)
+        #expect(CatalogMigrations.layoutFileIdentifiers == layoutFiles)
+        let appliedToLayouts = try DatabaseQueue(path: store.path + ".layouts").read { db in
+            try String.fetchAll(db, sql: "SELECT identifier FROM migrations ORDER BY rowid")
+        }
+        #expect(appliedToLayouts == layoutFiles)
     }
 
     /// A catalog made by an older build, migration by migration, ends with the schema of a new one.
@@ -56,6 +66,8 @@ final class TemporaryFolder {
         let upgraded = try SQLiteStore.open(at: old).path
         #expect(try Self.schema(upgraded) == Self.schema(fresh))
         #expect(try Self.schema(fresh).contains { $0.hasPrefix("table items:") })
+        #expect(try Self.schema(upgraded + ".layouts") == Self.schema(fresh + ".layouts"))
+        #expect(try Self.schema(fresh + ".layouts").contains { $0.hasPrefix("table layout_segments:") })
     }
 
     /// 0010 rebuilds the files table: every record survives, with its item, and the status

@@ -1,4 +1,5 @@
-// MigrationEmbedder OUTPUT.swift FILE.sql...: writes the migrations as a Swift array literal.
+// MigrationEmbedder [--enum NAME] OUTPUT.swift FILE.sql...: writes the migrations as a Swift array
+// literal, `NAME.all` (EmbeddedMigrations by default).
 // MigrationEmbedder --assets FOLDER OUTPUT.swift FILE...: writes the text files (paths relative
 // to FOLDER) as a dictionary of string literals.
 import Foundation
@@ -7,8 +8,13 @@ var arguments = Array(CommandLine.arguments.dropFirst())
 let assets = arguments.first == "--assets"
 if assets { arguments.removeFirst() }
 let folder = assets && !arguments.isEmpty ? arguments.removeFirst() : ""
+var enumName = "EmbeddedMigrations"
+if !assets, arguments.first == "--enum", arguments.count > 1 {
+    arguments.removeFirst()
+    enumName = arguments.removeFirst()
+}
 guard let output = arguments.first else {
-    FileHandle.standardError.write(Data("usage: MigrationEmbedder [--assets FOLDER] OUTPUT.swift FILE...\n".utf8))
+    FileHandle.standardError.write(Data("usage: MigrationEmbedder [--assets FOLDER | --enum NAME] OUTPUT.swift FILE...\n".utf8))
     exit(2)
 }
 
@@ -40,7 +46,7 @@ if assets {
     source += "    ]\n}\n"
 } else {
     source = "// Generated from Migrations/*.sql by the EmbedMigrations plugin. Do not edit.\n"
-    source += "enum EmbeddedMigrations {\n    static let all: [(id: String, sql: String)] = [\n"
+    source += "enum \(enumName) {\n    static let all: [(id: String, sql: String)] = [\n"
     for path in arguments.dropFirst() {
         let url = URL(fileURLWithPath: path)
         let id = url.deletingPathExtension().lastPathComponent

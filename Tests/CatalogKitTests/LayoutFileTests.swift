@@ -1,0 +1,139 @@
+import CatalogKit
+import Foundation
+import GRDB
+import Testing
+
+/// Stored layouts live in `<catalog>.layouts` (Migrations/0012, Migrations/layouts/): a cache in
+/// 64 KiB pages under a rollback journal. Lost, foreign or half-written, it never gives a wrong
+/// page: the layouts are computed again.
+@Suite struct LayoutFileTests {
+    let pager = PagerTests()
+    let configuration = LayoutConfiguration(width: 375)
+
+    func layoutFile(_ library: Library) throws -> DatabaseQueue { try DatabaseQueue(path: library.layoutFilePath) }
+
+    @Test func layoutsLiveInTheirOwnFile_inLargePages_withARollbackJournal() throws {
+        let library = try Library()
+        let catalog = try library.catalog()
+        _ = try catalog.importItems(PagerTests.importRows(3000))
+        #expect(try pager.expectPage(catalog, configuration, offset: 0).source == .computed)
+        #expect(try pager.expectPage(catalog, configuration, offset: 5000).source == .stored)
+        let file = try layoutFile(library)
+        let (pageSize, journal, layouts, segments, migrations) = try file.read { db in
+            (try Int.fetchOne(db, sql: "PRAGMA page_size"), try String.fetchOne(db, sql: "PRAGMA journal_mode"),
+             try Int.fetchOne(db, sql: "SELECT count(*) FROM layouts"), try Int.fetchOne(db, sql: "SELECT count(*) FROM layout_segments") ?? 0,
+             try String.fetchAll(db, sql: "SELECT identifier FROM migrations"))
+        }
+        #expect(pageSize == 65_536 && journal == "delete")
+        #expect(layouts == 1 && segments > 0)
+        #expect(migrations == ["0001_layout_file"])
+        let inCatalog = try DatabaseQueue(path: library.catalogPath).read { db in
+            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE name LIKE 'layout%'")
+        }
+        #expect(inCatalog.isEmpty, "the catalog itself keeps no layouts")
+        let fileSize = try FileManager.default.attributesOfItem(atPath: library.layoutFilePath)[.size] as? Int64 ?? 0
+        #expect(fileSize > 0)
+        #expect(try catalog.stats().bytesOnDisk > fileSize, "counted with the catalog's size on disk")
+    }
+
+    /// Deleted while no process has the catalog open: made again, empty, and the layout is
+    /// computed and stored again.
+    @Test func aDeletedLayoutFileIsMadeAgain() throws {
+        let library = try Library()
+        let before: Page
+        do {
+            let catalog = try library.catalog()
+            _ = try catalog.importItems(PagerTests.importRows(1000))
+            _ = try pager.expectPage(catalog, configuration, offset: 0)
+            before = try pager.expectPage(catalog, configuration, offset: 3000)
+            #expect(before.source == .stored)
+        }
+        try FileManager.default.removeItem(atPath: library.layoutFilePath)
+        let catalog = try library.catalog()
+        #expect(try catalog.layouts().isEmpty)
+        let again = try pager.expectPage(catalog, configuration, offset: 3000)
+        #expect(again.source == .computed && again.items == before.items)
+        #expect(try pager.expectPage(catalog, configuration, offset: 0).source == .stored)
+    }
+
+    /// A catalog replaced by another one (a copy moved over it) while its layout file stays:
+    /// the file's layouts were made for other items, at generations the new catalog also
+    /// has. They are dropped when the catalog is opened, never served.
+    @Test func aLayoutFileLeftBesideAnotherCatalogIsEmptied() throws {
+        let library = try Library()
+        let other = try Library()
+        do {
+            let catalog = try library.catalog()
+            _ = try catalog.importItems(PagerTests.importRows(800, seed: 1))
+            _ = try pager.expectPage(catalog, configuration, offset: 0)
+            let replacement = try other.catalog()
+            _ = try replacement.importItems(PagerTests.importRows(800, seed: 7))
+            #expect(try catalog.generation() == replacement.generation(), "the same generation: only the owner tells them apart")
+        }
+        // Both closed: each file holds all of its catalog (the last connection checkpoints).
+        try FileManager.default.removeItem(atPath: library.catalogPath)
+        try FileManager.default.copyItem(atPath: other.catalogPath, toPath: library.catalogPath)
+        let catalog = try library.catalog()
+        #expect(try catalog.layouts().isEmpty)
+        let page = try pager.expectPage(catalog, configuration, offset: 0) // against the new catalog's items
+        #expect(page.source == .computed)
+    }
+
+    /// A writer that dies mid-commit leaves a hot journal. The pool's readers are read-only and
+    /// cannot roll it back: the store has its writer do it, and the page is served as stored
+    /// before the dead transaction.
+    @Test func aJournalLeftByAWriterThatDiedIsRolledBack_andTheStoredLayoutServes() throws {
+        let library = try Library()
+        let catalog = try library.catalog()
+        _ = try catalog.importItems(PagerTests.importRows(3000))
+        var small = configuration
+        small.windowHeight = 64 // many segments: the deletion below spills pages to the file
+        _ = try pager.expectPage(catalog, small, offset: 0)
+        let before = try pager.expectPage(catalog, small, offset: 9000)
+        #expect(before.source == .stored)
+        let died = try Self.python("""
+            import os, sqlite3
+            db = sqlite3.connect(\(String(reflecting: library.layoutFilePath)), isolation_level=None)
+            db.execute("PRAGMA cache_size = 1")
+            db.execute("BEGIN IMMEDIATE")
+            db.execute("DELETE FROM layouts")
+            os._exit(0)
+            """)
+        #expect(died == 0)
+        let journal = library.layoutFilePath + "-journal"
+        #expect(FileManager.default.fileExists(atPath: journal), "the dead writer's journal")
+        let after = try pager.expectPage(catalog, small, offset: 9000)
+        #expect(after.source == .stored && after.items == before.items)
+        #expect(!FileManager.default.fileExists(atPath: journal), "rolled back and removed")
+        #expect(try catalog.layouts().count == 1)
+    }
+
+    /// An import turns foreign keys off; a layout it removes takes its segments with it anyway
+    /// (a trigger), so a new layout given the same id finds none of the old ones.
+    @Test func aRemovedLayoutTakesItsSegments_evenWithForeignKeysOff() throws {
+        let library = try Library()
+        let catalog = try library.catalog()
+        _ = try catalog.importItems(PagerTests.importRows(1000))
+        _ = try pager.expectPage(catalog, configuration, offset: 0)
+        let file = try layoutFile(library)
+        let (segmentsBefore, segmentsLeft) = try file.writeWithoutTransaction { db in
+            let before = try Int.fetchOne(db, sql: "SELECT count(*) FROM layout_segments") ?? 0
+            try db.execute(sql: "PRAGMA foreign_keys = OFF")
+            try db.execute(sql: "DELETE FROM layouts")
+            return (before, try Int.fetchOne(db, sql: "SELECT count(*) FROM layout_segments") ?? -1)
+        }
+        #expect(segmentsBefore > 0 && segmentsLeft == 0)
+        try file.close()
+        #expect(try pager.expectPage(catalog, configuration, offset: 2000).source == .computed)
+        #expect(try pager.expectPage(catalog, configuration, offset: 0).source == .stored)
+    }
+
+    static func python(_ script: String) throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", script]
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+}
