@@ -1,17 +1,22 @@
+package import CatalogModel
 import Foundation
 import GRDB
 
-/// The catalog's stored layouts live in a file of their own beside it, `<catalog>.layouts`,
-/// attached to every connection as `layout_store` (schema: Migrations/layouts/). Queries name
-/// `layouts` and `layout_segments` without a schema: the catalog itself has no such tables
-/// since Migrations/0012.
+/// The catalog's stored layouts live in a file of their own beside it, `<catalog>.layouts`
+/// (schema: Migrations/layouts/). The pool's readers attach it read-only as `layout_store`, so a
+/// snapshot reads layouts like any table (queries name `layouts` and `layout_segments` without
+/// a schema: the catalog itself has none since Migrations/0012). Writes go through a connection
+/// of their own, never through the catalog's writer: the catalog's write transactions (scan
+/// batches, imports) never wait on the layout file, nor its readers on them.
 ///
 /// Why a second file: a layout is a cache of what the order data computes, and a large one is
 /// written whole (200 MB at 10,000,000 items). Through the catalog's WAL it went out in 4 KiB
 /// frames, a header and a page each, and the checkpoint copied every page again. This file
 /// uses 64 KiB pages and a rollback journal: new pages are written once, and only the few
-/// pages a change overwrites go to the journal. Readers wait for a commit of this file (a
-/// moment) instead of reading beside it, which a cache can afford.
+/// pages a change overwrites go to the journal. A commit takes the file's exclusive lock, so
+/// pages of stored layouts wait for it (a moment) instead of reading beside it, which a cache
+/// can afford. Layouts carry the generation they were computed at, and a snapshot uses one
+/// only at its own generation, so the two files need not commit together.
 enum LayoutFile {
     static let schema = "layout_store"
     static let pageSize = 65_536
@@ -22,51 +27,74 @@ enum LayoutFile {
 
     static func path(ofCatalog path: String) -> String { path + ".layouts" }
 
-    /// Attaches the file to a connection. The writer attaches it first, which creates it; the
-    /// pool's readers attach it read-only.
+    /// Opens the connection that writes the file, creating it. A file SQLite cannot read (a
+    /// damaged cache) is removed and made again.
+    static func open(catalogPath: String) throws -> DatabaseQueue {
+        let path = path(ofCatalog: catalogPath)
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        configuration.prepareDatabase { db in
+            // The page size takes effect only on a new, empty file; the journal mode is set in
+            // case something else made the file WAL.
+            try db.execute(sql: "PRAGMA page_size = \(pageSize)")
+            _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = DELETE")
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            try db.execute(sql: "PRAGMA cache_size = -\(cacheKiB)")
+            try db.execute(sql: "PRAGMA mmap_size = \(SQLiteStore.mmapBytes)")
+        }
+        do {
+            return try DatabaseQueue(path: path, configuration: configuration)
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB || error.resultCode == .SQLITE_CORRUPT {
+            for suffix in ["", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+            return try DatabaseQueue(path: path, configuration: configuration)
+        }
+    }
+
+    /// Attaches the file, read-only, to one of the pool's readers.
     static func attach(_ db: Database, catalogPath: String) throws {
         try db.execute(sql: "ATTACH DATABASE ? AS \(schema)", arguments: [path(ofCatalog: catalogPath)])
         try db.execute(sql: "PRAGMA \(schema).cache_size = -\(cacheKiB)")
-        try db.execute(sql: "PRAGMA \(schema).mmap_size = \(SQLiteStore.mmapBytes)")
-        guard !db.configuration.readonly else { return }
-        // Both take effect only on a new, empty file; the journal mode is set on every writer
-        // in case the file was made WAL by something else.
-        try db.execute(sql: "PRAGMA \(schema).page_size = \(pageSize)")
-        _ = try String.fetchOne(db, sql: "PRAGMA \(schema).journal_mode = DELETE")
-        try db.execute(sql: "PRAGMA \(schema).synchronous = NORMAL")
     }
 
-    /// Applies the file's migrations it lacks, each in its own transaction, and empties it if
-    /// it was made for another catalog. Reads first, so opening a catalog whose layout file is
-    /// current writes nothing to it.
-    static func prepare(_ writer: Database) throws {
+    /// Applies the file's migrations it lacks, each in its own transaction, and empties it when
+    /// it was made for another catalog (`catalogID`, catalog.layout_file_id) or holds layouts of
+    /// generations the catalog has not reached (a backup restored, or the catalog's last commits
+    /// lost with its WAL): their generations will be given to other items. Reads first, so
+    /// opening a catalog whose layout file is current writes nothing to it.
+    static func prepare(_ queue: DatabaseQueue, catalogPath: String, catalogID: String, generation: Int64) throws {
         let migrations = EmbeddedLayoutMigrations.all
-        let owner = "(SELECT catalog_id FROM \(schema).owner LIMIT 1)"
-        func applied() throws -> Set<String> {
-            guard try Bool.fetchOne(writer, sql: "SELECT count(*) > 0 FROM \(schema).sqlite_master WHERE name = 'migrations'") ?? false else {
-                return []
-            }
-            return try Set(String.fetchAll(writer, sql: "SELECT identifier FROM \(schema).migrations"))
+        let known = Set(migrations.map(\.id))
+        func applied(_ db: Database) throws -> Set<String> {
+            guard try Bool.fetchOne(db, sql: "SELECT count(*) > 0 FROM sqlite_master WHERE name = 'migrations'") ?? false else { return [] }
+            return try Set(String.fetchAll(db, sql: "SELECT identifier FROM migrations"))
         }
-        func owned() throws -> Bool {
-            try Bool.fetchOne(writer, sql: "SELECT \(owner) IS layout_file_id FROM main.catalog") ?? false
+        func current(_ db: Database) throws -> Bool {
+            try Bool.fetchOne(db, sql: """
+                SELECT (SELECT catalog_id FROM owner LIMIT 1) IS ? AND coalesce((SELECT max(generation) FROM layouts), 0) <= ?
+                """, arguments: [catalogID, generation]) ?? false
         }
-        if try applied().isSuperset(of: migrations.map(\.id)), try owned() { return }
+        let (found, isCurrent) = try queue.read { db in
+            let found = try applied(db)
+            return (found, found.isSuperset(of: known) ? try current(db) : false)
+        }
+        let unknown = found.subtracting(known).sorted()
+        if !unknown.isEmpty { throw StoreError.newerVersion(path: path(ofCatalog: catalogPath), unknownMigrations: unknown) }
+        if isCurrent { return }
         for migration in migrations {
-            try writer.inTransaction(.immediate) {
-                try writer.execute(sql: "CREATE TABLE IF NOT EXISTS \(schema).migrations (identifier TEXT PRIMARY KEY)")
-                guard try !applied().contains(migration.id) else { return .commit } // another process was first
-                try writer.execute(sql: migration.sql)
-                try writer.execute(sql: "INSERT INTO \(schema).migrations (identifier) VALUES (?)", arguments: [migration.id])
+            try queue.inTransaction(.immediate) { db in
+                try db.execute(sql: "CREATE TABLE IF NOT EXISTS migrations (identifier TEXT PRIMARY KEY)")
+                guard try !applied(db).contains(migration.id) else { return .commit } // another process was first
+                try db.execute(sql: migration.sql)
+                try db.execute(sql: "INSERT INTO migrations (identifier) VALUES (?)", arguments: [migration.id])
                 return .commit
             }
         }
-        try writer.inTransaction(.immediate) {
-            guard try !owned() else { return .commit }
-            try writer.execute(sql: "DELETE FROM \(schema).layouts")
-            try writer.execute(sql: "DELETE FROM \(schema).layout_segments")
-            try writer.execute(sql: "DELETE FROM \(schema).owner")
-            try writer.execute(sql: "INSERT INTO \(schema).owner (catalog_id) SELECT layout_file_id FROM main.catalog")
+        try queue.inTransaction(.immediate) { db in
+            guard try !current(db) else { return .commit }
+            try db.execute(sql: "DELETE FROM layouts")
+            try db.execute(sql: "DELETE FROM layout_segments")
+            try db.execute(sql: "DELETE FROM owner")
+            try db.execute(sql: "INSERT INTO owner (catalog_id) VALUES (?)", arguments: [catalogID])
             return .commit
         }
     }
@@ -77,8 +105,16 @@ enum LayoutFile {
         (error as? DatabaseError)?.extendedResultCode == .SQLITE_READONLY_ROLLBACK
     }
 
-    /// Rolls such a journal back on the writer, which may write: reading the file is enough.
-    static func rollBack(_ pool: DatabasePool) throws {
-        try pool.writeWithoutTransaction { db in _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(schema).owner") }
+    /// Rolls such a journal back through the file's own connection, which may write: reading
+    /// the file is enough.
+    static func rollBack(_ queue: DatabaseQueue) throws {
+        try queue.read { db in _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM owner") }
+    }
+
+    /// Whether a write could not get the file's lock in time (readers held it): a layout not
+    /// stored this time is stored by a later page.
+    static func isBusy(_ error: any Error) -> Bool {
+        guard let error = error as? DatabaseError else { return false }
+        return error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED
     }
 }

@@ -8,6 +8,15 @@ extension SQLiteStore {
     /// the catalog as it was. `width`/`height` are the stored pixel size; orientations 5 to 8
     /// swap the display size.
     package func importItems(from next: () throws(StoreError) -> [ImportRow]?, importedAt: String) throws(StoreError) -> ImportSummary {
+        let summary = try importRows(from: next, importedAt: importedAt)
+        // Once the import is committed, the layouts it made stale go. Failing that (the layout
+        // file busy for seconds) fails nothing: a snapshot uses a layout only at its own
+        // generation, and the next scan or import prunes them.
+        _ = try? pruneStaleLayouts()
+        return summary
+    }
+
+    private func importRows(from next: () throws(StoreError) -> [ImportRow]?, importedAt: String) throws(StoreError) -> ImportSummary {
         do {
             return try pool.writeWithoutTransaction { db in
                 // Memory stays bounded however long the input: a smaller page cache than a scan's
@@ -115,7 +124,6 @@ extension SQLiteStore {
         }
         let added = try Int.fetchOne(db, sql: "SELECT count(*) FROM items")! - before
         try OrderData.refresh(db, force: true)
-        _ = try pruneStaleLayouts(db) // in the same transaction: no stale layout outlives the change
         return ImportSummary(added: added, updated: count - added, generation: generation)
     }
 }

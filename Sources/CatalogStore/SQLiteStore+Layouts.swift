@@ -12,50 +12,84 @@ extension SQLiteStore {
     package func saveLayout(configuration: String, order: ItemOrder, generation: Int64, itemCount: Int, contentHeight: Double,
                             header: [UInt8], windows: LayoutWindows, replacing previous: Int64?, keeping: Int,
                             computeSeconds: Double) throws(StoreError) -> Bool {
-        try write { db in
-            guard try Int64.fetchOne(db, sql: "SELECT generation FROM catalog") == generation else { return false }
-            let perSegment = LayoutSegment.windowsPerSegment
-            var id: Int64
-            var kept = 0 // segments left as stored
-            if let previous, try Int64.fetchOne(db, sql: "SELECT id FROM layouts WHERE id = ? AND configuration = ?",
-                                                  arguments: [previous, configuration]) != nil {
-                id = previous
-                kept = min(keeping, windows.count) / perSegment
-                try db.execute(sql: "DELETE FROM layout_segments WHERE layout_id = ? AND first_window >= ?", arguments: [id, kept * perSegment])
-            } else {
-                try db.execute(sql: "DELETE FROM layouts WHERE configuration = ?", arguments: [configuration])
-                try db.execute(sql: """
-                    INSERT INTO layouts (configuration, item_order, generation, item_count, content_height, header, bytes, compute_seconds)
-                    VALUES (?, ?, 0, 0, 0, x'', 0, 0)
-                    """, arguments: [configuration, order.rawValue])
-                id = db.lastInsertedRowID
+        // The catalog and the layout file commit apart: a layout stored just after a scan moved
+        // the catalog on keeps the generation it was computed at, and no snapshot uses it there.
+        let (current, budget) = try read { db in
+            (try Int64.fetchOne(db, sql: "SELECT generation FROM catalog"), try Int64.fetchOne(db, sql: "SELECT layout_budget_bytes FROM catalog") ?? 0)
+        }
+        guard current == generation else { return false }
+        do {
+            try layoutQueue.inTransaction(.immediate) { db in
+                try Self.saveLayout(db, configuration: configuration, order: order, generation: generation, itemCount: itemCount,
+                                    contentHeight: contentHeight, header: header, windows: windows, replacing: previous,
+                                    keeping: keeping, computeSeconds: computeSeconds, budget: budget)
+                return .commit
             }
-            let put = try BulkStatement(db, sql: """
-                INSERT INTO layout_segments (layout_id, first_window, window_count, min_index, max_index, bytes)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-                """)
-            for first in stride(from: kept * perSegment, to: windows.count, by: perSegment) {
-                let range = first..<min(first + perSegment, windows.count)
-                let segment = LayoutSegment.encode(windows, range)
-                put.bind(1, id)
-                put.bind(2, first)
-                put.bind(3, range.count)
-                put.bind(4, segment.minIndex)
-                put.bind(5, segment.maxIndex)
-                try segment.bytes.withUnsafeBytes { bytes in
-                    put.bind(6, unsafeBlob: bytes)
-                    try put.run(db)
-                }
-            }
-            let segmentBytes = try Int64.fetchOne(db, sql: "SELECT coalesce(sum(length(bytes)), 0) FROM layout_segments WHERE layout_id = ?",
-                                                  arguments: [id]) ?? 0
-            try db.execute(sql: """
-                UPDATE layouts SET generation = ?, item_count = ?, content_height = ?, header = ?, bytes = ?, compute_seconds = ?,
-                    last_used_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now')
-                WHERE id = ?
-                """, arguments: [generation, itemCount, contentHeight, Data(header), segmentBytes + Int64(header.count), computeSeconds, id])
-            try Self.evictLayouts(db, keeping: id)
             return true
+        } catch where LayoutFile.isBusy(error) {
+            return false // readers held the file past the busy timeout: a later page stores it
+        } catch {
+            throw StoreError.wrap(error)
+        }
+    }
+
+    private static func saveLayout(_ db: Database, configuration: String, order: ItemOrder, generation: Int64, itemCount: Int,
+                                   contentHeight: Double, header: [UInt8], windows: LayoutWindows, replacing previous: Int64?,
+                                   keeping: Int, computeSeconds: Double, budget: Int64) throws {
+        let perSegment = LayoutSegment.windowsPerSegment
+        var id: Int64
+        var kept = 0 // segments left as stored
+        if let previous, try Int64.fetchOne(db, sql: "SELECT id FROM layouts WHERE id = ? AND configuration = ?",
+                                              arguments: [previous, configuration]) != nil {
+            id = previous
+            kept = min(keeping, windows.count) / perSegment
+            try db.execute(sql: "DELETE FROM layout_segments WHERE layout_id = ? AND first_window >= ?", arguments: [id, kept * perSegment])
+        } else {
+            try db.execute(sql: "DELETE FROM layouts WHERE configuration = ?", arguments: [configuration])
+            try db.execute(sql: """
+                INSERT INTO layouts (configuration, item_order, generation, item_count, content_height, header, bytes, compute_seconds)
+                VALUES (?, ?, 0, 0, 0, x'', 0, 0)
+                """, arguments: [configuration, order.rawValue])
+            id = db.lastInsertedRowID
+        }
+        let put = try BulkStatement(db, sql: """
+            INSERT INTO layout_segments (layout_id, first_window, window_count, min_index, max_index, bytes)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+            """)
+        for first in stride(from: kept * perSegment, to: windows.count, by: perSegment) {
+            let range = first..<min(first + perSegment, windows.count)
+            let segment = LayoutSegment.encode(windows, range)
+            put.bind(1, id)
+            put.bind(2, first)
+            put.bind(3, range.count)
+            put.bind(4, segment.minIndex)
+            put.bind(5, segment.maxIndex)
+            try segment.bytes.withUnsafeBytes { bytes in
+                put.bind(6, unsafeBlob: bytes)
+                try put.run(db)
+            }
+        }
+        let segmentBytes = try Int64.fetchOne(db, sql: "SELECT coalesce(sum(length(bytes)), 0) FROM layout_segments WHERE layout_id = ?",
+                                              arguments: [id]) ?? 0
+        try db.execute(sql: """
+            UPDATE layouts SET generation = ?, item_count = ?, content_height = ?, header = ?, bytes = ?, compute_seconds = ?,
+                last_used_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now')
+            WHERE id = ?
+            """, arguments: [generation, itemCount, contentHeight, Data(header), segmentBytes + Int64(header.count), computeSeconds, id])
+        try evictLayouts(db, budget: budget, keeping: id)
+    }
+
+    /// Runs `body` in a write transaction of the layout file.
+    func writeLayouts<T: Sendable>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+        do {
+            var result: T?
+            try layoutQueue.inTransaction(.immediate) { db in
+                result = try body(db)
+                return .commit
+            }
+            return result!
+        } catch {
+            throw StoreError.wrap(error)
         }
     }
 
@@ -69,9 +103,8 @@ extension SQLiteStore {
         }
     }
 
-    /// Removes the least recently used layouts other than `kept` until the rest fit the budget.
-    static func evictLayouts(_ db: Database, keeping kept: Int64) throws {
-        let budget = try Int64.fetchOne(db, sql: "SELECT layout_budget_bytes FROM catalog") ?? 0
+    /// Removes the least recently used layouts other than `kept` until the rest fit `budget`.
+    static func evictLayouts(_ db: Database, budget: Int64, keeping kept: Int64) throws {
         var total = try Int64.fetchOne(db, sql: "SELECT coalesce(sum(bytes), 0) FROM layouts") ?? 0
         guard total > budget else { return }
         for row in try Row.fetchAll(db, sql: "SELECT id, bytes FROM layouts WHERE id != ? ORDER BY last_used_at, id", arguments: [kept]) {
@@ -83,7 +116,7 @@ extension SQLiteStore {
 
     /// Removes the stored layout of one configuration; returns whether there was one.
     package func dropLayout(configuration: String) throws(StoreError) -> Bool {
-        try write { db in
+        try writeLayouts { db in
             try db.execute(sql: "DELETE FROM layouts WHERE configuration = ?", arguments: [configuration])
             return db.changesCount > 0
         }
@@ -96,16 +129,15 @@ extension SQLiteStore {
 
     /// Sets the budget and removes least recently used layouts past it (all of them for 0).
     package func setLayoutBudget(_ bytes: Int64) throws(StoreError) {
-        try write { db in
-            try db.execute(sql: "UPDATE catalog SET layout_budget_bytes = ?", arguments: [max(0, bytes)])
-            try Self.evictLayouts(db, keeping: -1)
-        }
+        let budget = max(0, bytes)
+        try write { db in try db.execute(sql: "UPDATE catalog SET layout_budget_bytes = ?", arguments: [budget]) }
+        try writeLayouts { db in try Self.evictLayouts(db, budget: budget, keeping: -1) }
     }
 
     /// Removes every stored layout; returns how many.
     @discardableResult
     package func dropLayouts() throws(StoreError) -> Int {
-        try write { db in
+        try writeLayouts { db in
             try db.execute(sql: "DELETE FROM layouts")
             return db.changesCount
         }
@@ -114,33 +146,40 @@ extension SQLiteStore {
     /// Records that a layout served a page, at most once a minute (a page is otherwise read-only).
     package func touchLayout(id: Int64, lastUsedAt: String) throws(StoreError) {
         guard lastUsedAt < Self.isoNow(minus: 60) else { return }
-        try write { db in
+        try writeLayouts { db in
             try db.execute(sql: "UPDATE layouts SET last_used_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE id = ?", arguments: [id])
         }
     }
 
-    /// Removes stale layouts that cannot be extended in place (something was removed, updated,
-    /// or inserted before their last item); extendable ones stay until their next use.
-    @discardableResult
-    package func pruneStaleLayouts() throws(StoreError) -> Int {
-        try write { db in try Self.pruneStaleLayouts(db) }
-    }
-
     /// Removes the stale layouts that can neither be extended in place (items only appended)
     /// nor laid out again from their first changed item (the change log reaches back to them).
-    static func pruneStaleLayouts(_ db: Database) throws -> Int {
-        let generation = try Int64.fetchOne(db, sql: "SELECT generation FROM catalog") ?? 0
-        let keptFrom = try Int64.fetchOne(db, sql: "SELECT kept_from FROM change_log") ?? generation
-        var removed = 0
-        for row in try Row.fetchAll(db, sql: "SELECT id, item_order, generation, item_count FROM layouts WHERE generation < ?",
-                                    arguments: [generation]) {
-            let order = ItemOrder(rawValue: row[1]) ?? .date
-            if (row[2] as Int64) < keptFrom, try !SQLiteSnapshot(db: db).onlyAppended(since: row[2], count: row[3], order: order) {
-                try db.execute(sql: "DELETE FROM layouts WHERE id = ?", arguments: [row[0] as Int64])
-                removed += 1
+    /// Which ones is read in one snapshot; they are removed only if still as read (a page may
+    /// have stored the configuration again since). Writes to the layout file only when there
+    /// is something to remove.
+    @discardableResult
+    package func pruneStaleLayouts() throws(StoreError) -> Int {
+        let stale: [(id: Int64, generation: Int64)] = try read { db in
+            let generation = try Int64.fetchOne(db, sql: "SELECT generation FROM catalog") ?? 0
+            let keptFrom = try Int64.fetchOne(db, sql: "SELECT kept_from FROM change_log") ?? generation
+            var stale: [(id: Int64, generation: Int64)] = []
+            for row in try Row.fetchAll(db, sql: "SELECT id, item_order, generation, item_count FROM layouts WHERE generation < ?",
+                                        arguments: [generation]) {
+                let order = ItemOrder(rawValue: row[1]) ?? .date
+                if (row[2] as Int64) < keptFrom, try !SQLiteSnapshot(db: db).onlyAppended(since: row[2], count: row[3], order: order) {
+                    stale.append((row[0], row[2]))
+                }
             }
+            return stale
         }
-        return removed
+        guard !stale.isEmpty else { return 0 }
+        return try writeLayouts { db in
+            var removed = 0
+            for layout in stale {
+                try db.execute(sql: "DELETE FROM layouts WHERE id = ? AND generation = ?", arguments: [layout.id, layout.generation])
+                removed += db.changesCount
+            }
+            return removed
+        }
     }
 
     static func isoNow(minus seconds: TimeInterval) -> String {

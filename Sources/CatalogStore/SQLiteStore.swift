@@ -16,6 +16,8 @@ package final class SQLiteStore: CatalogBackend {
     /// The id of the newest migration this build applies.
     package static var schemaVersion: String { CatalogMigrations.identifiers.last ?? "none" }
     package let pool: DatabasePool
+    /// The connection that writes the stored layouts' file (LayoutFile); the pool reads it.
+    let layoutQueue: DatabaseQueue
     /// Each connection's page cache, and the file size it maps into memory.
     static let cacheKiB = 262_144
     static let mmapBytes = 1 << 30
@@ -50,12 +52,12 @@ package final class SQLiteStore: CatalogBackend {
                 // Each checkpoint syncs the WAL and the database file: a scan that writes 100 MB
                 // would otherwise sync every 4 MB.
                 try db.execute(sql: "PRAGMA wal_autocheckpoint = 16384")
-                // The stored layouts' file (LayoutFile): readers attach it here; the writer
-                // after the pool has made the catalog WAL, which would make this file WAL too.
+                // The stored layouts' file (LayoutFile), for the readers only: the catalog's
+                // writer never touches it, so its transactions never wait on the file's lock.
                 if db.configuration.readonly { try LayoutFile.attach(db, catalogPath: path) }
             }
+            let layoutQueue = try LayoutFile.open(catalogPath: path) // creates the file the readers attach
             let pool = try DatabasePool(path: path, configuration: configuration)
-            try pool.writeWithoutTransaction { db in try LayoutFile.attach(db, catalogPath: path) }
             let migrator = CatalogMigrations.migrator
             // Migrate only when needed: a reader opening the catalog during a scan never waits
             // for the scan's write transaction.
@@ -65,8 +67,13 @@ package final class SQLiteStore: CatalogBackend {
                 // now, once, rather than lay out from item rows until the next scan or import.
                 try pool.write { db in _ = try OrderData.refresh(db, force: true) }
             }
-            try pool.writeWithoutTransaction { db in try LayoutFile.prepare(db) }
-            return SQLiteStore(path: path, pool: pool)
+            let (catalogID, generation) = try pool.read { db in
+                (try String.fetchOne(db, sql: "SELECT layout_file_id FROM catalog") ?? "", try Int64.fetchOne(db, sql: "SELECT generation FROM catalog") ?? 0)
+            }
+            try LayoutFile.prepare(layoutQueue, catalogPath: path, catalogID: catalogID, generation: generation)
+            return SQLiteStore(path: path, pool: pool, layoutQueue: layoutQueue)
+        } catch let error as StoreError {
+            throw error
         } catch let error as DatabaseError {
             throw .cannotOpen(path: path, reason: error.message ?? error.description)
         } catch {
@@ -74,9 +81,10 @@ package final class SQLiteStore: CatalogBackend {
         }
     }
 
-    private init(path: String, pool: DatabasePool) {
+    private init(path: String, pool: DatabasePool, layoutQueue: DatabaseQueue) {
         self.path = path
         self.pool = pool
+        self.layoutQueue = layoutQueue
     }
 
     /// Refuses, without writing anything, a file that is not a catalog or is a newer one.
@@ -133,7 +141,7 @@ package final class SQLiteStore: CatalogBackend {
         do {
             return try pool.read(body)
         } catch where LayoutFile.needsRollback(error) {
-            try LayoutFile.rollBack(pool)
+            try LayoutFile.rollBack(layoutQueue)
             return try pool.read(body)
         }
     }

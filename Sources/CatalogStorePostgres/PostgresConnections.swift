@@ -124,6 +124,14 @@ final class PostgresConnections: Sendable {
     static func isConnectionLoss(_ error: any Error) -> Bool {
         if case StoreError.unreachable = error { return true }
         if error is ConnectionGone { return true }
+        // PostgresNIO's future-based calls turn a closed connection into the older error type.
+        if let error = error as? PostgresError {
+            switch error {
+            case .connectionClosed: return true
+            case .protocol(let text): return text == "Unexpected connection close"
+            default: return false
+            }
+        }
         guard let error = error as? PSQLError else { return error is IOError || error is ChannelError }
         switch error.code {
         case .serverClosedConnection, .connectionError, .uncleanShutdown, .clientClosedConnection, .listenFailed:

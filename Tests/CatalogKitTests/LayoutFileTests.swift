@@ -31,9 +31,10 @@ import Testing
             try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE name LIKE 'layout%'")
         }
         #expect(inCatalog.isEmpty, "the catalog itself keeps no layouts")
-        let fileSize = try FileManager.default.attributesOfItem(atPath: library.layoutFilePath)[.size] as? Int64 ?? 0
-        #expect(fileSize > 0)
-        #expect(try catalog.stats().bytesOnDisk > fileSize, "counted with the catalog's size on disk")
+        func size(_ path: String) -> Int64 { (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int64) ?? 0 }
+        #expect(size(library.layoutFilePath) > 0)
+        let files = ["", "-wal", "-shm", ".layouts"].map { size(library.catalogPath + $0) }.reduce(0, +)
+        #expect(try catalog.stats().bytesOnDisk == files, "the layout file counts in the catalog's size on disk")
     }
 
     /// Deleted while no process has the catalog open: made again, empty, and the layout is
@@ -77,6 +78,85 @@ import Testing
         #expect(try catalog.layouts().isEmpty)
         let page = try pager.expectPage(catalog, configuration, offset: 0) // against the new catalog's items
         #expect(page.source == .computed)
+    }
+
+    /// A restored backup (or a catalog whose last commits were lost with its WAL) is at an
+    /// older generation than layouts the file still holds; the generations after it will be
+    /// given to other items. Those layouts are dropped when the catalog is opened.
+    @Test func layoutsOfGenerationsTheCatalogHasNotReachedAreDropped() throws {
+        let library = try Library()
+        let backup = library.catalogPath + ".backup"
+        do {
+            _ = try library.catalog().importItems(PagerTests.importRows(500, seed: 1))
+        }
+        try FileManager.default.copyItem(atPath: library.catalogPath, toPath: backup) // closed: all of it is in the file
+        do {
+            let catalog = try library.catalog()
+            _ = try catalog.importItems(PagerTests.importRows(300, from: 500, seed: 2))
+            _ = try pager.expectPage(catalog, configuration, offset: 0)
+            #expect(try catalog.layouts().map(\.generation) == [2])
+        }
+        try FileManager.default.removeItem(atPath: library.catalogPath)
+        try FileManager.default.copyItem(atPath: backup, toPath: library.catalogPath)
+        let catalog = try library.catalog()
+        #expect(try catalog.generation() == 1)
+        #expect(try catalog.layouts().isEmpty, "the layout of generation 2, from after the backup")
+        _ = try catalog.importItems(PagerTests.importRows(300, from: 500, seed: 9)) // generation 2 again, other sizes and dates
+        #expect(try pager.expectPage(catalog, configuration, offset: 0).source == .computed)
+    }
+
+    /// The catalog's writer never touches the layout file: a snapshot that has read a stored
+    /// layout (and holds the file's shared lock while it computes) does not hold up an import.
+    @Test func aReaderOfTheLayoutFileNeverHoldsUpTheCatalogsWriter() throws {
+        let library = try Library()
+        let catalog = try library.catalog()
+        _ = try catalog.importItems(PagerTests.importRows(1000))
+        _ = try pager.expectPage(catalog, configuration, offset: 0)
+        let key = configuration.key
+        let (held, committed) = try catalog.store.withSnapshot { snapshot throws -> (Bool, Bool) in
+            let held = try snapshot.layout(configuration: key) != nil
+            let done = DispatchSemaphore(value: 0)
+            Thread.detachNewThread {
+                // Older items: the stored layout can be extended, so nothing is pruned either.
+                _ = try? catalog.importItems(PagerTests.importRows(100, from: 1000, year: 2010, seed: 3))
+                done.signal()
+            }
+            return (held, done.wait(timeout: .now() + 8) == .success)
+        }
+        #expect(held, "the snapshot read the stored layout")
+        #expect(committed, "the import committed while a reader held the layout file")
+        #expect(try catalog.generation() == 2)
+        #expect(try pager.expectPage(catalog, configuration, offset: 0).source == .extended)
+    }
+
+    /// A layout file SQLite cannot read (damaged, or some other file) is a lost cache: it is
+    /// made again, and the catalog opens.
+    @Test func aDamagedLayoutFileIsMadeAgain() throws {
+        let library = try Library()
+        do {
+            let catalog = try library.catalog()
+            _ = try catalog.importItems(PagerTests.importRows(500))
+            _ = try pager.expectPage(catalog, configuration, offset: 0)
+        }
+        try Data(repeating: 0x5A, count: 70_000).write(to: URL(fileURLWithPath: library.layoutFilePath))
+        let catalog = try library.catalog()
+        #expect(try catalog.layouts().isEmpty)
+        #expect(try pager.expectPage(catalog, configuration, offset: 0).source == .computed)
+        #expect(try pager.expectPage(catalog, configuration, offset: 100).source == .stored)
+    }
+
+    /// A layout file that a newer build has migrated further is refused, as a newer catalog is,
+    /// naming the file and the migrations this build does not know.
+    @Test func aLayoutFileFromANewerBuildIsRefused() throws {
+        let library = try Library()
+        _ = try library.catalog()
+        try layoutFile(library).write { db in try db.execute(sql: "INSERT INTO migrations (identifier) VALUES ('9999_from_the_future')") }
+        #expect {
+            _ = try library.catalog()
+        } throws: { error in
+            guard case StoreError.newerVersion(let path, let unknown) = error else { return false }
+            return path == library.layoutFilePath && unknown == ["9999_from_the_future"]
+        }
     }
 
     /// A writer that dies mid-commit leaves a hot journal. The pool's readers are read-only and
