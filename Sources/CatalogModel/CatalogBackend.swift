@@ -144,12 +144,14 @@ extension ImportWriting {
 package protocol LayoutStoring: Sendable {
     /// Stores a layout computed at `generation` with every one of its `windows`, in order,
     /// replacing the one of the same configuration, then removes the least recently used others
-    /// past the budget. With `replacing`, the first `keeping` windows are as that layout stored
-    /// them, and only what follows them is written. Returns false, storing nothing, if the
-    /// catalog has moved on.
+    /// past the budget. With `replacing` (the id and generation of the stored layout it
+    /// extends), the first `keeping` windows are as that layout stored them, and only what
+    /// follows them is written; if that layout has changed since, the whole layout is written.
+    /// Returns false, storing nothing, if the catalog has moved on (or, on SQLite, the layout
+    /// file stayed busy).
     @discardableResult
     func saveLayout(configuration: String, order: ItemOrder, generation: Int64, itemCount: Int, contentHeight: Double,
-                    header: [UInt8], windows: LayoutWindows, replacing previous: Int64?, keeping: Int,
+                    header: [UInt8], windows: LayoutWindows, replacing previous: (id: Int64, generation: Int64)?, keeping: Int,
                     computeSeconds: Double) throws(StoreError) -> Bool
     /// Removes every stored layout; returns how many.
     @discardableResult

@@ -24,6 +24,8 @@ enum LayoutFile {
     /// a large store spills its pages to the file as it goes rather than holding all of them
     /// (storing a 10M-item layout: 0.23 s with 16 MiB, 0.37 s with the catalog's 256 MiB).
     static let cacheKiB = 16_384
+    /// How long a write waits for readers to let go of the file.
+    static let busySeconds = 10
 
     static func path(ofCatalog path: String) -> String { path + ".layouts" }
 
@@ -32,7 +34,7 @@ enum LayoutFile {
     static func open(catalogPath: String) throws -> DatabaseQueue {
         let path = path(ofCatalog: catalogPath)
         var configuration = Configuration()
-        configuration.busyMode = .timeout(10)
+        configuration.busyMode = .timeout(TimeInterval(busySeconds))
         configuration.prepareDatabase { db in
             // The page size takes effect only on a new, empty file; the journal mode is set in
             // case something else made the file WAL.
@@ -56,26 +58,31 @@ enum LayoutFile {
         try db.execute(sql: "PRAGMA \(schema).cache_size = -\(cacheKiB)")
     }
 
-    /// Applies the file's migrations it lacks, each in its own transaction, and empties it when
-    /// it was made for another catalog (`catalogID`, catalog.layout_file_id) or holds layouts of
+    /// Applies the file's migrations it lacks, each in its own transaction; empties the file when
+    /// it was made for another catalog (catalog.layout_file_id), and removes layouts of
     /// generations the catalog has not reached (a backup restored, or the catalog's last commits
-    /// lost with its WAL): their generations will be given to other items. Reads first, so
-    /// opening a catalog whose layout file is current writes nothing to it.
-    static func prepare(_ queue: DatabaseQueue, catalogPath: String, catalogID: String, generation: Int64) throws {
+    /// lost with its WAL): their generations will be given to other items. `catalog` reads the
+    /// catalog's id and generation; it is read again under the file's write lock, since another
+    /// process may move the catalog on and store a layout meanwhile. Reads first, so opening a
+    /// catalog whose layout file is current writes nothing to it.
+    static func prepare(_ queue: DatabaseQueue, catalogPath: String, catalog: () throws -> (id: String, generation: Int64)) throws {
         let migrations = EmbeddedLayoutMigrations.all
         let known = Set(migrations.map(\.id))
         func applied(_ db: Database) throws -> Set<String> {
             guard try Bool.fetchOne(db, sql: "SELECT count(*) > 0 FROM sqlite_master WHERE name = 'migrations'") ?? false else { return [] }
             return try Set(String.fetchAll(db, sql: "SELECT identifier FROM migrations"))
         }
-        func current(_ db: Database) throws -> Bool {
-            try Bool.fetchOne(db, sql: """
-                SELECT (SELECT catalog_id FROM owner LIMIT 1) IS ? AND coalesce((SELECT max(generation) FROM layouts), 0) <= ?
-                """, arguments: [catalogID, generation]) ?? false
+        func owned(_ db: Database, by id: String) throws -> Bool {
+            try Bool.fetchOne(db, sql: "SELECT (SELECT catalog_id FROM owner LIMIT 1) IS ?", arguments: [id]) ?? false
+        }
+        func ahead(_ db: Database, of generation: Int64) throws -> Bool {
+            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM layouts WHERE generation > ?)", arguments: [generation]) ?? false
         }
         let (found, isCurrent) = try queue.read { db in
             let found = try applied(db)
-            return (found, found.isSuperset(of: known) ? try current(db) : false)
+            guard found.isSuperset(of: known) else { return (found, false) }
+            let (id, generation) = try catalog()
+            return (found, try owned(db, by: id) && !ahead(db, of: generation))
         }
         let unknown = found.subtracting(known).sorted()
         if !unknown.isEmpty { throw StoreError.newerVersion(path: path(ofCatalog: catalogPath), unknownMigrations: unknown) }
@@ -90,11 +97,15 @@ enum LayoutFile {
             }
         }
         try queue.inTransaction(.immediate) { db in
-            guard try !current(db) else { return .commit }
-            try db.execute(sql: "DELETE FROM layouts")
-            try db.execute(sql: "DELETE FROM layout_segments")
-            try db.execute(sql: "DELETE FROM owner")
-            try db.execute(sql: "INSERT INTO owner (catalog_id) VALUES (?)", arguments: [catalogID])
+            let (id, generation) = try catalog()
+            if try owned(db, by: id) {
+                try db.execute(sql: "DELETE FROM layouts WHERE generation > ?", arguments: [generation])
+            } else {
+                try db.execute(sql: "DELETE FROM layouts")
+                try db.execute(sql: "DELETE FROM layout_segments")
+                try db.execute(sql: "DELETE FROM owner")
+                try db.execute(sql: "INSERT INTO owner (catalog_id) VALUES (?)", arguments: [id])
+            }
             return .commit
         }
     }

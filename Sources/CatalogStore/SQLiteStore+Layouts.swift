@@ -10,22 +10,27 @@ extension SQLiteStore {
     /// moved on.
     @discardableResult
     package func saveLayout(configuration: String, order: ItemOrder, generation: Int64, itemCount: Int, contentHeight: Double,
-                            header: [UInt8], windows: LayoutWindows, replacing previous: Int64?, keeping: Int,
+                            header: [UInt8], windows: LayoutWindows, replacing previous: (id: Int64, generation: Int64)?, keeping: Int,
                             computeSeconds: Double) throws(StoreError) -> Bool {
-        // The catalog and the layout file commit apart: a layout stored just after a scan moved
-        // the catalog on keeps the generation it was computed at, and no snapshot uses it there.
-        let (current, budget) = try read { db in
-            (try Int64.fetchOne(db, sql: "SELECT generation FROM catalog"), try Int64.fetchOne(db, sql: "SELECT layout_budget_bytes FROM catalog") ?? 0)
-        }
-        guard current == generation else { return false }
         do {
+            var stored = false
             try layoutQueue.inTransaction(.immediate) { db in
+                // The catalog and the layout file commit apart, so the catalog's generation is read
+                // here, under the layout file's write lock: every layout in the file was stored at
+                // the catalog's generation of its moment, and one of a generation that has passed
+                // is never written (generations only rise).
+                let (current, budget) = try pool.read { catalog in
+                    (try Int64.fetchOne(catalog, sql: "SELECT generation FROM catalog"),
+                     try Int64.fetchOne(catalog, sql: "SELECT layout_budget_bytes FROM catalog") ?? 0)
+                }
+                guard current == generation else { return .rollback }
                 try Self.saveLayout(db, configuration: configuration, order: order, generation: generation, itemCount: itemCount,
                                     contentHeight: contentHeight, header: header, windows: windows, replacing: previous,
                                     keeping: keeping, computeSeconds: computeSeconds, budget: budget)
+                stored = true
                 return .commit
             }
-            return true
+            return stored
         } catch where LayoutFile.isBusy(error) {
             return false // readers held the file past the busy timeout: a later page stores it
         } catch {
@@ -34,14 +39,15 @@ extension SQLiteStore {
     }
 
     private static func saveLayout(_ db: Database, configuration: String, order: ItemOrder, generation: Int64, itemCount: Int,
-                                   contentHeight: Double, header: [UInt8], windows: LayoutWindows, replacing previous: Int64?,
+                                   contentHeight: Double, header: [UInt8], windows: LayoutWindows, replacing previous: (id: Int64, generation: Int64)?,
                                    keeping: Int, computeSeconds: Double, budget: Int64) throws {
         let perSegment = LayoutSegment.windowsPerSegment
         var id: Int64
         var kept = 0 // segments left as stored
-        if let previous, try Int64.fetchOne(db, sql: "SELECT id FROM layouts WHERE id = ? AND configuration = ?",
-                                              arguments: [previous, configuration]) != nil {
-            id = previous
+        // The layout extended, as it was read: one extended in place since keeps its id.
+        if let previous, try Int64.fetchOne(db, sql: "SELECT id FROM layouts WHERE id = ? AND configuration = ? AND generation = ?",
+                                              arguments: [previous.id, configuration, previous.generation]) != nil {
+            id = previous.id
             kept = min(keeping, windows.count) / perSegment
             try db.execute(sql: "DELETE FROM layout_segments WHERE layout_id = ? AND first_window >= ?", arguments: [id, kept * perSegment])
         } else {
@@ -79,15 +85,24 @@ extension SQLiteStore {
         try evictLayouts(db, budget: budget, keeping: id)
     }
 
-    /// Runs `body` in a write transaction of the layout file.
-    func writeLayouts<T: Sendable>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+    /// Runs `body` in a write transaction of the layout file, waiting up to `seconds` for its
+    /// lock (readers hold it while their snapshot lasts, and a writer waiting for them keeps new
+    /// readers out). If the file stays busy: `fallback`, or the error when there is none.
+    func writeLayouts<T: Sendable>(orIfBusy fallback: T? = nil, waiting seconds: Int = LayoutFile.busySeconds,
+                                   _ body: (Database) throws -> T) throws(StoreError) -> T {
         do {
-            var result: T?
-            try layoutQueue.inTransaction(.immediate) { db in
-                result = try body(db)
-                return .commit
+            return try layoutQueue.inDatabase { db in
+                if seconds != LayoutFile.busySeconds { try db.execute(sql: "PRAGMA busy_timeout = \(seconds * 1000)") }
+                defer { if seconds != LayoutFile.busySeconds { try? db.execute(sql: "PRAGMA busy_timeout = \(LayoutFile.busySeconds * 1000)") } }
+                var result: T?
+                try db.inTransaction(.immediate) {
+                    result = try body(db)
+                    return .commit
+                }
+                return result!
             }
-            return result!
+        } catch where fallback != nil && LayoutFile.isBusy(error) {
+            return fallback!
         } catch {
             throw StoreError.wrap(error)
         }
@@ -146,7 +161,8 @@ extension SQLiteStore {
     /// Records that a layout served a page, at most once a minute (a page is otherwise read-only).
     package func touchLayout(id: Int64, lastUsedAt: String) throws(StoreError) {
         guard lastUsedAt < Self.isoNow(minus: 60) else { return }
-        try writeLayouts { db in
+        // A bookkeeping write: not worth holding new readers out for long (a waiting writer does).
+        try writeLayouts(orIfBusy: (), waiting: 1) { db in
             try db.execute(sql: "UPDATE layouts SET last_used_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE id = ?", arguments: [id])
         }
     }
@@ -172,7 +188,9 @@ extension SQLiteStore {
             return stale
         }
         guard !stale.isEmpty else { return 0 }
-        return try writeLayouts { db in
+        // Called once a scan or an import has committed, which a busy layout file must not fail:
+        // the stale layouts then stay until the next prune, and no snapshot uses them meanwhile.
+        return try writeLayouts(orIfBusy: 0) { db in
             var removed = 0
             for layout in stale {
                 try db.execute(sql: "DELETE FROM layouts WHERE id = ? AND generation = ?", arguments: [layout.id, layout.generation])

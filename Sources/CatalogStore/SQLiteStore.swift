@@ -67,10 +67,11 @@ package final class SQLiteStore: CatalogBackend {
                 // now, once, rather than lay out from item rows until the next scan or import.
                 try pool.write { db in _ = try OrderData.refresh(db, force: true) }
             }
-            let (catalogID, generation) = try pool.read { db in
-                (try String.fetchOne(db, sql: "SELECT layout_file_id FROM catalog") ?? "", try Int64.fetchOne(db, sql: "SELECT generation FROM catalog") ?? 0)
+            try LayoutFile.prepare(layoutQueue, catalogPath: path) {
+                try pool.read { db in
+                    (try String.fetchOne(db, sql: "SELECT layout_file_id FROM catalog") ?? "", try Int64.fetchOne(db, sql: "SELECT generation FROM catalog") ?? 0)
+                }
             }
-            try LayoutFile.prepare(layoutQueue, catalogPath: path, catalogID: catalogID, generation: generation)
             return SQLiteStore(path: path, pool: pool, layoutQueue: layoutQueue)
         } catch let error as StoreError {
             throw error

@@ -124,12 +124,13 @@ final class PostgresConnections: Sendable {
     static func isConnectionLoss(_ error: any Error) -> Bool {
         if case StoreError.unreachable = error { return true }
         if error is ConnectionGone { return true }
-        // PostgresNIO's future-based calls turn a closed connection into the older error type.
+        // PostgresNIO's future-based calls turn errors into the older type: a closed connection,
+        // an unclean shutdown (a protocol error by its text), a server error with its SQLSTATE.
         if let error = error as? PostgresError {
             switch error {
             case .connectionClosed: return true
             case .protocol(let text): return text == "Unexpected connection close"
-            default: return false
+            case .server(let response): return isConnectionLoss(state: response.fields[.sqlState])
             }
         }
         guard let error = error as? PSQLError else { return error is IOError || error is ChannelError }
@@ -137,12 +138,16 @@ final class PostgresConnections: Sendable {
         case .serverClosedConnection, .connectionError, .uncleanShutdown, .clientClosedConnection, .listenFailed:
             return true
         case .server:
-            // connection_exception (08...), admin_shutdown, crash_shutdown, cannot_connect_now
-            guard let state = error.serverInfo?[.sqlState] else { return false }
-            return state.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(state)
+            return isConnectionLoss(state: error.serverInfo?[.sqlState])
         default:
             return false
         }
+    }
+
+    /// connection_exception (08...), admin_shutdown, crash_shutdown, cannot_connect_now.
+    private static func isConnectionLoss(state: String?) -> Bool {
+        guard let state else { return false }
+        return state.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(state)
     }
 
     /// The SQLSTATE of a server error, if it is one.

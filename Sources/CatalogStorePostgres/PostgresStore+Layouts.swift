@@ -8,16 +8,18 @@ extension PostgresStore {
     /// `catalog` keeps the generation from moving until the commit.
     @discardableResult
     package func saveLayout(configuration: String, order: ItemOrder, generation: Int64, itemCount: Int, contentHeight: Double,
-                            header: [UInt8], windows: LayoutWindows, replacing previous: Int64?, keeping: Int,
+                            header: [UInt8], windows: LayoutWindows, replacing previous: (id: Int64, generation: Int64)?, keeping: Int,
                             computeSeconds: Double) throws(StoreError) -> Bool {
         try write { session in
             guard try session.value("SELECT generation FROM catalog FOR SHARE", as: Int64.self) == generation else { return false }
             let perSegment = LayoutSegment.windowsPerSegment
             var id: Int64
             var kept = 0
-            if let previous, try session.value("SELECT id FROM layouts WHERE id = \(previous) AND configuration = \(configuration)",
-                                               as: Int64.self) != nil {
-                id = previous
+            // The layout extended, as it was read: one extended in place since keeps its id.
+            if let previous, try session.value("""
+                SELECT id FROM layouts WHERE id = \(previous.id) AND configuration = \(configuration) AND generation = \(previous.generation)
+                """, as: Int64.self) != nil {
+                id = previous.id
                 kept = min(keeping, windows.count) / perSegment
                 try session.execute("DELETE FROM layout_segments WHERE layout_id = \(id) AND first_window >= \(kept * perSegment)")
             } else {

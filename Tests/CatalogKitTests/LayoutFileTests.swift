@@ -1,4 +1,5 @@
 import CatalogKit
+import CatalogModel
 import Foundation
 import GRDB
 import Testing
@@ -206,6 +207,55 @@ import Testing
         try file.close()
         #expect(try pager.expectPage(catalog, configuration, offset: 2000).source == .computed)
         #expect(try pager.expectPage(catalog, configuration, offset: 0).source == .stored)
+    }
+
+    /// An extension keeps the stored segments before its first changed window only if the
+    /// layout it extends is still as it was read: one extended in place since (by another
+    /// process, at another generation) keeps its id, and keeping its segments would mix two
+    /// layouts. Then the whole layout is written.
+    @Test(arguments: Backend.allCases)
+    func anExtensionKeepsSegmentsOnlyOfTheLayoutAsItWasRead(_ backend: Backend) throws {
+        let library = try Library(backend)
+        let catalog = try library.catalog()
+        let store = catalog.store
+        let count = 70 // windows: one full segment of 64, then 6
+        func windows(filledWith byte: UInt8) -> LayoutWindows {
+            LayoutWindows(bytes: [UInt8](repeating: byte, count: count * 16), ends: (1...count).map { $0 * 16 },
+                          minIndices: Array(0..<count), maxIndices: Array(0..<count))
+        }
+        /// The last byte of each segment of the stored layout: which save wrote it.
+        func segmentFills(_ layout: Int64) throws -> [String] {
+            switch backend {
+            case .sqlite:
+                return try DatabaseQueue(path: library.layoutFilePath).read { db in
+                    try String.fetchAll(db, sql: "SELECT hex(substr(bytes, -1)) FROM layout_segments WHERE layout_id = ? ORDER BY first_window",
+                                        arguments: [layout])
+                }
+            case .postgres:
+                return try TestPostgres.psql(OrderDataTests.database(library), """
+                    SELECT upper(encode(substring(bytes from length(bytes)), 'hex')) FROM layout_segments WHERE layout_id = \(layout) ORDER BY first_window
+                    """).split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            }
+        }
+        func save(_ generation: Int64, fill: UInt8, replacing previous: (id: Int64, generation: Int64)?) throws -> StoredLayout {
+            #expect(try store.saveLayout(configuration: "test", order: .date, generation: generation, itemCount: count, contentHeight: 1,
+                                         header: [1], windows: windows(filledWith: fill), replacing: previous, keeping: count, computeSeconds: 0))
+            return try #require(try store.layouts().first { $0.configuration == "test" })
+        }
+        func importOne(_ line: Int) throws -> Int64 {
+            try catalog.importItems([ImportRow(line: line, key: "k\(line)", width: 10, height: 10)]).generation
+        }
+        let first = try save(try importOne(2), fill: 1, replacing: nil)
+        #expect(try segmentFills(first.id) == ["01", "01"])
+
+        let extended = try save(try importOne(3), fill: 2, replacing: (first.id, first.generation))
+        #expect(extended.id == first.id)
+        #expect(try segmentFills(extended.id) == ["01", "02"], "the full first segment kept, the partial one written again")
+
+        // Extending the layout as it was at the first generation, though it has moved on since.
+        let stale = try save(try importOne(4), fill: 3, replacing: (first.id, first.generation))
+        #expect(try segmentFills(stale.id) == ["03", "03"], "every segment written again")
+        #expect(stale.generation == extended.generation + 1)
     }
 
     static func python(_ script: String) throws -> Int32 {

@@ -176,7 +176,7 @@ enum Pager {
         var windows: PackedWindows
         var generation: Int64
         /// The stored layout this one extends, and its windows as stored.
-        var previous: (id: Int64, windows: [[UInt8]])?
+        var previous: (id: Int64, generation: Int64, windows: [[UInt8]])?
         var seconds: Double
 
         var source: Page.Source { previous == nil ? .computed : .extended }
@@ -199,7 +199,7 @@ enum Pager {
                 let starts = try sectionStarts(configuration, snapshot: snapshot, from: stored.itemCount, count: added.count)
                 let extended = try configuration.extend(table, with: items(added), sections: starts)
                 return Computed(table: extended, header: extended.archiveHeader(), windows: extended.packedWindows(), generation: generation,
-                                previous: (stored.id, windows),
+                                previous: (stored.id, stored.generation, windows),
                                 seconds: Timestamps.seconds(since: start))
             }
             let input = try snapshot.layoutInput(order: configuration.order, offset: 0)
@@ -213,7 +213,7 @@ enum Pager {
                 while first < common, table.attributes(at: first).id == input[first].id, !changed.contains(input[first].id) { first += 1 }
                 if first > 0, let relaid = try configuration.relayout(table, from: first, with: items(Array(input[first...]))) {
                     return Computed(table: relaid, header: relaid.archiveHeader(), windows: relaid.packedWindows(), generation: generation,
-                                    previous: (stored.id, windows), seconds: Timestamps.seconds(since: start))
+                                    previous: (stored.id, stored.generation, windows), seconds: Timestamps.seconds(since: start))
                 }
             }
             let table = try configuration.compute(items(input), sections: try sectionStarts(configuration, snapshot: snapshot, from: 0,
@@ -235,7 +235,7 @@ enum Pager {
         let windows = LayoutWindows(bytes: packed.bytes, ends: packed.ends, minIndices: packed.minIndices, maxIndices: packed.maxIndices)
         try store.saveLayout(configuration: key, order: order, generation: computed.generation, itemCount: computed.table.count,
                              contentHeight: computed.table.scrollLength, header: computed.header, windows: windows,
-                             replacing: computed.previous?.id, keeping: keeping, computeSeconds: computed.seconds)
+                             replacing: computed.previous.map { ($0.id, $0.generation) }, keeping: keeping, computeSeconds: computed.seconds)
     }
 
     /// The viewport's start along the scroll axis: the offset as given, or the item's start
