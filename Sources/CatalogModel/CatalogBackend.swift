@@ -63,6 +63,11 @@ package protocol CatalogSnapshot {
     /// Items in `order` from `offset` on, with their display sizes: the input of a layout. Read
     /// from the order data when it is current, else from the items.
     func layoutInput(order: ItemOrder, offset: Int) throws -> [LayoutInputRow]
+    /// The same rows handed to `body` a piece at a time, in order, after `reserve` is told how
+    /// many there are: for a caller that turns them into its own values without holding every
+    /// row as well (at 10,000,000 items, 240 MB less fresh memory).
+    func forEachLayoutInput(order: ItemOrder, offset: Int, reserve: (Int) -> Void,
+                            _ body: (UnsafeBufferPointer<LayoutInputRow>) throws -> Void) throws
     /// The same from the order data alone; nil when the order data is behind the items.
     func orderData(order: ItemOrder, offset: Int) throws -> [LayoutInputRow]?
     /// Where each section of `order` begins when consecutive items with the same year, month
@@ -167,4 +172,14 @@ package protocol LayoutStoring: Sendable {
     /// Removes stale layouts that cannot be extended in place; returns how many.
     @discardableResult
     func pruneStaleLayouts() throws(StoreError) -> Int
+}
+
+extension CatalogSnapshot {
+    /// All the rows at once, as `layoutInput` reads them: for a store without a cheaper way.
+    package func forEachLayoutInput(order: ItemOrder, offset: Int, reserve: (Int) -> Void,
+                                    _ body: (UnsafeBufferPointer<LayoutInputRow>) throws -> Void) throws {
+        let rows = try layoutInput(order: order, offset: offset)
+        reserve(rows.count)
+        try rows.withUnsafeBufferPointer { try body($0) }
+    }
 }

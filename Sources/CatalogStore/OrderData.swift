@@ -52,27 +52,43 @@ enum OrderData {
 
     /// The items of `order` from position `offset` on, or nil when the order data is stale.
     static func read(_ db: Database, order: ItemOrder, offset: Int) throws -> [LayoutInputRow]? {
-        guard try isFresh(db) else { return nil }
-        let chunks = try self.chunks(db, order: order)
         var rows: [LayoutInputRow] = []
-        rows.reserveCapacity(max(0, chunks.reduce(0) { $0 + $1.count } - offset))
+        guard try forEach(db, order: order, offset: offset, reserve: { rows.reserveCapacity($0) }, { rows.append(contentsOf: $0) }) else {
+            return nil
+        }
+        return rows
+    }
+
+    /// The same, a chunk at a time (decoded into one reused buffer), after `reserve` is told how
+    /// many items there are; false, handing nothing, when the order data is stale.
+    static func forEach(_ db: Database, order: ItemOrder, offset: Int, reserve: (Int) -> Void,
+                        _ body: (UnsafeBufferPointer<LayoutInputRow>) throws -> Void) throws -> Bool {
+        guard try isFresh(db) else { return false }
+        let chunks = try self.chunks(db, order: order)
+        reserve(max(0, chunks.reduce(0) { $0 + $1.count } - offset))
+        var piece: [LayoutInputRow] = []
+        piece.reserveCapacity(chunks.map(\.count).max() ?? 0)
         var start = 0
+        var handed = 0
         let entries = try BulkStatement(db, sql: "SELECT entries FROM order_chunks WHERE rowid = ?1")
         for chunk in chunks {
             defer { start += chunk.count }
             guard start + chunk.count > offset else { continue }
+            piece.removeAll(keepingCapacity: true)
             entries.bind(1, chunk.rowID)
             try entries.forEachRow(db) { row in
                 row.withBlob(0) { bytes in
                     guard bytes.count == chunk.count * entrySize else { return }
                     for entry in max(0, offset - start)..<chunk.count {
-                        rows.append(decode(bytes, at: entry))
+                        piece.append(decode(bytes, at: entry))
                     }
                 }
             }
+            handed += piece.count
+            try piece.withUnsafeBufferPointer { try body($0) }
         }
-        guard rows.count == max(0, start - offset) else { throw StoreError.database("order data of \(order.rawValue) order is corrupt") }
-        return rows
+        guard handed == max(0, start - offset) else { throw StoreError.database("order data of \(order.rawValue) order is corrupt") }
+        return true
     }
 
     /// The position of item `id` in `order`; `.some(nil)` when there is no such item, nil when

@@ -93,6 +93,19 @@ struct SQLiteSnapshot: CatalogSnapshot {
     /// Items in `order` with their display sizes: the input of a layout.
     package func layoutInput(order: ItemOrder, offset: Int) throws -> [LayoutInputRow] {
         if let rows = try orderData(order: order, offset: offset) { return rows }
+        return try layoutInputFromItems(order: order, offset: offset)
+    }
+
+    package func forEachLayoutInput(order: ItemOrder, offset: Int, reserve: (Int) -> Void,
+                                    _ body: (UnsafeBufferPointer<LayoutInputRow>) throws -> Void) throws {
+        if try OrderData.forEach(db, order: order, offset: offset, reserve: reserve, body) { return }
+        let rows = try layoutInputFromItems(order: order, offset: offset)
+        reserve(rows.count)
+        try rows.withUnsafeBufferPointer { try body($0) }
+    }
+
+    /// The layout input read from every item row: while the order data is behind (mid-scan).
+    private func layoutInputFromItems(order: ItemOrder, offset: Int) throws -> [LayoutInputRow] {
         var rows: [LayoutInputRow] = []
         let cursor = try Row.fetchCursor(db, sql: "SELECT id, width, height FROM items ORDER BY \(order.orderBy) LIMIT -1 OFFSET ?",
                                          arguments: [offset])

@@ -187,22 +187,27 @@ enum Pager {
     static func compute(_ configuration: LayoutConfiguration, snapshot: any CatalogSnapshot, stored: StoredLayout?,
                         generation: Int64) throws -> Computed {
         let start = ContinuousClock.now
-        func items(_ rows: [LayoutInputRow]) -> [LayoutItem] {
-            rows.map { LayoutItem(id: $0.id, width: Double($0.width), height: Double($0.height)) }
+        /// The layout's input from `offset` on, made straight from the store's rows a piece at a time.
+        func items(from offset: Int) throws -> [LayoutItem] {
+            var items: [LayoutItem] = []
+            try snapshot.forEachLayoutInput(order: configuration.order, offset: offset, reserve: { items.reserveCapacity($0) }) { rows in
+                for row in rows { items.append(LayoutItem(id: row.id, width: Double(row.width), height: Double(row.height))) }
+            }
+            return items
         }
         do {
             if let stored, try readableHeader(stored) != nil,
                try snapshot.onlyAppended(since: stored.generation, count: stored.itemCount, order: configuration.order) {
                 let windows = try snapshot.allWindows(layoutID: stored.id)
                 let table = try layoutTable(from: LayoutArchive(header: stored.header, windows: windows))
-                let added = try snapshot.layoutInput(order: configuration.order, offset: stored.itemCount)
+                let added = try items(from: stored.itemCount)
                 let starts = try sectionStarts(configuration, snapshot: snapshot, from: stored.itemCount, count: added.count)
-                let extended = try configuration.extend(table, with: items(added), sections: starts)
+                let extended = try configuration.extend(table, with: added, sections: starts)
                 return Computed(table: extended, header: extended.archiveHeader(), windows: extended.packedWindows(), generation: generation,
                                 previous: (stored.id, stored.generation, windows),
                                 seconds: Timestamps.seconds(since: start))
             }
-            let input = try snapshot.layoutInput(order: configuration.order, offset: 0)
+            let input = try items(from: 0)
             // A few items changed in the middle: the stored layout is kept up to the first
             // item that moved, changed size, came or went, and laid out again from there.
             if let stored, try readableHeader(stored) != nil, let changed = try snapshot.loggedChanges(since: stored.generation) {
@@ -211,12 +216,12 @@ enum Pager {
                 var first = 0
                 let common = min(table.count, input.count)
                 while first < common, table.attributes(at: first).id == input[first].id, !changed.contains(input[first].id) { first += 1 }
-                if first > 0, let relaid = try configuration.relayout(table, from: first, with: items(Array(input[first...]))) {
+                if first > 0, let relaid = try configuration.relayout(table, from: first, with: Array(input[first...])) {
                     return Computed(table: relaid, header: relaid.archiveHeader(), windows: relaid.packedWindows(), generation: generation,
                                     previous: (stored.id, stored.generation, windows), seconds: Timestamps.seconds(since: start))
                 }
             }
-            let table = try configuration.compute(items(input), sections: try sectionStarts(configuration, snapshot: snapshot, from: 0,
+            let table = try configuration.compute(input, sections: try sectionStarts(configuration, snapshot: snapshot, from: 0,
                                                                                               count: input.count))
             return Computed(table: table, header: table.archiveHeader(), windows: table.packedWindows(), generation: generation, previous: nil,
                             seconds: Timestamps.seconds(since: start))
