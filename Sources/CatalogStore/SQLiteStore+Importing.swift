@@ -9,10 +9,9 @@ extension SQLiteStore {
     /// swap the display size.
     package func importItems(from next: () throws(StoreError) -> [ImportRow]?, importedAt: String) throws(StoreError) -> ImportSummary {
         let summary = try importRows(from: next, importedAt: importedAt)
-        // Once the import is committed, the layouts it made stale go. Failing that (the layout
-        // file busy for seconds) fails nothing: a snapshot uses a layout only at its own
-        // generation, and the next scan or import prunes them.
-        _ = try? pruneStaleLayouts()
+        // Once the import is committed, the layouts it made stale go, as after a scan. A layout
+        // file busy for seconds does not fail it: pruneStaleLayouts leaves them for next time.
+        _ = try pruneStaleLayouts()
         return summary
     }
 
