@@ -76,6 +76,12 @@ public struct Layout<Style: LayoutStyle>: Sendable {
         table.scrollOffset(toItem: index, viewportHeight: viewportHeight)
     }
 
+    /// Makes room for `count` items in all: a layout built by appending pieces of its items
+    /// then never copies what it placed (without it, the table's arrays double as they grow).
+    public mutating func reserveCapacity(_ count: Int) {
+        table.reserveCapacity(count)
+    }
+
     /// Places `items` after the existing ones in O(m). In a layout with sections they
     /// continue its last section.
     public mutating func append(_ items: [LayoutItem]) throws(LayoutError) {

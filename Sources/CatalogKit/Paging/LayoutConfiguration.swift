@@ -166,27 +166,71 @@ public struct LayoutConfiguration: Sendable, Hashable {
 
     /// Lays out `items` from scratch; a layout with sections begins one at each of `starts`
     /// (nil: one section, for spans without sections).
-    func compute(_ items: [LayoutItem], sections starts: [SectionStart]?) throws(LayoutError) -> any LayoutTable {
-        func computed<Style: LayoutStyle>(_ style: Style) throws(LayoutError) -> PlacementTable {
-            guard isSectioned else { return try Layout(items: items, style: style, windowHeight: windowHeight).table }
-            let starts = starts ?? (items.isEmpty ? [] : [SectionStart(offset: 0, key: 0)])
-            return try Layout(items: items, sections: starts, sectioning: sectioning, style: style, windowHeight: windowHeight).table
+    func compute(_ items: [LayoutItem], sections starts: [SectionStart]?) throws -> any LayoutTable {
+        try compute { _, take in try take(items, starts) }
+    }
+
+    /// Lays out from scratch the items that `pieces` hands to `take` a piece at a time, in
+    /// order, each with the sections that begin in it (offsets into the piece; nil: the last
+    /// section goes on, or one section for spans without sections). Telling `reserve` how
+    /// many items there are in all first sizes the table once. The table equals that of every
+    /// item at once, without an array of every item.
+    package func compute(pieces: (_ reserve: (Int) -> Void, _ take: ([LayoutItem], [SectionStart]?) throws -> Void) throws -> Void)
+        throws -> any LayoutTable {
+        func computed<Style: LayoutStyle>(_ style: Style) throws -> PlacementTable {
+            var layout = isSectioned
+                ? try Layout(items: [], sections: [], sectioning: sectioning, style: style, windowHeight: windowHeight)
+                : try Layout(items: [], style: style, windowHeight: windowHeight)
+            try pieces({ layout.reserveCapacity($0) }) { items, starts in
+                if let starts, isSectioned { try layout.append(items, sections: starts) } else { try layout.append(items) }
+            }
+            return layout.table
         }
         switch style {
         case .waterfall: return try computed(waterfall)
         case .grid, .mixed: return try computed(grid)
         case .list: return try computed(list)
         case .justified:
-            return try RowTable(items: items, style: justified, sections: sections == .none ? nil : starts,
-                                sectioning: sections == .none ? nil : sectioning, windowHeight: windowHeight)
+            let sectioned = sections != .none
+            var rows = try RowTable(items: [], style: justified, sections: sectioned ? [] : nil, sectioning: sectioned ? sectioning : nil,
+                                    windowHeight: windowHeight)
+            try pieces({ rows.reserveCapacity($0) }) { items, starts in try rows.append(items, sections: sectioned ? starts : nil) }
+            return rows
         case .carousel:
-            return try CarouselTable(items: items, style: carousel, windowHeight: windowHeight)
+            var row = try CarouselTable(items: [], style: carousel, windowHeight: windowHeight)
+            try pieces({ row.reserveCapacity($0) }) { items, _ in try row.append(items) }
+            return row
         }
     }
 
     /// The stored table with its items from `index` on laid out again as `items`: from the
     /// checkpoint at or before `index` (every 1,024 items), not from the start. nil for the
     /// styles and options that are computed again whole (rows, the carousel, sections, spans).
+    /// Where the sections of `count` items from position `first` begin, from the order's
+    /// `runs`: the run holding `first` continues into them, later runs start inside them.
+    /// `run` is where to look for the run holding `first` (0, or what the call for an earlier
+    /// position left), so that a walk through the order in pieces reads each run once.
+    package static func sectionStarts(_ runs: [SectionRun], from first: Int, count: Int, run: inout Int) -> [SectionStart] {
+        guard !runs.isEmpty, count > 0 else { return [] }
+        while run + 1 < runs.count, runs[run + 1].position <= first { run += 1 }
+        var starts = [SectionStart(offset: 0, key: runs[run].key)]
+        var next = run + 1
+        while next < runs.count, runs[next].position < first + count {
+            starts.append(SectionStart(offset: runs[next].position - first, key: runs[next].key))
+            next += 1
+        }
+        return starts
+    }
+
+    /// Whether `relayout` can keep part of a stored layout: plain column styles.
+    var relaysOut: Bool {
+        guard !isSectioned else { return false }
+        switch style {
+        case .waterfall, .grid, .mixed, .list: return true
+        case .justified, .carousel: return false
+        }
+    }
+
     func relayout(_ table: any LayoutTable, from index: Int, with items: [LayoutItem]) throws(LayoutError) -> (any LayoutTable)? {
         func relaid<Style: LayoutStyle>(_ style: Style) throws(LayoutError) -> PlacementTable {
             guard let table = table as? PlacementTable else { throw .geometryMismatch }
@@ -195,7 +239,7 @@ public struct LayoutConfiguration: Sendable, Hashable {
             try layout.append(items)
             return layout.table
         }
-        guard !isSectioned else { return nil }
+        guard relaysOut else { return nil }
         switch style {
         case .waterfall: return try relaid(waterfall)
         case .grid, .mixed: return try relaid(grid)

@@ -207,10 +207,11 @@ enum Pager {
                                 previous: (stored.id, stored.generation, windows),
                                 seconds: Timestamps.seconds(since: start))
             }
-            let input = try items(from: 0)
             // A few items changed in the middle: the stored layout is kept up to the first
             // item that moved, changed size, came or went, and laid out again from there.
-            if let stored, try readableHeader(stored) != nil, let changed = try snapshot.loggedChanges(since: stored.generation) {
+            if let stored, configuration.relaysOut, try readableHeader(stored) != nil,
+               let changed = try snapshot.loggedChanges(since: stored.generation) {
+                let input = try items(from: 0)
                 let windows = try snapshot.allWindows(layoutID: stored.id)
                 let table = try layoutTable(from: LayoutArchive(header: stored.header, windows: windows))
                 var first = 0
@@ -220,9 +221,23 @@ enum Pager {
                     return Computed(table: relaid, header: relaid.archiveHeader(), windows: relaid.packedWindows(), generation: generation,
                                     previous: (stored.id, stored.generation, windows), seconds: Timestamps.seconds(since: start))
                 }
+                let whole = try configuration.compute(input, sections: nil) // relaysOut: no sections
+                return Computed(table: whole, header: whole.archiveHeader(), windows: whole.packedWindows(), generation: generation, previous: nil,
+                                seconds: Timestamps.seconds(since: start))
             }
-            let table = try configuration.compute(input, sections: try sectionStarts(configuration, snapshot: snapshot, from: 0,
-                                                                                              count: input.count))
+            // Everything from scratch, a piece of the order at a time: no array of every item.
+            let runs = try configuration.sections.grouping.map { try snapshot.sectionRuns(order: configuration.order, grouping: $0) }
+            var placed = 0
+            var run = 0
+            var piece: [LayoutItem] = []
+            let table = try configuration.compute { reserve, take in
+                try snapshot.forEachLayoutInput(order: configuration.order, offset: 0, reserve: reserve) { rows in
+                    piece.removeAll(keepingCapacity: true)
+                    for row in rows { piece.append(LayoutItem(id: row.id, width: Double(row.width), height: Double(row.height))) }
+                    try take(piece, runs.map { LayoutConfiguration.sectionStarts($0, from: placed, count: piece.count, run: &run) })
+                    placed += piece.count
+                }
+            }
             return Computed(table: table, header: table.archiveHeader(), windows: table.packedWindows(), generation: generation, previous: nil,
                             seconds: Timestamps.seconds(since: start))
         } catch let error as LayoutError {
@@ -263,14 +278,9 @@ enum Pager {
     static func sectionStarts(_ configuration: LayoutConfiguration, snapshot: any CatalogSnapshot, from first: Int,
                               count: Int) throws -> [SectionStart]? {
         guard let grouping = configuration.sections.grouping, count > 0 else { return count > 0 ? nil : [] }
-        let runs = try snapshot.sectionRuns(order: configuration.order, grouping: grouping)
-        // The run holding `first` continues into these items; later runs start inside them.
-        var starts: [SectionStart] = []
-        for run in runs where run.position < first + count {
-            let offset = max(0, run.position - first)
-            if offset == 0, !starts.isEmpty { starts[0].key = run.key } else { starts.append(SectionStart(offset: offset, key: run.key)) }
-        }
-        return starts
+        var run = 0
+        return LayoutConfiguration.sectionStarts(try snapshot.sectionRuns(order: configuration.order, grouping: grouping), from: first, count: count,
+                                                 run: &run)
     }
 
     static func makePage(_ attributes: [LayoutAttributes], snapshot: any CatalogSnapshot, request: PageRequest,

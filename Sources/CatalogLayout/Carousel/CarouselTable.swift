@@ -69,6 +69,14 @@ public struct CarouselTable: Sendable {
         try append(items)
     }
 
+    /// Makes room for `count` items in all, so that appending them a piece at a time never
+    /// copies the items' arrays.
+    public mutating func reserveCapacity(_ count: Int) {
+        ids.reserveCapacity(count)
+        aspects.reserveCapacity(count)
+        xs.reserveCapacity(count)
+    }
+
     /// Places `items` after the existing ones: O(m). Throws
     /// ``LayoutError/invalidItemSize(index:size:)`` for a size that is not positive and finite,
     /// leaving the table as it was.

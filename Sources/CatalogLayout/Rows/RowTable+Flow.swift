@@ -9,6 +9,13 @@ extension RowTable {
         try append(items, sections: starts)
     }
 
+    /// Makes room for `count` items in all, so that appending them a piece at a time never
+    /// copies the items' arrays.
+    public mutating func reserveCapacity(_ count: Int) {
+        ids.reserveCapacity(count)
+        aspects.reserveCapacity(count)
+    }
+
     /// Places `items` after the existing ones in O(m), sections beginning at `starts` (nil:
     /// the last section continues); an open last row is flowed again with them. Throws
     /// ``LayoutError/invalidItemSize(index:size:)`` for a size that is not positive and finite,

@@ -117,12 +117,24 @@ extension PlacementTable {
         return refused
     }
 
+    /// Makes room for `count` items in all, so that appending them a piece at a time never
+    /// copies what was placed: the item arrays exactly, each column's list for an even share
+    /// and an eighth more (a list that outgrows it doubles).
+    package mutating func reserveCapacity(_ count: Int) {
+        ids.reserveCapacity(count)
+        ys.reserveCapacity(count)
+        heights.reserveCapacity(count)
+        columns.reserveCapacity(count)
+        let share = count / geometry.columnCount
+        for column in columnItems.indices { columnItems[column].reserveCapacity(share + share / 8 + 16) }
+    }
+
     /// Keeps what a placement loop placed from index `start` on: the item arrays, and each
     /// column's list (`counts`: the columns' sizes after it).
     mutating func appendPlaced(ids newIDs: [Int64], ys newYs: [Double], heights newHeights: [Double], columns newColumns: [Int32],
                                from start: Int, counts: UnsafeMutableBufferPointer<Int32>) {
-        if start == 0 {
-            (ids, ys, heights, columns) = (newIDs, newYs, newHeights, newColumns)
+        if start == 0, ids.capacity < newIDs.count {
+            (ids, ys, heights, columns) = (newIDs, newYs, newHeights, newColumns) // nothing reserved: take the new arrays whole
         } else {
             ids.append(contentsOf: newIDs)
             ys.append(contentsOf: newYs)
@@ -149,8 +161,8 @@ extension PlacementTable {
                     }
                     initialized = cursor
                 }
-                if columnItems[column].isEmpty {
-                    columnItems[column] = added
+                if columnItems[column].isEmpty, columnItems[column].capacity < adding {
+                    columnItems[column] = added // nothing reserved: take the new list whole
                     continue
                 }
                 if columnItems[column].capacity < Int(counts[column]) {
