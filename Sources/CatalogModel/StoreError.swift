@@ -10,6 +10,9 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case cannotRead(path: String, reason: String)
     /// Another process is scanning or importing into this catalog.
     case busy(path: String)
+    /// A layout could not be stored: other processes kept reading the catalog's stored layouts
+    /// (SQLite: its layout file) past the wait; nothing was stored.
+    case layoutsBusy(path: String)
     /// An input row was refused; nothing was written.
     case invalidInput(line: Int, reason: String)
     /// The catalog's database server cannot be reached (it stopped, restarted, or the network
@@ -31,6 +34,8 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
             "cannot read \(path): \(reason); nothing was imported"
         case .busy(let path):
             "another scan or import is writing to \(path); try again when it finishes"
+        case .layoutsBusy(let path):
+            "the stored layouts of \(path) were being read by other processes for too long; nothing was stored. Try again."
         case .invalidInput(let line, let reason):
             "line \(line): \(reason)"
         case .unreachable(let path, let reason):

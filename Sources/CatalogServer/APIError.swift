@@ -43,6 +43,9 @@ struct APIError: Error, Sendable {
             }
         case StoreError.busy:
             self.init(status: 503, message: "the catalog is being written; try again")
+        case StoreError.layoutsBusy:
+            self.init(status: 503, message: "the catalog's stored layouts are busy; try again")
+            headers[.retryAfter] = "1"
         case StoreError.unreachable:
             // The URL and the driver's words stay in the server's log, not in a client's body.
             self.init(status: 503, message: "the catalog's database cannot be reached; try again")

@@ -49,9 +49,10 @@ final class CatalogService: Sendable {
         try await computations.once(configuration.key) {
             do {
                 _ = try await self.run { try self.catalog.precompute(configuration) }
-            } catch StoreError.busy, StoreError.unreachable {
-                // Nothing stored (a scan moved the catalog on while computing, or the primary is
-                // away while a replica reads): the page below lays out the snapshot it reads.
+            } catch StoreError.busy, StoreError.layoutsBusy, StoreError.unreachable {
+                // Nothing stored (a scan moved the catalog on while computing, readers kept the
+                // layout file busy, or the primary is away while a replica reads): the page below
+                // lays out the snapshot it reads.
             }
         }
         return try await run { try self.catalog.page(request) }
@@ -89,7 +90,7 @@ final class CatalogService: Sendable {
         try await computations.once(configuration.key) {
             do {
                 _ = try await self.run { try self.catalog.precompute(configuration) }
-            } catch StoreError.busy, StoreError.unreachable {
+            } catch StoreError.busy, StoreError.layoutsBusy, StoreError.unreachable {
                 // Nothing stored (a scan moved the catalog on, or the primary is away while a
                 // replica reads): the list below lays out the snapshot it reads.
             }

@@ -189,6 +189,42 @@ import Testing
         #expect(try catalog.layouts().count == 1)
     }
 
+    /// Readers that hold the layout file past the wait (10 s) make `catalog layout` fail with
+    /// an error that names them, not a scan that is not there; the page is still served, and
+    /// the layout is stored once they let go.
+    @Test func aLayoutFileHeldByReadersFailsAStoreWithItsOwnError_andTheNextStoreWorks() throws {
+        let library = try Library()
+        let catalog = try library.catalog()
+        _ = try catalog.importItems(PagerTests.importRows(500))
+        _ = try pager.expectPage(catalog, configuration, offset: 0) // makes the file
+        var other = configuration
+        other.columns = 3
+        let reader = Process()
+        reader.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        reader.arguments = ["python3", "-c", """
+            import sqlite3, sys
+            db = sqlite3.connect(\(String(reflecting: library.layoutFilePath)), isolation_level=None)
+            db.execute("BEGIN")
+            db.execute("SELECT count(*) FROM layouts").fetchall()
+            print("holding", flush=True)
+            sys.stdin.read()
+            """]
+        let (input, output) = (Pipe(), Pipe())
+        (reader.standardInput, reader.standardOutput) = (input, output)
+        try reader.run()
+        defer { if reader.isRunning { reader.terminate() } }
+        let said = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+        #expect(said.hasPrefix("holding"), "the reader holds its lock before the store begins")
+        #expect(throws: StoreError.layoutsBusy(path: library.catalogPath)) { _ = try catalog.precompute(other) }
+        #expect(StoreError.layoutsBusy(path: library.catalogPath).description.contains("being read by other processes"))
+        let page = try pager.expectPage(catalog, other, offset: 0) // served all the same
+        #expect(page.source == .computed)
+        try input.fileHandleForWriting.close()
+        reader.waitUntilExit()
+        let (stored, source, _) = try catalog.precompute(other)
+        #expect(source == .computed && stored.itemCount == 500)
+    }
+
     /// An import turns foreign keys off; a layout it removes takes its segments with it anyway
     /// (a trigger), so a new layout given the same id finds none of the old ones.
     @Test func aRemovedLayoutTakesItsSegments_evenWithForeignKeysOff() throws {

@@ -70,7 +70,10 @@ enum Pager {
         let storeSeconds = computed == nil ? 0 : Timestamps.seconds(since: saving)
         let generation = try store.generation()
         guard let layout = try store.layouts().first(where: { $0.configuration == key && $0.generation == generation }) else {
-            throw StoreError.busy(path: store.location) // the catalog changed while computing: a scan is writing
+            // Nothing stored at this generation: the layout file stayed busy with readers (the
+            // catalog is where it was when computed), or a scan or import moved it on meanwhile.
+            if let computed, computed.generation == generation { throw StoreError.layoutsBusy(path: store.location) }
+            throw StoreError.busy(path: store.location)
         }
         return (layout, computed?.source ?? .stored, storeSeconds)
     }
@@ -79,9 +82,9 @@ enum Pager {
     static func sections(store: any CatalogBackend, configuration: LayoutConfiguration) throws -> SectionList {
         do {
             _ = try precompute(store: store, configuration: configuration)
-        } catch StoreError.busy, StoreError.unreachable {
-            // Nothing stored (a scan moved the catalog on, or the primary is away while a replica
-            // reads): the snapshot below lays out what it holds.
+        } catch StoreError.busy, StoreError.layoutsBusy, StoreError.unreachable {
+            // Nothing stored (a scan moved the catalog on, readers kept the layout file busy, or
+            // the primary is away while a replica reads): the snapshot below lays out what it holds.
         }
         let key = configuration.key
         return try store.withSnapshot { snapshot throws -> SectionList in
@@ -117,9 +120,9 @@ enum Pager {
     static func snap(store: any CatalogBackend, configuration: LayoutConfiguration, proposed: Double, velocity: Double) throws -> SnapTarget? {
         do {
             _ = try precompute(store: store, configuration: configuration)
-        } catch StoreError.busy, StoreError.unreachable {
-            // Nothing stored (a scan moved the catalog on, or the primary is away while a replica
-            // reads): the snapshot below lays out what it holds.
+        } catch StoreError.busy, StoreError.layoutsBusy, StoreError.unreachable {
+            // Nothing stored (a scan moved the catalog on, readers kept the layout file busy, or
+            // the primary is away while a replica reads): the snapshot below lays out what it holds.
         }
         let viewport = configuration.width
         return try store.withSnapshot { snapshot throws -> SnapTarget? in
