@@ -25,28 +25,28 @@ package enum LayoutSegment {
     /// The blob of windows `range` (1 to `windowsPerSegment` of them), with their smallest and
     /// largest item index over non-empty windows (−1 when all are empty).
     package static func encode(_ windows: LayoutWindows, _ range: Range<Int>) -> (bytes: [UInt8], minIndex: Int64, maxIndex: Int64) {
+        let packed = windows.packed(range)
         let dataStart = 4 + entrySize * range.count
-        let first = windows.start(of: range.lowerBound)
-        let dataCount = windows.ends[range.upperBound - 1] - first
+        let dataCount = packed.ends.last ?? 0
         var minIndex = Int64.max
         var maxIndex = Int64(-1)
         let bytes = [UInt8](unsafeUninitializedCapacity: dataStart + dataCount) { buffer, initialized in
             let raw = UnsafeMutableRawBufferPointer(buffer)
             raw.storeBytes(of: UInt32(range.count).littleEndian, toByteOffset: 0, as: UInt32.self)
-            for (position, window) in range.enumerated() {
-                let low = Int64(windows.minIndices[window])
-                let high = Int64(windows.maxIndices[window])
+            for position in 0..<range.count {
+                let low = Int64(packed.minIndices[position])
+                let high = Int64(packed.maxIndices[position])
                 if high >= 0 {
                     minIndex = min(minIndex, low)
                     maxIndex = max(maxIndex, high)
                 }
                 let entry = 4 + entrySize * position
-                raw.storeBytes(of: UInt32(windows.ends[window] - first).littleEndian, toByteOffset: entry, as: UInt32.self)
+                raw.storeBytes(of: UInt32(packed.ends[position]).littleEndian, toByteOffset: entry, as: UInt32.self)
                 raw.storeBytes(of: low.littleEndian, toByteOffset: entry + 4, as: Int64.self)
                 raw.storeBytes(of: high.littleEndian, toByteOffset: entry + 12, as: Int64.self)
             }
-            windows.bytes.withUnsafeBytes { source in
-                UnsafeMutableRawBufferPointer(rebasing: raw[dataStart...]).copyMemory(from: UnsafeRawBufferPointer(rebasing: source[first..<(first + dataCount)]))
+            packed.bytes.withUnsafeBytes { source in
+                UnsafeMutableRawBufferPointer(rebasing: raw[dataStart...]).copyMemory(from: UnsafeRawBufferPointer(rebasing: source[0..<dataCount]))
             }
             initialized = dataStart + dataCount
         }

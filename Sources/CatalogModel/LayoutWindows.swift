@@ -1,21 +1,50 @@
-/// A layout's windows to store: their bytes one after another, where each ends, and the
-/// smallest and largest item index in each (−1 for both when no item meets the window).
-package struct LayoutWindows: Sendable, Hashable {
-    package var bytes: [UInt8]
-    package var ends: [Int]
-    package var minIndices: [Int]
-    package var maxIndices: [Int]
+/// A layout's windows to store, encoded a range at a time as the store writes them (a
+/// 10,000,000-item layout's 200 MB of windows never sit in memory at once).
+package struct LayoutWindows: Sendable {
+    /// Consecutive windows: their bytes one after another, where each ends (counted from the
+    /// first one's start), and the smallest and largest item index in each (−1 for both when
+    /// no item meets the window).
+    package struct Packed: Sendable, Hashable {
+        package var bytes: [UInt8]
+        package var ends: [Int]
+        package var minIndices: [Int]
+        package var maxIndices: [Int]
 
-    package init(bytes: [UInt8], ends: [Int], minIndices: [Int], maxIndices: [Int]) {
-        precondition(ends.count == minIndices.count && ends.count == maxIndices.count, "one entry per window")
-        self.bytes = bytes
-        self.ends = ends
-        self.minIndices = minIndices
-        self.maxIndices = maxIndices
+        package init(bytes: [UInt8], ends: [Int], minIndices: [Int], maxIndices: [Int]) {
+            precondition(ends.count == minIndices.count && ends.count == maxIndices.count, "one entry per window")
+            self.bytes = bytes
+            self.ends = ends
+            self.minIndices = minIndices
+            self.maxIndices = maxIndices
+        }
+
+        /// Where the `k`-th window's bytes start.
+        package func start(of k: Int) -> Int { k == 0 ? 0 : ends[k - 1] }
     }
 
-    package var count: Int { ends.count }
+    package let count: Int
+    private let pack: @Sendable (Range<Int>) -> Packed
 
-    /// Where window `k`'s bytes start.
-    package func start(of k: Int) -> Int { k == 0 ? 0 : ends[k - 1] }
+    /// `count` windows that `pack` encodes a range at a time.
+    package init(count: Int, pack: @escaping @Sendable (Range<Int>) -> Packed) {
+        self.count = count
+        self.pack = pack
+    }
+
+    /// Windows already encoded in one buffer.
+    package init(bytes: [UInt8], ends: [Int], minIndices: [Int], maxIndices: [Int]) {
+        let all = Packed(bytes: bytes, ends: ends, minIndices: minIndices, maxIndices: maxIndices)
+        self.init(count: ends.count) { range in
+            guard !range.isEmpty else { return Packed(bytes: [], ends: [], minIndices: [], maxIndices: []) }
+            let first = all.start(of: range.lowerBound)
+            return Packed(bytes: Array(all.bytes[first..<all.ends[range.upperBound - 1]]), ends: all.ends[range].map { $0 - first },
+                          minIndices: Array(all.minIndices[range]), maxIndices: Array(all.maxIndices[range]))
+        }
+    }
+
+    /// Windows `range` (within `0..<count`), encoded.
+    package func packed(_ range: Range<Int>) -> Packed {
+        precondition(range.lowerBound >= 0 && range.upperBound <= count, "windows \(range) of \(count)")
+        return pack(range)
+    }
 }

@@ -88,6 +88,30 @@ import Testing
         }
     }
 
+    /// A store encodes windows a segment at a time: any range of windows encodes to the slice
+    /// of the whole encoding, with its ends counted from the range's first byte.
+    @Test(arguments: configurations())
+    func windowsPackedARangeAtATimeAreSlicesOfTheWholePacking(_ configuration: LayoutConfiguration) throws {
+        var c = configuration
+        c.windowHeight = min(c.windowHeight, 512) // many windows for justified rows too
+        let (items, runs) = Self.input(2000, seed: 5)
+        let table = try Self.compute(c, items, runs: runs, pieces: [], reserving: false)
+        let whole = table.packedWindows()
+        #expect(whole.count == table.windowCount && whole.count > 70, "\(c.key): enough windows for several ranges")
+        var numbers = Numbers(state: 3)
+        var first = 0
+        while first < whole.count {
+            let range = first..<min(whole.count, first + numbers.next(0...64))
+            let part = table.packedWindows(range)
+            let base = range.isEmpty || range.lowerBound == 0 ? 0 : whole.ends[range.lowerBound - 1]
+            let same = part.bytes[...] == whole.bytes[base..<(range.isEmpty ? base : whole.ends[range.upperBound - 1])]
+                && part.ends == whole.ends[range].map { $0 - base }
+                && part.minIndices[...] == whole.minIndices[range] && part.maxIndices[...] == whole.maxIndices[range]
+            #expect(same, "\(c.key): windows \(range)")
+            first = range.upperBound + (range.isEmpty ? 1 : 0)
+        }
+    }
+
     @Test func sectionStartsOfAPieceContinueTheRunHoldingIt_andStartTheLaterOnes() {
         let runs = [SectionRun(position: 0, key: 5), SectionRun(position: 10, key: 6), SectionRun(position: 12, key: 5),
                     SectionRun(position: 30, key: 9)]

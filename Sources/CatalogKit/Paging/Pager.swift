@@ -176,7 +176,6 @@ enum Pager {
     struct Computed: Sendable {
         var table: any LayoutTable
         var header: [UInt8]
-        var windows: PackedWindows
         var generation: Int64
         /// The stored layout this one extends, and its windows as stored.
         var previous: (id: Int64, generation: Int64, windows: [[UInt8]])?
@@ -206,7 +205,7 @@ enum Pager {
                 let added = try items(from: stored.itemCount)
                 let starts = try sectionStarts(configuration, snapshot: snapshot, from: stored.itemCount, count: added.count)
                 let extended = try configuration.extend(table, with: added, sections: starts)
-                return Computed(table: extended, header: extended.archiveHeader(), windows: extended.packedWindows(), generation: generation,
+                return Computed(table: extended, header: extended.archiveHeader(), generation: generation,
                                 previous: (stored.id, stored.generation, windows),
                                 seconds: Timestamps.seconds(since: start))
             }
@@ -221,11 +220,11 @@ enum Pager {
                 let common = min(table.count, input.count)
                 while first < common, table.attributes(at: first).id == input[first].id, !changed.contains(input[first].id) { first += 1 }
                 if first > 0, let relaid = try configuration.relayout(table, from: first, with: Array(input[first...])) {
-                    return Computed(table: relaid, header: relaid.archiveHeader(), windows: relaid.packedWindows(), generation: generation,
+                    return Computed(table: relaid, header: relaid.archiveHeader(), generation: generation,
                                     previous: (stored.id, stored.generation, windows), seconds: Timestamps.seconds(since: start))
                 }
                 let whole = try configuration.compute(input, sections: nil) // relaysOut: no sections
-                return Computed(table: whole, header: whole.archiveHeader(), windows: whole.packedWindows(), generation: generation, previous: nil,
+                return Computed(table: whole, header: whole.archiveHeader(), generation: generation, previous: nil,
                                 seconds: Timestamps.seconds(since: start))
             }
             // Everything from scratch, a piece of the order at a time: no array of every item.
@@ -241,7 +240,7 @@ enum Pager {
                     placed += piece.count
                 }
             }
-            return Computed(table: table, header: table.archiveHeader(), windows: table.packedWindows(), generation: generation, previous: nil,
+            return Computed(table: table, header: table.archiveHeader(), generation: generation, previous: nil,
                             seconds: Timestamps.seconds(since: start))
         } catch let error as LayoutError {
             throw PageError.layout(error)
@@ -249,15 +248,28 @@ enum Pager {
     }
 
     /// Stores a computed layout: for an extension, only from the first window that changed on.
+    /// The windows are encoded a segment at a time as the store writes them.
     static func save(_ computed: Computed, store: any CatalogBackend, key: String, order: ItemOrder) throws {
-        let packed = computed.windows
+        let table = computed.table
+        let perSegment = LayoutSegment.windowsPerSegment
         var keeping = 0
         if let previous = computed.previous?.windows {
-            while keeping < min(previous.count, packed.count), packed.window(keeping).elementsEqual(previous[keeping]) { keeping += 1 }
+            let common = min(previous.count, table.windowCount)
+            comparing: while keeping < common {
+                let range = keeping..<min(keeping + perSegment, common)
+                let packed = table.packedWindows(range)
+                for window in range {
+                    guard packed.window(window - range.lowerBound).elementsEqual(previous[window]) else { break comparing }
+                    keeping += 1
+                }
+            }
         }
-        let windows = LayoutWindows(bytes: packed.bytes, ends: packed.ends, minIndices: packed.minIndices, maxIndices: packed.maxIndices)
-        try store.saveLayout(configuration: key, order: order, generation: computed.generation, itemCount: computed.table.count,
-                             contentHeight: computed.table.scrollLength, header: computed.header, windows: windows,
+        let windows = LayoutWindows(count: table.windowCount) { range in
+            let packed = table.packedWindows(range)
+            return LayoutWindows.Packed(bytes: packed.bytes, ends: packed.ends, minIndices: packed.minIndices, maxIndices: packed.maxIndices)
+        }
+        try store.saveLayout(configuration: key, order: order, generation: computed.generation, itemCount: table.count,
+                             contentHeight: table.scrollLength, header: computed.header, windows: windows,
                              replacing: computed.previous.map { ($0.id, $0.generation) }, keeping: keeping, computeSeconds: computed.seconds)
     }
 

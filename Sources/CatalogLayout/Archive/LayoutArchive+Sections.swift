@@ -230,16 +230,16 @@ extension LayoutArchiveHeader {
 
 extension PlacementTable {
     /// Every window in version 2, one after another in one buffer.
-    func packedSectionedWindows(_ state: SectionedState) -> PackedWindows {
+    func packedSectionedWindows(_ state: SectionedState, _ range: Range<Int>) -> PackedWindows {
         let columnCount = geometry.columnCount
         let lists = listCount
         var out = ByteWriter()
-        out.bytes.reserveCapacity(count * 20 + windowCount * 16)
-        var ends = [Int](repeating: 0, count: windowCount)
-        var minIndices = [Int](repeating: -1, count: windowCount)
-        var maxIndices = [Int](repeating: -1, count: windowCount)
+        out.bytes.reserveCapacity(range.count * 64)
+        var ends = [Int](repeating: 0, count: range.count)
+        var minIndices = [Int](repeating: -1, count: range.count)
+        var maxIndices = [Int](repeating: -1, count: range.count)
         let spacing = geometry.rowSpacing
-        for window in 0..<windowCount {
+        for window in range {
             let end = Double(window + 1) * windowHeight
             var lowest = Int.max
             var highest = -1
@@ -281,8 +281,8 @@ extension PlacementTable {
                     highest = max(highest, state.spanRefs[position])
                 }
             }
-            ends[window] = out.bytes.count
-            if highest >= 0 { (minIndices[window], maxIndices[window]) = (lowest, highest) }
+            ends[window - range.lowerBound] = out.bytes.count
+            if highest >= 0 { (minIndices[window - range.lowerBound], maxIndices[window - range.lowerBound]) = (lowest, highest) }
         }
         return PackedWindows(bytes: out.bytes, ends: ends, minIndices: minIndices, maxIndices: maxIndices)
     }

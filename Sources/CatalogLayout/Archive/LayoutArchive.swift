@@ -196,12 +196,12 @@ public struct LayoutArchiveHeader: Sendable, Hashable {
     }
 }
 
-/// Every window of a layout encoded one after another in one buffer (the bytes of
-/// ``LayoutArchive/windows``, concatenated), with where each window ends and the smallest and
-/// largest item index in it: what a store packs into few large rows.
+/// Consecutive windows of a layout (all of them, or a range) encoded one after another in one
+/// buffer (the bytes of ``LayoutArchive/windows``, concatenated), with where each window ends
+/// and the smallest and largest item index in it: what a store packs into few large rows.
 public struct PackedWindows: Sendable, Hashable {
     public var bytes: [UInt8]
-    /// `ends[k]`: the end of window k's bytes; window k starts where window k − 1 ends.
+    /// `ends[k]`: the end of the k-th window's bytes here; it starts where the one before ends.
     public var ends: [Int]
     /// The smallest and largest item index in window k, −1 for both when no item meets it.
     public var minIndices: [Int]
@@ -237,13 +237,14 @@ extension PlacementTable {
         return header.bytes
     }
 
-    /// Every window, encoded into one buffer: per column, the items from the window's start
-    /// while they begin above its end. One pass finds each window's items (and so an upper
-    /// bound of the bytes), the second writes them straight into memory sized once.
-    public func packedWindows() -> PackedWindows {
-        if let sections { return packedSectionedWindows(sections) }
+    /// The windows in `range` encoded into one buffer: per column, the items from the window's
+    /// start while they begin above its end. One pass finds each window's items (and so an
+    /// upper bound of the bytes), the second writes them straight into memory sized once.
+    public func packedWindows(_ range: Range<Int>) -> PackedWindows {
+        if let sections { return packedSectionedWindows(sections, range) }
         let columnCount = geometry.columnCount
-        let windows = windowCount
+        let windows = range.count
+        let first = range.lowerBound
         // Pass 1: the run of each column's list in each window.
         var stops = [Int32](repeating: 0, count: windows * columnCount)
         var bound = 0
@@ -252,8 +253,8 @@ extension PlacementTable {
                 columnItems[column].withUnsafeBufferPointer { list in
                     var stop = 0
                     for window in 0..<windows {
-                        let end = Double(window + 1) * windowHeight
-                        let start = Int(windowStarts[window * columnCount + column])
+                        let end = Double(first + window + 1) * windowHeight
+                        let start = Int(windowStarts[(first + window) * columnCount + column])
                         stop = max(stop, start)
                         while stop < list.count, ys[Int(list[stop])] < end { stop += 1 }
                         stops[window * columnCount + column] = Int32(stop)
@@ -278,7 +279,7 @@ extension PlacementTable {
                             var highest = -1
                             for column in 0..<columnCount {
                                 columnItems[column].withUnsafeBufferPointer { list in
-                                    let start = Int(windowStarts[window * columnCount + column])
+                                    let start = Int(windowStarts[(first + window) * columnCount + column])
                                     let stop = Int(stops[window * columnCount + column])
                                     out.varint(stop - start)
                                     guard stop > start else { return }

@@ -20,11 +20,11 @@ extension CarouselTable {
         return header.bytes
     }
 
-    public func packedWindows() -> PackedWindows {
+    public func packedWindows(_ range: Range<Int>) -> PackedWindows {
         var out = ByteWriter()
-        out.bytes.reserveCapacity(count * 18 + windowCount * 10)
+        out.bytes.reserveCapacity(range.count * 64)
         var ends: [Int] = [], minIndices: [Int] = [], maxIndices: [Int] = []
-        for window in 0..<windowCount {
+        for window in range {
             let end = Double(window + 1) * windowHeight
             let start = Int(windowStarts[window])
             var stop = start

@@ -13,10 +13,17 @@ public protocol LayoutTable: Sendable {
     /// Every section (empty without sections).
     var sectionInfos: [SectionInfo] { get }
     func archiveHeader() -> [UInt8]
-    func packedWindows() -> PackedWindows
+    /// Number of pagination windows.
+    var windowCount: Int { get }
+    /// The windows in `windows` (a range of `0..<windowCount`) encoded one after another: a
+    /// store writes a layout a few windows at a time, never all of its bytes at once.
+    func packedWindows(_ windows: Range<Int>) -> PackedWindows
 }
 
 extension LayoutTable {
+    /// Every window, encoded into one buffer.
+    public func packedWindows() -> PackedWindows { packedWindows(0..<windowCount) }
+
     /// The layout as a header and one blob per window.
     public func archive() -> LayoutArchive {
         let packed = packedWindows()
