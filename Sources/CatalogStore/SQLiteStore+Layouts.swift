@@ -62,11 +62,9 @@ extension SQLiteStore {
             INSERT INTO layout_segments (layout_id, first_window, window_count, min_index, max_index, bytes)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6)
             """)
-        for first in stride(from: kept * perSegment, to: windows.count, by: perSegment) {
-            let range = first..<min(first + perSegment, windows.count)
-            let segment = LayoutSegment.encode(windows, range)
+        try LayoutSegment.forEachSegment(of: windows, from: kept * perSegment) { range, segment in
             put.bind(1, id)
-            put.bind(2, first)
+            put.bind(2, range.lowerBound)
             put.bind(3, range.count)
             put.bind(4, segment.minIndex)
             put.bind(5, segment.maxIndex)

@@ -31,10 +31,8 @@ extension PostgresStore {
             }
             // Many segments a statement (about 4 MB): a layout of 10,000,000 items has thousands.
             var batch = SegmentBatch()
-            for first in stride(from: kept * perSegment, to: windows.count, by: perSegment) {
-                let range = first..<min(first + perSegment, windows.count)
-                let segment = LayoutSegment.encode(windows, range)
-                batch.append(first: first, count: range.count, minIndex: segment.minIndex, maxIndex: segment.maxIndex, bytes: segment.bytes)
+            try LayoutSegment.forEachSegment(of: windows, from: kept * perSegment) { range, segment in
+                batch.append(first: range.lowerBound, count: range.count, minIndex: segment.minIndex, maxIndex: segment.maxIndex, bytes: segment.bytes)
                 if batch.size >= 4 << 20 { try batch.insert(session, layoutID: id) }
             }
             try batch.insert(session, layoutID: id)
