@@ -13,7 +13,8 @@ import Testing
         let result = try run(["page", "--db", library.catalogPath, "--width", "375", "--cols", "2", "--offset", "4000", "--json"])
         #expect(result.status == 0)
         let object = try #require(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any])
-        #expect(Set(object.keys) == ["contentHeight", "contentWidth", "generation", "viewport", "items", "itemCount", "next", "previous"])
+        #expect(Set(object.keys) == ["contentHeight", "contentWidth", "generation", "viewport", "items", "itemCount", "next", "previous", "source"])
+        #expect(object["source"] as? String == "computed", "the first page of a configuration computes its layout")
         #expect(object["contentWidth"] as? Double == 375)
         #expect(object["itemCount"] as? Int == 2000)
         let viewport = try #require(object["viewport"] as? [String: Double])
@@ -28,6 +29,7 @@ import Testing
         #expect(Set((items[0]["frame"] as? [String: Double] ?? [:]).keys) == ["x", "y", "width", "height"])
         let top = try JSONSerialization.jsonObject(with: run(["page", "--db", library.catalogPath, "--width", "375", "--json"]).stdout) as? [String: Any]
         #expect(top?["previous"] is NSNull)
+        #expect(top?["source"] as? String == "stored", "the next one reads it")
     }
 
     @Test(arguments: [

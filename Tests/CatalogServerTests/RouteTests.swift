@@ -11,7 +11,9 @@ import Testing
     @Test func aPageIsWhatCatalogPageJsonPrints_withGenerationAndETag() async throws {
         let served = try ServedCatalog(imported: 500)
         let query = "width=414&cols=3&offset=2000&height=600&inset=4,6,8,10&sort=path"
+        #expect(try served.catalog.page(try PageRequest(query: query)).source == .computed) // stores the layout the server reads
         let expected = PageText.json(try served.catalog.page(try PageRequest(query: query)))
+        #expect(expected.hasSuffix(#","source":"stored"}"#))
         let generation = try served.catalog.generation()
         try await served.test { client in
             let tag = try await client.execute(uri: "/api/page?" + query, method: .get) { response in
@@ -284,6 +286,8 @@ import Testing
     /// Several requests for a layout not yet stored: one computation, every page right.
     @Test func concurrentFirstRequestsShareOneComputation() async throws {
         let served = try ServedCatalog(images: [], imported: 3000)
+        _ = try served.catalog.page(try PageRequest(query: "width=500&cols=4")) // computes and stores the layout
+        // Pages of the stored layout: the server's read the layout it stores again.
         let expected = try (0..<8).map { PageText.json(try served.catalog.page(try PageRequest(query: "width=500&cols=4&offset=\($0 * 900)"))) }
         _ = try served.catalog.dropLayouts()
         try await served.test { client in

@@ -29,7 +29,7 @@ public enum PageText {
         return #"{"contentHeight":\#(number(page.contentHeight)),"contentWidth":\#(number(page.contentWidth)),"#
             + #""generation":\#(page.generation),"viewport":\#(frame(page.viewport)),"#
             + #""items":[\#(items.joined(separator: ","))],"itemCount":\#(page.itemCount),"next":\#(page.next.map(number) ?? "null"),"#
-            + #""previous":\#(page.previous.map(number) ?? "null")}"#
+            + #""previous":\#(page.previous.map(number) ?? "null"),"source":"\#(page.source.rawValue)"}"#
     }
 
     /// "cell", "header" or "footer".
