@@ -187,6 +187,37 @@ import Testing
         #expect(appended.sections == whole.sections)
         #expect(appended.archive == whole.archive)
     }
+
+    /// An append changes the sections in place (a copy would cost each append the whole
+    /// layout's sections and spans); an item it refuses puts back everything it changed: spans,
+    /// a reopened section's footer and end, window starts.
+    @Test(arguments: [false, true])
+    func aRefusedItemLeavesTheLayoutAsItWas_andTheSameAppendThenContinuesIt(newSection: Bool) throws {
+        let style = WaterfallLayout(width: 375, columns: 3)
+        let sectioning = Sectioning(headerHeight: 30, footerHeight: 12, sectionSpacing: 10, spanEvery: 4)
+        let items = (0..<90).map { (index: Int) -> LayoutItem in
+            let width = 100 + index * 37 % 300
+            let height = 100 + index * 53 % 400
+            return LayoutItem(id: Int64(index + 1), width: Double(width), height: Double(height))
+        }
+        let starts = [SectionStart(offset: 0, key: 1), SectionStart(offset: 25, key: 2)] + (newSection ? [SectionStart(offset: 50, key: 3)] : [])
+        let whole = try Layout(items: items, sections: starts, sectioning: sectioning, style: style, windowHeight: 100)
+        var layout = try Layout(items: Array(items[..<40]), sections: Array(starts[..<2]), sectioning: sectioning, style: style, windowHeight: 100)
+        let (archive, sections) = (layout.archive, layout.sections)
+        let rest = Array(items[40...])
+        let restStarts = [SectionStart(offset: 0, key: 2)] + (newSection ? [SectionStart(offset: 10, key: 3)] : [])
+        for refusedAt in [0, 3, 12, 49] { // the first, a span's neighbour, past a new section, the last
+            var bad = rest
+            bad[refusedAt] = LayoutItem(id: 999, width: 0, height: 5)
+            #expect(throws: LayoutError.invalidItemSize(index: 40 + refusedAt, size: Size(width: 0, height: 5))) {
+                try layout.append(bad, sections: restStarts)
+            }
+            #expect(layout.count == 40 && layout.sections == sections && layout.archive == archive, "refused at \(refusedAt)")
+        }
+        try layout.append(rest, sections: restStarts)
+        #expect(layout.archive == whole.archive)
+        #expect(layout.items(in: 0..<100_000) == whole.items(in: 0..<100_000))
+    }
 }
 
 /// What the tests ask of a layout with sections, whatever its style.

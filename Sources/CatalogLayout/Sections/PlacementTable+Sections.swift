@@ -6,10 +6,14 @@ extension PlacementTable {
     /// give its height (as a cell by the rule, or as a full-span item) stops it: the table is
     /// left as it was and that item's offset returned.
     package mutating func appendSectioned(_ items: [LayoutItem], starts: [SectionStart], rule: PlacementRule) throws(LayoutError) -> Int? {
-        guard let before = sections else { preconditionFailure("not a layout with sections") }
+        guard var state = sections else { preconditionFailure("not a layout with sections") }
         try Self.check(starts, itemCount: items.count)
         guard !items.isEmpty else { return nil }
-        var state = before
+        // The state is changed in place (a copy would cost every append all the layout's
+        // sections and spans, and a layout made a piece at a time would copy them at each piece);
+        // `mark` is what puts it back if an item is refused.
+        sections = nil
+        let mark = state.mark()
         let continuing = starts[0].key == state.keys.last && !state.starts.isEmpty
         // Room for what the sections add, so that their appends never copy.
         let spanning = state.sectioning.spanEvery > 0 ? items.count / state.sectioning.spanEvery + starts.count : 0
@@ -27,7 +31,8 @@ extension PlacementTable {
             }
         }
         if let refused {
-            sections = before // the placement loop wrote nothing else of the table
+            state.restore(mark) // the placement loop wrote nothing else of the table but the windows it put back
+            sections = state
             return refused
         }
         close(&state)
@@ -78,7 +83,12 @@ extension PlacementTable {
         // Items until the next full-span one (Int.max: none).
         var untilSpan = every > 0 ? (every - (continuing ? state.position : 0) % every) % every : Int.max
         var columnBottoms = bottoms // a local copy: the loop writes it while it reads self's geometry
-        var windows = windowStarts // likewise; given back only if every item was placed
+        // Likewise, moved out rather than copied; past the windows every column had reached,
+        // kept as they were to be put back if an item is refused.
+        var windows = windowStarts
+        windowStarts = []
+        let firstTouched = min(windows.count, (0..<columnCount).map { nextWindow[$0] * lists }.min() ?? windows.count)
+        let untouched = (count: windows.count, tail: Array(windows[firstTouched...]))
         var refused: Int? = nil
         var placed = 0
         newColumns = [Int32](unsafeUninitializedCapacity: added) { columnsOut, columnsDone in
@@ -168,7 +178,13 @@ extension PlacementTable {
           }
           columnsDone = placed
         }
-        if let refused { return refused }
+        if let refused {
+            windows.removeSubrange(firstTouched...)
+            windows.append(contentsOf: untouched.tail)
+            assert(windows.count == untouched.count)
+            windowStarts = windows
+            return refused
+        }
         cursors.startPastEnds(&windows, stride: lists)
         windowStarts = windows
         // Items in the last section: all of it if it began in this batch, else what it had and these.

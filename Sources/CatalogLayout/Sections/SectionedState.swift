@@ -48,18 +48,61 @@ package struct SectionedState: Sendable {
     /// The section whose top is at or above `y`, the last such: O(log S); nil above the first.
     func section(atY y: Double) -> Int? { lastPosition(atOrBelow: y, in: tops) }
 
-    /// Room for `sections` more sections and `spans` more spanning placements.
+    /// Room for `sections` more sections and `spans` more spanning placements; an array that
+    /// must grow at least doubles, so that appending a layout a piece at a time copies each
+    /// placement a bounded number of times.
     mutating func reserve(sections: Int, spans: Int) {
-        starts.reserveCapacity(starts.count + sections)
-        keys.reserveCapacity(keys.count + sections)
-        tops.reserveCapacity(tops.count + sections)
-        itemBottoms.reserveCapacity(itemBottoms.count + sections)
-        ends.reserveCapacity(ends.count + sections)
-        spanKinds.reserveCapacity(spanKinds.count + spans)
-        spanRefs.reserveCapacity(spanRefs.count + spans)
-        spanIDs.reserveCapacity(spanIDs.count + spans)
-        spanYs.reserveCapacity(spanYs.count + spans)
-        spanHeights.reserveCapacity(spanHeights.count + spans)
+        func grow<T>(_ array: inout [T], by more: Int) {
+            let wanted = array.count + more
+            if array.capacity < wanted { array.reserveCapacity(max(wanted, array.capacity * 2)) }
+        }
+        grow(&starts, by: sections)
+        grow(&keys, by: sections)
+        grow(&tops, by: sections)
+        grow(&itemBottoms, by: sections)
+        grow(&ends, by: sections)
+        grow(&spanKinds, by: spans)
+        grow(&spanRefs, by: spans)
+        grow(&spanIDs, by: spans)
+        grow(&spanYs, by: spans)
+        grow(&spanHeights, by: spans)
+    }
+
+    /// What an append may change, to put back if it refuses an item: the arrays' lengths and
+    /// their last elements (reopening a section removes its footer, item bottom and end; the
+    /// rest only grows), and the last section's placement state. O(1), unlike a copy of the
+    /// state, which would cost every append the whole layout's sections and spans.
+    struct Mark {
+        let spans: Int, sections: Int, closed: Int
+        let lastSpan: (kind: LayoutAttributes.Kind, ref: Int, id: Int64, y: Double, height: Double)?
+        let lastItemBottom: Double?, lastEnd: Double?
+        let filled: [Bool], cycleBase: Int, position: Int, resetTop: Double
+    }
+
+    func mark() -> Mark {
+        Mark(spans: spanKinds.count, sections: starts.count, closed: ends.count,
+             lastSpan: spanKinds.isEmpty ? nil : (spanKinds[spanKinds.count - 1], spanRefs[spanRefs.count - 1], spanIDs[spanIDs.count - 1],
+                                                  spanYs[spanYs.count - 1], spanHeights[spanHeights.count - 1]),
+             lastItemBottom: itemBottoms.last, lastEnd: ends.last, filled: filled, cycleBase: cycleBase, position: position, resetTop: resetTop)
+    }
+
+    /// Puts back what `mark` recorded.
+    mutating func restore(_ mark: Mark) {
+        func cut<T>(_ array: inout [T], to count: Int, last: T?) {
+            array.removeSubrange(max(0, count - 1)...)
+            if count > 0, let last { array.append(last) }
+        }
+        cut(&spanKinds, to: mark.spans, last: mark.lastSpan?.kind)
+        cut(&spanRefs, to: mark.spans, last: mark.lastSpan?.ref)
+        cut(&spanIDs, to: mark.spans, last: mark.lastSpan?.id)
+        cut(&spanYs, to: mark.spans, last: mark.lastSpan?.y)
+        cut(&spanHeights, to: mark.spans, last: mark.lastSpan?.height)
+        starts.removeSubrange(mark.sections...)
+        keys.removeSubrange(mark.sections...)
+        tops.removeSubrange(mark.sections...)
+        cut(&itemBottoms, to: mark.closed, last: mark.lastItemBottom)
+        cut(&ends, to: mark.closed, last: mark.lastEnd)
+        (filled, cycleBase, position, resetTop) = (mark.filled, mark.cycleBase, mark.position, mark.resetTop)
     }
 
     mutating func appendSpan(_ kind: LayoutAttributes.Kind, ref: Int, id: Int64, y: Double, height: Double) {
