@@ -10,7 +10,10 @@ public enum PageText {
         value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
     }
 
-    public static func json(_ page: Page) -> String {
+    /// `withSource`: add how this process had the layout (`"source"`: stored, computed or
+    /// extended), as `catalog page --json` does. The server leaves it out: its body is a
+    /// function of the generation and the request alone, as its `ETag` says.
+    public static func json(_ page: Page, withSource: Bool = false) -> String {
         func frame(_ r: Rect) -> String {
             #"{"x":\#(number(r.x)),"y":\#(number(r.y)),"width":\#(number(r.width)),"height":\#(number(r.height))}"#
         }
@@ -29,7 +32,7 @@ public enum PageText {
         return #"{"contentHeight":\#(number(page.contentHeight)),"contentWidth":\#(number(page.contentWidth)),"#
             + #""generation":\#(page.generation),"viewport":\#(frame(page.viewport)),"#
             + #""items":[\#(items.joined(separator: ","))],"itemCount":\#(page.itemCount),"next":\#(page.next.map(number) ?? "null"),"#
-            + #""previous":\#(page.previous.map(number) ?? "null"),"source":"\#(page.source.rawValue)"}"#
+            + #""previous":\#(page.previous.map(number) ?? "null")\#(withSource ? #","source":"\#(page.source.rawValue)""# : "")}"#
     }
 
     /// "cell", "header" or "footer".

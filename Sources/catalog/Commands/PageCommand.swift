@@ -44,7 +44,7 @@ struct PageCommand: ParsableCommand {
     @Flag(help: "With --sections: the header of the section the viewport starts in is held at its top.")
     var pinHeaders = false
 
-    @Flag(help: "Print one JSON object.")
+    @Flag(help: "Print one JSON object (with \"source\": whether the layout was stored, computed or extended).")
     var json = false
 
     func validate() throws {
@@ -62,6 +62,6 @@ struct PageCommand: ParsableCommand {
     func run() throws {
         let page = try catalog.open().page(try request())
         if page.itemCount == 0 { printError("the catalog is empty: run `catalog scan FOLDER` or `catalog import FILE` first") }
-        print(json ? PageText.json(page) : PageText.table(page))
+        print(json ? PageText.json(page, withSource: true) : PageText.table(page))
     }
 }
