@@ -91,8 +91,9 @@ final class CatalogService: Sendable {
             do {
                 _ = try await self.run { try self.catalog.precompute(configuration) }
             } catch StoreError.busy, StoreError.layoutsBusy, StoreError.unreachable {
-                // Nothing stored (a scan moved the catalog on, or the primary is away while a
-                // replica reads): the list below lays out the snapshot it reads.
+                // Nothing stored (a scan moved the catalog on, readers kept the layout file busy,
+                // or the primary is away while a replica reads): the list below lays out the
+                // snapshot it reads.
             }
         }
         return try await run { try self.catalog.sections(configuration) }

@@ -71,7 +71,7 @@ import Testing
         #expect(whole.count == items.count)
         var numbers = Numbers(state: 11)
         let splits: [[Int]] = [
-            [], // one piece, the table sized first
+            [], // one piece: its arrays are taken whole
             Array(repeating: 1, count: 40) + [0, 0, 4096], // single items, empty pieces, a chunk of the order data
             (0..<30).map { _ in numbers.next(0...250) },
             (0..<8).map { _ in numbers.next(200...900) },

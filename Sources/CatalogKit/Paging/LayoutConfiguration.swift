@@ -177,11 +177,28 @@ public struct LayoutConfiguration: Sendable, Hashable {
     /// item at once, without an array of every item.
     package func compute(pieces: (_ reserve: (Int) -> Void, _ take: ([LayoutItem], [SectionStart]?) throws -> Void) throws -> Void)
         throws -> any LayoutTable {
+        /// Hands the pieces to `take`, having `reserve` room for all the items first when they
+        /// come in more than one piece (a single piece's arrays are taken whole, not copied).
+        func feed(reserve: (Int) -> Void, _ take: ([LayoutItem], [SectionStart]?) throws -> Void) throws {
+            var total = 0
+            var reserved = false
+            try withoutActuallyEscaping(reserve) { reserve in
+                try withoutActuallyEscaping(take) { take in
+                    try pieces({ total = $0 }) { items, starts in
+                        if !reserved, !items.isEmpty {
+                            reserved = true
+                            if items.count < total { reserve(total) }
+                        }
+                        try take(items, starts)
+                    }
+                }
+            }
+        }
         func computed<Style: LayoutStyle>(_ style: Style) throws -> PlacementTable {
             var layout = isSectioned
                 ? try Layout(items: [], sections: [], sectioning: sectioning, style: style, windowHeight: windowHeight)
                 : try Layout(items: [], style: style, windowHeight: windowHeight)
-            try pieces({ layout.reserveCapacity($0) }) { items, starts in
+            try feed(reserve: { layout.reserveCapacity($0) }) { items, starts in
                 if let starts, isSectioned { try layout.append(items, sections: starts) } else { try layout.append(items) }
             }
             return layout.table
@@ -194,18 +211,15 @@ public struct LayoutConfiguration: Sendable, Hashable {
             let sectioned = sections != .none
             var rows = try RowTable(items: [], style: justified, sections: sectioned ? [] : nil, sectioning: sectioned ? sectioning : nil,
                                     windowHeight: windowHeight)
-            try pieces({ rows.reserveCapacity($0) }) { items, starts in try rows.append(items, sections: sectioned ? starts : nil) }
+            try feed(reserve: { rows.reserveCapacity($0) }) { items, starts in try rows.append(items, sections: sectioned ? starts : nil) }
             return rows
         case .carousel:
             var row = try CarouselTable(items: [], style: carousel, windowHeight: windowHeight)
-            try pieces({ row.reserveCapacity($0) }) { items, _ in try row.append(items) }
+            try feed(reserve: { row.reserveCapacity($0) }) { items, _ in try row.append(items) }
             return row
         }
     }
 
-    /// The stored table with its items from `index` on laid out again as `items`: from the
-    /// checkpoint at or before `index` (every 1,024 items), not from the start. nil for the
-    /// styles and options that are computed again whole (rows, the carousel, sections, spans).
     /// Where the sections of `count` items from position `first` begin, from the order's
     /// `runs`: the run holding `first` continues into them, later runs start inside them.
     /// `run` is where to look for the run holding `first` (0, or what the call for an earlier
@@ -231,6 +245,9 @@ public struct LayoutConfiguration: Sendable, Hashable {
         }
     }
 
+    /// The stored table with its items from `index` on laid out again as `items`: from the
+    /// checkpoint at or before `index` (every 1,024 items), not from the start. nil for the
+    /// styles and options that are computed again whole (rows, the carousel, sections, spans).
     func relayout(_ table: any LayoutTable, from index: Int, with items: [LayoutItem]) throws(LayoutError) -> (any LayoutTable)? {
         func relaid<Style: LayoutStyle>(_ style: Style) throws(LayoutError) -> PlacementTable {
             guard let table = table as? PlacementTable else { throw .geometryMismatch }

@@ -55,7 +55,8 @@ enum Pager {
     }
 
     /// Makes sure a fresh layout of `configuration` is stored; reports what it took, and how
-    /// long storing it took (its transaction, commit and checkpoint; 0 when it was stored before).
+    /// long storing it took (encoding the windows, its transaction and commit; 0 when it was
+    /// stored before).
     static func precompute(store: any CatalogBackend, configuration: LayoutConfiguration) throws
         -> (layout: StoredLayout, source: Page.Source, storeSeconds: Double) {
         let key = configuration.key
@@ -66,13 +67,14 @@ enum Pager {
             return try compute(configuration, snapshot: snapshot, stored: stored, generation: generation)
         }
         let saving = ContinuousClock.now
-        if let computed { try save(computed, store: store, key: key, order: configuration.order) }
+        let saved = try computed.map { try save($0, store: store, key: key, order: configuration.order) }
         let storeSeconds = computed == nil ? 0 : Timestamps.seconds(since: saving)
         let generation = try store.generation()
         guard let layout = try store.layouts().first(where: { $0.configuration == key && $0.generation == generation }) else {
-            // Nothing stored at this generation: the layout file stayed busy with readers (the
-            // catalog is where it was when computed), or a scan or import moved it on meanwhile.
-            if let computed, computed.generation == generation { throw StoreError.layoutsBusy(path: store.location) }
+            // Nothing stored at this generation. The store refused a layout of the catalog's
+            // current generation only because its file stayed busy with readers; otherwise a scan
+            // or import moved the catalog on meanwhile.
+            if saved == false, computed?.generation == generation { throw StoreError.layoutsBusy(path: store.location) }
             throw StoreError.busy(path: store.location)
         }
         return (layout, computed?.source ?? .stored, storeSeconds)
@@ -248,8 +250,10 @@ enum Pager {
     }
 
     /// Stores a computed layout: for an extension, only from the first window that changed on.
-    /// The windows are encoded a segment at a time as the store writes them.
-    static func save(_ computed: Computed, store: any CatalogBackend, key: String, order: ItemOrder) throws {
+    /// The windows are encoded a segment at a time as the store writes them. False if the
+    /// store stored nothing (see `saveLayout`).
+    @discardableResult
+    static func save(_ computed: Computed, store: any CatalogBackend, key: String, order: ItemOrder) throws -> Bool {
         let table = computed.table
         let perSegment = LayoutSegment.windowsPerSegment
         var keeping = 0
@@ -268,7 +272,7 @@ enum Pager {
             let packed = table.packedWindows(range)
             return LayoutWindows.Packed(bytes: packed.bytes, ends: packed.ends, minIndices: packed.minIndices, maxIndices: packed.maxIndices)
         }
-        try store.saveLayout(configuration: key, order: order, generation: computed.generation, itemCount: table.count,
+        return try store.saveLayout(configuration: key, order: order, generation: computed.generation, itemCount: table.count,
                              contentHeight: table.scrollLength, header: computed.header, windows: windows,
                              replacing: computed.previous.map { ($0.id, $0.generation) }, keeping: keeping, computeSeconds: computed.seconds)
     }

@@ -229,7 +229,7 @@ extension LayoutArchiveHeader {
 }
 
 extension PlacementTable {
-    /// Every window in version 2, one after another in one buffer.
+    /// The windows in `range`, in version 2, one after another in one buffer.
     func packedSectionedWindows(_ state: SectionedState, _ range: Range<Int>) -> PackedWindows {
         let columnCount = geometry.columnCount
         let lists = listCount
