@@ -18,6 +18,37 @@ import GRDB
 /// can afford. Layouts carry the generation they were computed at, and a snapshot uses one
 /// only at its own generation, so the two files need not commit together.
 enum LayoutFile {
+    /// How long the file's connection waits for readers to let go. SQLite's own timeout counts
+    /// per statement, and a store larger than the page cache needs the file's exclusive lock at
+    /// every statement that spills a page: it would wait again at each one, for as long as a
+    /// reader holds the file (a 3 MB store beside a reader of 40 s took 39 s). A write instead
+    /// counts all its waits against one deadline (`within`); outside one, a statement waits up to
+    /// `busySeconds`, as SQLite's timeout would.
+    final class Wait: @unchecked Sendable {
+        private let lock = NSLock()
+        private var deadline: ContinuousClock.Instant?
+        private var statementStart = ContinuousClock.now
+
+        /// Runs `body` with every wait in it counted against one deadline, `seconds` from now.
+        func within<T>(seconds: Int, _ body: () throws -> T) rethrows -> T {
+            lock.withLock { deadline = .now + .seconds(seconds) }
+            defer { lock.withLock { deadline = nil } }
+            return try body()
+        }
+
+        /// SQLite's busy handler: whether to try again, after a few milliseconds.
+        func retry(_ tries: Int) -> Bool {
+            let now = ContinuousClock.now
+            let limit = lock.withLock {
+                if tries == 0 { statementStart = now }
+                return deadline ?? statementStart + .seconds(LayoutFile.busySeconds)
+            }
+            guard now < limit else { return false }
+            usleep(UInt32(min(tries + 1, 10) * 1000))
+            return true
+        }
+    }
+
     static let schema = "layout_store"
     static let pageSize = 65_536
     /// Each connection's cache of the file's pages. Small: reads go through the memory map, and
@@ -30,12 +61,12 @@ enum LayoutFile {
 
     static func path(ofCatalog path: String) -> String { path + ".layouts" }
 
-    /// Opens the connection that writes the file, creating it. A file SQLite cannot read (a
-    /// damaged cache) is removed and made again.
-    static func open(catalogPath: String) throws -> DatabaseQueue {
+    /// Opens the connection that writes the file, creating it, its waits for readers counted
+    /// by `wait`. A file SQLite cannot read (a damaged cache) is removed and made again.
+    static func open(catalogPath: String, wait: Wait) throws -> DatabaseQueue {
         let path = path(ofCatalog: catalogPath)
         var configuration = Configuration()
-        configuration.busyMode = .timeout(TimeInterval(busySeconds))
+        configuration.busyMode = .callback { wait.retry($0) }
         configuration.prepareDatabase { db in
             // The page size takes effect only on a new, empty file; the journal mode is set in
             // case something else made the file WAL.

@@ -14,7 +14,8 @@ extension SQLiteStore {
                             computeSeconds: Double) throws(StoreError) -> Bool {
         do {
             var stored = false
-            try layoutQueue.inTransaction(.immediate) { db in
+            // Waits for readers of the file count together, whatever the store spills when.
+            try layoutWait.within(seconds: LayoutFile.busySeconds) { try layoutQueue.inTransaction(.immediate) { db in
                 // The catalog and the layout file commit apart, so the catalog's generation is read
                 // here, under the layout file's write lock: every layout in the file was stored at
                 // the catalog's generation of its moment, and one of a generation that has passed
@@ -29,7 +30,7 @@ extension SQLiteStore {
                                     keeping: keeping, computeSeconds: computeSeconds, budget: budget)
                 stored = true
                 return .commit
-            }
+            } }
             return stored
         } catch where LayoutFile.isBusy(error) {
             return false // readers held the file past the busy timeout: a later page stores it
@@ -89,15 +90,15 @@ extension SQLiteStore {
     func writeLayouts<T: Sendable>(orIfBusy fallback: T? = nil, waiting seconds: Int = LayoutFile.busySeconds,
                                    _ body: (Database) throws -> T) throws(StoreError) -> T {
         do {
-            return try layoutQueue.inDatabase { db in
-                if seconds != LayoutFile.busySeconds { try db.execute(sql: "PRAGMA busy_timeout = \(seconds * 1000)") }
-                defer { if seconds != LayoutFile.busySeconds { try? db.execute(sql: "PRAGMA busy_timeout = \(LayoutFile.busySeconds * 1000)") } }
-                var result: T?
-                try db.inTransaction(.immediate) {
-                    result = try body(db)
-                    return .commit
+            return try layoutWait.within(seconds: seconds) {
+                try layoutQueue.inDatabase { db in
+                    var result: T?
+                    try db.inTransaction(.immediate) {
+                        result = try body(db)
+                        return .commit
+                    }
+                    return result!
                 }
-                return result!
             }
         } catch where fallback != nil && LayoutFile.isBusy(error) {
             return fallback!

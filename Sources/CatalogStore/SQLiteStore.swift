@@ -18,6 +18,8 @@ package final class SQLiteStore: CatalogBackend {
     package let pool: DatabasePool
     /// The connection that writes the stored layouts' file (LayoutFile); the pool reads it.
     let layoutQueue: DatabaseQueue
+    /// How long `layoutQueue` waits for readers of the file (LayoutFile.Wait).
+    let layoutWait: LayoutFile.Wait
     /// Each connection's page cache, and the file size it maps into memory.
     static let cacheKiB = 262_144
     static let mmapBytes = 1 << 30
@@ -56,7 +58,8 @@ package final class SQLiteStore: CatalogBackend {
                 // writer never touches it, so its transactions never wait on the file's lock.
                 if db.configuration.readonly { try LayoutFile.attach(db, catalogPath: path) }
             }
-            let layoutQueue = try LayoutFile.open(catalogPath: path) // creates the file the readers attach
+            let layoutWait = LayoutFile.Wait()
+            let layoutQueue = try LayoutFile.open(catalogPath: path, wait: layoutWait) // creates the file the readers attach
             let pool = try DatabasePool(path: path, configuration: configuration)
             let migrator = CatalogMigrations.migrator
             // Migrate only when needed: a reader opening the catalog during a scan never waits
@@ -72,7 +75,7 @@ package final class SQLiteStore: CatalogBackend {
                     (try String.fetchOne(db, sql: "SELECT layout_file_id FROM catalog") ?? "", try Int64.fetchOne(db, sql: "SELECT generation FROM catalog") ?? 0)
                 }
             }
-            return SQLiteStore(path: path, pool: pool, layoutQueue: layoutQueue)
+            return SQLiteStore(path: path, pool: pool, layoutQueue: layoutQueue, layoutWait: layoutWait)
         } catch let error as StoreError {
             throw error
         } catch let error as DatabaseError {
@@ -82,10 +85,11 @@ package final class SQLiteStore: CatalogBackend {
         }
     }
 
-    private init(path: String, pool: DatabasePool, layoutQueue: DatabaseQueue) {
+    private init(path: String, pool: DatabasePool, layoutQueue: DatabaseQueue, layoutWait: LayoutFile.Wait) {
         self.path = path
         self.pool = pool
         self.layoutQueue = layoutQueue
+        self.layoutWait = layoutWait
     }
 
     /// Refuses, without writing anything, a file that is not a catalog or is a newer one.
