@@ -194,7 +194,9 @@ import Testing
     @Test(arguments: [false, true])
     func aRefusedItemLeavesTheLayoutAsItWas_andTheSameAppendThenContinuesIt(newSection: Bool) throws {
         let style = WaterfallLayout(width: 375, columns: 3)
-        let sectioning = Sectioning(headerHeight: 30, footerHeight: 12, sectionSpacing: 10, spanEvery: 4)
+        // A footer fifteen windows tall: the layout's windows reach well past its columns, and the
+        // refused appends write column starts into those windows before they stop.
+        let sectioning = Sectioning(headerHeight: 30, footerHeight: 1500, sectionSpacing: 10, spanEvery: 4)
         let items = (0..<90).map { (index: Int) -> LayoutItem in
             let width = 100 + index * 37 % 300
             let height = 100 + index * 53 % 400
@@ -203,7 +205,7 @@ import Testing
         let starts = [SectionStart(offset: 0, key: 1), SectionStart(offset: 25, key: 2)] + (newSection ? [SectionStart(offset: 50, key: 3)] : [])
         let whole = try Layout(items: items, sections: starts, sectioning: sectioning, style: style, windowHeight: 100)
         var layout = try Layout(items: Array(items[..<40]), sections: Array(starts[..<2]), sectioning: sectioning, style: style, windowHeight: 100)
-        let (archive, sections) = (layout.archive, layout.sections)
+        let (archive, sections, windowStarts) = (layout.archive, layout.sections, layout.table.windowStarts)
         let rest = Array(items[40...])
         let restStarts = [SectionStart(offset: 0, key: 2)] + (newSection ? [SectionStart(offset: 10, key: 3)] : [])
         for refusedAt in [0, 3, 12, 49] { // the first, a span's neighbour, past a new section, the last
@@ -213,6 +215,8 @@ import Testing
                 try layout.append(bad, sections: restStarts)
             }
             #expect(layout.count == 40 && layout.sections == sections && layout.archive == archive, "refused at \(refusedAt)")
+            // Exactly, even where the archive cannot tell: starts past a column's end.
+            #expect(layout.table.windowStarts == windowStarts, "refused at \(refusedAt)")
         }
         try layout.append(rest, sections: restStarts)
         #expect(layout.archive == whole.archive)

@@ -83,12 +83,12 @@ extension PlacementTable {
         // Items until the next full-span one (Int.max: none).
         var untilSpan = every > 0 ? (every - (continuing ? state.position : 0) % every) % every : Int.max
         var columnBottoms = bottoms // a local copy: the loop writes it while it reads self's geometry
-        // Likewise, moved out rather than copied; past the windows every column had reached,
-        // kept as they were to be put back if an item is refused.
+        // Likewise, moved out rather than copied. The loop writes a column's starts only from the
+        // window it had not reached yet (`nextWindow`), where every start is the column's length
+        // (`ColumnCursors`): what a refused item puts back, with the windows' count.
         var windows = windowStarts
         windowStarts = []
-        let firstTouched = min(windows.count, (0..<columnCount).map { nextWindow[$0] * lists }.min() ?? windows.count)
-        let untouched = (count: windows.count, tail: Array(windows[firstTouched...]))
+        let untouched = (windows: windows.count / lists, nextWindow: Array(nextWindow), counts: Array(columnCounts))
         var refused: Int? = nil
         var placed = 0
         newColumns = [Int32](unsafeUninitializedCapacity: added) { columnsOut, columnsDone in
@@ -179,9 +179,10 @@ extension PlacementTable {
           columnsDone = placed
         }
         if let refused {
-            windows.removeSubrange(firstTouched...)
-            windows.append(contentsOf: untouched.tail)
-            assert(windows.count == untouched.count)
+            windows.removeSubrange((untouched.windows * lists)...)
+            for column in 0..<columnCount {
+                for window in untouched.nextWindow[column]..<untouched.windows { windows[window * lists + column] = untouched.counts[column] }
+            }
             windowStarts = windows
             return refused
         }
