@@ -30,9 +30,13 @@ enum LayoutFile {
         private var statementStart = ContinuousClock.now
 
         /// Runs `body` with every wait in it counted against one deadline, `seconds` from now.
+        /// Called on the connection's queue, so that writes of this process do not share one.
         func within<T>(seconds: Int, _ body: () throws -> T) rethrows -> T {
-            lock.withLock { deadline = .now + .seconds(seconds) }
-            defer { lock.withLock { deadline = nil } }
+            let outer = lock.withLock { () -> ContinuousClock.Instant? in
+                defer { deadline = .now + .seconds(seconds) }
+                return deadline
+            }
+            defer { lock.withLock { deadline = outer } }
             return try body()
         }
 

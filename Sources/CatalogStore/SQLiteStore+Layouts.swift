@@ -7,15 +7,16 @@ extension SQLiteStore {
     /// segments of up to 64 windows a row, replacing any layout of the same configuration. With
     /// `previous`, the segments that hold only its first `keeping` windows stay as stored (an
     /// extension rewrites only what changed). Returns false, storing nothing, if the catalog has
-    /// moved on.
+    /// moved on or readers kept the file busy past `LayoutFile.busySeconds`.
     @discardableResult
     package func saveLayout(configuration: String, order: ItemOrder, generation: Int64, itemCount: Int, contentHeight: Double,
                             header: [UInt8], windows: LayoutWindows, replacing previous: (id: Int64, generation: Int64)?, keeping: Int,
                             computeSeconds: Double) throws(StoreError) -> Bool {
         do {
             var stored = false
-            // Waits for readers of the file count together, whatever the store spills when.
-            try layoutWait.within(seconds: LayoutFile.busySeconds) { try layoutQueue.inTransaction(.immediate) { db in
+            // Waits for readers of the file count against one deadline, whatever the store spills
+            // when; set on the queue, so that no other write of this process moves it.
+            try layoutQueue.inDatabase { db in try layoutWait.within(seconds: LayoutFile.busySeconds) { try db.inTransaction(.immediate) {
                 // The catalog and the layout file commit apart, so the catalog's generation is read
                 // here, under the layout file's write lock: every layout in the file was stored at
                 // the catalog's generation of its moment, and one of a generation that has passed
@@ -30,10 +31,10 @@ extension SQLiteStore {
                                     keeping: keeping, computeSeconds: computeSeconds, budget: budget)
                 stored = true
                 return .commit
-            } }
+            } } }
             return stored
         } catch where LayoutFile.isBusy(error) {
-            return false // readers held the file past the busy timeout: a later page stores it
+            return false // readers held the file past the wait: a later page stores it
         } catch {
             throw StoreError.wrap(error)
         }
@@ -90,8 +91,9 @@ extension SQLiteStore {
     func writeLayouts<T: Sendable>(orIfBusy fallback: T? = nil, waiting seconds: Int = LayoutFile.busySeconds,
                                    _ body: (Database) throws -> T) throws(StoreError) -> T {
         do {
-            return try layoutWait.within(seconds: seconds) {
-                try layoutQueue.inDatabase { db in
+            return try layoutQueue.inDatabase { db in
+                // On the queue, so that no other write of this process moves the deadline.
+                try layoutWait.within(seconds: seconds) {
                     var result: T?
                     try db.inTransaction(.immediate) {
                         result = try body(db)
