@@ -17,9 +17,6 @@ package struct LayoutWindows: Sendable {
             self.minIndices = minIndices
             self.maxIndices = maxIndices
         }
-
-        /// Where the `k`-th window's bytes start.
-        package func start(of k: Int) -> Int { k == 0 ? 0 : ends[k - 1] }
     }
 
     package let count: Int
@@ -29,17 +26,6 @@ package struct LayoutWindows: Sendable {
     package init(count: Int, pack: @escaping @Sendable (Range<Int>) -> Packed) {
         self.count = count
         self.pack = pack
-    }
-
-    /// Windows already encoded in one buffer.
-    package init(bytes: [UInt8], ends: [Int], minIndices: [Int], maxIndices: [Int]) {
-        let all = Packed(bytes: bytes, ends: ends, minIndices: minIndices, maxIndices: maxIndices)
-        self.init(count: ends.count) { range in
-            guard !range.isEmpty else { return Packed(bytes: [], ends: [], minIndices: [], maxIndices: []) }
-            let first = all.start(of: range.lowerBound)
-            return Packed(bytes: Array(all.bytes[first..<all.ends[range.upperBound - 1]]), ends: all.ends[range].map { $0 - first },
-                          minIndices: Array(all.minIndices[range]), maxIndices: Array(all.maxIndices[range]))
-        }
     }
 
     /// Windows `range` (within `0..<count`), encoded.

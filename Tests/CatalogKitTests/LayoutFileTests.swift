@@ -266,8 +266,10 @@ import Testing
         let store = catalog.store
         let count = 70 // windows: one full segment of 64, then 6
         func windows(filledWith byte: UInt8) -> LayoutWindows {
-            LayoutWindows(bytes: [UInt8](repeating: byte, count: count * 16), ends: (1...count).map { $0 * 16 },
-                          minIndices: Array(0..<count), maxIndices: Array(0..<count))
+            LayoutWindows(count: count) { range in
+                LayoutWindows.Packed(bytes: [UInt8](repeating: byte, count: range.count * 16), ends: (1...range.count).map { $0 * 16 },
+                                     minIndices: Array(range), maxIndices: Array(range))
+            }
         }
         /// The last byte of each segment of the stored layout: which save wrote it.
         func segmentFills(_ layout: Int64) throws -> [String] {
