@@ -195,7 +195,7 @@ enum Pager {
         func items(from offset: Int) throws -> [LayoutItem] {
             var items: [LayoutItem] = []
             try snapshot.forEachLayoutInput(order: configuration.order, offset: offset, reserve: { items.reserveCapacity($0) }) { rows in
-                for row in rows { items.append(LayoutItem(id: row.id, width: Double(row.width), height: Double(row.height))) }
+                for row in rows { items.append(LayoutItem(row)) }
             }
             return items
         }
@@ -237,7 +237,7 @@ enum Pager {
             let table = try configuration.compute { reserve, take in
                 try snapshot.forEachLayoutInput(order: configuration.order, offset: 0, reserve: reserve) { rows in
                     piece.removeAll(keepingCapacity: true)
-                    for row in rows { piece.append(LayoutItem(id: row.id, width: Double(row.width), height: Double(row.height))) }
+                    for row in rows { piece.append(LayoutItem(row)) }
                     try take(piece, runs.map { LayoutConfiguration.sectionStarts($0, from: placed, count: piece.count, run: &run) })
                     placed += piece.count
                 }
@@ -386,5 +386,12 @@ extension Pager {
         } catch .unsupportedArchiveVersion {
             return nil
         }
+    }
+}
+
+extension LayoutItem {
+    /// The engine's item for a row of the layout's input.
+    init(_ row: LayoutInputRow) {
+        self.init(id: row.id, width: Double(row.width), height: Double(row.height))
     }
 }
