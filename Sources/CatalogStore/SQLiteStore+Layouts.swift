@@ -12,31 +12,21 @@ extension SQLiteStore {
     package func saveLayout(configuration: String, order: ItemOrder, generation: Int64, itemCount: Int, contentHeight: Double,
                             header: [UInt8], windows: LayoutWindows, replacing previous: (id: Int64, generation: Int64)?, keeping: Int,
                             computeSeconds: Double) throws(StoreError) -> Bool {
-        do {
-            var stored = false
-            // Waits for readers of the file count against one deadline, whatever the store spills
-            // when; set on the queue, so that no other write of this process moves it.
-            try layoutQueue.inDatabase { db in try layoutWait.within(seconds: LayoutFile.busySeconds) { try db.inTransaction(.immediate) {
-                // The catalog and the layout file commit apart, so the catalog's generation is read
-                // here, under the layout file's write lock: every layout in the file was stored at
-                // the catalog's generation of its moment, and one of a generation that has passed
-                // is never written (generations only rise).
-                let (current, budget) = try pool.read { catalog in
-                    (try Int64.fetchOne(catalog, sql: "SELECT generation FROM catalog"),
-                     try Int64.fetchOne(catalog, sql: "SELECT layout_budget_bytes FROM catalog") ?? 0)
-                }
-                guard current == generation else { return .rollback }
-                try Self.saveLayout(db, configuration: configuration, order: order, generation: generation, itemCount: itemCount,
-                                    contentHeight: contentHeight, header: header, windows: windows, replacing: previous,
-                                    keeping: keeping, computeSeconds: computeSeconds, budget: budget)
-                stored = true
-                return .commit
-            } } }
-            return stored
-        } catch where LayoutFile.isBusy(error) {
-            return false // readers held the file past the wait: a later page stores it
-        } catch {
-            throw StoreError.wrap(error)
+        // Waits for readers of the file count against one deadline, whatever the store spills when.
+        try writeLayouts(orIfBusy: false) { db in
+            // The catalog and the layout file commit apart, so the catalog's generation is read
+            // here, under the layout file's write lock: every layout in the file was stored at
+            // the catalog's generation of its moment, and one of a generation that has passed is
+            // never written (generations only rise).
+            let (current, budget) = try pool.read { catalog in
+                (try Int64.fetchOne(catalog, sql: "SELECT generation FROM catalog"),
+                 try Int64.fetchOne(catalog, sql: "SELECT layout_budget_bytes FROM catalog") ?? 0)
+            }
+            guard current == generation else { return false }
+            try Self.saveLayout(db, configuration: configuration, order: order, generation: generation, itemCount: itemCount,
+                                contentHeight: contentHeight, header: header, windows: windows, replacing: previous,
+                                keeping: keeping, computeSeconds: computeSeconds, budget: budget)
+            return true
         }
     }
 
@@ -87,7 +77,9 @@ extension SQLiteStore {
 
     /// Runs `body` in a write transaction of the layout file, waiting up to `seconds` for its
     /// lock (readers hold it while their snapshot lasts, and a writer waiting for them keeps new
-    /// readers out). If the file stays busy: `fallback`, or the error when there is none.
+    /// readers out), all waits together. If the file stays busy: `fallback`, or the error when
+    /// there is none. A transaction that changed nothing is rolled back, not committed: a commit
+    /// takes the file's exclusive lock even then, and would wait for readers.
     func writeLayouts<T: Sendable>(orIfBusy fallback: T? = nil, waiting seconds: Int = LayoutFile.busySeconds,
                                    _ body: (Database) throws -> T) throws(StoreError) -> T {
         do {
@@ -96,8 +88,9 @@ extension SQLiteStore {
                 try layoutWait.within(seconds: seconds) {
                     var result: T?
                     try db.inTransaction(.immediate) {
+                        let before = db.totalChangesCount
                         result = try body(db)
-                        return .commit
+                        return db.totalChangesCount == before ? .rollback : .commit
                     }
                     return result!
                 }

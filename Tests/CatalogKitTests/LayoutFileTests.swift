@@ -130,6 +130,28 @@ import Testing
         #expect(try pager.expectPage(catalog, configuration, offset: 0).source == .extended)
     }
 
+    /// A write of the layout file that changes nothing (a stale save, dropping a configuration
+    /// that is not stored) is rolled back, not committed: a commit would take the file's
+    /// exclusive lock even then, and wait for the reader that holds the file (then fail, busy).
+    @Test func aWriteThatChangesNothingDoesNotWaitForReaders() throws {
+        let library = try Library()
+        let catalog = try library.catalog()
+        _ = try catalog.importItems(PagerTests.importRows(300))
+        _ = try catalog.precompute(configuration)
+        var absent = configuration
+        absent.columns = 5
+        try layoutFile(library).inTransaction(.deferred) { reader in
+            #expect(try Int.fetchOne(reader, sql: "SELECT count(*) FROM layouts") == 1) // holds the file's shared lock
+            #expect(try catalog.dropLayout(absent) == false)
+            let stale = try catalog.store.saveLayout(configuration: absent.key, order: absent.order, generation: 0, itemCount: 0, contentHeight: 0,
+                                                 header: [], windows: LayoutWindows(count: 0) { _ in fatalError("no windows") },
+                                                 replacing: nil, keeping: 0, computeSeconds: 0)
+            #expect(stale == false, "a layout of a generation that has passed is not stored")
+            return .commit
+        }
+        #expect(try catalog.layouts().map(\.configuration) == [configuration.key])
+    }
+
     /// A layout file SQLite cannot read (damaged, or some other file) is a lost cache: it is
     /// made again, and the catalog opens.
     @Test func aDamagedLayoutFileIsMadeAgain() throws {
