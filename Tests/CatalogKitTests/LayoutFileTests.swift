@@ -1,5 +1,6 @@
 import CatalogKit
 import CatalogModel
+@testable import CatalogStore
 import Foundation
 import GRDB
 import Testing
@@ -164,6 +165,78 @@ import Testing
         try Data(repeating: 0x5A, count: 70_000).write(to: URL(fileURLWithPath: library.layoutFilePath))
         let catalog = try library.catalog()
         #expect(try catalog.layouts().isEmpty)
+        #expect(try pager.expectPage(catalog, configuration, offset: 0).source == .computed)
+        #expect(try pager.expectPage(catalog, configuration, offset: 100).source == .stored)
+    }
+
+    func userVersion(_ library: Library) throws -> Int32 {
+        try layoutFile(library).read { try Int32.fetchOne($0, sql: "PRAGMA user_version") ?? 0 }
+    }
+
+    func setUserVersion(_ library: Library, _ value: Int32) throws {
+        try layoutFile(library).writeWithoutTransaction { try $0.execute(sql: "PRAGMA user_version = \(value)") }
+    }
+
+    /// The file's commits do not wait for the disk, under a stamp of the boot they happen in.
+    /// A file stamped in another boot (the machine went down since, and its last writes may
+    /// not have reached the disk) is emptied and rebuilt when the catalog opens; one stamped
+    /// in this boot, or never (written by builds whose commits all waited), keeps its layouts.
+    @Test func writesThatDoNotWaitForTheDiskCarryThisBootsStamp_andAFileOfAnotherBootIsEmptied() throws {
+        let stamp = try #require(LayoutFile.bootStamp, "the kernel gives a boot id")
+        let library = try Library()
+        let before: Page
+        do {
+            let catalog = try library.catalog()
+            _ = try catalog.importItems(PagerTests.importRows(3000))
+            _ = try pager.expectPage(catalog, configuration, offset: 0)
+            before = try pager.expectPage(catalog, configuration, offset: 20_000)
+            #expect(before.source == .stored)
+        }
+        #expect(try userVersion(library) == stamp)
+        let store = try SQLiteStore.open(at: library.catalogPath)
+        #expect(try store.layoutQueue.read { try Int.fetchOne($0, sql: "PRAGMA synchronous") } == 0, "OFF")
+        #expect(try store.layoutQueue.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM layouts") } == 1, "this boot's: kept")
+
+        try setUserVersion(library, 0) // as a build whose commits waited for the disk left it
+        do {
+            let catalog = try library.catalog()
+            #expect(try catalog.layouts().map(\.configuration) == [configuration.key], "never stamped: kept")
+            #expect(try userVersion(library) == stamp)
+        }
+
+        try setUserVersion(library, stamp &+ 1) // written in another boot
+        let pagesBefore = try layoutFile(library).read { try Int.fetchOne($0, sql: "PRAGMA page_count") ?? 0 }
+        let catalog = try library.catalog()
+        #expect(try catalog.layouts().isEmpty)
+        #expect(try userVersion(library) == stamp)
+        let pagesAfter = try layoutFile(library).read { try Int.fetchOne($0, sql: "PRAGMA page_count") ?? 0 }
+        #expect(pagesBefore > 10 && pagesAfter < 10, "rebuilt, not only emptied: \(pagesBefore) pages, then \(pagesAfter)")
+        let again = try pager.expectPage(catalog, configuration, offset: 20_000)
+        #expect(again.source == .computed && again.items == before.items)
+        #expect(try pager.expectPage(catalog, configuration, offset: 0).source == .stored)
+    }
+
+    /// A file of another boot that the crash left torn (its pages overwritten mid-write) cannot
+    /// even be emptied: it is made again, and the catalog opens.
+    @Test func aTornFileOfAnotherBootIsMadeAgain() throws {
+        let stamp = try #require(LayoutFile.bootStamp, "the kernel gives a boot id")
+        let library = try Library()
+        do {
+            let catalog = try library.catalog()
+            _ = try catalog.importItems(PagerTests.importRows(3000))
+            _ = try pager.expectPage(catalog, configuration, offset: 0)
+        }
+        try setUserVersion(library, stamp &+ 1)
+        // Every page past the schema's, torn: the tables' B-trees are garbage.
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: library.layoutFilePath))
+        let size = try handle.seekToEnd()
+        #expect(size > 4 * 65_536)
+        try handle.seek(toOffset: 2 * 65_536)
+        try handle.write(contentsOf: Data(repeating: 0xA5, count: Int(size) - 2 * 65_536))
+        try handle.close()
+        let catalog = try library.catalog()
+        #expect(try catalog.layouts().isEmpty)
+        #expect(try userVersion(library) == stamp)
         #expect(try pager.expectPage(catalog, configuration, offset: 0).source == .computed)
         #expect(try pager.expectPage(catalog, configuration, offset: 100).source == .stored)
     }
