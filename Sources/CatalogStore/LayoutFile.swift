@@ -1,4 +1,4 @@
-package import CatalogModel
+import CatalogModel
 import Foundation
 import GRDB
 
@@ -18,14 +18,13 @@ import GRDB
 /// can afford. Layouts carry the generation they were computed at, and a snapshot uses one
 /// only at its own generation, so the two files need not commit together.
 ///
-/// Its commits do not wait for the disk (`synchronous = OFF`): flushing a 23 MB layout took
-/// 33 ms of a 1,000,000-item first page's 134. A process that dies, however it dies, loses
-/// nothing by it (the kernel still writes what it was given, and a journal left behind is
-/// rolled back); only the machine stopping (power lost, kernel crash) can leave the file torn.
-/// So each write happens under a stamp of the boot it happens in (`PRAGMA user_version`, see
-/// `claimForThisBoot`), made durable before the first such write, and a file stamped in
-/// another boot is emptied when it is opened: the machine went down since, and its last writes
-/// may not all have reached the disk.
+/// Its commits do not wait for the disk (`synchronous = OFF`) where that is safe to find out
+/// later (`claim`): the flush of a 23 MB layout took 33 ms of a 134 ms first page at 1,000,000
+/// items. A process that dies, however it dies, loses nothing by it (the kernel still writes
+/// what it was given, and a journal left behind is rolled back); only the machine stopping or
+/// the file system going away can leave the file torn. So its unsynced writes happen under a
+/// stamp of the boot and the mount they happen in (`UnsyncedWrites`), committed to disk first,
+/// and a file found with another stamp is made empty when the catalog opens.
 enum LayoutFile {
     /// How long the file's connection waits for readers to let go. SQLite's own timeout counts
     /// per statement, and a store larger than the page cache needs the file's exclusive lock at
@@ -75,10 +74,11 @@ enum LayoutFile {
     static func path(ofCatalog path: String) -> String { path + ".layouts" }
 
     /// Opens the connection that writes the file, creating it, its waits for readers counted
-    /// by `wait`, and claims the file for this boot. A file SQLite cannot read (a damaged
-    /// cache) is removed and made again.
+    /// by `wait`, and claims the file for this boot (`claim`). A file SQLite cannot even open
+    /// (its first page damaged, or some other file) is removed and made again.
     static func open(catalogPath: String, wait: Wait) throws -> DatabaseQueue {
         let path = path(ofCatalog: catalogPath)
+        let stamp = UnsyncedWrites.stamp(forFolder: (path as NSString).deletingLastPathComponent)
         var configuration = Configuration()
         configuration.busyMode = .callback { wait.retry($0) }
         configuration.prepareDatabase { db in
@@ -92,60 +92,89 @@ enum LayoutFile {
         }
         do {
             let queue = try DatabaseQueue(path: path, configuration: configuration)
-            try claimForThisBoot(queue, wait: wait)
+            try claim(queue, stamp: stamp, wait: wait)
             return queue
-        } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB || error.resultCode == .SQLITE_CORRUPT {
+        } catch let error where isDamaged(error) {
             for suffix in ["", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
             let queue = try DatabaseQueue(path: path, configuration: configuration)
-            try claimForThisBoot(queue, wait: wait)
+            try claim(queue, stamp: stamp, wait: wait)
             return queue
         }
     }
 
-    /// This boot's stamp (nonzero), from the kernel's boot id; nil where there is none, and
-    /// the file's writes then wait for the disk as the catalog's do.
-    static let bootStamp: Int32? = BootID.current.map { id in
-        var hash: UInt32 = 2_166_136_261 // FNV-1a
-        for byte in id.utf8 { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
-        return hash == 0 ? 1 : Int32(bitPattern: hash)
-    }
-
-    /// Makes the file safe to write without waiting for the disk in this boot. Its stamp
-    /// (`PRAGMA user_version`) names the boot its writes happened in: 0 for a new file, or one
-    /// only ever written by builds whose every commit waited for the disk. A stamp of another
-    /// boot means writes that may not have reached the disk before the machine went down: the
-    /// file's layouts are removed, and the file is rebuilt so that no torn page stays in it.
-    /// The stamp of this boot is committed waiting for the disk, before any write that does not;
-    /// so after any crash the file's stamp is that of an earlier boot. Read first: opening a
-    /// file already claimed in this boot writes nothing. Checked again under the write lock,
-    /// since another process may claim it meanwhile.
-    static func claimForThisBoot(_ queue: DatabaseQueue, wait: Wait) throws {
-        let current = bootStamp ?? 0
-        func stamp(_ db: Database) throws -> Int32 { try Int32.fetchOne(db, sql: "PRAGMA user_version") ?? 0 }
-        if try queue.read(stamp) != current {
-            let emptied = try queue.inDatabase { db in
+    /// Lets the file's commits skip waiting for the disk (`synchronous = OFF`) when `stamp`
+    /// (`UnsyncedWrites`: this boot and this mount of a local file system) is the file's
+    /// `user_version`: the mark that unsynced writes happen only under it. 0 marks a new file, or
+    /// one only ever written by commits that waited. Another stamp means writes that may not all
+    /// have reached the disk before the machine or the drive went away: the file is made empty
+    /// in place (`reset`), torn pages and all. The new stamp is committed with
+    /// `synchronous = EXTRA` (the journal's removal synced too) before any write that does not
+    /// wait, so after a crash the file's stamp is never that of the boot and mount that follow.
+    /// Without a stamp (nil) the commits wait and the file's mark is left as it is. A file a newer
+    /// build has migrated is left untouched for `prepare` to refuse. Read first: opening a file
+    /// claimed already writes nothing.
+    static func claim(_ queue: DatabaseQueue, stamp current: Int32?, wait: Wait) throws {
+        guard let current else { return }
+        let found = try queue.read(mark) // the first page only
+        if found != current {
+            // Torn pages past the first do not count: the reset below replaces them.
+            let known = Set(EmbeddedLayoutMigrations.all.map(\.id))
+            let newer = try? queue.read { db in
+                try db.tableExists("migrations") && !Set(String.fetchAll(db, sql: "SELECT identifier FROM migrations")).isSubset(of: known)
+            }
+            if newer == true { return }
+            try queue.inDatabase { db in
+                try db.execute(sql: "PRAGMA synchronous = EXTRA")
+                defer { try? db.execute(sql: "PRAGMA synchronous = NORMAL") }
                 try wait.within(seconds: busySeconds) {
-                    var emptied = false
-                    try db.inTransaction(.immediate) {
-                        let found = try stamp(db)
-                        guard found != current else { return .rollback }
-                        if found != 0 {
-                            // Segments first: removing them in one go is cheaper than through the trigger.
-                            for table in ["layout_segments", "layouts"] {
-                                if try db.tableExists(table) { try db.execute(sql: "DELETE FROM \(table)") }
-                            }
-                            emptied = true
+                    if found == 0 {
+                        try db.inTransaction(.immediate) {
+                            guard try mark(db) == 0 else { return .rollback } // another process claimed it
+                            try db.execute(sql: "PRAGMA user_version = \(current)")
+                            return .commit
                         }
-                        try db.execute(sql: "PRAGMA user_version = \(current)")
-                        return .commit
+                    } else if try mark(db) != current { // not reset by another process meanwhile
+                        try reset(db, mark: current)
                     }
-                    return emptied
                 }
             }
-            // Fresh pages for what is left (and the disk space back); skipped while readers hold the file.
-            if emptied { try? queue.inDatabase { db in try wait.within(seconds: 1) { try db.execute(sql: "VACUUM") } } }
         }
-        if current != 0 { try queue.inDatabase { try $0.execute(sql: "PRAGMA synchronous = OFF") } }
+        try queue.inDatabase { try $0.execute(sql: "PRAGMA synchronous = OFF") }
+    }
+
+    /// The file's `user_version`: the stamp its unsynced writes happened under, or 0.
+    static func mark(_ db: Database) throws -> Int32 { try Int32.fetchOne(db, sql: "PRAGMA user_version") ?? 0 }
+
+    /// Makes the file an empty database marked `mark`, in place: an empty database copied over
+    /// it with SQLite's backup, which reads nothing of the file but its first page, so torn pages
+    /// elsewhere cannot stop it, and every process that has the file open sees the new one (the
+    /// file is not replaced, so none keeps writing to a removed one). One commit, with the
+    /// connection's synchronous setting. `prepare` then migrates it.
+    static func reset(_ db: Database, mark: Int32) throws {
+        let empty = try DatabaseQueue()
+        try empty.inDatabase { source in
+            try source.execute(sql: "PRAGMA page_size = \(pageSize)")
+            try source.execute(sql: "PRAGMA user_version = \(mark)")
+            try source.backup(to: db)
+        }
+    }
+
+    /// Empties a file that turned out damaged after it was opened (`prepare` read a torn page)
+    /// in place, committed waiting for the disk. Its mark stays that of this process's writes.
+    static func remake(_ queue: DatabaseQueue, catalogPath: String, wait: Wait) throws {
+        let stamp = UnsyncedWrites.stamp(forFolder: (path(ofCatalog: catalogPath) as NSString).deletingLastPathComponent)
+        try queue.inDatabase { db in
+            let synchronous = try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? 1
+            try db.execute(sql: "PRAGMA synchronous = EXTRA")
+            defer { try? db.execute(sql: "PRAGMA synchronous = \(synchronous)") }
+            try wait.within(seconds: busySeconds) { try reset(db, mark: stamp ?? ((try? mark(db)) ?? 0)) }
+        }
+    }
+
+    /// Whether SQLite found the file damaged or not a database.
+    static func isDamaged(_ error: any Error) -> Bool {
+        guard let error = error as? DatabaseError else { return false }
+        return error.resultCode == .SQLITE_NOTADB || error.resultCode == .SQLITE_CORRUPT
     }
 
     /// Attaches the file, read-only, to one of the pool's readers.

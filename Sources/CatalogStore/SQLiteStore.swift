@@ -70,10 +70,17 @@ package final class SQLiteStore: CatalogBackend {
                 // now, once, rather than lay out from item rows until the next scan or import.
                 try pool.write { db in _ = try OrderData.refresh(db, force: true) }
             }
-            try LayoutFile.prepare(layoutQueue, catalogPath: path) {
+            let catalog = {
                 try pool.read { db in
                     (try String.fetchOne(db, sql: "SELECT layout_file_id FROM catalog") ?? "", try Int64.fetchOne(db, sql: "SELECT generation FROM catalog") ?? 0)
                 }
+            }
+            do {
+                try LayoutFile.prepare(layoutQueue, catalogPath: path, catalog: catalog)
+            } catch where LayoutFile.isDamaged(error) {
+                // A torn page past the first: the file is a lost cache, made empty where it is.
+                try LayoutFile.remake(layoutQueue, catalogPath: path, wait: layoutWait)
+                try LayoutFile.prepare(layoutQueue, catalogPath: path, catalog: catalog)
             }
             return SQLiteStore(path: path, pool: pool, layoutQueue: layoutQueue, layoutWait: layoutWait)
         } catch let error as StoreError {

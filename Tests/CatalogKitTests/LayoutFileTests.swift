@@ -177,25 +177,39 @@ import Testing
         try layoutFile(library).writeWithoutTransaction { try $0.execute(sql: "PRAGMA user_version = \(value)") }
     }
 
-    /// The file's commits do not wait for the disk, under a stamp of the boot they happen in.
-    /// A file stamped in another boot (the machine went down since, and its last writes may
-    /// not have reached the disk) is emptied and rebuilt when the catalog opens; one stamped
-    /// in this boot, or never (written by builds whose commits all waited), keeps its layouts.
-    @Test func writesThatDoNotWaitForTheDiskCarryThisBootsStamp_andAFileOfAnotherBootIsEmptied() throws {
-        let stamp = try #require(LayoutFile.bootStamp, "the kernel gives a boot id")
+    func stamp(_ library: Library) throws -> Int32 {
+        try #require(UnsyncedWrites.stamp(forFolder: (library.catalogPath as NSString).deletingLastPathComponent),
+                     "a temporary folder on a local disk file system, on Linux")
+    }
+
+    func pages(_ library: Library) throws -> (count: Int, free: Int) {
+        try layoutFile(library).read { db in
+            (try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0, try Int.fetchOne(db, sql: "PRAGMA freelist_count") ?? 0)
+        }
+    }
+
+    /// The file's commits do not wait for the disk, under a stamp of the boot and mount they
+    /// happen in. A file stamped otherwise (the machine or the drive went away since, and its
+    /// last writes may not have reached the disk) is made empty in place when the catalog
+    /// opens; one stamped in this boot and mount, or never (written by builds whose commits all
+    /// waited), keeps its layouts.
+    @Test func unsyncedWritesCarryTheStampOfThisBootAndMount_andAFileStampedOtherwiseIsEmptied() throws {
         let library = try Library()
+        let stamp = try stamp(library)
         let before: Page
         do {
             let catalog = try library.catalog()
-            _ = try catalog.importItems(PagerTests.importRows(3000))
+            _ = try catalog.importItems(PagerTests.importRows(30_000))
             _ = try pager.expectPage(catalog, configuration, offset: 0)
-            before = try pager.expectPage(catalog, configuration, offset: 20_000)
+            before = try pager.expectPage(catalog, configuration, offset: 200_000)
             #expect(before.source == .stored)
         }
         #expect(try userVersion(library) == stamp)
-        let store = try SQLiteStore.open(at: library.catalogPath)
-        #expect(try store.layoutQueue.read { try Int.fetchOne($0, sql: "PRAGMA synchronous") } == 0, "OFF")
-        #expect(try store.layoutQueue.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM layouts") } == 1, "this boot's: kept")
+        do {
+            let store = try SQLiteStore.open(at: library.catalogPath)
+            #expect(try store.layoutQueue.read { try Int.fetchOne($0, sql: "PRAGMA synchronous") } == 0, "OFF")
+            #expect(try store.layoutQueue.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM layouts") } == 1, "this boot's: kept")
+        }
 
         try setUserVersion(library, 0) // as a build whose commits waited for the disk left it
         do {
@@ -204,41 +218,105 @@ import Testing
             #expect(try userVersion(library) == stamp)
         }
 
-        try setUserVersion(library, stamp &+ 1) // written in another boot
-        let pagesBefore = try layoutFile(library).read { try Int.fetchOne($0, sql: "PRAGMA page_count") ?? 0 }
+        try setUserVersion(library, stamp &+ 1) // written in another boot, or on another mount
+        let full = try pages(library)
         let catalog = try library.catalog()
         #expect(try catalog.layouts().isEmpty)
         #expect(try userVersion(library) == stamp)
-        let pagesAfter = try layoutFile(library).read { try Int.fetchOne($0, sql: "PRAGMA page_count") ?? 0 }
-        #expect(pagesBefore > 10 && pagesAfter < 10, "rebuilt, not only emptied: \(pagesBefore) pages, then \(pagesAfter)")
-        let again = try pager.expectPage(catalog, configuration, offset: 20_000)
+        let empty = try pages(library)
+        #expect(full.count > 8 && empty.count < full.count && empty.free == 0, "made empty, not only emptied: \(full), then \(empty)")
+        let again = try pager.expectPage(catalog, configuration, offset: 200_000)
         #expect(again.source == .computed && again.items == before.items)
         #expect(try pager.expectPage(catalog, configuration, offset: 0).source == .stored)
     }
 
-    /// A file of another boot that the crash left torn (its pages overwritten mid-write) cannot
-    /// even be emptied: it is made again, and the catalog opens.
-    @Test func aTornFileOfAnotherBootIsMadeAgain() throws {
-        let stamp = try #require(LayoutFile.bootStamp, "the kernel gives a boot id")
+    /// Writes the bytes 0xA5 over every page of the layout file from `page` on.
+    func tear(_ library: Library, from page: Int) throws {
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: library.layoutFilePath))
+        let size = Int(try handle.seekToEnd())
+        #expect(size > (page + 2) * 65_536)
+        try handle.seek(toOffset: UInt64(page * 65_536))
+        try handle.write(contentsOf: Data(repeating: 0xA5, count: size - page * 65_536))
+        try handle.close()
+    }
+
+    /// A file of another boot that the crash left torn (every page but the first, with the
+    /// schema and the migrations): made empty all the same, and the catalog opens.
+    @Test func aTornFileStampedOtherwiseIsMadeEmpty() throws {
         let library = try Library()
+        let stamp = try stamp(library)
         do {
             let catalog = try library.catalog()
             _ = try catalog.importItems(PagerTests.importRows(3000))
             _ = try pager.expectPage(catalog, configuration, offset: 0)
         }
         try setUserVersion(library, stamp &+ 1)
-        // Every page past the schema's, torn: the tables' B-trees are garbage.
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: library.layoutFilePath))
-        let size = try handle.seekToEnd()
-        #expect(size > 4 * 65_536)
-        try handle.seek(toOffset: 2 * 65_536)
-        try handle.write(contentsOf: Data(repeating: 0xA5, count: Int(size) - 2 * 65_536))
-        try handle.close()
+        try tear(library, from: 1)
         let catalog = try library.catalog()
         #expect(try catalog.layouts().isEmpty)
         #expect(try userVersion(library) == stamp)
         #expect(try pager.expectPage(catalog, configuration, offset: 0).source == .computed)
         #expect(try pager.expectPage(catalog, configuration, offset: 100).source == .stored)
+    }
+
+    /// Torn under this boot's own stamp (a disk error, say): opening the catalog reads the
+    /// torn pages, and the file is made empty in place rather than failing the catalog.
+    @Test func aTornFileOfThisBootIsMadeEmptyWhenItsPagesAreRead() throws {
+        let library = try Library()
+        let stamp = try stamp(library)
+        do {
+            let catalog = try library.catalog()
+            _ = try catalog.importItems(PagerTests.importRows(3000))
+            _ = try pager.expectPage(catalog, configuration, offset: 0)
+        }
+        try tear(library, from: 1)
+        let catalog = try library.catalog()
+        #expect(try catalog.layouts().isEmpty)
+        #expect(try userVersion(library) == stamp)
+        #expect(try pager.expectPage(catalog, configuration, offset: 0).source == .computed)
+        #expect(try pager.expectPage(catalog, configuration, offset: 100).source == .stored)
+    }
+
+    /// A newer build's file is refused before anything is written to it, whatever its stamp.
+    @Test func aNewerBuildsFileStampedOtherwiseIsRefusedUntouched() throws {
+        let library = try Library()
+        let stamp = try stamp(library)
+        do {
+            let catalog = try library.catalog()
+            _ = try catalog.importItems(PagerTests.importRows(500))
+            _ = try pager.expectPage(catalog, configuration, offset: 0)
+        }
+        try layoutFile(library).write { db in try db.execute(sql: "INSERT INTO migrations (identifier) VALUES ('9999_from_the_future')") }
+        try setUserVersion(library, stamp &+ 1)
+        #expect(throws: StoreError.self) { _ = try library.catalog() }
+        #expect(try userVersion(library) == stamp &+ 1)
+        #expect(try layoutFile(library).read { try Int.fetchOne($0, sql: "SELECT count(*) FROM layouts") } == 1)
+    }
+
+    /// The stamp: the boot and the mount of a local disk file system, found from mountinfo.
+    @Test func theStampNamesTheBootAndTheMount_ofLocalFileSystemsOnly() {
+        let mountInfo = """
+            27 1 254:0 / / rw,relatime - ext4 /dev/vda rw
+            40 27 254:0 /srv/photos /mnt/my\\040photos rw,relatime - ext4 /dev/vda rw
+            41 27 8:17 / /media/usb rw,relatime - vfat /dev/sdb1 rw
+            42 27 0:50 / /mnt/nas rw,relatime - cifs //nas/share rw
+            43 27 8:33 / /media/disk rw,relatime - ext4 /dev/sdc1 rw
+            """
+        let vda: UInt64 = 254 << 8
+        #expect(UnsyncedWrites.mount(of: "/home/me", device: vda, in: mountInfo)! == ("27", "ext4"))
+        #expect(UnsyncedWrites.mount(of: "/mnt/my photos/2024", device: vda, in: mountInfo)! == ("40", "ext4"), "the longest mount point")
+        #expect(UnsyncedWrites.mount(of: "/mnt/my photosX", device: vda, in: mountInfo)! == ("27", "ext4"), "a prefix of a name is not a folder")
+        let sdc1: UInt64 = 8 << 8 | 33
+        let disk = UnsyncedWrites.stamp(bootID: "b1\n", mountInfo: mountInfo, device: sdc1, path: "/media/disk/p")
+        #expect(disk != nil && disk != 0)
+        #expect(disk == UnsyncedWrites.stamp(bootID: "b1", mountInfo: mountInfo, device: sdc1, path: "/media/disk/q"))
+        #expect(disk != UnsyncedWrites.stamp(bootID: "b2", mountInfo: mountInfo, device: sdc1, path: "/media/disk/p"), "another boot")
+        let remounted = mountInfo.replacingOccurrences(of: "43 27 8:33", with: "57 27 8:33")
+        #expect(disk != UnsyncedWrites.stamp(bootID: "b1", mountInfo: remounted, device: sdc1, path: "/media/disk/p"), "the drive mounted again")
+        #expect(UnsyncedWrites.stamp(bootID: "b1", mountInfo: mountInfo, device: 8 << 8 | 17, path: "/media/usb/p") == nil, "vfat")
+        #expect(UnsyncedWrites.stamp(bootID: "b1", mountInfo: mountInfo, device: 50, path: "/mnt/nas/p") == nil, "a network file system")
+        #expect(UnsyncedWrites.stamp(bootID: " ", mountInfo: mountInfo, device: sdc1, path: "/media/disk/p") == nil, "no boot id")
+        #expect(UnsyncedWrites.stamp(bootID: "b1", mountInfo: mountInfo, device: 7 << 8, path: "/elsewhere") == nil, "no mount")
     }
 
     /// A layout file that a newer build has migrated further is refused, as a newer catalog is,
