@@ -21,10 +21,10 @@ import GRDB
 /// Its commits do not wait for the disk (`synchronous = OFF`) where that is safe to find out
 /// later (`claim`): the flush of a 23 MB layout took 33 ms of a 134 ms first page at 1,000,000
 /// items. A process that dies, however it dies, loses nothing by it (the kernel still writes
-/// what it was given, and a journal left behind is rolled back); only the machine stopping or
-/// the file system going away can leave the file torn. So its unsynced writes happen under a
-/// stamp of the boot and the mount they happen in (`UnsyncedWrites`), committed to disk first,
-/// and a file found with another stamp is made empty when the catalog opens.
+/// what it was given, and a journal left behind is rolled back); only the machine stopping can
+/// leave the file torn, on a disk that stays while it runs (`UnsyncedWrites`). So its unsynced
+/// writes happen under a stamp of the boot they happen in, committed to disk first, and a file
+/// found with another stamp is made empty, in place, when the catalog opens.
 enum LayoutFile {
     /// How long the file's connection waits for readers to let go. SQLite's own timeout counts
     /// per statement, and a store larger than the page cache needs the file's exclusive lock at
@@ -75,7 +75,7 @@ enum LayoutFile {
 
     /// Opens the connection that writes the file, creating it, its waits for readers counted
     /// by `wait`, and claims the file for this boot (`claim`). A file SQLite cannot even open
-    /// (its first page damaged, or some other file) is removed and made again.
+    /// (its first page damaged, or some other file) is emptied where it is and opened again.
     static func open(catalogPath: String, wait: Wait) throws -> DatabaseQueue {
         let path = path(ofCatalog: catalogPath)
         let stamp = UnsyncedWrites.stamp(forFolder: (path as NSString).deletingLastPathComponent)
@@ -95,7 +95,12 @@ enum LayoutFile {
             try claim(queue, stamp: stamp, wait: wait)
             return queue
         } catch let error where isDamaged(error) {
-            for suffix in ["", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+            // Truncated by path, not removed: the file stays the one every process has open (an
+            // empty file is an empty database), and no descriptor of it is opened and closed
+            // here, which would drop this process's locks on it. SQLite found it unreadable under
+            // its shared lock, so no process is writing a database into it.
+            try? FileManager.default.removeItem(atPath: path + "-journal")
+            guard truncate(path, 0) == 0 else { throw StoreError.cannotOpen(path: path, reason: "cannot empty a damaged layout file: \(SystemError.text())") }
             let queue = try DatabaseQueue(path: path, configuration: configuration)
             try claim(queue, stamp: stamp, wait: wait)
             return queue
@@ -103,16 +108,15 @@ enum LayoutFile {
     }
 
     /// Lets the file's commits skip waiting for the disk (`synchronous = OFF`) when `stamp`
-    /// (`UnsyncedWrites`: this boot and this mount of a local file system) is the file's
+    /// (`UnsyncedWrites`: this boot, on a disk that stays while the machine runs) is the file's
     /// `user_version`: the mark that unsynced writes happen only under it. 0 marks a new file, or
     /// one only ever written by commits that waited. Another stamp means writes that may not all
-    /// have reached the disk before the machine or the drive went away: the file is made empty
-    /// in place (`reset`), torn pages and all. The new stamp is committed with
-    /// `synchronous = EXTRA` (the journal's removal synced too) before any write that does not
-    /// wait, so after a crash the file's stamp is never that of the boot and mount that follow.
-    /// Without a stamp (nil) the commits wait and the file's mark is left as it is. A file a newer
-    /// build has migrated is left untouched for `prepare` to refuse. Read first: opening a file
-    /// claimed already writes nothing.
+    /// have reached the disk before the machine went down: the file is made empty in place
+    /// (`reset`), torn pages and all. The new stamp is committed with `synchronous = EXTRA` (the
+    /// journal's removal synced too) before any write that does not wait, so after a crash the
+    /// file's stamp is never that of the boot that follows. Without a stamp (nil) the commits
+    /// wait and the file's mark is left as it is. A file a newer build has migrated is left
+    /// untouched for `prepare` to refuse. Read first: opening a file claimed already writes nothing.
     static func claim(_ queue: DatabaseQueue, stamp current: Int32?, wait: Wait) throws {
         guard let current else { return }
         let found = try queue.read(mark) // the first page only
@@ -123,21 +127,26 @@ enum LayoutFile {
                 try db.tableExists("migrations") && !Set(String.fetchAll(db, sql: "SELECT identifier FROM migrations")).isSubset(of: known)
             }
             if newer == true { return }
-            try queue.inDatabase { db in
-                try db.execute(sql: "PRAGMA synchronous = EXTRA")
-                defer { try? db.execute(sql: "PRAGMA synchronous = NORMAL") }
-                try wait.within(seconds: busySeconds) {
-                    if found == 0 {
-                        try db.inTransaction(.immediate) {
-                            guard try mark(db) == 0 else { return .rollback } // another process claimed it
-                            try db.execute(sql: "PRAGMA user_version = \(current)")
-                            return .commit
+            do {
+                try queue.inDatabase { db in
+                    try db.execute(sql: "PRAGMA synchronous = EXTRA")
+                    defer { try? db.execute(sql: "PRAGMA synchronous = NORMAL") }
+                    try wait.within(seconds: busySeconds) {
+                        if found == 0 {
+                            try db.inTransaction(.immediate) {
+                                guard try mark(db) == 0 else { return .rollback } // another process claimed it
+                                try db.execute(sql: "PRAGMA user_version = \(current)")
+                                return .commit
+                            }
+                        } else if try mark(db) != current { // not reset by another process meanwhile
+                            try reset(db, mark: current)
                         }
-                    } else if try mark(db) != current { // not reset by another process meanwhile
-                        try reset(db, mark: current)
                     }
                 }
+            } catch where found == 0 && isBusy(error) {
+                return // the file stays as it is, and this process's commits wait for the disk
             }
+            guard try queue.read(mark) == current else { return }
         }
         try queue.inDatabase { try $0.execute(sql: "PRAGMA synchronous = OFF") }
     }
@@ -155,8 +164,17 @@ enum LayoutFile {
         try empty.inDatabase { source in
             try source.execute(sql: "PRAGMA page_size = \(pageSize)")
             try source.execute(sql: "PRAGMA user_version = \(mark)")
+            // Migrated already: no process that has the file open finds it without its tables.
+            for migration in EmbeddedLayoutMigrations.all { try apply(migration, source) }
             try source.backup(to: db)
         }
+    }
+
+    /// Runs a migration of the file and records it.
+    static func apply(_ migration: (id: String, sql: String), _ db: Database) throws {
+        try db.execute(sql: "CREATE TABLE IF NOT EXISTS migrations (identifier TEXT PRIMARY KEY)")
+        try db.execute(sql: migration.sql)
+        try db.execute(sql: "INSERT INTO migrations (identifier) VALUES (?)", arguments: [migration.id])
     }
 
     /// Empties a file that turned out damaged after it was opened (`prepare` read a torn page)
@@ -214,10 +232,8 @@ enum LayoutFile {
         if isCurrent { return }
         for migration in migrations {
             try queue.inTransaction(.immediate) { db in
-                try db.execute(sql: "CREATE TABLE IF NOT EXISTS migrations (identifier TEXT PRIMARY KEY)")
                 guard try !applied(db).contains(migration.id) else { return .commit } // another process was first
-                try db.execute(sql: migration.sql)
-                try db.execute(sql: "INSERT INTO migrations (identifier) VALUES (?)", arguments: [migration.id])
+                try apply(migration, db)
                 return .commit
             }
         }

@@ -78,7 +78,9 @@ package final class SQLiteStore: CatalogBackend {
             do {
                 try LayoutFile.prepare(layoutQueue, catalogPath: path, catalog: catalog)
             } catch where LayoutFile.isDamaged(error) {
-                // A torn page past the first: the file is a lost cache, made empty where it is.
+                // A torn page past the first, in the layout file (not the catalog, which `catalog`
+                // reads too: then the error stands): a lost cache, made empty where it is.
+                _ = try catalog()
                 try LayoutFile.remake(layoutQueue, catalogPath: path, wait: layoutWait)
                 try LayoutFile.prepare(layoutQueue, catalogPath: path, catalog: catalog)
             }

@@ -154,7 +154,7 @@ import Testing
     }
 
     /// A layout file SQLite cannot read (damaged, or some other file) is a lost cache: it is
-    /// made again, and the catalog opens.
+    /// emptied where it is (every process keeps the same file), and the catalog opens.
     @Test func aDamagedLayoutFileIsMadeAgain() throws {
         let library = try Library()
         do {
@@ -162,9 +162,13 @@ import Testing
             _ = try catalog.importItems(PagerTests.importRows(500))
             _ = try pager.expectPage(catalog, configuration, offset: 0)
         }
-        try Data(repeating: 0x5A, count: 70_000).write(to: URL(fileURLWithPath: library.layoutFilePath))
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: library.layoutFilePath))
+        try handle.write(contentsOf: Data(repeating: 0x5A, count: 70_000))
+        try handle.close()
+        let held = try Held(library)
         let catalog = try library.catalog()
         #expect(try catalog.layouts().isEmpty)
+        #expect(held.isStillTheFile, "emptied where it is, not replaced")
         #expect(try pager.expectPage(catalog, configuration, offset: 0).source == .computed)
         #expect(try pager.expectPage(catalog, configuration, offset: 100).source == .stored)
     }
@@ -182,18 +186,36 @@ import Testing
                      "a temporary folder on a local disk file system, on Linux")
     }
 
+    /// The layout file held open, as another process holds it: whether that file is still the
+    /// one at the path (a removed file's number could be given to the next one made).
+    struct Held {
+        let handle: FileHandle
+        let path: String
+
+        init(_ library: Library) throws {
+            path = library.layoutFilePath
+            handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+        }
+
+        var isStillTheFile: Bool {
+            var held = stat()
+            var named = stat()
+            return fstat(handle.fileDescriptor, &held) == 0 && held.st_nlink > 0 && stat(path, &named) == 0 && named.st_ino == held.st_ino
+        }
+    }
+
     func pages(_ library: Library) throws -> (count: Int, free: Int) {
         try layoutFile(library).read { db in
             (try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0, try Int.fetchOne(db, sql: "PRAGMA freelist_count") ?? 0)
         }
     }
 
-    /// The file's commits do not wait for the disk, under a stamp of the boot and mount they
-    /// happen in. A file stamped otherwise (the machine or the drive went away since, and its
-    /// last writes may not have reached the disk) is made empty in place when the catalog
-    /// opens; one stamped in this boot and mount, or never (written by builds whose commits all
-    /// waited), keeps its layouts.
-    @Test func unsyncedWritesCarryTheStampOfThisBootAndMount_andAFileStampedOtherwiseIsEmptied() throws {
+    /// The file's commits do not wait for the disk, under a stamp of the boot they happen in.
+    /// A file stamped otherwise (the machine went down since, and its last writes may not have
+    /// reached the disk) is made empty in place when the catalog opens: the same file, which
+    /// every process has open, not a new one; one stamped in this boot, or never (written by
+    /// builds whose commits all waited), keeps its layouts.
+    @Test func unsyncedWritesCarryTheStampOfThisBoot_andAFileStampedOtherwiseIsEmptiedInPlace() throws {
         let library = try Library()
         let stamp = try stamp(library)
         let before: Page
@@ -218,10 +240,12 @@ import Testing
             #expect(try userVersion(library) == stamp)
         }
 
-        try setUserVersion(library, stamp &+ 1) // written in another boot, or on another mount
+        try setUserVersion(library, stamp &+ 1) // written in another boot
         let full = try pages(library)
+        let held = try Held(library)
         let catalog = try library.catalog()
         #expect(try catalog.layouts().isEmpty)
+        #expect(held.isStillTheFile, "in place")
         #expect(try userVersion(library) == stamp)
         let empty = try pages(library)
         #expect(full.count > 8 && empty.count < full.count && empty.free == 0, "made empty, not only emptied: \(full), then \(empty)")
@@ -252,8 +276,10 @@ import Testing
         }
         try setUserVersion(library, stamp &+ 1)
         try tear(library, from: 1)
+        let held = try Held(library)
         let catalog = try library.catalog()
         #expect(try catalog.layouts().isEmpty)
+        #expect(held.isStillTheFile, "in place")
         #expect(try userVersion(library) == stamp)
         #expect(try pager.expectPage(catalog, configuration, offset: 0).source == .computed)
         #expect(try pager.expectPage(catalog, configuration, offset: 100).source == .stored)
@@ -293,30 +319,34 @@ import Testing
         #expect(try layoutFile(library).read { try Int.fetchOne($0, sql: "SELECT count(*) FROM layouts") } == 1)
     }
 
-    /// The stamp: the boot and the mount of a local disk file system, found from mountinfo.
-    @Test func theStampNamesTheBootAndTheMount_ofLocalFileSystemsOnly() {
-        let mountInfo = """
+    /// The stamp: this boot, for a local disk file system on a disk that stays while the
+    /// machine runs; none where the disk can go away (USB, SD cards, network shares).
+    @Test func theStampNamesTheBoot_onDisksThatStayOnly() {
+        let mountInfo = #"""
             27 1 254:0 / / rw,relatime - ext4 /dev/vda rw
-            40 27 254:0 /srv/photos /mnt/my\\040photos rw,relatime - ext4 /dev/vda rw
+            40 27 254:0 /srv/photos /mnt/my\040photos rw,relatime - ext4 /dev/vda rw
             41 27 8:17 / /media/usb rw,relatime - vfat /dev/sdb1 rw
             42 27 0:50 / /mnt/nas rw,relatime - cifs //nas/share rw
-            43 27 8:33 / /media/disk rw,relatime - ext4 /dev/sdc1 rw
-            """
-        let vda: UInt64 = 254 << 8
-        #expect(UnsyncedWrites.mount(of: "/home/me", device: vda, in: mountInfo)! == ("27", "ext4"))
-        #expect(UnsyncedWrites.mount(of: "/mnt/my photos/2024", device: vda, in: mountInfo)! == ("40", "ext4"), "the longest mount point")
-        #expect(UnsyncedWrites.mount(of: "/mnt/my photosX", device: vda, in: mountInfo)! == ("27", "ext4"), "a prefix of a name is not a folder")
-        let sdc1: UInt64 = 8 << 8 | 33
-        let disk = UnsyncedWrites.stamp(bootID: "b1\n", mountInfo: mountInfo, device: sdc1, path: "/media/disk/p")
-        #expect(disk != nil && disk != 0)
-        #expect(disk == UnsyncedWrites.stamp(bootID: "b1", mountInfo: mountInfo, device: sdc1, path: "/media/disk/q"))
-        #expect(disk != UnsyncedWrites.stamp(bootID: "b2", mountInfo: mountInfo, device: sdc1, path: "/media/disk/p"), "another boot")
-        let remounted = mountInfo.replacingOccurrences(of: "43 27 8:33", with: "57 27 8:33")
-        #expect(disk != UnsyncedWrites.stamp(bootID: "b1", mountInfo: remounted, device: sdc1, path: "/media/disk/p"), "the drive mounted again")
-        #expect(UnsyncedWrites.stamp(bootID: "b1", mountInfo: mountInfo, device: 8 << 8 | 17, path: "/media/usb/p") == nil, "vfat")
-        #expect(UnsyncedWrites.stamp(bootID: "b1", mountInfo: mountInfo, device: 50, path: "/mnt/nas/p") == nil, "a network file system")
-        #expect(UnsyncedWrites.stamp(bootID: " ", mountInfo: mountInfo, device: sdc1, path: "/media/disk/p") == nil, "no boot id")
-        #expect(UnsyncedWrites.stamp(bootID: "b1", mountInfo: mountInfo, device: 7 << 8, path: "/elsewhere") == nil, "no mount")
+            43 27 0:51 / /mnt/nas rw,relatime - nfs4 server:/ rw
+            44 27 0:52 / /home rw,relatime - btrfs /dev/nvme0n1p2 rw
+            """#
+        #expect(UnsyncedWrites.mount(of: "/etc/x", in: mountInfo)! == ("254:0", "ext4"))
+        #expect(UnsyncedWrites.mount(of: "/mnt/my photos/2024", in: mountInfo)! == ("254:0", "ext4"), "the longest mount point, unescaped")
+        #expect(UnsyncedWrites.mount(of: "/mnt/my photosX", in: mountInfo)! == ("254:0", "ext4"), "a prefix of a name is not a folder")
+        #expect(UnsyncedWrites.mount(of: "/mnt/nas/a", in: mountInfo)! == ("0:51", "nfs4"), "the mount on top")
+        #expect(UnsyncedWrites.mount(of: "/home/me", in: mountInfo)! == ("0:52", "btrfs"))
+        let virtio = "../../devices/pci0000:00/0000:00:02.0/virtio1/block/vda"
+        let stamp = UnsyncedWrites.stamp(bootID: "b1\n", fileSystem: "ext4", blockDevice: virtio, removable: false)
+        #expect(stamp != nil && stamp != 0)
+        #expect(stamp == UnsyncedWrites.stamp(bootID: "b1", fileSystem: "btrfs", blockDevice: nil, removable: false), "the boot alone")
+        #expect(stamp != UnsyncedWrites.stamp(bootID: "b2", fileSystem: "ext4", blockDevice: virtio, removable: false), "another boot")
+        let usb = "../../devices/pci0000:00/0000:00:14.0/usb2/2-1/2-1:1.0/host6/target6:0:0/6:0:0:0/block/sdb/sdb1"
+        #expect(UnsyncedWrites.stamp(bootID: "b1", fileSystem: "ext4", blockDevice: usb, removable: false) == nil, "a USB drive")
+        #expect(UnsyncedWrites.stamp(bootID: "b1", fileSystem: "ext4", blockDevice: virtio, removable: true) == nil, "removable")
+        #expect(UnsyncedWrites.stamp(bootID: "b1", fileSystem: "ext4", blockDevice: "unknown", removable: false) == nil, "a device not found")
+        #expect(UnsyncedWrites.stamp(bootID: "b1", fileSystem: "vfat", blockDevice: virtio, removable: false) == nil)
+        #expect(UnsyncedWrites.stamp(bootID: "b1", fileSystem: "nfs4", blockDevice: nil, removable: false) == nil, "a network file system")
+        #expect(UnsyncedWrites.stamp(bootID: " ", fileSystem: "ext4", blockDevice: virtio, removable: false) == nil, "no boot id")
     }
 
     /// A layout file that a newer build has migrated further is refused, as a newer catalog is,
