@@ -75,7 +75,7 @@ enum LayoutFile {
 
     /// Opens the connection that writes the file, creating it, its waits for readers counted
     /// by `wait`, and claims the file for this boot (`claim`). A file SQLite cannot even open
-    /// (its first page damaged, or some other file) is emptied where it is and opened again.
+    /// (its first page damaged, or some other file) is removed and made again.
     static func open(catalogPath: String, wait: Wait) throws -> DatabaseQueue {
         let path = path(ofCatalog: catalogPath)
         let stamp = UnsyncedWrites.stamp(forFolder: (path as NSString).deletingLastPathComponent)
@@ -95,15 +95,23 @@ enum LayoutFile {
             try claim(queue, stamp: stamp, wait: wait)
             return queue
         } catch let error where isDamaged(error) {
-            // Truncated by path, not removed: the file stays the one every process has open (an
-            // empty file is an empty database), and no descriptor of it is opened and closed
-            // here, which would drop this process's locks on it. SQLite found it unreadable under
-            // its shared lock, so no process is writing a database into it.
-            try? FileManager.default.removeItem(atPath: path + "-journal")
-            guard truncate(path, 0) == 0 else { throw StoreError.cannotOpen(path: path, reason: "cannot empty a damaged layout file: \(SystemError.text())") }
-            let queue = try DatabaseQueue(path: path, configuration: configuration)
-            try claim(queue, stamp: stamp, wait: wait)
-            return queue
+            // Several processes may find it so at once: one at a time, under a lock of its own
+            // (`<catalog>.layouts.lock`), each opens it again and replaces it only if it is still
+            // unreadable, so none replaces a file another has just made and opened. Removed, not
+            // truncated: a process that mapped the file before it was damaged keeps its pages
+            // (a truncated file's would fault), and every process that opens it checks here.
+            let lock = try WriteLock(catalogPath: path, wait: true)
+            defer { withExtendedLifetime(lock) {} }
+            do {
+                let queue = try DatabaseQueue(path: path, configuration: configuration)
+                try claim(queue, stamp: stamp, wait: wait)
+                return queue
+            } catch let error where isDamaged(error) {
+                for suffix in ["", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+                let queue = try DatabaseQueue(path: path, configuration: configuration)
+                try claim(queue, stamp: stamp, wait: wait)
+                return queue
+            }
         }
     }
 

@@ -2,12 +2,26 @@ import Foundation
 
 /// When a file's writes may skip waiting for the disk, and the stamp that tells, later, whether
 /// they all reached it (LayoutFile). Writes the kernel was given are lost only if the machine
-/// stops, and a new boot follows: the stamp names the boot. Where the disk can go away while
-/// the machine runs (a USB drive or an SD card pulled, a network share) or the system gives no
-/// boot id, there is no stamp, and writes wait.
+/// stops, and a new boot follows: the stamp names the boot. Only a local disk file system on a
+/// disk that stays while the machine runs qualifies: not a USB drive, an SD card, a removable
+/// or hot-pluggable device, a network share, or a device the kernel makes of others that
+/// cannot be traced to such disks. Elsewhere, or without a boot id, there is no stamp and
+/// writes wait.
 enum UnsyncedWrites {
-    /// Local disk file systems.
-    static let localFileSystems: Set<String> = ["ext2", "ext3", "ext4", "xfs", "btrfs", "f2fs", "zfs", "bcachefs", "tmpfs", "overlay"]
+    /// File systems on one block device, which `/proc/self/mountinfo` names.
+    static let localFileSystems: Set<String> = ["ext2", "ext3", "ext4", "xfs", "f2fs"]
+
+    /// What the checks read of sysfs: a file's text, a folder's entries, where a link leads.
+    struct Sysfs: Sendable {
+        var contents: @Sendable (String) -> String?
+        var entries: @Sendable (String) -> [String]
+        var resolve: @Sendable (String) -> String
+
+        static let system = Sysfs(
+            contents: { try? String(contentsOfFile: $0, encoding: .utf8) },
+            entries: { (try? FileManager.default.contentsOfDirectory(atPath: $0)) ?? [] },
+            resolve: { URL(fileURLWithPath: $0).resolvingSymlinksInPath().path })
+    }
 
     /// The stamp (nonzero) for files in `folder` in this boot; nil where their writes must wait.
     static func stamp(forFolder folder: String) -> Int32? {
@@ -16,33 +30,43 @@ enum UnsyncedWrites {
         let real = URL(fileURLWithPath: absolute).resolvingSymlinksInPath().standardizedFileURL.path
         guard let bootID = try? String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8),
               let mountInfo = try? String(contentsOfFile: "/proc/self/mountinfo", encoding: .utf8),
-              let mount = mount(of: real, in: mountInfo) else { return nil }
-        // A block device's place in sysfs says how it is attached (…/usb2/2-1/…/block/sdb/sdb1).
-        var blockDevice: String?
-        var removable = false
-        if !mount.device.hasPrefix("0:") {
-            let link = "/sys/dev/block/\(mount.device)"
-            blockDevice = (try? FileManager.default.destinationOfSymbolicLink(atPath: link)) ?? "unknown"
-            removable = [link + "/removable", link + "/../removable"].contains { file in
-                (try? String(contentsOfFile: file, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) == "1"
-            }
-        }
-        return stamp(bootID: bootID, fileSystem: mount.fileSystem, blockDevice: blockDevice, removable: removable)
+              let mount = mount(of: real, in: mountInfo), !mount.device.hasPrefix("0:") else { return nil }
+        let device = Sysfs.system.resolve("/sys/dev/block/\(mount.device)")
+        return stamp(bootID: bootID, fileSystem: mount.fileSystem, staysAttached: staysAttached(device, sysfs: .system))
         #else
         return nil
         #endif
     }
 
-    /// The stamp for a file system of type `fileSystem` on the block device at `blockDevice` in
-    /// sysfs (nil: none, such as tmpfs or a btrfs subvolume), marked `removable` or not, in the
-    /// boot `bootID`.
-    static func stamp(bootID: String, fileSystem: String, blockDevice: String?, removable: Bool) -> Int32? {
+    /// The stamp for a file system of type `fileSystem` on a disk that `staysAttached` or not,
+    /// in the boot `bootID`.
+    static func stamp(bootID: String, fileSystem: String, staysAttached: Bool) -> Int32? {
         let boot = bootID.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !boot.isEmpty, localFileSystems.contains(fileSystem), !removable else { return nil }
-        if let blockDevice, blockDevice == "unknown" || blockDevice.contains("/usb") || blockDevice.contains("/mmc") { return nil }
+        guard !boot.isEmpty, localFileSystems.contains(fileSystem), staysAttached else { return nil }
         var hash: UInt32 = 2_166_136_261 // FNV-1a
         for byte in boot.utf8 { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
         return hash == 0 ? 1 : Int32(bitPattern: hash)
+    }
+
+    /// Whether the block device at `device` (its folder under /sys/devices) stays while the
+    /// machine runs: not attached through USB or an SD/MMC slot, no `removable` mark on it or on
+    /// anything it hangs from (block devices say 1, PCI ports of Thunderbolt and USB4 say
+    /// "removable"), and a device the kernel makes of others (device mapper, RAID) only if all
+    /// of those stay; one made of none (a loop device, a network block device, zram) does not.
+    static func staysAttached(_ device: String, sysfs: Sysfs, depth: Int = 0) -> Bool {
+        guard depth < 8, device.hasPrefix("/sys/devices/"), !device.contains("/usb"), !device.contains("/mmc") else { return false }
+        var folder = device
+        while folder.count > "/sys/devices".count {
+            if let mark = sysfs.contents(folder + "/removable")?.trimmingCharacters(in: .whitespacesAndNewlines),
+               mark == "1" || mark == "removable" { return false }
+            folder = (folder as NSString).deletingLastPathComponent
+        }
+        guard device.hasPrefix("/sys/devices/virtual/") else { return true }
+        // A partition's components are its disk's.
+        let slaves = sysfs.entries(device + "/slaves") + sysfs.entries((device as NSString).deletingLastPathComponent + "/slaves")
+        return !slaves.isEmpty && slaves.allSatisfy { slave in
+            staysAttached(sysfs.resolve("/sys/class/block/\(slave)"), sysfs: sysfs, depth: depth + 1)
+        }
     }
 
     /// The mount `path` (absolute, no symbolic links) is under, from `/proc/self/mountinfo`: the

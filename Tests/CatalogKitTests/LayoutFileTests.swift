@@ -154,7 +154,7 @@ import Testing
     }
 
     /// A layout file SQLite cannot read (damaged, or some other file) is a lost cache: it is
-    /// emptied where it is (every process keeps the same file), and the catalog opens.
+    /// made again (one process at a time, each checking again first), and the catalog opens.
     @Test func aDamagedLayoutFileIsMadeAgain() throws {
         let library = try Library()
         do {
@@ -165,10 +165,8 @@ import Testing
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: library.layoutFilePath))
         try handle.write(contentsOf: Data(repeating: 0x5A, count: 70_000))
         try handle.close()
-        let held = try Held(library)
         let catalog = try library.catalog()
         #expect(try catalog.layouts().isEmpty)
-        #expect(held.isStillTheFile, "emptied where it is, not replaced")
         #expect(try pager.expectPage(catalog, configuration, offset: 0).source == .computed)
         #expect(try pager.expectPage(catalog, configuration, offset: 100).source == .stored)
     }
@@ -264,17 +262,24 @@ import Testing
         try handle.close()
     }
 
-    /// A file of another boot that the crash left torn (every page but the first, with the
-    /// schema and the migrations): made empty all the same, and the catalog opens.
-    @Test func aTornFileStampedOtherwiseIsMadeEmpty() throws {
+    /// A library whose catalog holds `rows` imported items and one stored layout, closed.
+    func libraryWithALayout(rows: Int) throws -> Library {
         let library = try Library()
+        let catalog = try library.catalog()
+        _ = try catalog.importItems(PagerTests.importRows(rows))
+        _ = try pager.expectPage(catalog, configuration, offset: 0)
+        return library
+    }
+
+    /// Every page but the first (the schema, the stamp) torn: left so by a crash in an earlier
+    /// boot (the stamp says so, and the file is made empty before anything reads it), or under
+    /// this boot's own stamp (a disk error, say: opening the catalog reads the torn pages). Either
+    /// way the file is made empty in place, and the catalog opens.
+    @Test(arguments: [true, false])
+    func aTornFileIsMadeEmptyInPlace(stampedInAnEarlierBoot: Bool) throws {
+        let library = try libraryWithALayout(rows: 3000)
         let stamp = try stamp(library)
-        do {
-            let catalog = try library.catalog()
-            _ = try catalog.importItems(PagerTests.importRows(3000))
-            _ = try pager.expectPage(catalog, configuration, offset: 0)
-        }
-        try setUserVersion(library, stamp &+ 1)
+        if stampedInAnEarlierBoot { try setUserVersion(library, stamp &+ 1) }
         try tear(library, from: 1)
         let held = try Held(library)
         let catalog = try library.catalog()
@@ -285,33 +290,10 @@ import Testing
         #expect(try pager.expectPage(catalog, configuration, offset: 100).source == .stored)
     }
 
-    /// Torn under this boot's own stamp (a disk error, say): opening the catalog reads the
-    /// torn pages, and the file is made empty in place rather than failing the catalog.
-    @Test func aTornFileOfThisBootIsMadeEmptyWhenItsPagesAreRead() throws {
-        let library = try Library()
-        let stamp = try stamp(library)
-        do {
-            let catalog = try library.catalog()
-            _ = try catalog.importItems(PagerTests.importRows(3000))
-            _ = try pager.expectPage(catalog, configuration, offset: 0)
-        }
-        try tear(library, from: 1)
-        let catalog = try library.catalog()
-        #expect(try catalog.layouts().isEmpty)
-        #expect(try userVersion(library) == stamp)
-        #expect(try pager.expectPage(catalog, configuration, offset: 0).source == .computed)
-        #expect(try pager.expectPage(catalog, configuration, offset: 100).source == .stored)
-    }
-
     /// A newer build's file is refused before anything is written to it, whatever its stamp.
     @Test func aNewerBuildsFileStampedOtherwiseIsRefusedUntouched() throws {
-        let library = try Library()
+        let library = try libraryWithALayout(rows: 500)
         let stamp = try stamp(library)
-        do {
-            let catalog = try library.catalog()
-            _ = try catalog.importItems(PagerTests.importRows(500))
-            _ = try pager.expectPage(catalog, configuration, offset: 0)
-        }
         try layoutFile(library).write { db in try db.execute(sql: "INSERT INTO migrations (identifier) VALUES ('9999_from_the_future')") }
         try setUserVersion(library, stamp &+ 1)
         #expect(throws: StoreError.self) { _ = try library.catalog() }
@@ -320,7 +302,8 @@ import Testing
     }
 
     /// The stamp: this boot, for a local disk file system on a disk that stays while the
-    /// machine runs; none where the disk can go away (USB, SD cards, network shares).
+    /// machine runs; none where the disk can go away (USB, SD cards, hot-pluggable PCI, network
+    /// shares) or cannot be traced (btrfs, loop devices).
     @Test func theStampNamesTheBoot_onDisksThatStayOnly() {
         let mountInfo = #"""
             27 1 254:0 / / rw,relatime - ext4 /dev/vda rw
@@ -334,19 +317,35 @@ import Testing
         #expect(UnsyncedWrites.mount(of: "/mnt/my photos/2024", in: mountInfo)! == ("254:0", "ext4"), "the longest mount point, unescaped")
         #expect(UnsyncedWrites.mount(of: "/mnt/my photosX", in: mountInfo)! == ("254:0", "ext4"), "a prefix of a name is not a folder")
         #expect(UnsyncedWrites.mount(of: "/mnt/nas/a", in: mountInfo)! == ("0:51", "nfs4"), "the mount on top")
-        #expect(UnsyncedWrites.mount(of: "/home/me", in: mountInfo)! == ("0:52", "btrfs"))
-        let virtio = "../../devices/pci0000:00/0000:00:02.0/virtio1/block/vda"
-        let stamp = UnsyncedWrites.stamp(bootID: "b1\n", fileSystem: "ext4", blockDevice: virtio, removable: false)
+
+        let stamp = UnsyncedWrites.stamp(bootID: "b1\n", fileSystem: "ext4", staysAttached: true)
         #expect(stamp != nil && stamp != 0)
-        #expect(stamp == UnsyncedWrites.stamp(bootID: "b1", fileSystem: "btrfs", blockDevice: nil, removable: false), "the boot alone")
-        #expect(stamp != UnsyncedWrites.stamp(bootID: "b2", fileSystem: "ext4", blockDevice: virtio, removable: false), "another boot")
-        let usb = "../../devices/pci0000:00/0000:00:14.0/usb2/2-1/2-1:1.0/host6/target6:0:0/6:0:0:0/block/sdb/sdb1"
-        #expect(UnsyncedWrites.stamp(bootID: "b1", fileSystem: "ext4", blockDevice: usb, removable: false) == nil, "a USB drive")
-        #expect(UnsyncedWrites.stamp(bootID: "b1", fileSystem: "ext4", blockDevice: virtio, removable: true) == nil, "removable")
-        #expect(UnsyncedWrites.stamp(bootID: "b1", fileSystem: "ext4", blockDevice: "unknown", removable: false) == nil, "a device not found")
-        #expect(UnsyncedWrites.stamp(bootID: "b1", fileSystem: "vfat", blockDevice: virtio, removable: false) == nil)
-        #expect(UnsyncedWrites.stamp(bootID: "b1", fileSystem: "nfs4", blockDevice: nil, removable: false) == nil, "a network file system")
-        #expect(UnsyncedWrites.stamp(bootID: " ", fileSystem: "ext4", blockDevice: virtio, removable: false) == nil, "no boot id")
+        #expect(stamp == UnsyncedWrites.stamp(bootID: "b1", fileSystem: "xfs", staysAttached: true), "the boot alone")
+        #expect(stamp != UnsyncedWrites.stamp(bootID: "b2", fileSystem: "ext4", staysAttached: true), "another boot")
+        #expect(UnsyncedWrites.stamp(bootID: "b1", fileSystem: "ext4", staysAttached: false) == nil)
+        #expect(UnsyncedWrites.stamp(bootID: "b1", fileSystem: "vfat", staysAttached: true) == nil)
+        #expect(UnsyncedWrites.stamp(bootID: "b1", fileSystem: "nfs4", staysAttached: true) == nil, "a network file system")
+        #expect(UnsyncedWrites.stamp(bootID: "b1", fileSystem: "btrfs", staysAttached: true) == nil, "no one device to trace")
+        #expect(UnsyncedWrites.stamp(bootID: " ", fileSystem: "ext4", staysAttached: true) == nil, "no boot id")
+
+        let sata = "/sys/devices/pci0000:00/0000:00:17.0/ata1/host0/target0:0:0/0:0:0:0/block/sda"
+        let usb = "/sys/devices/pci0000:00/0000:00:14.0/usb2/2-1/2-1:1.0/host6/target6:0:0/6:0:0:0/block/sdb"
+        let thunderbolt = "/sys/devices/pci0000:00/0000:00:1d.0/0000:05:00.0/nvme/nvme1/nvme1n1"
+        let files = [sata + "/removable": "0\n", thunderbolt + "/removable": "0\n", "/sys/devices/pci0000:00/0000:00:1d.0/0000:05:00.0/removable": "removable\n",
+                     "/sys/devices/pci0000:00/0000:00:17.0/ata2/host1/target1:0:0/1:0:0:0/block/sdc/removable": "1\n"]
+        let links = ["/sys/class/block/sda2": sata + "/sda2", "/sys/class/block/sdb1": usb + "/sdb1"]
+        let folders = ["/sys/devices/virtual/block/dm-0/slaves": ["sda2"], "/sys/devices/virtual/block/dm-1/slaves": ["sda2", "sdb1"]]
+        let sysfs = UnsyncedWrites.Sysfs(contents: { files[$0] }, entries: { folders[$0] ?? [] }, resolve: { links[$0] ?? $0 })
+        func stays(_ device: String) -> Bool { UnsyncedWrites.staysAttached(device, sysfs: sysfs) }
+        #expect(stays("/sys/devices/pci0000:00/0000:00:02.0/virtio1/block/vda"))
+        #expect(stays(sata + "/sda2"), "a partition of a fixed disk")
+        #expect(!stays(usb + "/sdb1"), "USB")
+        #expect(!stays("/sys/devices/platform/soc/mmc0/mmc0:0001/block/mmcblk0"), "an SD card")
+        #expect(!stays("/sys/devices/pci0000:00/0000:00:17.0/ata2/host1/target1:0:0/1:0:0:0/block/sdc/sdc1"), "marked removable")
+        #expect(!stays(thunderbolt), "behind a hot-pluggable PCI port")
+        #expect(stays("/sys/devices/virtual/block/dm-0"), "device mapper over a fixed disk")
+        #expect(!stays("/sys/devices/virtual/block/dm-1"), "device mapper over a USB drive too")
+        #expect(!stays("/sys/devices/virtual/block/loop0"), "made of nothing traceable")
     }
 
     /// A layout file that a newer build has migrated further is refused, as a newer catalog is,
