@@ -214,16 +214,10 @@ import Testing
     /// every process has open, not a new one; one stamped in this boot, or never (written by
     /// builds whose commits all waited), keeps its layouts.
     @Test func unsyncedWritesCarryTheStampOfThisBoot_andAFileStampedOtherwiseIsEmptiedInPlace() throws {
-        let library = try Library()
+        let library = try libraryWithALayout(rows: 30_000)
         let stamp = try stamp(library)
-        let before: Page
-        do {
-            let catalog = try library.catalog()
-            _ = try catalog.importItems(PagerTests.importRows(30_000))
-            _ = try pager.expectPage(catalog, configuration, offset: 0)
-            before = try pager.expectPage(catalog, configuration, offset: 200_000)
-            #expect(before.source == .stored)
-        }
+        let before = try pager.expectPage(library.catalog(), configuration, offset: 200_000)
+        #expect(before.source == .stored)
         #expect(try userVersion(library) == stamp)
         do {
             let store = try SQLiteStore.open(at: library.catalogPath)
