@@ -78,7 +78,8 @@ enum LayoutFile {
     /// (its first page damaged, or some other file) is removed and made again.
     static func open(catalogPath: String, wait: Wait) throws -> DatabaseQueue {
         let path = path(ofCatalog: catalogPath)
-        let stamp = UnsyncedWrites.stamp(forFolder: (path as NSString).deletingLastPathComponent)
+        let boot = UnsyncedWrites.bootMark()
+        let unsynced = UnsyncedWrites.staysAttached(folder: (path as NSString).deletingLastPathComponent)
         var configuration = Configuration()
         configuration.busyMode = .callback { wait.retry($0) }
         configuration.prepareDatabase { db in
@@ -92,43 +93,48 @@ enum LayoutFile {
         }
         do {
             let queue = try DatabaseQueue(path: path, configuration: configuration)
-            try claim(queue, stamp: stamp, wait: wait)
+            try claim(queue, boot: boot, unsynced: unsynced, wait: wait)
             return queue
         } catch let error where isDamaged(error) {
             // Several processes may find it so at once: one at a time, under a lock of its own
             // (`<catalog>.layouts.lock`), each opens it again and replaces it only if it is still
             // unreadable, so none replaces a file another has just made and opened. Removed, not
             // truncated: a process that mapped the file before it was damaged keeps its pages
-            // (a truncated file's would fault), and every process that opens it checks here.
+            // (a truncated file's would fault). A process that had the file open before its
+            // first page was damaged (a disk error while it ran) still writes to the removed one:
+            // a known limit of replacing a file SQLite cannot read.
             let lock = try WriteLock(catalogPath: path, wait: true)
             defer { withExtendedLifetime(lock) {} }
             do {
                 let queue = try DatabaseQueue(path: path, configuration: configuration)
-                try claim(queue, stamp: stamp, wait: wait)
+                try claim(queue, boot: boot, unsynced: unsynced, wait: wait)
                 return queue
             } catch let error where isDamaged(error) {
-                for suffix in ["", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+                for suffix in ["-journal", ""] { try? FileManager.default.removeItem(atPath: path + suffix) }
                 let queue = try DatabaseQueue(path: path, configuration: configuration)
-                try claim(queue, stamp: stamp, wait: wait)
+                try claim(queue, boot: boot, unsynced: unsynced, wait: wait)
                 return queue
             }
         }
     }
 
-    /// Lets the file's commits skip waiting for the disk (`synchronous = OFF`) when `stamp`
-    /// (`UnsyncedWrites`: this boot, on a disk that stays while the machine runs) is the file's
-    /// `user_version`: the mark that unsynced writes happen only under it. 0 marks a new file, or
-    /// one only ever written by commits that waited. Another stamp means writes that may not all
-    /// have reached the disk before the machine went down: the file is made empty in place
-    /// (`reset`), torn pages and all. The new stamp is committed with `synchronous = EXTRA` (the
-    /// journal's removal synced too) before any write that does not wait, so after a crash the
-    /// file's stamp is never that of the boot that follows. Without a stamp (nil) the commits
-    /// wait and the file's mark is left as it is. A file a newer build has migrated is left
-    /// untouched for `prepare` to refuse. Read first: opening a file claimed already writes nothing.
-    static func claim(_ queue: DatabaseQueue, stamp current: Int32?, wait: Wait) throws {
-        guard let current else { return }
+    /// Checks the file's mark (`user_version`) against this boot, and lets the file's commits
+    /// skip waiting for the disk (`synchronous = OFF`) when `unsynced` (`UnsyncedWrites`: a disk
+    /// that stays while the machine runs). The mark is 0 for a new file, or one only ever written
+    /// by commits that waited, and otherwise the boot (`boot`, a hash of its id) that unsynced
+    /// writes happened in. Any other mark means writes that may not all have reached the disk
+    /// before the machine went down: the file is made empty in place (`reset`), torn pages and
+    /// all, by every process, whether it may write unsynced itself or not; without a boot id
+    /// (nil) any mark but 0 is such a mark. The mark of this boot is committed with
+    /// `synchronous = EXTRA` (the journal's removal synced too) before any write that does not
+    /// wait, so after a crash the file's mark is never that of the boot that follows. A file a
+    /// newer build has migrated is left untouched for `prepare` to refuse. Read first: opening a
+    /// file already checked in this boot writes nothing.
+    static func claim(_ queue: DatabaseQueue, boot: Int32?, unsynced: Bool, wait: Wait) throws {
+        let current = unsynced ? boot : nil // the mark this process writes under
         let found = try queue.read(mark) // the first page only
-        if found != current {
+        let stale = found != 0 && found != boot
+        if stale || (found == 0 && current != nil) {
             // Torn pages past the first do not count: the reset below replaces them.
             let known = Set(EmbeddedLayoutMigrations.all.map(\.id))
             let newer = try? queue.read { db in
@@ -140,22 +146,23 @@ enum LayoutFile {
                     try db.execute(sql: "PRAGMA synchronous = EXTRA")
                     defer { try? db.execute(sql: "PRAGMA synchronous = NORMAL") }
                     try wait.within(seconds: busySeconds) {
-                        if found == 0 {
+                        if stale {
+                            let again = try mark(db) // another process may have reset it meanwhile
+                            if again != 0 && again != boot { try reset(db, mark: current ?? 0) }
+                        } else if let current {
                             try db.inTransaction(.immediate) {
-                                guard try mark(db) == 0 else { return .rollback } // another process claimed it
+                                guard try mark(db) == 0 else { return .rollback } // another process marked it
                                 try db.execute(sql: "PRAGMA user_version = \(current)")
                                 return .commit
                             }
-                        } else if try mark(db) != current { // not reset by another process meanwhile
-                            try reset(db, mark: current)
                         }
                     }
                 }
-            } catch where found == 0 && isBusy(error) {
+            } catch where !stale && isBusy(error) {
                 return // the file stays as it is, and this process's commits wait for the disk
             }
-            guard try queue.read(mark) == current else { return }
         }
+        guard let current, try queue.read(mark) == current else { return }
         try queue.inDatabase { try $0.execute(sql: "PRAGMA synchronous = OFF") }
     }
 
@@ -163,8 +170,8 @@ enum LayoutFile {
     static func mark(_ db: Database) throws -> Int32 { try Int32.fetchOne(db, sql: "PRAGMA user_version") ?? 0 }
 
     /// Makes the file an empty database marked `mark`, in place: an empty database copied over
-    /// it with SQLite's backup, which reads nothing of the file but its first page, so torn pages
-    /// elsewhere cannot stop it, and every process that has the file open sees the new one (the
+    /// it with SQLite's backup, which parses nothing of the file but its first page (the pages
+    /// it overwrites are only copied to the journal), so torn pages elsewhere cannot stop it, and every process that has the file open sees the new one (the
     /// file is not replaced, so none keeps writing to a removed one). One commit, with the
     /// connection's synchronous setting. `prepare` then migrates it.
     static func reset(_ db: Database, mark: Int32) throws {
@@ -186,14 +193,15 @@ enum LayoutFile {
     }
 
     /// Empties a file that turned out damaged after it was opened (`prepare` read a torn page)
-    /// in place, committed waiting for the disk. Its mark stays that of this process's writes.
+    /// in place, committed waiting for the disk, marked as this process writes (`claim`).
     static func remake(_ queue: DatabaseQueue, catalogPath: String, wait: Wait) throws {
-        let stamp = UnsyncedWrites.stamp(forFolder: (path(ofCatalog: catalogPath) as NSString).deletingLastPathComponent)
+        let folder = (path(ofCatalog: catalogPath) as NSString).deletingLastPathComponent
+        let mark = UnsyncedWrites.staysAttached(folder: folder) ? UnsyncedWrites.bootMark() ?? 0 : 0
         try queue.inDatabase { db in
             let synchronous = try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? 1
             try db.execute(sql: "PRAGMA synchronous = EXTRA")
             defer { try? db.execute(sql: "PRAGMA synchronous = \(synchronous)") }
-            try wait.within(seconds: busySeconds) { try reset(db, mark: stamp ?? ((try? mark(db)) ?? 0)) }
+            try wait.within(seconds: busySeconds) { try reset(db, mark: mark) }
         }
     }
 

@@ -23,29 +23,43 @@ enum UnsyncedWrites {
             resolve: { URL(fileURLWithPath: $0).resolvingSymlinksInPath().path })
     }
 
-    /// The stamp (nonzero) for files in `folder` in this boot; nil where their writes must wait.
-    static func stamp(forFolder folder: String) -> Int32? {
+    /// This boot's mark (nonzero): a hash of the kernel's boot id; nil where there is none.
+    static func bootMark() -> Int32? {
         #if os(Linux)
-        let absolute = folder.hasPrefix("/") ? folder : FileManager.default.currentDirectoryPath + "/" + folder
-        let real = URL(fileURLWithPath: absolute).resolvingSymlinksInPath().standardizedFileURL.path
-        guard let bootID = try? String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8),
-              let mountInfo = try? String(contentsOfFile: "/proc/self/mountinfo", encoding: .utf8),
-              let mount = mount(of: real, in: mountInfo), !mount.device.hasPrefix("0:") else { return nil }
-        let device = Sysfs.system.resolve("/sys/dev/block/\(mount.device)")
-        return stamp(bootID: bootID, fileSystem: mount.fileSystem, staysAttached: staysAttached(device, sysfs: .system))
+        guard let bootID = try? String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8) else { return nil }
+        return bootMark(bootID)
         #else
         return nil
         #endif
     }
 
-    /// The stamp for a file system of type `fileSystem` on a disk that `staysAttached` or not,
-    /// in the boot `bootID`.
-    static func stamp(bootID: String, fileSystem: String, staysAttached: Bool) -> Int32? {
+    static func bootMark(_ bootID: String) -> Int32? {
         let boot = bootID.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !boot.isEmpty, localFileSystems.contains(fileSystem), staysAttached else { return nil }
+        guard !boot.isEmpty else { return nil }
         var hash: UInt32 = 2_166_136_261 // FNV-1a
         for byte in boot.utf8 { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
         return hash == 0 ? 1 : Int32(bitPattern: hash)
+    }
+
+    /// Whether files in `folder` may be written without waiting for the disk: a local disk file
+    /// system on a disk that stays while the machine runs.
+    static func staysAttached(folder: String) -> Bool {
+        #if os(Linux)
+        let absolute = folder.hasPrefix("/") ? folder : FileManager.default.currentDirectoryPath + "/" + folder
+        let real = URL(fileURLWithPath: absolute).resolvingSymlinksInPath().standardizedFileURL.path
+        guard let mountInfo = try? String(contentsOfFile: "/proc/self/mountinfo", encoding: .utf8),
+              let mount = mount(of: real, in: mountInfo), localFileSystems.contains(mount.fileSystem),
+              !mount.device.hasPrefix("0:") else { return false }
+        return staysAttached(Sysfs.system.resolve("/sys/dev/block/\(mount.device)"), sysfs: .system)
+        #else
+        return false
+        #endif
+    }
+
+    /// The mark files in `folder` are written under without waiting for the disk in this boot;
+    /// nil where their writes must wait.
+    static func stamp(forFolder folder: String) -> Int32? {
+        staysAttached(folder: folder) ? bootMark() : nil
     }
 
     /// Whether the block device at `device` (its folder under /sys/devices) stays while the
@@ -54,7 +68,9 @@ enum UnsyncedWrites {
     /// "removable"), and a device the kernel makes of others (device mapper, RAID) only if all
     /// of those stay; one made of none (a loop device, a network block device, zram) does not.
     static func staysAttached(_ device: String, sysfs: Sysfs, depth: Int = 0) -> Bool {
-        guard depth < 8, device.hasPrefix("/sys/devices/"), !device.contains("/usb"), !device.contains("/mmc") else { return false }
+        // USB, SD/MMC, iSCSI sessions, Fibre Channel remote ports.
+        guard depth < 8, device.hasPrefix("/sys/devices/"),
+              !["/usb", "/mmc", "/session", "/rport-"].contains(where: device.contains) else { return false }
         var folder = device
         while folder.count > "/sys/devices".count {
             if let mark = sysfs.contents(folder + "/removable")?.trimmingCharacters(in: .whitespacesAndNewlines),

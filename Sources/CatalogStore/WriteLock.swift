@@ -6,7 +6,8 @@ import Darwin
 import CatalogModel
 
 /// An exclusive lock that one scan or import holds on a catalog (`flock` on `<catalog>.lock`),
-/// released when the process ends, however it ends. Readers never take it.
+/// released when the process ends, however it ends. Readers never take it. The layout file's
+/// repair takes one on `<catalog>.layouts.lock` the same way (LayoutFile.open).
 final class WriteLock: WriteLease {
     private let descriptor: Int32
 

@@ -284,6 +284,31 @@ import Testing
         #expect(try pager.expectPage(catalog, configuration, offset: 100).source == .stored)
     }
 
+    /// A process whose own commits wait for the disk (its view of the folder gets no stamp: a
+    /// network mount of it, say) still checks the mark against this boot: a file another
+    /// process wrote unsynced in an earlier boot is made empty, one of this boot is kept, and
+    /// without a boot id any mark but 0 counts as an earlier boot's.
+    @Test func aProcessThatWaitsForTheDiskStillEmptiesAFileOfAnEarlierBoot() throws {
+        let library = try libraryWithALayout(rows: 500)
+        let boot = try #require(UnsyncedWrites.bootMark())
+        func claim(boot: Int32?) throws -> (layouts: Int, mark: Int32, synchronous: Int) {
+            let queue = try layoutFile(library)
+            try LayoutFile.claim(queue, boot: boot, unsynced: false, wait: LayoutFile.Wait())
+            return try queue.read { db in
+                (try Int.fetchOne(db, sql: "SELECT count(*) FROM layouts") ?? -1, try LayoutFile.mark(db), try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1)
+            }
+        }
+        var claimed = try claim(boot: boot) // marked in this boot
+        #expect(claimed.layouts == 1 && claimed.mark == boot && claimed.synchronous != 0)
+        try setUserVersion(library, boot &+ 1)
+        claimed = try claim(boot: boot)
+        #expect(claimed.layouts == 0 && claimed.mark == 0 && claimed.synchronous != 0)
+        _ = try pager.expectPage(library.catalog(), configuration, offset: 0) // stored again, marked again
+        #expect(try userVersion(library) == boot)
+        claimed = try claim(boot: nil)
+        #expect(claimed.layouts == 0 && claimed.mark == 0, "no boot id: no mark can be told to be this boot's")
+    }
+
     /// A newer build's file is refused before anything is written to it, whatever its stamp.
     @Test func aNewerBuildsFileStampedOtherwiseIsRefusedUntouched() throws {
         let library = try libraryWithALayout(rows: 500)
@@ -312,15 +337,14 @@ import Testing
         #expect(UnsyncedWrites.mount(of: "/mnt/my photosX", in: mountInfo)! == ("254:0", "ext4"), "a prefix of a name is not a folder")
         #expect(UnsyncedWrites.mount(of: "/mnt/nas/a", in: mountInfo)! == ("0:51", "nfs4"), "the mount on top")
 
-        let stamp = UnsyncedWrites.stamp(bootID: "b1\n", fileSystem: "ext4", staysAttached: true)
-        #expect(stamp != nil && stamp != 0)
-        #expect(stamp == UnsyncedWrites.stamp(bootID: "b1", fileSystem: "xfs", staysAttached: true), "the boot alone")
-        #expect(stamp != UnsyncedWrites.stamp(bootID: "b2", fileSystem: "ext4", staysAttached: true), "another boot")
-        #expect(UnsyncedWrites.stamp(bootID: "b1", fileSystem: "ext4", staysAttached: false) == nil)
-        #expect(UnsyncedWrites.stamp(bootID: "b1", fileSystem: "vfat", staysAttached: true) == nil)
-        #expect(UnsyncedWrites.stamp(bootID: "b1", fileSystem: "nfs4", staysAttached: true) == nil, "a network file system")
-        #expect(UnsyncedWrites.stamp(bootID: "b1", fileSystem: "btrfs", staysAttached: true) == nil, "no one device to trace")
-        #expect(UnsyncedWrites.stamp(bootID: " ", fileSystem: "ext4", staysAttached: true) == nil, "no boot id")
+        let mark = UnsyncedWrites.bootMark("b1\n")
+        #expect(mark != nil && mark != 0)
+        #expect(mark == UnsyncedWrites.bootMark("b1"))
+        #expect(mark != UnsyncedWrites.bootMark("b2"), "another boot")
+        #expect(UnsyncedWrites.bootMark(" ") == nil, "no boot id")
+        #expect(["ext4", "xfs"].allSatisfy(UnsyncedWrites.localFileSystems.contains))
+        #expect(!["vfat", "nfs4", "cifs", "btrfs", "fuseblk"].contains(where: UnsyncedWrites.localFileSystems.contains),
+                "a stick, network shares, a file system of several devices, FUSE")
 
         let sata = "/sys/devices/pci0000:00/0000:00:17.0/ata1/host0/target0:0:0/0:0:0:0/block/sda"
         let usb = "/sys/devices/pci0000:00/0000:00:14.0/usb2/2-1/2-1:1.0/host6/target6:0:0/6:0:0:0/block/sdb"
@@ -340,6 +364,7 @@ import Testing
         #expect(stays("/sys/devices/virtual/block/dm-0"), "device mapper over a fixed disk")
         #expect(!stays("/sys/devices/virtual/block/dm-1"), "device mapper over a USB drive too")
         #expect(!stays("/sys/devices/virtual/block/loop0"), "made of nothing traceable")
+        #expect(!stays("/sys/devices/platform/host3/session1/target3:0:0/3:0:0:0/block/sdc"), "iSCSI")
     }
 
     /// A layout file that a newer build has migrated further is refused, as a newer catalog is,
