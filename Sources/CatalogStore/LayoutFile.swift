@@ -148,7 +148,9 @@ enum LayoutFile {
                     try wait.within(seconds: busySeconds) {
                         if stale {
                             let again = try mark(db) // another process may have reset it meanwhile
-                            if again != 0 && again != boot { try reset(db, mark: current ?? 0) }
+                            // Marked with this boot even by a process that waits: another may
+                            // have reset it meanwhile and be writing unsynced under that mark.
+                            if again != 0 && again != boot { try reset(db, mark: boot ?? 0) }
                         } else if let current {
                             try db.inTransaction(.immediate) {
                                 guard try mark(db) == 0 else { return .rollback } // another process marked it
@@ -193,10 +195,11 @@ enum LayoutFile {
     }
 
     /// Empties a file that turned out damaged after it was opened (`prepare` read a torn page)
-    /// in place, committed waiting for the disk, marked as this process writes (`claim`).
+    /// in place, committed waiting for the disk, marked with this boot (other processes may be
+    /// writing unsynced under that mark; a file only written synced loses nothing by it but
+    /// being emptied after the next restart).
     static func remake(_ queue: DatabaseQueue, catalogPath: String, wait: Wait) throws {
-        let folder = (path(ofCatalog: catalogPath) as NSString).deletingLastPathComponent
-        let mark = UnsyncedWrites.staysAttached(folder: folder) ? UnsyncedWrites.bootMark() ?? 0 : 0
+        let mark = UnsyncedWrites.bootMark() ?? 0
         try queue.inDatabase { db in
             let synchronous = try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? 1
             try db.execute(sql: "PRAGMA synchronous = EXTRA")
