@@ -171,11 +171,12 @@ enum LayoutFile {
     /// The file's `user_version`: the stamp its unsynced writes happened under, or 0.
     static func mark(_ db: Database) throws -> Int32 { try Int32.fetchOne(db, sql: "PRAGMA user_version") ?? 0 }
 
-    /// Makes the file an empty database marked `mark`, in place: an empty database copied over
-    /// it with SQLite's backup, which parses nothing of the file but its first page (the pages
-    /// it overwrites are only copied to the journal), so torn pages elsewhere cannot stop it, and every process that has the file open sees the new one (the
-    /// file is not replaced, so none keeps writing to a removed one). One commit, with the
-    /// connection's synchronous setting. `prepare` then migrates it.
+    /// Makes the file an empty database marked `mark`, in place: an empty, migrated database
+    /// copied over it with SQLite's backup, which parses nothing of the file but its first page
+    /// (the pages it overwrites are only copied to the journal), so torn pages elsewhere cannot
+    /// stop it, and every process that has the file open sees the new one (the file is not
+    /// replaced, so none keeps writing to a removed one). One commit, with the connection's
+    /// synchronous setting.
     static func reset(_ db: Database, mark: Int32) throws {
         let empty = try DatabaseQueue()
         try empty.inDatabase { source in

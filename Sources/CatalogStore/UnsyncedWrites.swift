@@ -56,12 +56,6 @@ enum UnsyncedWrites {
         #endif
     }
 
-    /// The mark files in `folder` are written under without waiting for the disk in this boot;
-    /// nil where their writes must wait.
-    static func stamp(forFolder folder: String) -> Int32? {
-        staysAttached(folder: folder) ? bootMark() : nil
-    }
-
     /// Whether the block device at `device` (its folder under /sys/devices) stays while the
     /// machine runs: not attached through USB or an SD/MMC slot, no `removable` mark on it or on
     /// anything it hangs from (block devices say 1, PCI ports of Thunderbolt and USB4 say

@@ -180,8 +180,9 @@ import Testing
     }
 
     func stamp(_ library: Library) throws -> Int32 {
-        try #require(UnsyncedWrites.stamp(forFolder: (library.catalogPath as NSString).deletingLastPathComponent),
-                     "a temporary folder on a local disk file system, on Linux")
+        let folder = (library.catalogPath as NSString).deletingLastPathComponent
+        try #require(UnsyncedWrites.staysAttached(folder: folder), "a temporary folder on a local disk file system, on Linux")
+        return try #require(UnsyncedWrites.bootMark())
     }
 
     /// The layout file held open, as another process holds it: whether that file is still the
