@@ -2,6 +2,7 @@ import CatalogKit
 import CatalogModel
 @testable import CatalogStore
 import Foundation
+import Synchronization
 import GRDB
 import Testing
 
@@ -366,6 +367,28 @@ import Testing
         #expect(!stays("/sys/devices/virtual/block/dm-1"), "device mapper over a USB drive too")
         #expect(!stays("/sys/devices/virtual/block/loop0"), "made of nothing traceable")
         #expect(!stays("/sys/devices/platform/host3/session1/target3:0:0/3:0:0:0/block/sdc"), "iSCSI")
+    }
+
+    /// Two stores that open a damaged layout file at once replace it one at a time, each
+    /// opening it again first: both end on the same new file, so a layout one stores is the
+    /// other's too. Were each to replace it unchecked, one would write a removed file.
+    @Test func storesOpeningADamagedFileAtOnceEndOnTheSameFile() throws {
+        let library = try libraryWithALayout(rows: 500)
+        for round in 0..<12 {
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: library.layoutFilePath))
+            try handle.write(contentsOf: Data(repeating: 0x5A, count: 70_000))
+            try handle.close()
+            let opened = Mutex<[Int: Result<Catalog, any Error>]>([:])
+            let path = library.catalogPath
+            DispatchQueue.concurrentPerform(iterations: 2) { index in
+                let result = Result { try Catalog.open(at: path) }
+                opened.withLock { $0[index] = result }
+            }
+            let catalogs = try opened.withLock { try [$0[0]!.get(), $0[1]!.get()] }
+            let configuration = LayoutConfiguration(width: 300 + Double(round))
+            #expect(try pager.expectPage(catalogs[round % 2], configuration, offset: 0).source == .computed)
+            #expect(try pager.expectPage(catalogs[1 - round % 2], configuration, offset: 0).source == .stored, "round \(round)")
+        }
     }
 
     /// A layout file that a newer build has migrated further is refused, as a newer catalog is,
