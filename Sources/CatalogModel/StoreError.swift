@@ -22,6 +22,16 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The database reported an error.
     case database(String)
 
+    /// Whether a layout computed for a page may go unstored this time, the page then laid out
+    /// from the snapshot it reads: a scan or import moved the catalog on while it was computed,
+    /// readers kept the stored layouts busy, or the primary is away while a replica reads.
+    public var leavesLayoutUnstored: Bool {
+        switch self {
+        case .busy, .layoutsBusy, .unreachable: true
+        default: false
+        }
+    }
+
     public var description: String {
         switch self {
         case .notACatalog(let path, let reason):

@@ -49,10 +49,8 @@ final class CatalogService: Sendable {
         try await computations.once(configuration.key) {
             do {
                 _ = try await self.run { try self.catalog.precompute(configuration) }
-            } catch StoreError.busy, StoreError.layoutsBusy, StoreError.unreachable {
-                // Nothing stored (a scan moved the catalog on while computing, readers kept the
-                // layout file busy, or the primary is away while a replica reads): the page below
-                // lays out the snapshot it reads.
+            } catch let error as StoreError where error.leavesLayoutUnstored {
+                // Nothing stored: the page below lays out the snapshot it reads.
             }
         }
         return try await run { try self.catalog.page(request) }
@@ -90,10 +88,8 @@ final class CatalogService: Sendable {
         try await computations.once(configuration.key) {
             do {
                 _ = try await self.run { try self.catalog.precompute(configuration) }
-            } catch StoreError.busy, StoreError.layoutsBusy, StoreError.unreachable {
-                // Nothing stored (a scan moved the catalog on, readers kept the layout file busy,
-                // or the primary is away while a replica reads): the list below lays out the
-                // snapshot it reads.
+            } catch let error as StoreError where error.leavesLayoutUnstored {
+                // Nothing stored: the list below lays out the snapshot it reads.
             }
         }
         return try await run { try self.catalog.sections(configuration) }

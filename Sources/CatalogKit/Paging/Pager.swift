@@ -84,9 +84,8 @@ enum Pager {
     static func sections(store: any CatalogBackend, configuration: LayoutConfiguration) throws -> SectionList {
         do {
             _ = try precompute(store: store, configuration: configuration)
-        } catch StoreError.busy, StoreError.layoutsBusy, StoreError.unreachable {
-            // Nothing stored (a scan moved the catalog on, readers kept the layout file busy, or
-            // the primary is away while a replica reads): the snapshot below lays out what it holds.
+        } catch let error as StoreError where error.leavesLayoutUnstored {
+            // Nothing stored: the snapshot below lays out what it holds.
         }
         let key = configuration.key
         return try store.withSnapshot { snapshot throws -> SectionList in
@@ -122,9 +121,8 @@ enum Pager {
     static func snap(store: any CatalogBackend, configuration: LayoutConfiguration, proposed: Double, velocity: Double) throws -> SnapTarget? {
         do {
             _ = try precompute(store: store, configuration: configuration)
-        } catch StoreError.busy, StoreError.layoutsBusy, StoreError.unreachable {
-            // Nothing stored (a scan moved the catalog on, readers kept the layout file busy, or
-            // the primary is away while a replica reads): the snapshot below lays out what it holds.
+        } catch let error as StoreError where error.leavesLayoutUnstored {
+            // Nothing stored: the snapshot below lays out what it holds.
         }
         let viewport = configuration.width
         return try store.withSnapshot { snapshot throws -> SnapTarget? in
