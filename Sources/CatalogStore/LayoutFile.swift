@@ -142,21 +142,17 @@ enum LayoutFile {
             }
             if newer == true { return }
             do {
-                try queue.inDatabase { db in
-                    try db.execute(sql: "PRAGMA synchronous = EXTRA")
-                    defer { try? db.execute(sql: "PRAGMA synchronous = NORMAL") }
-                    try wait.within(seconds: busySeconds) {
-                        if stale {
-                            let again = try mark(db) // another process may have reset it meanwhile
-                            // Marked with this boot even by a process that waits: another may
-                            // have reset it meanwhile and be writing unsynced under that mark.
-                            if again != 0 && again != boot { try reset(db, mark: boot ?? 0) }
-                        } else if let current {
-                            try db.inTransaction(.immediate) {
-                                guard try mark(db) == 0 else { return .rollback } // another process marked it
-                                try db.execute(sql: "PRAGMA user_version = \(current)")
-                                return .commit
-                            }
+                try durably(queue, wait: wait) { db in
+                    if stale {
+                        let again = try mark(db) // another process may have reset it meanwhile
+                        // Marked with this boot even by a process that waits: another may have
+                        // reset it meanwhile and be writing unsynced under that mark.
+                        if again != 0 && again != boot { try reset(db, mark: boot ?? 0) }
+                    } else if let current {
+                        try db.inTransaction(.immediate) {
+                            guard try mark(db) == 0 else { return .rollback } // another process marked it
+                            try db.execute(sql: "PRAGMA user_version = \(current)")
+                            return .commit
                         }
                     }
                 }
@@ -201,11 +197,18 @@ enum LayoutFile {
     /// being emptied after the next restart).
     static func remake(_ queue: DatabaseQueue, catalogPath: String, wait: Wait) throws {
         let mark = UnsyncedWrites.bootMark() ?? 0
+        try durably(queue, wait: wait) { db in try reset(db, mark: mark) }
+    }
+
+    /// Runs `body` on the file's connection with its commits waiting for the disk, the
+    /// journal's removal included (`synchronous = EXTRA`), and all its waits for readers counted
+    /// against one deadline; the connection's setting is put back after.
+    static func durably(_ queue: DatabaseQueue, wait: Wait, _ body: (Database) throws -> Void) throws {
         try queue.inDatabase { db in
             let synchronous = try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? 1
             try db.execute(sql: "PRAGMA synchronous = EXTRA")
             defer { try? db.execute(sql: "PRAGMA synchronous = \(synchronous)") }
-            try wait.within(seconds: busySeconds) { try reset(db, mark: mark) }
+            try wait.within(seconds: busySeconds) { try body(db) }
         }
     }
 
