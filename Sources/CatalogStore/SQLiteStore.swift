@@ -25,6 +25,8 @@ package final class SQLiteStore: CatalogBackend {
     static let mmapBytes = 1 << 30
     /// The page cache of an import's connection while it imports (SQLiteStore+Importing).
     static let importCacheKiB = 131_072
+    /// Rows an import upserts per statement (SQLiteStore+Importing).
+    static let importStatementRows = 64
     /// An import writes its dirty pages to the WAL every this many rows (SQLiteStore+Importing).
     package static let importFlushRows = 131_072
 

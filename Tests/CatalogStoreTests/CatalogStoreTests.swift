@@ -162,6 +162,49 @@ final class TemporaryFolder {
         #expect(try store.generation() == generation)
     }
 
+    /// An import upserts many rows per statement: updates and inserts mixed in one statement
+    /// count as such, and a refused row among them is still the one named, with its line.
+    @Test func rowsUpsertedManyToAStatement_countAndRefuseAsOneByOne() throws {
+        let folder = try TemporaryFolder()
+        let store = try SQLiteStore.open(at: folder.path("catalog.sqlite"))
+        try store.apply([FileChange(path: Data("/photos/a.jpg".utf8), stat: FileStat(device: 1, inode: 2, size: 3, mtimeNanoseconds: 4), fingerprint: nil,
+                                    outcome: .image(ImageFacts(format: "jpeg", pixelWidth: 1, pixelHeight: 1, orientation: 1, width: 1, height: 1, bytes: 3, captureDate: nil, modifiedAt: "2020-01-01T00:00:00")),
+                                    itemID: nil)], rootID: try store.rootID(for: Data("/photos".utf8)))
+        func rows(_ count: Int, width: Int = 10, keys: [Int: String] = [:]) -> [ImportRow] {
+            (0..<count).map { index in
+                ImportRow(line: index + 2, key: keys[index] ?? "pin-\(index)", width: width + index, height: 7, orientation: index % 8 + 1,
+                          date: "2025-01-01T00:00:00", url: "https://cdn\(index / 100).example/\(index)", title: "t\(index)")
+            }
+        }
+        #expect(try store.importItems(rows(200), importedAt: "2026-01-01T00:00:00") == ImportSummary(added: 200, updated: 0, generation: 2))
+        // 200 updates, then 300 inserts: statements of both, and one of each mixed.
+        let mixed = try store.importItems(rows(500, width: 1000), importedAt: "2026-01-02T00:00:00")
+        #expect((mixed.added, mixed.updated) == (300, 200))
+        let stored = Dictionary(uniqueKeysWithValues: try store.items(order: .path).map { (String(decoding: $0.key, as: UTF8.self), $0) })
+        #expect(stored.count == 501)
+        for index in [0, 63, 64, 150, 199, 200, 263, 264, 499] {
+            let item = try #require(stored["pin-\(index)"])
+            let swapped = index % 8 + 1 >= 5
+            #expect((item.pixelWidth, item.pixelHeight, item.orientation) == (1000 + index, 7, index % 8 + 1))
+            #expect((item.width, item.height) == (swapped ? (7, 1000 + index) : (1000 + index, 7)), "pin-\(index)")
+            #expect((item.url, item.title) == ("https://cdn\(index / 100).example/\(index)", "t\(index)"))
+        }
+        #expect(try store.webOrigins(limit: 10) == (0..<5).map { "https://cdn\($0).example" })
+        let generation = try store.generation()
+        // Refused rows deep in a statement's rows, each named by its own line: a key twice in the
+        // same statement, twice across statements, and a scanned file's path.
+        for (keys, line, reason) in [([100: "pin-70"], 102, "key \"pin-70\" appears twice"),
+                                     ([130: "pin-10"], 132, "key \"pin-10\" appears twice"),
+                                     ([150: "/photos/a.jpg", 170: "pin-160"], 152, "key \"/photos/a.jpg\" is a scanned file's path")] {
+            #expect(throws: StoreError.invalidInput(line: line, reason: reason)) {
+                try store.importItems(rows(300, width: 5, keys: keys), importedAt: "2026-01-03T00:00:00")
+            }
+        }
+        #expect(try store.generation() == generation)
+        #expect(try store.itemCount() == 501)
+        #expect(try store.items(order: .path).first { $0.key == Data("pin-100".utf8) }?.pixelWidth == 1100, "nothing of the refused imports stayed")
+    }
+
     @Test func anImportRefusedAfterItsPagesWentToTheWAL_leavesNothing_andALongOneKeepsEveryRow() throws {
         let folder = try TemporaryFolder()
         let path = folder.path("catalog.sqlite")
