@@ -20,4 +20,20 @@ package enum WebOrigin {
         for index in utf8.indices where utf8[index] >= 65 && utf8[index] <= 90 { utf8[index] += 32 }
         return utf8
     }
+
+    /// Whether `origin(of: url)` is `origin`, without making it: `url` starts with `origin`
+    /// (lowercased as `origin(of:)` does) and the origin ends there.
+    package static func `is`(_ url: String, from origin: [UInt8]) -> Bool {
+        var url = url
+        return url.withUTF8 { bytes in
+            guard bytes.count >= origin.count else { return false }
+            for index in origin.indices {
+                let byte = bytes[index]
+                if (byte >= 65 && byte <= 90 ? byte + 32 : byte) != origin[index] { return false }
+            }
+            guard bytes.count > origin.count else { return true }
+            let next = bytes[origin.count]
+            return next == 47 || next == 63 || next == 35
+        }
+    }
 }

@@ -205,6 +205,21 @@ final class TemporaryFolder {
         #expect(try store.items(order: .path).first { $0.key == Data("pin-100".utf8) }?.pixelWidth == 1100, "nothing of the refused imports stayed")
     }
 
+    /// The import's shortcut for an address with the previous one's origin answers as making
+    /// the origin would, for every pair of these addresses.
+    @Test func anAddressHasAnOrigin_exactlyWhenMakingItsOriginGivesThatOrigin() {
+        let addresses = ["https://i.pinimg.com/a.jpg", "HTTPS://I.PINIMG.COM/b.jpg", "https://i.pinimg.com", "https://i.pinimg.com?x",
+                         "https://i.pinimg.com#f", "https://i.pinimg.com:443/a", "https://i.pinimg.com.evil/a", "https://i.pinimg.co/a",
+                         "http://i.pinimg.com/a", "https://", "https:///a", "ftp://i.pinimg.com/a", "https://i.pinimg.comx", "/relative",
+                         "https://ünï.example/a", "https://ÜNÏ.example/a", ""]
+        for origin in addresses.compactMap(WebOrigin.origin(of:)) {
+            for address in addresses {
+                #expect(WebOrigin.is(address, from: origin) == (WebOrigin.origin(of: address) == origin),
+                        "\(address) from \(String(decoding: origin, as: UTF8.self))")
+            }
+        }
+    }
+
     @Test func anImportRefusedAfterItsPagesWentToTheWAL_leavesNothing_andALongOneKeepsEveryRow() throws {
         let folder = try TemporaryFolder()
         let path = folder.path("catalog.sqlite")
