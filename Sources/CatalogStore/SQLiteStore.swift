@@ -25,6 +25,10 @@ package final class SQLiteStore: CatalogBackend {
     static let mmapBytes = 1 << 30
     /// The page cache of an import's connection while it imports (SQLiteStore+Importing).
     static let importCacheKiB = 131_072
+    /// The page cache, and so the sorter's run size, and the sorter's threads while an import
+    /// into an empty catalog builds its date index (SQLiteStore+Importing).
+    static let importSortKiB = 4_096
+    static let importSortThreads = 2
     /// Rows an import upserts per statement (SQLiteStore+Importing).
     static let importStatementRows = 64
     /// An import writes its dirty pages to the WAL every this many rows (SQLiteStore+Importing).
