@@ -248,7 +248,7 @@ enum OrderData {
             switch plan {
             case .nothing: break
             case .rebuild:
-                if sizes == nil { sizes = try ItemSizes(db) }
+                if sizes == nil { sizes = try ItemSizes(db, months: plans.contains { if case (.path, .rebuild) = $0 { true } else { false } }) }
                 try rebuild(db, order: order, sizes: sizes!)
             case .merge(let chunks, let runs): try merge(db, order: order, chunks: chunks, runs: runs)
             }
@@ -290,10 +290,23 @@ enum OrderData {
     }
 
     /// Writes the whole order again: the order from its covering index (ids and sort keys, no
-    /// row lookups) and the sizes from one pass over the items in rowid order.
+    /// row lookups) and the sizes from one pass over the items in rowid order. The key index
+    /// holds no dates: the path order takes each entry's month from that pass too.
     static func rebuild(_ db: Database, order: ItemOrder, sizes: ItemSizes) throws {
         try db.execute(sql: "DELETE FROM order_chunks WHERE item_order = ?", arguments: [order.rawValue])
         var writer = try ChunkWriter(db, order: order)
+        if order == .path && sizes.hasMonths {
+            let statement = try BulkStatement(db, sql: "SELECT id, key FROM items ORDER BY key")
+            try statement.forEachRow(db) { row in
+                let id = row.int64(0)
+                let (width, height) = sizes[id]
+                try row.withBlob(1) { key in
+                    try writer.append(id: id, width: width, height: height, month: sizes.month(id), itemKey: key) { SortKey(date: [], key: Array(key)) }
+                }
+            }
+            try writer.flush()
+            return
+        }
         let statement = try BulkStatement(db, sql: "SELECT id, sort_date, key FROM items ORDER BY \(order.orderBy)")
         try statement.forEachRow(db) { row in
             let id = row.int64(0)
@@ -309,27 +322,47 @@ enum OrderData {
         try writer.flush()
     }
 
-    /// Every item's display size by id: an array indexed by id while ids are dense enough.
+    /// Every item's display size by id, and with `months` its month key (SectionGrouping): an
+    /// array indexed by id while ids are dense enough.
     struct ItemSizes {
         private var dense: [UInt64] = []
         private var sparse: [Int64: UInt64] = [:]
+        private var denseMonths: [UInt32] = []
+        private var sparseMonths: [Int64: UInt32] = [:]
+        let hasMonths: Bool
 
-        init(_ db: Database) throws {
+        init(_ db: Database, months: Bool) throws {
+            hasMonths = months
             let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM items") ?? 0
             let maxID = try Int.fetchOne(db, sql: "SELECT coalesce(max(id), 0) FROM items") ?? 0
             let useDense = maxID <= max(4 * count, 1 << 20)
-            if useDense { dense = [UInt64](repeating: 0, count: maxID + 1) } else { sparse.reserveCapacity(count) }
-            let statement = try BulkStatement(db, sql: "SELECT id, width, height FROM items")
+            if useDense {
+                dense = [UInt64](repeating: 0, count: maxID + 1)
+                if months { denseMonths = [UInt32](repeating: 0, count: maxID + 1) }
+            } else {
+                sparse.reserveCapacity(count)
+                if months { sparseMonths.reserveCapacity(count) }
+            }
+            let statement = try BulkStatement(db, sql: months ? "SELECT id, width, height, sort_date FROM items" : "SELECT id, width, height FROM items")
             try statement.forEachRow(db) { row in
+                let id = row.int64(0)
                 let (width, height) = OrderData.fitted(row.int64(1), row.int64(2))
                 let packed = UInt64(width) << 32 | UInt64(height)
-                if useDense { dense[Int(row.int64(0))] = packed } else { sparse[row.int64(0)] = packed }
+                if useDense { dense[Int(id)] = packed } else { sparse[id] = packed }
+                guard months else { return }
+                // YYYYMM: at most 999,912.
+                let month = UInt32(row.withBlob(3) { SectionGrouping.month(ofDate: $0) })
+                if useDense { denseMonths[Int(id)] = month } else { sparseMonths[id] = month }
             }
         }
 
         subscript(id: Int64) -> (width: Int64, height: Int64) {
             let packed = dense.isEmpty ? sparse[id] ?? 0 : dense[Int(id)]
             return (Int64(packed >> 32), Int64(packed & 0xFFFF_FFFF))
+        }
+
+        func month(_ id: Int64) -> UInt64 {
+            UInt64(denseMonths.isEmpty ? sparseMonths[id] ?? 0 : denseMonths[Int(id)])
         }
     }
 
@@ -407,9 +440,15 @@ enum OrderData {
         /// item starts a chunk.
         mutating func append(id: Int64, width: Int64, height: Int64, date: UnsafeRawBufferPointer, itemKey: UnsafeRawBufferPointer,
                              sortKey: () -> SortKey) throws {
+            try append(id: id, width: width, height: height, month: SectionGrouping.month(ofDate: date), itemKey: itemKey, sortKey: sortKey)
+        }
+
+        /// The same, with the item's month key already made from its date.
+        mutating func append(id: Int64, width: Int64, height: Int64, month: UInt64, itemKey: UnsafeRawBufferPointer,
+                             sortKey: () -> SortKey) throws {
             if count == 0 { lo = sortKey() }
             OrderData.encode(id: id, width: width, height: height, into: &entries)
-            sections.note(entry: count, date: date, key: itemKey)
+            sections.note(entry: count, month: month, key: itemKey)
             count += 1
             if count == OrderData.chunkSize { try flush() }
         }

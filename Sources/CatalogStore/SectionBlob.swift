@@ -31,7 +31,11 @@ struct SectionBlob {
 
     /// Notes the keys of entry `entry` (entries come in order from 0).
     mutating func note(entry: Int, date: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer) {
-        let month = SectionGrouping.month(ofDate: date)
+        note(entry: entry, month: SectionGrouping.month(ofDate: date), key: key)
+    }
+
+    /// Notes the keys of entry `entry`, its month key already made from its date.
+    mutating func note(entry: Int, month: UInt64, key: UnsafeRawBufferPointer) {
         if entry == 0 || months[months.count - 1].key != month { months.append(Run(offset: entry, key: month)) }
         var end = key.count
         while end > 0, key[end - 1] != UInt8(ascii: "/") { end -= 1 }
