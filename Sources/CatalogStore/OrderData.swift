@@ -322,37 +322,33 @@ enum OrderData {
         try writer.flush()
     }
 
-    /// Every item's display size by id, and with `months` its month key (SectionGrouping): an
-    /// array indexed by id while ids are dense enough.
+    /// Every item's display size by id, and, when `months` asks and ids are nearly dense, its
+    /// month key (SectionGrouping): an array indexed by id while ids are dense enough.
     struct ItemSizes {
         private var dense: [UInt64] = []
         private var sparse: [Int64: UInt64] = [:]
-        private var denseMonths: [UInt32] = []
-        private var sparseMonths: [Int64: UInt32] = [:]
+        private var months: [UInt32] = []
+        /// Whether `month(_:)` answers; else the path order reads each item's date itself.
         let hasMonths: Bool
 
-        init(_ db: Database, months: Bool) throws {
-            hasMonths = months
+        init(_ db: Database, months wanted: Bool) throws {
             let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM items") ?? 0
             let maxID = try Int.fetchOne(db, sql: "SELECT coalesce(max(id), 0) FROM items") ?? 0
             let useDense = maxID <= max(4 * count, 1 << 20)
-            if useDense {
-                dense = [UInt64](repeating: 0, count: maxID + 1)
-                if months { denseMonths = [UInt32](repeating: 0, count: maxID + 1) }
-            } else {
-                sparse.reserveCapacity(count)
-                if months { sparseMonths.reserveCapacity(count) }
-            }
-            let statement = try BulkStatement(db, sql: months ? "SELECT id, width, height, sort_date FROM items" : "SELECT id, width, height FROM items")
+            // Months cost 4 bytes per id more: only while ids are nearly dense, so that an
+            // import of 10,000,000 rows stays within its memory bound however many ids earlier
+            // upserts used up (every upsert takes one).
+            hasMonths = wanted && useDense && maxID <= count + count / 4 + (1 << 20)
+            if useDense { dense = [UInt64](repeating: 0, count: maxID + 1) } else { sparse.reserveCapacity(count) }
+            if hasMonths { months = [UInt32](repeating: 0, count: maxID + 1) }
+            let statement = try BulkStatement(db, sql: hasMonths ? "SELECT id, width, height, sort_date FROM items" : "SELECT id, width, height FROM items")
             try statement.forEachRow(db) { row in
                 let id = row.int64(0)
                 let (width, height) = OrderData.fitted(row.int64(1), row.int64(2))
                 let packed = UInt64(width) << 32 | UInt64(height)
                 if useDense { dense[Int(id)] = packed } else { sparse[id] = packed }
-                guard months else { return }
-                // YYYYMM: at most 999,912.
-                let month = UInt32(row.withBlob(3) { SectionGrouping.month(ofDate: $0) })
-                if useDense { denseMonths[Int(id)] = month } else { sparseMonths[id] = month }
+                // YYYYMM, the month's two digits unchecked: at most 999,999.
+                if hasMonths { months[Int(id)] = UInt32(row.withBlob(3) { SectionGrouping.month(ofDate: $0) }) }
             }
         }
 
@@ -362,7 +358,7 @@ enum OrderData {
         }
 
         func month(_ id: Int64) -> UInt64 {
-            UInt64(denseMonths.isEmpty ? sparseMonths[id] ?? 0 : denseMonths[Int(id)])
+            UInt64(months[Int(id)])
         }
     }
 

@@ -214,6 +214,21 @@ import Testing
         #expect(try TestPostgres.psql(database, "SELECT count(*) FROM order_chunks").trimmingCharacters(in: .whitespacesAndNewlines) == "4")
     }
 
+    /// Ids far apart (the largest past 2²⁰ and four times the count) keep their sizes in a map,
+    /// and the path order's rebuild then reads each item's date itself: both orders rebuilt
+    /// still give every entry its own size and month.
+    @Test func aRebuildWithIdsFarApart() throws {
+        let library = try Library()
+        let catalog = try library.catalog()
+        _ = try catalog.importItems(PagerTests.importRows(3_000, year: 2020))
+        try DatabaseQueue(path: library.catalogPath).write { db in
+            try db.execute(sql: "UPDATE items SET id = id + 5000000 WHERE id % 2 = 0")
+        }
+        // Every item again with new dates: more than a quarter changed, so both orders are rebuilt.
+        _ = try catalog.importItems(PagerTests.importRows(3_000, year: 2015, seed: 9))
+        try Self.expectCurrent(catalog, "ids far apart")
+    }
+
     /// Folder sections that run across chunk boundaries, in both orders, with keys whose folder
     /// is empty ("/x", "plain") among them; and a change that moves a folder's boundary.
     @Test(arguments: Backend.allCases)

@@ -190,6 +190,14 @@ final class TemporaryFolder {
             #expect((item.url, item.title) == ("https://cdn\(index / 100).example/\(index)", "t\(index)"))
         }
         #expect(try store.webOrigins(limit: 10) == (0..<5).map { "https://cdn\($0).example" })
+        // Ids as one row per statement gives them: the scanned file 1, the first import 2-201;
+        // each update uses one up (AUTOINCREMENT), so the new rows take 402-701, in line order.
+        let ids: [Int64?] = (0..<500).map { index in stored["pin-\(index)"]?.id }
+        let expectedIDs: [Int64?] = (0..<500).map { (index: Int) -> Int64? in
+            let id: Int = index < 200 ? 2 + index : 202 + index
+            return Int64(id)
+        }
+        #expect(ids == expectedIDs)
         let generation = try store.generation()
         // Refused rows deep in a statement's rows, each named by its own line: a key twice in the
         // same statement, twice across statements, and a scanned file's path.
@@ -199,6 +207,13 @@ final class TemporaryFolder {
             #expect(throws: StoreError.invalidInput(line: line, reason: reason)) {
                 try store.importItems(rows(300, width: 5, keys: keys), importedAt: "2026-01-03T00:00:00")
             }
+        }
+        // A row the table's CHECK refuses (the parser never lets a width of 0 through), deep in a
+        // statement: the statement fails, and one row at a time fails at that row.
+        var zero = rows(300, width: 5)
+        zero[140].width = 0
+        #expect { try store.importItems(zero, importedAt: "2026-01-03T00:00:00") } throws: { error in
+            "\(error)".contains("CHECK constraint failed: pixel_width > 0")
         }
         #expect(try store.generation() == generation)
         #expect(try store.itemCount() == 501)
@@ -260,16 +275,22 @@ final class TemporaryFolder {
         let schema = try Self.schema(path)
         #expect(schema.contains { $0.hasPrefix("index items_by_date: CREATE INDEX") })
         let dates = (0..<5_000).map { index in String(format: "20%02d-%02d-01T00:00:00", (index * 7919) % 30, 1 + index % 12) }
-        func rows(repeatingLast: Bool) -> [ImportRow] {
+        func rows(repeatingAt repeated: Int? = nil) -> [ImportRow] {
             dates.enumerated().map { index, date in
-                let key = repeatingLast && index == dates.count - 1 ? "pin-0" : "pin-\(index)"
+                let key = index == repeated ? "pin-0" : "pin-\(index)"
                 return ImportRow(line: index + 2, key: key, width: 10 + index % 90, height: 10, date: date)
             }
         }
-        #expect(throws: StoreError.self) { try store.importItems(rows(repeatingLast: true), importedAt: "2026-01-01T00:00:00") }
-        #expect(try Self.schema(path) == schema, "the refused import's dropped index came back with its rollback")
-        #expect(try store.itemCount() == 0)
-        _ = try store.importItems(rows(repeatingLast: false), importedAt: "2026-01-01T00:00:00")
+        // The last row goes alone; row 100 is inside a statement of many, undone to its savepoint
+        // after the index was dropped (a schema change: SQLite prepares the statements again).
+        for repeated in [dates.count - 1, 100] {
+            #expect(throws: StoreError.invalidInput(line: repeated + 2, reason: "key \"pin-0\" appears twice")) {
+                try store.importItems(rows(repeatingAt: repeated), importedAt: "2026-01-01T00:00:00")
+            }
+            #expect(try Self.schema(path) == schema, "the refused import's dropped index came back with its rollback")
+            #expect(try store.itemCount() == 0)
+        }
+        _ = try store.importItems(rows(), importedAt: "2026-01-01T00:00:00")
         #expect(try Self.schema(path) == schema, "the index is made again with the migration's own statement")
         // The date order (newest first, ties by key) as the index gives it, against a sort here.
         let expected = dates.indices.sorted { dates[$0] != dates[$1] ? dates[$0] > dates[$1] : "pin-\($0)" < "pin-\($1)" }.map { "pin-\($0)" }
