@@ -29,12 +29,8 @@ struct SectionBlob {
         folder.removeAll(keepingCapacity: true)
     }
 
-    /// Notes the keys of entry `entry` (entries come in order from 0).
-    mutating func note(entry: Int, date: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer) {
-        note(entry: entry, month: SectionGrouping.month(ofDate: date), key: key)
-    }
-
-    /// Notes the keys of entry `entry`, its month key already made from its date.
+    /// Notes the keys of entry `entry` (entries come in order from 0): its month key
+    /// (`SectionGrouping.month(ofDate:)` of its date) and its key.
     mutating func note(entry: Int, month: UInt64, key: UnsafeRawBufferPointer) {
         if entry == 0 || months[months.count - 1].key != month { months.append(Run(offset: entry, key: month)) }
         var end = key.count
