@@ -7,12 +7,14 @@ import CatalogModel
 /// piece, so an import of any length holds one piece at a time.
 struct CSVReader {
     private var header: [String]? = nil
-    private var columnIndex: [String: Int] = [:]
+    /// The column of each field the import reads (by `ImportField.rawValue`), found once in the
+    /// header: a row then costs no lookup by name.
+    private var columns: [Int?] = []
     /// The line the next record starts on.
     private(set) var line = 1
 
     /// Reads a whole input.
-    static func read(_ bytes: [UInt8], handle: (Int, (String) -> String?) throws(StoreError) -> Void) throws(StoreError) {
+    static func read(_ bytes: [UInt8], handle: (Int, (ImportField) -> String?) throws(StoreError) -> Void) throws(StoreError) {
         var reader = CSVReader()
         try reader.read(bytes, handle: handle)
         try reader.finish()
@@ -28,7 +30,7 @@ struct CSVReader {
     /// with it, unless `atEnd` says the input ends there too.
     @discardableResult
     mutating func read(_ bytes: [UInt8], atEnd: Bool = true,
-                       handle: (Int, (String) -> String?) throws(StoreError) -> Void) throws(StoreError) -> Int {
+                       handle: (Int, (ImportField) -> String?) throws(StoreError) -> Void) throws(StoreError) -> Int {
         var index = line == 1 && bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         var line = self.line
         defer { self.line = line }
@@ -67,7 +69,12 @@ struct CSVReader {
                 case 13 where index < bytes.count && bytes[index] == 10:
                     continue
                 default:
-                    field.append(byte)
+                    // The run of plain bytes this one starts, appended at once: up to a comma, a
+                    // quote, a line end or a carriage return, each left to the cases above.
+                    var end = index
+                    while end < bytes.count, bytes[end] != 44, bytes[end] != 10, bytes[end] != 13, bytes[end] != 34 { end += 1 }
+                    field.append(contentsOf: bytes[(index - 1)..<end])
+                    index = end
                     atFieldStart = false
                 }
             }
@@ -78,23 +85,26 @@ struct CSVReader {
             if quoted { throw .invalidInput(line: recordLine, reason: "a quoted field is not closed") }
             fields.append(try Self.text(field, line: recordLine))
             if fields.count == 1, fields[0].isEmpty { continue } // blank line
-            guard let columns = header else {
+            guard let names = header else {
                 let names = fields.map { $0.trimmingSpaces().lowercased() }
                 guard names.contains("key") else { throw .invalidInput(line: recordLine, reason: "the header row has no \"key\" column") }
                 header = names
-                for (index, name) in names.enumerated() where columnIndex[name] == nil { columnIndex[name] = index }
+                columns = ImportField.allCases.map { field in names.firstIndex(of: field.name) }
                 continue
             }
-            guard fields.count == columns.count else {
-                throw .invalidInput(line: recordLine, reason: "expected \(columns.count) fields as in the header, found \(fields.count)")
+            guard fields.count == names.count else {
+                throw .invalidInput(line: recordLine, reason: "expected \(names.count) fields as in the header, found \(fields.count)")
             }
-            let columnIndex = self.columnIndex
-            try handle(recordLine) { name in columnIndex[name].map { fields[$0] } }
+            let columns = self.columns
+            try handle(recordLine) { field in columns[field.rawValue].map { fields[$0] } }
         }
         return bytes.count
     }
 
     private static func text(_ bytes: [UInt8], line: Int) throws(StoreError) -> String {
+        // ASCII, nearly every field, is valid as it is; `String(validating:)` is generic and
+        // costs a metadata lookup per call.
+        if bytes.allSatisfy({ $0 < 0x80 }) { return String(decoding: bytes, as: UTF8.self) }
         guard let text = String(validating: bytes, as: UTF8.self) else { throw .invalidInput(line: line, reason: "not valid UTF-8") }
         return text
     }

@@ -1,5 +1,22 @@
 import CatalogModel
 
+/// A field an import reads, named as in a CSV header or an NDJSON object.
+enum ImportField: Int, CaseIterable {
+    case key, width, height, orientation, date, url, title
+
+    var name: String {
+        switch self {
+        case .key: "key"
+        case .width: "width"
+        case .height: "height"
+        case .orientation: "orientation"
+        case .date: "date"
+        case .url: "url"
+        case .title: "title"
+        }
+    }
+}
+
 /// Reads `catalog import` input: CSV with a header row, or NDJSON (one JSON object per line).
 ///
 /// Fields: key (required, unique), width and height (required, whole numbers > 0),
@@ -32,32 +49,32 @@ public enum ImportParser {
     }
 
     /// One row from its fields (nil: absent or null).
-    static func row(line: Int, _ field: (String) -> String?) throws(StoreError) -> ImportRow {
-        func value(_ name: String) -> String? { field(name).flatMap { $0.isEmpty ? nil : $0 } }
-        func positive(_ name: String) throws(StoreError) -> Int {
-            guard let text = value(name) else { throw .invalidInput(line: line, reason: "\(name) is missing") }
+    static func row(line: Int, _ field: (ImportField) -> String?) throws(StoreError) -> ImportRow {
+        func value(_ name: ImportField) -> String? { field(name).flatMap { $0.isEmpty ? nil : $0 } }
+        func positive(_ name: ImportField) throws(StoreError) -> Int {
+            guard let text = value(name) else { throw .invalidInput(line: line, reason: "\(name.name) is missing") }
             guard let number = wholeNumber(text), number > 0 else {
-                throw .invalidInput(line: line, reason: "\(name) must be a whole number greater than 0, got \"\(text)\"")
+                throw .invalidInput(line: line, reason: "\(name.name) must be a whole number greater than 0, got \"\(text)\"")
             }
             return number
         }
-        guard let key = value("key") else { throw .invalidInput(line: line, reason: "key is missing") }
+        guard let key = value(.key) else { throw .invalidInput(line: line, reason: "key is missing") }
         var orientation = 1
-        if let text = value("orientation") {
+        if let text = value(.orientation) {
             guard let number = wholeNumber(text), (1...8).contains(number) else {
                 throw .invalidInput(line: line, reason: "orientation must be 1 to 8, got \"\(text)\"")
             }
             orientation = number
         }
         var date: String? = nil
-        if let text = value("date") {
+        if let text = value(.date) {
             guard let normalized = ImportDate.normalize(text) else {
                 throw .invalidInput(line: line, reason: "date must be ISO 8601 (2024-05-01 or 2024-05-01T12:30:00Z), got \"\(text)\"")
             }
             date = normalized
         }
-        return ImportRow(line: line, key: key, width: try positive("width"), height: try positive("height"),
-                         orientation: orientation, date: date, url: value("url"), title: value("title"))
+        return ImportRow(line: line, key: key, width: try positive(.width), height: try positive(.height),
+                         orientation: orientation, date: date, url: value(.url), title: value(.title))
     }
 
     /// "1024", "1024.0" and JSON's 1.024e3 are 1024; anything fractional is not a whole number.

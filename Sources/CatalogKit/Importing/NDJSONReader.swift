@@ -4,7 +4,7 @@ import CatalogModel
 /// true/false, null as absent); nested objects and arrays are skipped. Blank lines are skipped.
 enum NDJSONReader {
     /// Reads a whole input.
-    static func read(_ bytes: [UInt8], handle: (Int, (String) -> String?) throws(StoreError) -> Void) throws(StoreError) {
+    static func read(_ bytes: [UInt8], handle: (Int, (ImportField) -> String?) throws(StoreError) -> Void) throws(StoreError) {
         var line = 1
         try read(bytes, line: &line, handle: handle)
     }
@@ -14,7 +14,7 @@ enum NDJSONReader {
     /// its line end is left for the next call, unless `atEnd` says the input ends there too.
     @discardableResult
     static func read(_ bytes: [UInt8], line: inout Int, atEnd: Bool = true,
-                     handle: (Int, (String) -> String?) throws(StoreError) -> Void) throws(StoreError) -> Int {
+                     handle: (Int, (ImportField) -> String?) throws(StoreError) -> Void) throws(StoreError) -> Int {
         var start = line == 1 && bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         while start < bytes.count {
             var end = start
@@ -26,7 +26,7 @@ enum NDJSONReader {
                 let record = try parser.object()
                 parser.skipSpace()
                 guard parser.index == end else { throw .invalidInput(line: line, reason: "text after the JSON object") }
-                try handle(line) { name in record[name] ?? nil }
+                try handle(line) { field in record[field.name] ?? nil }
             }
             start = end + 1
             line += 1
