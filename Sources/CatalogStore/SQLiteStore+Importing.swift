@@ -194,19 +194,14 @@ struct WebOrigins {
     private let insert: BulkStatement
     /// Origins written by this import; forgotten past a bound (writing one again is harmless).
     private var written = Set<[UInt8]>()
-    /// The origin of the address noted last: consecutive addresses mostly share one, and then
-    /// comparing their first bytes with it is all they cost.
-    private var last: [UInt8] = []
+    private var runs = WebOrigin.Runs()
 
     init(_ insert: BulkStatement) {
         self.insert = insert
     }
 
     mutating func note(_ url: String, _ db: Database) throws {
-        if !last.isEmpty && WebOrigin.is(url, from: last) { return }
-        guard let origin = WebOrigin.origin(of: url) else { return }
-        last = origin
-        guard !written.contains(origin) else { return }
+        guard let origin = runs.next(url), !written.contains(origin) else { return }
         if written.count >= 10_000 { written.removeAll() }
         written.insert(origin)
         insert.bind(1, String(decoding: origin, as: UTF8.self))

@@ -106,13 +106,14 @@ extension PostgresStore {
             }
         }
         var count = 0
+        var runs = WebOrigin.Runs()
         do {
             var rows = first
             repeat {
                 var buffer = ByteBuffer()
                 for row in rows {
                     CopyText.append(row, importedAt: importedAt, to: &buffer)
-                    if let url = row.url, let origin = WebOrigin.origin(of: url) { origins.insert(origin) }
+                    if let url = row.url, let origin = runs.next(url) { origins.insert(origin) }
                 }
                 guard buffers.put(.success(buffer)) else { break }
                 count += rows.count
@@ -133,9 +134,14 @@ extension PostgresStore {
 enum CopyText {
     static func append(_ row: ImportRow, importedAt: String, to buffer: inout ByteBuffer) {
         let swapped = row.orientation >= 5
-        buffer.writeString("\(row.line)\t")
+        number(row.line, &buffer)
         field(row.key, &buffer)
-        buffer.writeString("\t\(row.width)\t\(row.height)\t\(row.orientation)\t\(swapped ? row.height : row.width)\t\(swapped ? row.width : row.height)\t")
+        buffer.writeInteger(UInt8(ascii: "\t"))
+        number(row.width, &buffer)
+        number(row.height, &buffer)
+        number(row.orientation, &buffer)
+        number(swapped ? row.height : row.width, &buffer)
+        number(swapped ? row.width : row.height, &buffer)
         field(row.date, &buffer)
         buffer.writeInteger(UInt8(ascii: "\t"))
         field(row.date ?? importedAt, &buffer)
@@ -146,18 +152,31 @@ enum CopyText {
         buffer.writeInteger(UInt8(ascii: "\n"))
     }
 
+    /// A whole number and the tab after it (a short string: no allocation).
+    static func number(_ value: Int, _ buffer: inout ByteBuffer) {
+        buffer.writeString(String(value))
+        buffer.writeInteger(UInt8(ascii: "\t"))
+    }
+
     static func field(_ text: String?, _ buffer: inout ByteBuffer) {
-        guard let text else {
+        guard var text else {
             buffer.writeString("\\N")
             return
         }
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\\"): buffer.writeString("\\\\")
-            case UInt8(ascii: "\t"): buffer.writeString("\\t")
-            case UInt8(ascii: "\n"): buffer.writeString("\\n")
-            case UInt8(ascii: "\r"): buffer.writeString("\\r")
-            default: buffer.writeInteger(byte)
+        text.withUTF8 { bytes in
+            // Most text has nothing to escape, and is written at once.
+            guard bytes.contains(where: { $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") }) else {
+                buffer.writeBytes(bytes)
+                return
+            }
+            for byte in bytes {
+                switch byte {
+                case UInt8(ascii: "\\"): buffer.writeString("\\\\")
+                case UInt8(ascii: "\t"): buffer.writeString("\\t")
+                case UInt8(ascii: "\n"): buffer.writeString("\\n")
+                case UInt8(ascii: "\r"): buffer.writeString("\\r")
+                default: buffer.writeInteger(byte)
+                }
             }
         }
     }

@@ -183,6 +183,24 @@ import Testing
         #expect(try catalog.webOrigins(limit: 10).count == 4)
     }
 
+    /// Text that COPY's text format escapes (backslashes, tabs, line ends) comes back as it was
+    /// given, on both stores; and so does text with nothing to escape beside it.
+    @Test(arguments: Backend.allCases) func textWithTabsBackslashesAndLineEnds_isStoredAsGiven(_ backend: Backend) throws {
+        let library = try Library(backend)
+        let catalog = try library.catalog()
+        let titles = ["tab\there", #"back\slash\N"#, "line\nend\r\n", "carriage\rreturn", "plain title", "ünïcödé \\ and \t"]
+        let rows = titles.enumerated().map { index, title in
+            ImportRow(line: index + 2, key: index == 1 ? #"key\with\backslash"# : "k\(index)", width: 10, height: 20,
+                      url: "https://cdn.example/\(index)\t", title: title)
+        }
+        _ = try catalog.importItems(rows)
+        let stored = Dictionary(uniqueKeysWithValues: try catalog.items(order: .path).map { (String(decoding: $0.key, as: UTF8.self), $0) })
+        for row in rows {
+            let item = try #require(stored[row.key], "\(backend): \(row.key)")
+            #expect((item.title, item.url) == (row.title, row.url), "\(backend): \(row.key)")
+        }
+    }
+
     @Test(arguments: Backend.allCases) func anInputThatCannotBeReadIsNamed_notTakenForTheCatalog(_ backend: Backend) throws {
         let library = try Library(backend)
         let catalog = try library.catalog()
