@@ -1,4 +1,4 @@
-import CatalogKit
+@testable import CatalogKit
 import Foundation
 import Testing
 
@@ -50,6 +50,7 @@ import Testing
         ("width,height\n10,20\n", 1, "no \"key\" column"),
         ("key,width,height\n,10,20\n", 2, "key is missing"),
         ("key,width,height\n\"open,10,20\n", 2, "not closed"),
+        ("key,width,height,title\na,10,20,nul\u{0}byte\n", 2, "title holds a NUL byte"),
     ])
     func badCSVLinesAreNamedByNumber(_ input: String, line: Int, message: String) {
         guard case .failure(.invalidInput(let badLine, let reason)) = parse(input, .csv) else {
@@ -60,11 +61,55 @@ import Testing
         #expect(reason.contains(message), "\(reason)")
     }
 
+    /// Inputs for the CSV reader's corners: a quote inside an unquoted field and a lone CR
+    /// (both kept), CRLF records, a byte-order mark and blank lines, header names in other case
+    /// and spaces and a name twice (the first column counts), a quoted field across lines,
+    /// non-ASCII text, bytes that are not UTF-8, a NUL byte.
+    static let csvCorners: [(bytes: [UInt8], expected: Result<[ImportRow], StoreError>)] = [
+        (Array("key,width,height,title\r\nk1,1,2,a\"b\r\nk2,3,4,x\ry\n".utf8),
+         .success([ImportRow(line: 2, key: "k1", width: 1, height: 2, title: "a\"b"), ImportRow(line: 3, key: "k2", width: 3, height: 4, title: "x\ry")])),
+        ([0xEF, 0xBB, 0xBF] + Array("key,width,height\n\nk1,1,2\n\n".utf8), .success([ImportRow(line: 3, key: "k1", width: 1, height: 2)])),
+        (Array(" Key ,WIDTH,height,Title,title\nk1,1,2,first,second\n".utf8), .success([ImportRow(line: 2, key: "k1", width: 1, height: 2, title: "first")])),
+        (Array("key,width,height,title\nk1,1,2,\"quoted, with\nnewline\"\nk2,1,2,ünï\n".utf8),
+         .success([ImportRow(line: 2, key: "k1", width: 1, height: 2, title: "quoted, with\nnewline"), ImportRow(line: 4, key: "k2", width: 1, height: 2, title: "ünï")])),
+        (Array("key,width,height,title\nk1,1,2,ok\nk2,1,2,".utf8) + [0xC3, 0x28, 10], .failure(.invalidInput(line: 3, reason: "not valid UTF-8"))),
+        (Array("key,width,height,title\nk1,1,2,a\u{0}b\n".utf8), .failure(.invalidInput(line: 2, reason: "title holds a NUL byte"))),
+    ]
+
+    /// Reads CSV as an import does, whole or in two pieces cut at `cut`: the first piece's
+    /// unfinished record is read again at the start of the second.
+    static func readCSV(_ bytes: [UInt8], cut: Int?) -> Result<[ImportRow], StoreError> {
+        Result { () throws(StoreError) -> [ImportRow] in
+            var reader = CSVReader()
+            var rows: [ImportRow] = []
+            let handle = { (line: Int, field: (ImportField) -> String?) throws(StoreError) in rows.append(try ImportParser.row(line: line, field)) }
+            var rest = bytes
+            if let cut {
+                let first = Array(bytes[..<cut])
+                let used = try reader.read(first, atEnd: false, handle: handle)
+                rest = Array(first[used...]) + Array(bytes[cut...])
+            }
+            try reader.read(rest, atEnd: true, handle: handle)
+            try reader.finish()
+            return rows
+        }
+    }
+
+    @Test func csvCorners_readWhole_andCutAtEveryByte_giveTheSameRowsOrError() {
+        for (number, corner) in Self.csvCorners.enumerated() {
+            #expect(Self.readCSV(corner.bytes, cut: nil) == corner.expected, "input \(number)")
+            for cut in 0...corner.bytes.count {
+                #expect(Self.readCSV(corner.bytes, cut: cut) == corner.expected, "input \(number) cut at \(cut)")
+            }
+        }
+    }
+
     @Test(arguments: [
         ("{\"key\":\"a\",\"width\":1,\"height\":1}\n{\"key\":\"b\",\"width\":1}\n", 2, "height is missing"),
         ("{\"key\":\"a\",\"width\":1,\"height\":1}\n{\"key\":\"b\" \"width\":1}\n", 2, "invalid JSON"),
         ("{\"key\":\"a\",\"width\":1,\"height\":1} x\n", 1, "text after the JSON object"),
         ("{\"key\":\"a\",\"width\":true,\"height\":1}\n", 1, "width must be a whole number"),
+        ("{\"key\":\"a\\u0000b\",\"width\":1,\"height\":1}\n", 1, "key holds a NUL byte"),
     ])
     func badNDJSONLinesAreNamedByNumber(_ input: String, line: Int, message: String) {
         guard case .failure(.invalidInput(let badLine, let reason)) = parse(input, .ndjson) else {
@@ -199,6 +244,12 @@ import Testing
             let item = try #require(stored[row.key], "\(backend): \(row.key)")
             #expect((item.title, item.url) == (row.title, row.url), "\(backend): \(row.key)")
         }
+        // Origins that come back after another: each is kept once.
+        let hosts = ["a.example", "b.example", "a.example", "A.EXAMPLE", "c.example", "b.example"]
+        _ = try catalog.importItems(hosts.enumerated().map { index, host in
+            ImportRow(line: index + 2, key: "o\(index)", width: 1, height: 1, url: "https://\(host)/\(index)")
+        })
+        #expect(try catalog.webOrigins(limit: 10) == ["https://a.example", "https://b.example", "https://c.example", "https://cdn.example"], "\(backend)")
     }
 
     @Test(arguments: Backend.allCases) func anInputThatCannotBeReadIsNamed_notTakenForTheCatalog(_ backend: Backend) throws {

@@ -50,31 +50,36 @@ public enum ImportParser {
 
     /// One row from its fields (nil: absent or null).
     static func row(line: Int, _ field: (ImportField) -> String?) throws(StoreError) -> ImportRow {
-        func value(_ name: ImportField) -> String? { field(name).flatMap { $0.isEmpty ? nil : $0 } }
+        // A NUL byte is refused here, as PostgreSQL refuses it in text, so both stores take the same input.
+        func value(_ name: ImportField) throws(StoreError) -> String? {
+            guard let text = field(name), !text.isEmpty else { return nil }
+            if text.utf8.contains(0) { throw .invalidInput(line: line, reason: "\(name.name) holds a NUL byte") }
+            return text
+        }
         func positive(_ name: ImportField) throws(StoreError) -> Int {
-            guard let text = value(name) else { throw .invalidInput(line: line, reason: "\(name.name) is missing") }
+            guard let text = try value(name) else { throw .invalidInput(line: line, reason: "\(name.name) is missing") }
             guard let number = wholeNumber(text), number > 0 else {
                 throw .invalidInput(line: line, reason: "\(name.name) must be a whole number greater than 0, got \"\(text)\"")
             }
             return number
         }
-        guard let key = value(.key) else { throw .invalidInput(line: line, reason: "key is missing") }
+        guard let key = try value(.key) else { throw .invalidInput(line: line, reason: "key is missing") }
         var orientation = 1
-        if let text = value(.orientation) {
+        if let text = try value(.orientation) {
             guard let number = wholeNumber(text), (1...8).contains(number) else {
                 throw .invalidInput(line: line, reason: "orientation must be 1 to 8, got \"\(text)\"")
             }
             orientation = number
         }
         var date: String? = nil
-        if let text = value(.date) {
+        if let text = try value(.date) {
             guard let normalized = ImportDate.normalize(text) else {
                 throw .invalidInput(line: line, reason: "date must be ISO 8601 (2024-05-01 or 2024-05-01T12:30:00Z), got \"\(text)\"")
             }
             date = normalized
         }
         return ImportRow(line: line, key: key, width: try positive(.width), height: try positive(.height),
-                         orientation: orientation, date: date, url: value(.url), title: value(.title))
+                         orientation: orientation, date: date, url: try value(.url), title: try value(.title))
     }
 
     /// "1024", "1024.0" and JSON's 1.024e3 are 1024; anything fractional is not a whole number.
