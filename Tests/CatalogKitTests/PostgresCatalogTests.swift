@@ -21,6 +21,30 @@ import Testing
         #expect(try again.items().map(\.width) == [10])
     }
 
+    /// An import into an empty catalog drops the date index and the unique key constraint and
+    /// makes them again after its insert: the items' indexes and constraints come out as the
+    /// migrations made them, and a key twice is still refused by the database itself.
+    @Test func anImportIntoAnEmptyCatalog_leavesTheIndexesAndConstraintsAsTheMigrationsMadeThem() throws {
+        let library = try Library(.postgres)
+        let catalog = try library.catalog()
+        let database = OrderDataTests.database(library)
+        let shape = """
+            SELECT (SELECT string_agg(indexdef, E'\\n' ORDER BY indexname) FROM pg_indexes WHERE tablename = 'items') || E'\\n' ||
+                   (SELECT string_agg(conname || ' ' || pg_get_constraintdef(oid), E'\\n' ORDER BY conname) FROM pg_constraint
+                    WHERE conrelid = 'items'::regclass)
+            """
+        let migrated = try TestPostgres.psql(database, shape)
+        #expect(migrated.contains("items_key_key UNIQUE (key)") && migrated.contains("items_by_date"), "\(migrated)")
+        _ = try catalog.importItems(PagerTests.importRows(500))
+        #expect(try TestPostgres.psql(database, shape) == migrated)
+        #expect(throws: (any Error).self) {
+            try TestPostgres.psql(database, """
+                INSERT INTO items (key, source, pixel_width, pixel_height, width, height, sort_date, changed_generation)
+                SELECT key, 1, 1, 1, 1, 1, sort_date, changed_generation FROM items LIMIT 1
+                """)
+        }
+    }
+
     @Test func aDatabaseWithOtherTables_isRefusedAndLeftUntouched() throws {
         let url = try TestPostgres.newDatabase()
         let database = try #require(URLComponents(string: url)?.path.dropFirst()).description
