@@ -7,7 +7,7 @@ extension PostgresStore {
     /// Upserts rows by key in one transaction: the rows stream into a temporary table with COPY
     /// (batch by batch from `next`, so memory holds one batch), are checked there (a key seen
     /// twice, a scanned file's path: the first such line is refused and nothing is written), and
-    /// go into the items with one INSERT ... ON CONFLICT.
+    /// go into the items with one INSERT (with ON CONFLICT unless the catalog was empty).
     package func importItems(from next: () throws(StoreError) -> [ImportRow]?, importedAt: String) throws(StoreError) -> ImportSummary {
         do {
             return try connections.withSession { session in
@@ -66,8 +66,9 @@ extension PostgresStore {
             // Into an empty catalog no key can conflict (twice-seen keys were refused above),
             // and the date index is built once at the end by sorting, as the SQLite store does:
             // 1,000,000 rows in 4.1 s instead of 7.9 s upserted with the index in place. So is
-            // the unique key index (its constraint as Migrations/postgres/0001 names it): 0.6 to
-            // 1.4 s less at 1,000,000 rows. A refused import rolls both back.
+            // the unique key index: its constraint, which PostgreSQL named items_key_key for
+            // Migrations/postgres/0001's `key bytea NOT NULL UNIQUE`, made again after the
+            // insert (0.6 to 1.5 s less at 1,000,000 rows). A refused import rolls both back.
             try session.execute("DROP INDEX items_by_date")
             try session.execute("ALTER TABLE items DROP CONSTRAINT items_key_key")
             try session.execute(PostgresQuery(unsafeSQL: columns, binds: try binds(importedAt, generation)))
