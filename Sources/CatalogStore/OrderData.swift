@@ -295,27 +295,16 @@ enum OrderData {
     static func rebuild(_ db: Database, order: ItemOrder, sizes: ItemSizes) throws {
         try db.execute(sql: "DELETE FROM order_chunks WHERE item_order = ?", arguments: [order.rawValue])
         var writer = try ChunkWriter(db, order: order)
-        if order == .path && sizes.hasMonths {
-            let statement = try BulkStatement(db, sql: "SELECT id, key FROM items ORDER BY key")
-            try statement.forEachRow(db) { row in
-                let id = row.int64(0)
-                let (width, height) = sizes[id]
-                try row.withBlob(1) { key in
-                    try writer.append(id: id, width: width, height: height, month: sizes.month(id), itemKey: key) { SortKey(date: [], key: Array(key)) }
-                }
-            }
-            try writer.flush()
-            return
-        }
-        let statement = try BulkStatement(db, sql: "SELECT id, sort_date, key FROM items ORDER BY \(order.orderBy)")
+        // With the months from the sizes pass, the path order reads its key index alone.
+        let dated = !(order == .path && sizes.hasMonths)
+        let statement = try BulkStatement(db, sql: "SELECT id, key\(dated ? ", sort_date" : "") FROM items ORDER BY \(order.orderBy)")
         try statement.forEachRow(db) { row in
             let id = row.int64(0)
             let (width, height) = sizes[id]
-            try row.withBlob(1) { date in
-                try row.withBlob(2) { key in
-                    try writer.append(id: id, width: width, height: height, date: date, itemKey: key) {
-                        SortKey(date: order == .date ? Array(date) : [], key: Array(key))
-                    }
+            let month = dated ? row.withBlob(2) { SectionGrouping.month(ofDate: $0) } : sizes.month(id)
+            try row.withBlob(1) { key in
+                try writer.append(id: id, width: width, height: height, month: month, itemKey: key) {
+                    SortKey(date: order == .date ? row.bytes(2) : [], key: Array(key))
                 }
             }
         }
