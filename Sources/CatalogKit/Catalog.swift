@@ -84,6 +84,13 @@ public final class Catalog: Sendable {
         try store.items(order: order, limit: limit, offset: offset)
     }
 
+    /// The same items handed to `body` one at a time as they are read, from one snapshot,
+    /// never all held at once: for listing a catalog of any size in bounded memory.
+    public func forEachItem(order: ItemOrder = .date, limit: Int? = nil, offset: Int = 0,
+                            _ body: (ItemRow) -> Void) throws(StoreError) {
+        try store.forEachItem(order: order, limit: limit, offset: offset, body)
+    }
+
     /// One item by id, or nil.
     public func item(id: Int64) throws(StoreError) -> ItemRow? {
         try store.item(id: id)

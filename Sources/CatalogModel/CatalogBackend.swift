@@ -16,6 +16,9 @@ package protocol CatalogReading: Sendable {
     func generation() throws(StoreError) -> Int64
     /// Items in `order`, skipping `offset`, at most `limit` (nil: all).
     func items(order: ItemOrder, limit: Int?, offset: Int) throws(StoreError) -> [ItemRow]
+    /// The same items handed to `body` one at a time as they are read, from one snapshot,
+    /// never all held at once (`catalog list` of ten million items).
+    func forEachItem(order: ItemOrder, limit: Int?, offset: Int, _ body: (ItemRow) -> Void) throws(StoreError)
     /// One item by id, or nil.
     func item(id: Int64) throws(StoreError) -> ItemRow?
     /// How many items there are.

@@ -19,8 +19,19 @@ extension SQLiteStore {
     }
 
     static func items(_ db: Database, order: ItemOrder, limit: Int?, offset: Int) throws -> [ItemRow] {
-        try Row.fetchAll(db, sql: "SELECT \(itemColumns) FROM items ORDER BY \(order.orderBy) LIMIT ? OFFSET ?",
-                         arguments: [limit ?? -1, offset]).map(itemRow)
+        try Row.fetchAll(db, sql: itemsQuery(order), arguments: [limit ?? -1, offset]).map(itemRow)
+    }
+
+    static func itemsQuery(_ order: ItemOrder) -> String {
+        "SELECT \(itemColumns) FROM items ORDER BY \(order.orderBy) LIMIT ? OFFSET ?"
+    }
+
+    /// The same items handed to `body` one at a time, in one read transaction, as the cursor reads them.
+    package func forEachItem(order: ItemOrder, limit: Int?, offset: Int, _ body: (ItemRow) -> Void) throws(StoreError) {
+        try read { db in
+            let rows = try Row.fetchCursor(db, sql: Self.itemsQuery(order), arguments: [limit ?? -1, offset])
+            while let row = try rows.next() { body(Self.itemRow(row)) }
+        }
     }
 
     /// One item by id, or nil.

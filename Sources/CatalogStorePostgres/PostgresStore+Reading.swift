@@ -34,6 +34,32 @@ extension PostgresStore {
         try read { session in try Self.items(session, order: order, limit: limit, offset: offset) }
     }
 
+    /// Rows a `forEachItem` cursor fetches at a time: what the client holds at once.
+    static let listedAtOnce = 10_000
+
+    /// The same items handed to `body` one at a time: a cursor in one snapshot, fetched
+    /// `listedAtOnce` rows at a time, so that the client never holds them all.
+    package func forEachItem(order: ItemOrder, limit: Int?, offset: Int, _ body: (ItemRow) -> Void) throws(StoreError) {
+        var handed = 0
+        try snapshotRead { session in
+            // A kept connection found dropped is tried once more on a new one: never once
+            // rows were handed, or they would be handed twice.
+            guard handed == 0 else { throw ConnectionGone() }
+            try session.script("""
+                DECLARE listed_items NO SCROLL CURSOR FOR SELECT \(Self.itemColumns) FROM items \
+                ORDER BY \(Self.orderBy(order)) LIMIT \(limit.map(String.init) ?? "ALL") OFFSET \(offset)
+                """)
+            while true {
+                let rows = try session.rows(PostgresQuery(unsafeSQL: "FETCH \(Self.listedAtOnce) FROM listed_items"))
+                for row in rows {
+                    body(try Self.itemRow(row))
+                    handed += 1
+                }
+                if rows.count < Self.listedAtOnce { break }
+            }
+        }
+    }
+
     package func item(id: Int64) throws(StoreError) -> ItemRow? {
         try read { session in
             try session.rows(PostgresQuery(unsafeSQL: "SELECT \(Self.itemColumns) FROM items WHERE id = $1", binds: try Self.binds(id)))

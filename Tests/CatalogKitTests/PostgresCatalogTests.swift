@@ -226,6 +226,35 @@ import Testing
 
     /// `catalog serve --read-db`: pages come from the replica and follow the primary's writes
     /// (the notification's generation is awaited on the replica, then the cache trusts it).
+    /// A kept connection found dropped is tried again on a new one; a list whose connection is
+    /// lost after it handed rows fails instead, so that no row is handed twice.
+    @Test func aListWhoseConnectionIsLostPartWay_failsWithoutHandingAnItemTwice() throws {
+        let library = try Library(.postgres)
+        let database = OrderDataTests.database(library)
+        let file = try library.write("long.csv", Data(ImportTests.longCSV(rows: 20_500).utf8))
+        let catalog = try library.catalog()
+        _ = try catalog.importItems(from: file)
+        #expect(try catalog.itemCount() == 20_500) // leaves a connection kept for the list
+        var ids: [Int64] = []
+        let error = #expect(throws: StoreError.self) {
+            try catalog.forEachItem(order: .path) { item in
+                ids.append(item.id)
+                // Within the second of three fetches: the third finds its connection gone.
+                if ids.count == 15_000 {
+                    _ = try? TestPostgres.psql(database, """
+                        SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
+                        """)
+                }
+            }
+        }
+        #expect(error.map { "\($0)" }?.contains("closed") == true, "\(String(describing: error))")
+        #expect(ids.count == 20_000, "the rows of the two fetches before the connection was lost")
+        #expect(Set(ids).count == ids.count, "no row twice")
+        var again = 0
+        try catalog.forEachItem(order: .path) { _ in again += 1 }
+        #expect(again == 20_500, "the next list reconnects")
+    }
+
     @Test func serveReadsFromAReplica_andFollowsThePrimarysWrites() async throws {
         let primary = try TestPostgresServer.launch()
         let url = try primary.newDatabase()

@@ -36,7 +36,7 @@ struct List: ParsableCommand {
 
     func run() throws {
         let request = try request()
-        for item in try catalog.open().items(order: request.order, limit: request.limit, offset: request.offset) {
+        try catalog.open().forEachItem(order: request.order, limit: request.limit, offset: request.offset) { item in
             print(json ? ItemText.json(item) : ItemText.line(item))
         }
     }
