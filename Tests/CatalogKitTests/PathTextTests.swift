@@ -1,4 +1,5 @@
 import CatalogKit
+import Foundation
 import Testing
 
 @Suite struct PathTextTests {
@@ -18,11 +19,83 @@ import Testing
         #expect(PathText.jsonString([0x80]) == #""\udc80""#)
     }
 
+    /// Against a reference that decodes one scalar at a time through Swift's own UTF-8 decoder:
+    /// random byte strings drawn mostly
+    /// from the bytes that matter (quotes, backslashes, controls, lead and continuation bytes).
+    @Test func displayAndJSON_equalAScalarByScalarReference_onRandomBytes() {
+        var generator = SystemRandomNumberGenerator()
+        let interesting: [UInt8] = [0x00, 0x01, 0x09, 0x0A, 0x0D, 0x1F, 0x20, 0x22, 0x2F, 0x5C, 0x61, 0x7F, 0x80, 0x8F, 0x9F, 0xA0, 0xBF,
+                                    0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1, 0xED, 0xEF, 0xF0, 0xF4, 0xF5, 0xFF]
+        var samples: [[UInt8]] = [[], Array("/p/café/日本/🙂.jpg".utf8)]
+        for _ in 0..<20_000 {
+            let count = Int.random(in: 0...12, using: &generator)
+            samples.append((0..<count).map { _ in
+                Bool.random(using: &generator) ? interesting.randomElement(using: &generator)! : UInt8.random(in: 0...255, using: &generator)
+            })
+        }
+        for bytes in samples {
+            #expect(PathText.display(bytes) == PathTextReference.display(bytes), "\(bytes)")
+            #expect(PathText.jsonString(bytes) == PathTextReference.jsonString(bytes), "\(bytes)")
+            #expect(PathText.jsonString(Data(bytes)[...]) == PathTextReference.jsonString(bytes), "a Data slice: \(bytes)")
+            let text = String(decoding: bytes, as: UTF8.self)
+            #expect(PathText.jsonString(text) == PathTextReference.jsonString(Array(text.utf8)), "\(bytes)")
+        }
+    }
+
     @Test func catalogLocationFollowsFlagThenEnvironment() {
         #expect(CatalogLocation.resolve(explicit: "/x.sqlite", environment: ["CATALOG_DB": "/y"]) == "/x.sqlite")
         #expect(CatalogLocation.resolve(explicit: nil, environment: ["CATALOG_DB": "/y", "XDG_DATA_HOME": "/d"]) == "/y")
         #expect(CatalogLocation.resolve(explicit: nil, environment: ["XDG_DATA_HOME": "/d", "HOME": "/h"]) == "/d/catalog/catalog.sqlite")
         #expect(CatalogLocation.resolve(explicit: nil, environment: ["XDG_DATA_HOME": "relative", "HOME": "/h"]) == "/h/.local/share/catalog/catalog.sqlite")
         #expect(CatalogLocation.resolve(explicit: nil, environment: ["HOME": "/h"]) == "/h/.local/share/catalog/catalog.sqlite")
+    }
+}
+
+/// A reference written apart from PathText: Swift's own UTF-8 decoder says whether a valid scalar
+/// starts at a byte; each scalar is escaped on its own, every other byte as hex.
+enum PathTextReference {
+    static func display(_ bytes: [UInt8]) -> String { decode(bytes, escaping: false) { "\\x" + hex($0) } }
+
+    static func jsonString(_ bytes: [UInt8]) -> String { "\"" + decode(bytes, escaping: true) { "\\udc" + hex($0) } + "\"" }
+
+    private static func hex(_ byte: UInt8) -> String {
+        let digits = Array("0123456789abcdef")
+        return String([digits[Int(byte >> 4)], digits[Int(byte & 15)]])
+    }
+
+    private static func decode(_ bytes: [UInt8], escaping: Bool, invalid: (UInt8) -> String) -> String {
+        var out = ""
+        var index = 0
+        while index < bytes.count {
+            // The scalar that starts here, if the bytes from here are valid UTF-8.
+            var scalar: Unicode.Scalar?
+            var length = 0
+            var decoder = UTF8()
+            var iterator = bytes[index...].makeIterator()
+            if case .scalarValue(let value) = decoder.decode(&iterator) {
+                scalar = value
+                length = String(value).utf8.count
+            }
+            guard let scalar else {
+                out += invalid(bytes[index])
+                index += 1
+                continue
+            }
+            if escaping {
+                switch scalar {
+                case "\"": out += "\\\""
+                case "\\": out += "\\\\"
+                case "\n": out += "\\n"
+                case "\r": out += "\\r"
+                case "\t": out += "\\t"
+                case _ where scalar.value < 0x20: out += "\\u00" + hex(UInt8(scalar.value))
+                default: out.unicodeScalars.append(scalar)
+                }
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+            index += length
+        }
+        return out
     }
 }

@@ -3,64 +3,76 @@
 public enum PathText {
     /// For terminals: valid UTF-8 as is, other bytes as `\xNN`.
     public static func display(_ bytes: some Collection<UInt8>) -> String {
-        decode(bytes) { "\\x" + hex($0) }
+        contiguous(bytes) { text($0, json: false) }
     }
 
-    /// For JSON (without the quotes): valid UTF-8 is escaped as JSON requires, and every byte
+    /// For JSON, a string literal with its quotes: valid UTF-8 is escaped as JSON requires, and every byte
     /// that is not part of valid UTF-8 becomes `\udcNN` (U+DC80 to U+DCFF, the "surrogateescape"
     /// convention of Python's os.fsdecode): no valid UTF-8 text produces those escapes, so
     /// different paths never print the same, and `os.fsencode` turns them back into bytes.
     public static func jsonString(_ bytes: some Collection<UInt8>) -> String {
-        var out = "\""
-        out += decode(bytes, escaping: true) { "\\udc" + hex($0) }
-        return out + "\""
+        contiguous(bytes) { text($0, json: true) }
     }
 
     /// JSON string literal for text that is already valid Unicode.
-    public static func jsonString(_ text: String) -> String { jsonString(Array(text.utf8)) }
-
-    private static func hex(_ byte: UInt8) -> String {
-        let digits = Array("0123456789abcdef")
-        return String([digits[Int(byte >> 4)], digits[Int(byte & 15)]])
+    public static func jsonString(_ text: String) -> String {
+        var text = text
+        return text.withUTF8 { self.text($0, json: true) }
     }
 
-    private static func decode(_ bytes: some Collection<UInt8>, escaping: Bool = false, invalid: (UInt8) -> String) -> String {
-        let bytes = Array(bytes)
-        var out = ""
+    private static func contiguous(_ bytes: some Collection<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> String) -> String {
+        bytes.withContiguousStorageIfAvailable(body) ?? Array(bytes).withUnsafeBufferPointer(body)
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    /// The bytes as text, written into one buffer: runs of valid UTF-8 copied as they are (with
+    /// `json`, between quotes and with the escapes JSON requires), every other byte as `\xNN`,
+    /// or `\udcNN` with `json`.
+    private static func text(_ bytes: UnsafeBufferPointer<UInt8>, json: Bool) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count + 8)
+        func escape(_ prefix: String, _ byte: UInt8) {
+            out.append(contentsOf: prefix.utf8)
+            out.append(hexDigits[Int(byte >> 4)])
+            out.append(hexDigits[Int(byte & 15)])
+        }
+        if json { out.append(UInt8(ascii: "\"")) }
         var index = 0
         while index < bytes.count {
-            let length = validSequenceLength(bytes, at: index)
-            if length == 0 {
-                out += invalid(bytes[index])
+            let byte = bytes[index]
+            if byte < 0x80 {
+                if json && (byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")) {
+                    switch byte {
+                    case UInt8(ascii: "\""): out.append(contentsOf: #"\""#.utf8)
+                    case UInt8(ascii: "\\"): out.append(contentsOf: #"\\"#.utf8)
+                    case UInt8(ascii: "\n"): out.append(contentsOf: #"\n"#.utf8)
+                    case UInt8(ascii: "\r"): out.append(contentsOf: #"\r"#.utf8)
+                    case UInt8(ascii: "\t"): out.append(contentsOf: #"\t"#.utf8)
+                    default: escape(#"\u00"#, byte)
+                    }
+                } else {
+                    out.append(byte)
+                }
                 index += 1
                 continue
             }
-            let scalarText = String(decoding: bytes[index..<(index + length)], as: UTF8.self)
-            out += escaping ? jsonEscape(scalarText) : scalarText
-            index += length
-        }
-        return out
-    }
-
-    private static func jsonEscape(_ text: String) -> String {
-        var out = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20: out += "\\u00" + hex(UInt8(scalar.value))
-            default: out.unicodeScalars.append(scalar)
+            let length = validSequenceLength(bytes, at: index)
+            if length == 0 {
+                escape(json ? #"\udc"# : #"\x"#, byte)
+                index += 1
+            } else {
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<(index + length)]))
+                index += length
             }
         }
-        return out
+        if json { out.append(UInt8(ascii: "\"")) }
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// Length of the valid UTF-8 sequence starting at `index`, or 0 (RFC 3629: no overlongs,
     /// no surrogates, nothing above U+10FFFF).
-    private static func validSequenceLength(_ b: [UInt8], at i: Int) -> Int {
+    private static func validSequenceLength(_ b: UnsafeBufferPointer<UInt8>, at i: Int) -> Int {
         let first = b[i]
         func continuation(_ offset: Int, _ range: ClosedRange<UInt8> = 0x80...0xBF) -> Bool {
             i + offset < b.count && range.contains(b[i + offset])
