@@ -19,18 +19,37 @@ extension SQLiteStore {
     }
 
     static func items(_ db: Database, order: ItemOrder, limit: Int?, offset: Int) throws -> [ItemRow] {
-        try Row.fetchAll(db, sql: itemsQuery(order), arguments: [limit ?? -1, offset]).map(itemRow)
-    }
-
-    static func itemsQuery(_ order: ItemOrder) -> String {
-        "SELECT \(itemColumns) FROM items ORDER BY \(order.orderBy) LIMIT ? OFFSET ?"
+        var items: [ItemRow] = []
+        try forEachItem(db, order: order, limit: limit, offset: offset) { items.append($0) }
+        return items
     }
 
     /// The same items handed to `body` one at a time, in one read transaction, as the cursor reads them.
     package func forEachItem(order: ItemOrder, limit: Int?, offset: Int, _ body: (ItemRow) -> Void) throws(StoreError) {
-        try read { db in
-            let rows = try Row.fetchCursor(db, sql: Self.itemsQuery(order), arguments: [limit ?? -1, offset])
-            while let row = try rows.next() { body(Self.itemRow(row)) }
+        try read { db in try Self.forEachItem(db, order: order, limit: limit, offset: offset, body) }
+    }
+
+    /// From this offset on, a list starts at the item the order data puts there (its chunk list
+    /// and one chunk) instead of stepping over every item before it: a gallery's viewer asks
+    /// for the item at a position of a ten-million-item order at every step.
+    static let seekingFrom = OrderData.chunkSize
+
+    static func forEachItem(_ db: Database, order: ItemOrder, limit: Int?, offset: Int, _ body: (ItemRow) -> Void) throws {
+        var remaining = limit ?? Int.max
+        guard remaining > 0 else { return }
+        var queries: [(String, StatementArguments)] = [
+            ("SELECT \(itemColumns) FROM items ORDER BY \(order.orderBy) LIMIT ? OFFSET ?", [limit ?? -1, offset]),
+        ]
+        if offset >= seekingFrom, let found = try OrderData.ids(db, at: [offset], order: order) {
+            guard let id = found[offset] else { return } // past the end
+            queries = order.seekQueries(columns: itemColumns).map { ($0, [id]) }
+        }
+        for (sql, arguments) in queries {
+            let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)
+            while remaining > 0, let row = try rows.next() {
+                body(itemRow(row))
+                remaining -= 1
+            }
         }
     }
 

@@ -200,6 +200,23 @@ enum PostgresOrderData {
         }
     }
 
+    /// The id of the item at `position` of `order`, from the chunk list and the one chunk that
+    /// holds it; nil when the order data lags behind the catalog, `.some(nil)` past the end.
+    static func id(_ session: PostgresSession, atPosition position: Int, order: ItemOrder) throws -> Int64?? {
+        guard try isCurrent(session) else { return nil }
+        var start = 0
+        for chunk in try chunks(session, order: order) {
+            defer { start += chunk.count }
+            guard position < start + chunk.count else { continue }
+            guard let entries = try session.value("SELECT entries FROM order_chunks WHERE id = \(chunk.id)", as: Data.self),
+                  entries.count == chunk.count * entrySize else {
+                throw StoreError.database("order data of \(order.rawValue) order is corrupt (chunk \(chunk.id))")
+            }
+            return .some(entries.withUnsafeBytes { decode($0, at: position - start).id })
+        }
+        return .some(nil)
+    }
+
     static func decode(_ bytes: UnsafeRawBufferPointer, at entry: Int) -> LayoutInputRow {
         let base = entry * entrySize
         return LayoutInputRow(id: Int64(bigEndian: bytes.loadUnaligned(fromByteOffset: base, as: Int64.self)),

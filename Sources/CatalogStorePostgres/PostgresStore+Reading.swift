@@ -24,10 +24,37 @@ extension PostgresStore {
     }
 
     static func items(_ session: PostgresSession, order: ItemOrder, limit: Int?, offset: Int) throws -> [ItemRow] {
-        let limit = limit.map(Int64.init) ?? Int64.max
-        return try session.rows(PostgresQuery(unsafeSQL: """
-            SELECT \(itemColumns) FROM items ORDER BY \(orderBy(order)) LIMIT $1 OFFSET $2
-            """, binds: try binds(limit, Int64(offset)))).map(itemRow)
+        var items: [ItemRow] = []
+        var remaining = limit ?? Int.max
+        for query in try listQueries(session, order: order, offset: offset) where remaining > 0 {
+            let rows = try session.rows(PostgresQuery(unsafeSQL: query + (limit == nil ? "" : " LIMIT \(remaining)")))
+            items += try rows.map(itemRow)
+            remaining -= rows.count
+        }
+        return items
+    }
+
+    /// From this offset on, a list starts at the item the order data puts there (its chunk list
+    /// and one chunk) instead of stepping over every item before it: a gallery's viewer asks
+    /// for the item at a position of a ten-million-item order at every step.
+    static let seekingFrom = 4_096
+
+    /// The queries, run in turn, that list the items of `order` from position `offset` on
+    /// (none past the end), without a LIMIT: from the order data's item at `offset` when the
+    /// offset is deep and the order data current, each query a range of one index; else one
+    /// query with an OFFSET.
+    static func listQueries(_ session: PostgresSession, order: ItemOrder, offset: Int) throws -> [String] {
+        let from = "SELECT \(itemColumns) FROM items"
+        guard offset >= seekingFrom, let found = try PostgresOrderData.id(session, atPosition: offset, order: order) else {
+            return ["\(from) ORDER BY \(orderBy(order)) OFFSET \(offset)"]
+        }
+        guard let id = found else { return [] }
+        let (date, key) = ("(SELECT sort_date FROM items WHERE id = \(id))", "(SELECT key FROM items WHERE id = \(id))")
+        switch order {
+        case .path: return ["\(from) WHERE key >= \(key) ORDER BY key"]
+        case .date: return ["\(from) WHERE sort_date = \(date) AND key >= \(key) ORDER BY key",
+                            "\(from) WHERE sort_date < \(date) ORDER BY sort_date DESC, key"]
+        }
     }
 
     package func items(order: ItemOrder, limit: Int?, offset: Int) throws(StoreError) -> [ItemRow] {
@@ -45,17 +72,18 @@ extension PostgresStore {
             // A kept connection found dropped is tried once more on a new one: never once
             // rows were handed, or they would be handed twice.
             guard handed == 0 else { throw ConnectionGone() }
-            try session.script("""
-                DECLARE listed_items NO SCROLL CURSOR FOR SELECT \(Self.itemColumns) FROM items \
-                ORDER BY \(Self.orderBy(order)) LIMIT \(limit.map(String.init) ?? "ALL") OFFSET \(offset)
-                """)
-            while true {
-                let rows = try session.rows(PostgresQuery(unsafeSQL: "FETCH \(Self.listedAtOnce) FROM listed_items"))
-                for row in rows {
-                    body(try Self.itemRow(row))
-                    handed += 1
+            let limit = limit ?? Int.max
+            for query in try Self.listQueries(session, order: order, offset: offset) where handed < limit {
+                try session.script("DECLARE listed_items NO SCROLL CURSOR FOR \(query) LIMIT \(limit == Int.max ? "ALL" : String(limit - handed))")
+                while true {
+                    let rows = try session.rows(PostgresQuery(unsafeSQL: "FETCH \(Self.listedAtOnce) FROM listed_items"))
+                    for row in rows {
+                        body(try Self.itemRow(row))
+                        handed += 1
+                    }
+                    if rows.count < Self.listedAtOnce { break }
                 }
-                if rows.count < Self.listedAtOnce { break }
+                try session.script("CLOSE listed_items")
             }
         }
     }

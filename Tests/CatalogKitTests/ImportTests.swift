@@ -190,26 +190,6 @@ import Testing
         #expect(try catalog.webOrigins(limit: 10) == ["https://cdn0.example", "https://cdn1.example", "https://cdn2.example"])
     }
 
-    /// `forEachItem` (what `catalog list` prints) hands the rows a whole read gives, in order,
-    /// whatever the limit and offset: on PostgreSQL across a cursor's fetches of 10,000 rows.
-    @Test(arguments: Backend.allCases) func listingItemByItem_givesTheRowsOfAWholeRead_acrossTheCursorsFetches(_ backend: Backend) throws {
-        let library = try Library(backend)
-        let file = try library.write("long.csv", Data(Self.longCSV(rows: 12_000).utf8))
-        let catalog = try library.catalog()
-        _ = try catalog.importItems(from: file)
-        let cases: [(limit: Int?, offset: Int)] = [(nil, 0), (9_000, 1_999), (5, 11_998), (nil, 12_000), (0, 0)]
-        for order in ItemOrder.allCases {
-            let whole = try catalog.items(order: order)
-            #expect(whole.count == 12_000)
-            for (limit, offset) in cases {
-                var listed: [ItemRow] = []
-                try catalog.forEachItem(order: order, limit: limit, offset: offset) { listed.append($0) }
-                let end = min(offset + (limit ?? 12_000), 12_000)
-                #expect(listed == Array(whole[offset..<end]), "\(order) \(String(describing: limit)) \(offset): \(listed.count) rows")
-            }
-        }
-    }
-
     @Test(arguments: Backend.allCases) func aBadLineDeepInALongInput_leavesTheCatalogAsItWas_andIsNamed(_ backend: Backend) throws {
         let library = try Library(backend)
         let catalog = try library.catalog()
