@@ -145,7 +145,9 @@ extension SQLiteStore {
     }
 }
 
-/// The upsert of `rows` import rows, `upsertColumns` parameters each (bound by `bind`).
+/// The upsert of `rows` import rows, `upsertColumns` parameters each (bound by `bind`). An item
+/// imported again without a date keeps sorting by its first import's time (`imported_at`), not
+/// this import's: importing the same export again moves nothing.
 private func upsertSQL(rows: Int) -> String {
     let values = (0..<rows).map { row in
         let first = row * upsertColumns
@@ -158,8 +160,8 @@ private func upsertSQL(rows: Int) -> String {
         VALUES \(values.joined(separator: ", "))
         ON CONFLICT(key) DO UPDATE SET pixel_width = excluded.pixel_width, pixel_height = excluded.pixel_height,
             orientation = excluded.orientation, width = excluded.width, height = excluded.height,
-            capture_date = excluded.capture_date, sort_date = excluded.sort_date, url = excluded.url,
-            title = excluded.title, changed_generation = excluded.changed_generation
+            capture_date = excluded.capture_date, sort_date = coalesce(excluded.capture_date, items.imported_at, excluded.sort_date),
+            url = excluded.url, title = excluded.title, changed_generation = excluded.changed_generation
         WHERE items.source = 1 AND items.changed_generation < excluded.changed_generation
         """
 }

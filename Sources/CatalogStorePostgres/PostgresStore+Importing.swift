@@ -78,7 +78,8 @@ extension PostgresStore {
             try session.execute(PostgresQuery(unsafeSQL: columns + """
                  ON CONFLICT (key) DO UPDATE SET pixel_width = excluded.pixel_width, pixel_height = excluded.pixel_height,
                     orientation = excluded.orientation, width = excluded.width, height = excluded.height,
-                    capture_date = excluded.capture_date, sort_date = excluded.sort_date, url = excluded.url,
+                    capture_date = excluded.capture_date,
+                    sort_date = coalesce(excluded.capture_date, items.imported_at, excluded.sort_date), url = excluded.url,
                     title = excluded.title, changed_generation = excluded.changed_generation
                 """, binds: try binds(importedAt, generation)))
         }

@@ -190,6 +190,27 @@ import Testing
         #expect(try catalog.webOrigins(limit: 10) == ["https://cdn0.example", "https://cdn1.example", "https://cdn2.example"])
     }
 
+    /// An item imported again without a date sorts by its first import's time, not the new
+    /// import's: importing the same export again must not move every undated item to the top.
+    @Test(arguments: Backend.allCases) func anItemImportedAgainWithoutADate_keepsSortingByItsFirstImport(_ backend: Backend) throws {
+        let library = try Library(backend)
+        let catalog = try library.catalog()
+        _ = try catalog.store.importItems([ImportRow(line: 2, key: "undated", width: 5, height: 5),
+                                           ImportRow(line: 3, key: "dated", width: 5, height: 5, date: "2019-01-01T00:00:00")],
+                                          importedAt: "2020-01-01T00:00:00")
+        _ = try catalog.store.importItems([ImportRow(line: 2, key: "other", width: 5, height: 5)], importedAt: "2021-01-01T00:00:00")
+        let again = try catalog.store.importItems([ImportRow(line: 2, key: "undated", width: 6, height: 5),
+                                                   ImportRow(line: 3, key: "dated", width: 5, height: 5)],
+                                                  importedAt: "2022-01-01T00:00:00")
+        #expect((again.added, again.updated) == (0, 2))
+        let items = try catalog.items()
+        #expect(items.map { String(decoding: $0.key, as: UTF8.self) } == ["other", "dated", "undated"], "\(backend)")
+        #expect(items.map(\.date) == ["2021-01-01T00:00:00", "2020-01-01T00:00:00", "2020-01-01T00:00:00"],
+                "the dated item, now without a date, falls back to its first import's time too")
+        #expect(items.last?.width == 6, "the rest of the row is updated")
+        try OrderDataTests.expectCurrent(catalog, "\(backend)")
+    }
+
     @Test(arguments: Backend.allCases) func aBadLineDeepInALongInput_leavesTheCatalogAsItWas_andIsNamed(_ backend: Backend) throws {
         let library = try Library(backend)
         let catalog = try library.catalog()
