@@ -85,7 +85,9 @@ public final class Catalog: Sendable {
     }
 
     /// The same items handed to `body` one at a time as they are read, from one snapshot,
-    /// never all held at once: for listing a catalog of any size in bounded memory.
+    /// never all held at once: for listing a catalog of any size in bounded memory. The read
+    /// stays open while `body` runs (a slow consumer keeps SQLite from checkpointing its WAL
+    /// meanwhile, or holds a PostgreSQL snapshot), and `body` must not call the catalog.
     public func forEachItem(order: ItemOrder = .date, limit: Int? = nil, offset: Int = 0,
                             _ body: (ItemRow) -> Void) throws(StoreError) {
         try store.forEachItem(order: order, limit: limit, offset: offset, body)

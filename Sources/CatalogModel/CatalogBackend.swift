@@ -17,7 +17,9 @@ package protocol CatalogReading: Sendable {
     /// Items in `order`, skipping `offset`, at most `limit` (nil: all).
     func items(order: ItemOrder, limit: Int?, offset: Int) throws(StoreError) -> [ItemRow]
     /// The same items handed to `body` one at a time as they are read, from one snapshot,
-    /// never all held at once (`catalog list` of ten million items).
+    /// never all held at once (`catalog list` of ten million items). The read stays open while
+    /// `body` runs (an SQLite read transaction, which keeps the WAL from being checkpointed, or a
+    /// PostgreSQL snapshot), and `body` must not call the store.
     func forEachItem(order: ItemOrder, limit: Int?, offset: Int, _ body: (ItemRow) -> Void) throws(StoreError)
     /// One item by id, or nil.
     func item(id: Int64) throws(StoreError) -> ItemRow?

@@ -149,15 +149,19 @@ enum OrderData {
             guard next < positions.count else { break }
             guard positions[next] < start + chunk.count else { continue }
             entries.bind(1, chunk.rowID)
+            var whole = false
             try entries.forEachRow(db) { row in
                 row.withBlob(0) { bytes in
+                    guard bytes.count == chunk.count * entrySize else { return }
+                    whole = true
                     while next < positions.count, positions[next] < start + chunk.count {
                         let entry = positions[next] - start
-                        if entry >= 0, (entry + 1) * entrySize <= bytes.count { found[positions[next]] = decode(bytes, at: entry).id }
+                        if entry >= 0 { found[positions[next]] = decode(bytes, at: entry).id }
                         next += 1
                     }
                 }
             }
+            guard whole else { throw StoreError.database("order data of \(order.rawValue) order is corrupt") }
         }
         return found
     }

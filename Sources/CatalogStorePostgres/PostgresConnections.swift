@@ -57,8 +57,8 @@ final class PostgresConnections: Sendable {
     /// Runs `body` on a connection; a failed connection is closed, a healthy one kept for the next
     /// call. With `retrying` (reads only: running them twice changes nothing), a call that failed
     /// because a kept connection had been dropped (the server restarted since) runs once more
-    /// on a new one.
-    func withSession<T>(retrying: Bool = false, _ body: (PostgresSession) throws -> T) throws -> T {
+    /// on a new one, if `mayRetry` still says so when it failed.
+    func withSession<T>(retrying: Bool = false, mayRetry: () -> Bool = { true }, _ body: (PostgresSession) throws -> T) throws -> T {
         let kept = takeIdle()
         let watched = try kept ?? open()
         let connection = watched.connection
@@ -73,7 +73,7 @@ final class PostgresConnections: Sendable {
                 giveBack(watched)
             } else {
                 try? connection.close().wait()
-                if retrying, kept != nil, Self.isConnectionLoss(error) {
+                if retrying, kept != nil, Self.isConnectionLoss(error), mayRetry() {
                     closeAll() // the others were dropped with it
                     return try withSession(retrying: false, body)
                 }

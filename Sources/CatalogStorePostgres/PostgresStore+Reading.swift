@@ -37,7 +37,7 @@ extension PostgresStore {
     /// From this offset on, a list starts at the item the order data puts there (its chunk list
     /// and one chunk) instead of stepping over every item before it: a gallery's viewer asks
     /// for the item at a position of a ten-million-item order at every step.
-    static let seekingFrom = 4_096
+    static let seekingFrom = OrderChunking.chunkSize
 
     /// The queries, run in turn, that list the items of `order` from position `offset` on
     /// (none past the end), without a LIMIT: from the order data's item at `offset` when the
@@ -57,8 +57,9 @@ extension PostgresStore {
         }
     }
 
+    /// In one snapshot: a deep offset takes several statements.
     package func items(order: ItemOrder, limit: Int?, offset: Int) throws(StoreError) -> [ItemRow] {
-        try read { session in try Self.items(session, order: order, limit: limit, offset: offset) }
+        try snapshotRead { session in try Self.items(session, order: order, limit: limit, offset: offset) }
     }
 
     /// Rows a `forEachItem` cursor fetches at a time: what the client holds at once.
@@ -68,10 +69,9 @@ extension PostgresStore {
     /// `listedAtOnce` rows at a time, so that the client never holds them all.
     package func forEachItem(order: ItemOrder, limit: Int?, offset: Int, _ body: (ItemRow) -> Void) throws(StoreError) {
         var handed = 0
-        try snapshotRead { session in
-            // A kept connection found dropped is tried once more on a new one: never once
-            // rows were handed, or they would be handed twice.
-            guard handed == 0 else { throw ConnectionGone() }
+        // A kept connection found dropped is tried once more on a new one: never once rows were
+        // handed, or they would be handed twice.
+        try snapshotRead(mayRetry: { handed == 0 }) { session in
             let limit = limit ?? Int.max
             for query in try Self.listQueries(session, order: order, offset: offset) where handed < limit {
                 try session.script("DECLARE listed_items NO SCROLL CURSOR FOR \(query) LIMIT \(limit == Int.max ? "ALL" : String(limit - handed))")

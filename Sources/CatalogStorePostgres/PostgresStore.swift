@@ -123,15 +123,15 @@ package final class PostgresStore: CatalogBackend {
 
     /// Runs `body` on a connection of the readers (a replica with `--read-db`; the primary with
     /// `onPrimary`), outside a transaction (one statement is one snapshot); once more on a new
-    /// connection if a kept one had been dropped.
+    /// connection if a kept one had been dropped (and `mayRetry` still says so).
     @discardableResult
-    func read<T>(onPrimary: Bool = false, _ body: (PostgresSession) throws -> T) throws(StoreError) -> T {
-        do { return try (onPrimary ? connections : readers).withSession(retrying: true, body) } catch { throw wrap(error) }
+    func read<T>(onPrimary: Bool = false, mayRetry: () -> Bool = { true }, _ body: (PostgresSession) throws -> T) throws(StoreError) -> T {
+        do { return try (onPrimary ? connections : readers).withSession(retrying: true, mayRetry: mayRetry, body) } catch { throw wrap(error) }
     }
 
     /// Runs `body` in one REPEATABLE READ, read-only transaction: every statement sees the same state.
-    func snapshotRead<T>(_ body: (PostgresSession) throws -> T) throws(StoreError) -> T {
-        try read { session in try session.transaction(Self.beginSnapshot) { try body(session) } }
+    func snapshotRead<T>(mayRetry: () -> Bool = { true }, _ body: (PostgresSession) throws -> T) throws(StoreError) -> T {
+        try read(mayRetry: mayRetry) { session in try session.transaction(Self.beginSnapshot) { try body(session) } }
     }
 
     static let beginSnapshot = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"

@@ -56,19 +56,20 @@ import Testing
         }
     }
 
-    /// The name of a PostgreSQL library's database on the shared test server.
-    /// `forEachItem` (what `catalog list` prints) and `items` (what `GET /api/items` returns)
-    /// give the rows of a whole read, whatever the limit and offset: from offset 4,096 on they
-    /// start at the item the order data puts there (within a date, across dates, past the end),
-    /// and the same once the order data is stale; on PostgreSQL across a cursor's fetches of
-    /// 10,000 rows.
+    /// `forEachItem` (what `catalog list` prints), `items` and `list` (what `GET /api/items`
+    /// returns, in a snapshot) give the rows of a whole read, whatever the limit and offset: from
+    /// offset 4,096 on they start at the item the order data puts there (within a date, across
+    /// dates, at chunk boundaries, past the end), and the same once the order data is stale; on
+    /// PostgreSQL across a cursor's fetches of 10,000 rows.
     @Test(arguments: Backend.allCases) func listsFromAnyOffset_giveTheRowsOfAWholeRead_withTheOrderDataCurrentOrStale(_ backend: Backend) throws {
         let library = try Library(backend)
         let file = try library.write("long.csv", Data(ImportTests.longCSV(rows: 12_000).utf8))
         let catalog = try library.catalog()
         _ = try catalog.importItems(from: file)
+        let chunk = OrderChunking.chunkSize // 4,096: the chunks of a rebuild are full but the last
         let cases: [(limit: Int?, offset: Int)] = [(nil, 0), (2_500, 1_999), (nil, 7_000), (600, 5_000), (1, 11_999), (5, 11_998),
-                                                   (nil, 12_000), (3, 20_000), (0, 0), (0, 6_000)]
+                                                   (nil, 12_000), (3, 20_000), (0, 0), (0, 6_000), (2, chunk - 1), (1, chunk),
+                                                   (3, 2 * chunk - 1), (2, 2 * chunk), (chunk + 1, chunk)]
         let wholes = try ItemOrder.allCases.map { try catalog.items(order: $0) }
         for stale in [false, true] {
             if stale {
@@ -79,6 +80,7 @@ import Testing
             }
             for (order, whole) in zip(ItemOrder.allCases, wholes) {
                 #expect(whole.count == 12_000)
+                #expect((try Self.orderData(catalog, order) != nil) == !stale, "current after the import (the lists seek), stale: \(stale)")
                 for (limit, offset) in cases {
                     let expected = Array(whole[min(offset, 12_000)..<min(offset + (limit ?? 12_000), 12_000)])
                     let what = "\(order), limit \(String(describing: limit)), offset \(offset), stale: \(stale)"
@@ -88,11 +90,15 @@ import Testing
                     if (limit, offset) != (nil, 0) { // (what `wholes` read)
                         #expect(try catalog.items(order: order, limit: limit, offset: offset) == expected, "\(what)")
                     }
+                    if let limit, limit <= ListRequest.maximumLimit {
+                        #expect(try catalog.list(ListRequest(order: order, limit: limit, offset: offset)).items == expected, "\(what)")
+                    }
                 }
             }
         }
     }
 
+    /// The name of a PostgreSQL library's database on the shared test server.
     static func database(_ library: Library) -> String {
         String(URLComponents(string: library.catalogPath)?.path.dropFirst() ?? "")
     }

@@ -23,7 +23,7 @@ import Testing
     /// random byte strings drawn mostly
     /// from the bytes that matter (quotes, backslashes, controls, lead and continuation bytes).
     @Test func displayAndJSON_equalAScalarByScalarReference_onRandomBytes() {
-        var generator = SystemRandomNumberGenerator()
+        var generator = SplitMix(seed: 16)
         let interesting: [UInt8] = [0x00, 0x01, 0x09, 0x0A, 0x0D, 0x1F, 0x20, 0x22, 0x2F, 0x5C, 0x61, 0x7F, 0x80, 0x8F, 0x9F, 0xA0, 0xBF,
                                     0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1, 0xED, 0xEF, 0xF0, 0xF4, 0xF5, 0xFF]
         var samples: [[UInt8]] = [[], Array("/p/café/日本/🙂.jpg".utf8)]

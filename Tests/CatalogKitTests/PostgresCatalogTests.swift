@@ -224,8 +224,6 @@ import Testing
         try waitFor { (try? split.generation()) == 1 && split.store.changeStamp() != nil }
     }
 
-    /// `catalog serve --read-db`: pages come from the replica and follow the primary's writes
-    /// (the notification's generation is awaited on the replica, then the cache trusts it).
     /// A kept connection found dropped is tried again on a new one; a list whose connection is
     /// lost after it handed rows fails instead, so that no row is handed twice.
     @Test func aListWhoseConnectionIsLostPartWay_failsWithoutHandingAnItemTwice() throws {
@@ -255,6 +253,8 @@ import Testing
         #expect(again == 20_500, "the next list reconnects")
     }
 
+    /// `catalog serve --read-db`: pages come from the replica and follow the primary's writes
+    /// (the notification's generation is awaited on the replica, then the cache trusts it).
     @Test func serveReadsFromAReplica_andFollowsThePrimarysWrites() async throws {
         let primary = try TestPostgresServer.launch()
         let url = try primary.newDatabase()
