@@ -91,6 +91,17 @@ enum OrderData {
         return true
     }
 
+    /// How many items there are: while the order data is current, the sum of its chunk list's
+    /// counts (a few thousand rows at 10,000,000 items), else a count of the items (which reads
+    /// a whole index: 150 ms at 10,000,000).
+    static func itemCount(_ db: Database) throws -> Int {
+        try Int.fetchOne(db, sql: """
+            SELECT CASE WHEN (SELECT order_data.generation = catalog.generation FROM order_data, catalog)
+                THEN (SELECT coalesce(sum(count), 0) FROM order_chunks WHERE item_order = ?)
+                ELSE (SELECT count(*) FROM items) END
+            """, arguments: [ItemOrder.date.rawValue]) ?? 0
+    }
+
     /// The position of item `id` in `order`; `.some(nil)` when there is no such item, nil when
     /// the order data is stale. Reads the chunk list and one chunk.
     static func index(_ db: Database, ofItem id: Int64, order: ItemOrder) throws -> Int?? {

@@ -16,7 +16,7 @@ struct SQLiteSnapshot: CatalogSnapshot {
     }
 
     package func itemCount() throws -> Int {
-        try Int.fetchOne(db, sql: "SELECT count(*) FROM items") ?? 0
+        try OrderData.itemCount(db)
     }
 
     package func layout(configuration: String) throws -> StoredLayout? {

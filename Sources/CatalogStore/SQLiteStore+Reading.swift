@@ -77,7 +77,7 @@ extension SQLiteStore {
 
     /// How many items there are.
     package func itemCount() throws(StoreError) -> Int {
-        try read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM items") ?? 0 }
+        try read { db in try OrderData.itemCount(db) }
     }
 
     package func webOrigins(limit: Int) throws(StoreError) -> [String] {

@@ -81,6 +81,9 @@ import Testing
             for (order, whole) in zip(ItemOrder.allCases, wholes) {
                 #expect(whole.count == 12_000)
                 #expect((try Self.orderData(catalog, order) != nil) == !stale, "current after the import (the lists seek), stale: \(stale)")
+                // The total, from the order data's chunk list while it is current.
+                #expect(try catalog.store.itemCount() == 12_000, "stale: \(stale)")
+                #expect(try catalog.list(ListRequest(order: order, limit: 1, offset: 0)).total == 12_000, "stale: \(stale)")
                 for (limit, offset) in cases {
                     let expected = Array(whole[min(offset, 12_000)..<min(offset + (limit ?? 12_000), 12_000)])
                     let what = "\(order), limit \(String(describing: limit)), offset \(offset), stale: \(stale)"
