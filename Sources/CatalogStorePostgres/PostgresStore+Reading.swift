@@ -146,9 +146,13 @@ extension PostgresStore {
         let location = self.location
         return try snapshotRead { session in
             var byFormat: [String: Int] = [:]
-            for row in try session.rows("SELECT coalesce(format, 'imported'), count(*)::int8 FROM items GROUP BY 1") {
-                let (format, count) = try row.decode((String, Int).self)
+            var imported = 0
+            for row in try session.rows("""
+                SELECT coalesce(format, 'imported'), count(*)::int8, count(*) FILTER (WHERE source = 1)::int8 FROM items GROUP BY 1
+                """) {
+                let (format, count, importedCount) = try row.decode((String, Int, Int).self)
                 byFormat[format] = count
+                imported += importedCount
             }
             let files = try session.rows("""
                 SELECT count(*)::int8, count(*) FILTER (WHERE status = 1)::int8, count(*) FILTER (WHERE status = 2)::int8 FROM files
@@ -157,7 +161,7 @@ extension PostgresStore {
                 path: location, bytesOnDisk: try session.value("SELECT pg_database_size(current_database())::int8", as: Int64.self) ?? 0,
                 generation: try PostgresSnapshot(session: session).generation(),
                 items: byFormat.values.reduce(0, +), itemsByFormat: byFormat,
-                importedItems: try session.value("SELECT count(*)::int8 FROM items WHERE source = 1", as: Int.self) ?? 0,
+                importedItems: imported,
                 files: files.0, unsupportedFiles: files.1, failedFiles: files.2)
         }
     }

@@ -32,6 +32,22 @@ import Testing
         #expect(hidden.added == 1)
     }
 
+    /// `catalog stats`: items by format (a format met again after others, in id order, counted
+    /// once with the rest), the imported ones, and the files by status.
+    @Test(arguments: Backend.allCases) func statsCountItemsByFormat_theImportedOnes_andFilesByStatus(_ backend: Backend) throws {
+        let library = try standardLibrary(backend)
+        _ = try library.scan()
+        let catalog = try library.catalog()
+        _ = try catalog.importItems([ImportRow(line: 2, key: "pin-1", width: 5, height: 5), ImportRow(line: 3, key: "pin-2", width: 5, height: 5)])
+        try library.write("z.jpg", Library.fixture("restart.jpg"))
+        _ = try library.scan()
+        let stats = try catalog.stats()
+        #expect(stats.items == 7)
+        #expect(stats.itemsByFormat == ["jpeg": 3, "png": 2, "imported": 2], "\(stats.itemsByFormat)")
+        #expect(stats.importedItems == 2)
+        #expect((stats.files, stats.unsupportedFiles, stats.failedFiles) == (7, 1, 1))
+    }
+
     @Test(arguments: Backend.allCases) func rescanOfAnUnchangedTreeOpensNothing_andKeepsTheGeneration(_ backend: Backend) throws {
         let library = try standardLibrary(backend)
         _ = try library.scan()
