@@ -12,6 +12,7 @@ server=$!
 trap 'kill $server 2> /dev/null; wait $server 2> /dev/null || true' EXIT
 for _ in $(seq 300); do curl -sf "localhost:$port/api/health" > /dev/null && break; sleep 0.1; done
 total=$(curl -sf "localhost:$port/api/items?limit=0" | python3 -c 'import json, sys; print(json.load(sys.stdin)["total"])')
+curl -sf -o /dev/null "localhost:$port/api/items?offset=$((total * 3 / 4))&limit=1" # the warm-up: a deep offset
 RANDOM=7
 for _ in $(seq 21); do
     offset=$(( (RANDOM * 32768 + RANDOM) % total ))

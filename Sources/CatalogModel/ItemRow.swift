@@ -14,7 +14,7 @@ public struct ItemRow: Sendable, Hashable {
     public var width: Int
     public var height: Int
     public var bytes: Int64?
-    /// Capture date, else modification time, else import date (ISO 8601): the date the
+    /// Capture date, else modification time, else first import time (ISO 8601): the date the
     /// default order sorts on.
     public var date: String
     public var url: String?

@@ -92,8 +92,8 @@ enum OrderData {
     }
 
     /// How many items there are: while the order data is current, the sum of its chunk list's
-    /// counts (a few thousand rows at 10,000,000 items), else a count of the items (which reads
-    /// a whole index: 150 ms at 10,000,000).
+    /// counts (a few thousand rows at 10,000,000 items), else a count of the items, which reads
+    /// a whole index.
     static func itemCount(_ db: Database) throws -> Int {
         try Int.fetchOne(db, sql: """
             SELECT CASE WHEN (SELECT order_data.generation = catalog.generation FROM order_data, catalog)

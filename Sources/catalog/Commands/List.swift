@@ -6,7 +6,7 @@ struct List: ParsableCommand {
         abstract: "List items in layout order.",
         discussion: """
             The default order is the one `catalog page` lays out: newest first by capture date \
-            (EXIF), else file modification time (UTC), else import date; ties by path or key. \
+            (EXIF), else file modification time (UTC), else the time it was first imported; ties by path or key. \
             --sort path lists by path or key, bytewise.
             """)
 
