@@ -6,10 +6,10 @@ public enum PathText {
         contiguous(bytes) { text($0, json: false) }
     }
 
-    /// For JSON, a string literal with its quotes: valid UTF-8 is escaped as JSON requires, and every byte
-    /// that is not part of valid UTF-8 becomes `\udcNN` (U+DC80 to U+DCFF, the "surrogateescape"
-    /// convention of Python's os.fsdecode): no valid UTF-8 text produces those escapes, so
-    /// different paths never print the same, and `os.fsencode` turns them back into bytes.
+    /// For JSON, a string literal with its quotes: valid UTF-8 is escaped as JSON requires, and
+    /// every byte that is not part of valid UTF-8 becomes `\udcNN` (U+DC80 to U+DCFF, the
+    /// "surrogateescape" convention of Python's os.fsdecode): no valid UTF-8 text produces those
+    /// escapes, so different paths never print the same, and `os.fsencode` turns them back.
     public static func jsonString(_ bytes: some Collection<UInt8>) -> String {
         contiguous(bytes) { text($0, json: true) }
     }
