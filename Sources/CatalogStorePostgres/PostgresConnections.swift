@@ -176,12 +176,20 @@ final class WatchedConnection: Sendable {
     /// The answer to `future`, a query on this connection, or `ConnectionGone` when the
     /// connection ends first.
     func answer<T>(_ future: EventLoopFuture<T>) throws -> T {
+        try waiting(for: future)()
+    }
+
+    /// The same, waited for when the returned closure is called: the watcher is set now, so the
+    /// caller can work while the query runs. One query at a time: wait for one before the next.
+    func waiting<T>(for future: EventLoopFuture<T>) -> () throws -> T {
         let promise = future.eventLoop.makePromise(of: T.self)
         inFlight.withLock { $0 = { promise.fail(ConnectionGone()) } } // ignored once answered
-        defer { inFlight.withLock { $0 = nil } }
         if connection.isClosed { promise.fail(ConnectionGone()) } // ended before the watcher was set
         future.cascade(to: promise)
-        return try promise.futureResult.wait()
+        return { [self] in
+            defer { inFlight.withLock { $0 = nil } }
+            return try promise.futureResult.wait()
+        }
     }
 }
 
@@ -198,6 +206,11 @@ struct PostgresSession {
     @discardableResult
     func rows(_ query: PostgresQuery) throws -> [PostgresRow] {
         try answer(connection.query(query, logger: PostgresConnections.logger)).rows
+    }
+
+    /// Sends `query` now; its rows are waited for when the returned closure is called.
+    func rowsLater(_ query: PostgresQuery) -> () throws -> [PostgresRow] {
+        watched.waiting(for: connection.query(query, logger: PostgresConnections.logger).map(\.rows))
     }
 
     /// Runs `query`; returns the rows it changed (or returned).

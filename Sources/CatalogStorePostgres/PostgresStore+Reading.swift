@@ -66,7 +66,8 @@ extension PostgresStore {
     static let listedAtOnce = 10_000
 
     /// The same items handed to `body` one at a time: a cursor in one snapshot, fetched
-    /// `listedAtOnce` rows at a time, so that the client never holds them all.
+    /// `listedAtOnce` rows at a time, so that the client never holds them all; each fetch is
+    /// sent before the rows of the one before are decoded, so the server works meanwhile.
     package func forEachItem(order: ItemOrder, limit: Int?, offset: Int, _ body: (ItemRow) -> Void) throws(StoreError) {
         var handed = 0
         // A kept connection found dropped is tried once more on a new one: never once rows were
@@ -75,13 +76,17 @@ extension PostgresStore {
             let limit = limit ?? Int.max
             for query in try Self.listQueries(session, order: order, offset: offset) where handed < limit {
                 try session.script("DECLARE listed_items NO SCROLL CURSOR FOR \(query) LIMIT \(limit == Int.max ? "ALL" : String(limit - handed))")
+                let fetch = PostgresQuery(unsafeSQL: "FETCH \(Self.listedAtOnce) FROM listed_items")
+                var next = session.rowsLater(fetch)
                 while true {
-                    let rows = try session.rows(PostgresQuery(unsafeSQL: "FETCH \(Self.listedAtOnce) FROM listed_items"))
+                    let rows = try next()
+                    let more = rows.count == Self.listedAtOnce
+                    if more { next = session.rowsLater(fetch) }
                     for row in rows {
                         body(try Self.itemRow(row))
                         handed += 1
                     }
-                    if rows.count < Self.listedAtOnce { break }
+                    if !more { break }
                 }
                 try session.script("CLOSE listed_items")
             }
