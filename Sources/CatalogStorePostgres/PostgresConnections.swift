@@ -180,7 +180,9 @@ final class WatchedConnection: Sendable {
     }
 
     /// The same, waited for when the returned closure is called: the watcher is set now, so the
-    /// caller can work while the query runs. One query at a time: wait for one before the next.
+    /// caller can work while the query runs. One query at a time: wait for one before the next
+    /// (a query given up on, its caller having thrown, may lose its watcher to the next one,
+    /// such as the ROLLBACK; nothing waits for it then).
     func waiting<T>(for future: EventLoopFuture<T>) -> () throws -> T {
         let promise = future.eventLoop.makePromise(of: T.self)
         inFlight.withLock { $0 = { promise.fail(ConnectionGone()) } } // ignored once answered

@@ -238,10 +238,12 @@ import Testing
             try catalog.forEachItem(order: .path) { item in
                 ids.append(item.id)
                 // Within the first of three fetches. The second was sent as the first arrived and
-                // may still be answered; the third, sent once the first is handed, cannot be.
+                // may still be answered; the third, sent once the second arrives, cannot be: the
+                // backend is gone by then (pg_terminate_backend waits up to 10 s for it to exit).
                 if ids.count == 5_000 {
                     _ = try? TestPostgres.psql(database, """
-                        SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
+                        SELECT pg_terminate_backend(pid, 10000) FROM pg_stat_activity
+                        WHERE datname = current_database() AND pid <> pg_backend_pid()
                         """)
                 }
             }
