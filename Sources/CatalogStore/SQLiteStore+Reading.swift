@@ -30,8 +30,8 @@ extension SQLiteStore {
     }
 
     /// From this offset on, a list starts at the item the order data puts there (its chunk list
-    /// and one chunk) instead of stepping over every item before it: a gallery's viewer asks
-    /// for the item at a position of a ten-million-item order at every step.
+    /// and one chunk) instead of stepping over every item before it: the gallery asks for the
+    /// item at a position it has not loaded (the End key, the viewer stepping past what is loaded).
     static let seekingFrom = OrderData.chunkSize
 
     static func forEachItem(_ db: Database, order: ItemOrder, limit: Int?, offset: Int, _ body: (ItemRow) -> Void) throws {

@@ -35,8 +35,8 @@ extension PostgresStore {
     }
 
     /// From this offset on, a list starts at the item the order data puts there (its chunk list
-    /// and one chunk) instead of stepping over every item before it: a gallery's viewer asks
-    /// for the item at a position of a ten-million-item order at every step.
+    /// and one chunk) instead of stepping over every item before it: the gallery asks for the
+    /// item at a position it has not loaded (the End key, the viewer stepping past what is loaded).
     static let seekingFrom = OrderChunking.chunkSize
 
     /// The queries, run in turn, that list the items of `order` from position `offset` on
