@@ -310,13 +310,14 @@ enum OrderData {
     static func rebuild(_ db: Database, order: ItemOrder, sizes: ItemSizes) throws {
         try db.execute(sql: "DELETE FROM order_chunks WHERE item_order = ?", arguments: [order.rawValue])
         var writer = try ChunkWriter(db, order: order)
-        // With the months from the sizes pass, the path order reads its key index alone.
-        let dated = !(order == .path && sizes.hasMonths)
+        // With the months from the sizes pass, neither order works them out again, and the path
+        // order reads its key index alone (the date order reads its dates for its chunks' keys).
+        let dated = order == .date || !sizes.hasMonths
         let statement = try BulkStatement(db, sql: "SELECT id, key\(dated ? ", sort_date" : "") FROM items ORDER BY \(order.orderBy)")
         try statement.forEachRow(db) { row in
             let id = row.int64(0)
             let (width, height) = sizes[id]
-            let month = dated ? row.withBlob(2) { SectionGrouping.month(ofDate: $0) } : sizes.month(id)
+            let month = sizes.hasMonths ? sizes.month(id) : row.withBlob(2) { SectionGrouping.month(ofDate: $0) }
             try row.withBlob(1) { key in
                 try writer.append(id: id, width: width, height: height, month: month, itemKey: key) {
                     SortKey(date: order == .date ? row.bytes(2) : [], key: Array(key))
@@ -332,7 +333,7 @@ enum OrderData {
         private var dense: [UInt64] = []
         private var sparse: [Int64: UInt64] = [:]
         private var months: [UInt32] = []
-        /// Whether `month(_:)` answers; else the path order reads each item's date itself.
+        /// Whether `month(_:)` answers; else each order works its items' months out from their dates.
         let hasMonths: Bool
 
         init(_ db: Database, months wanted: Bool) throws {
