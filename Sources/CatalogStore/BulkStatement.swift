@@ -14,6 +14,12 @@ struct BulkStatement {
         statement = try db.makeStatement(sql: sql)
     }
 
+    /// The connection's statement for `sql`, prepared on first use and kept (GRDB's statement
+    /// cache): for the reads a server makes per request. Not for use while the same SQL runs.
+    init(cached db: Database, sql: String) throws {
+        statement = try db.cachedStatement(sql: sql)
+    }
+
     func bind(_ index: Int32, _ value: Int64?) {
         if let value { sqlite3_bind_int64(handle, index, value) } else { sqlite3_bind_null(handle, index) }
     }
@@ -82,6 +88,11 @@ struct BulkStatement {
             let count = Int(sqlite3_column_bytes(handle, column))
             guard count > 0, let bytes = sqlite3_column_blob(handle, column) else { return Data() }
             return Data(bytes: bytes, count: count)
+        }
+
+        func optionalText(_ column: Int32) -> String? {
+            guard sqlite3_column_type(handle, column) != SQLITE_NULL, let text = sqlite3_column_text(handle, column) else { return nil }
+            return String(decoding: UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, column))), as: UTF8.self)
         }
 
         /// A blob or text column's bytes.

@@ -8,7 +8,7 @@ struct SQLiteSnapshot: CatalogSnapshot {
     let db: Database
 
     package func generation() throws -> Int64 {
-        try Int64.fetchOne(db, sql: "SELECT generation FROM catalog") ?? 0
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT generation FROM catalog")) ?? 0
     }
 
     package func items(order: ItemOrder, limit: Int?, offset: Int) throws -> [ItemRow] {
@@ -20,19 +20,19 @@ struct SQLiteSnapshot: CatalogSnapshot {
     }
 
     package func layout(configuration: String) throws -> StoredLayout? {
-        try Row.fetchOne(db, sql: """
+        try Row.fetchOne(db.cachedStatement(sql: """
             SELECT id, configuration, generation, item_count, content_height, header, bytes, compute_seconds, last_used_at
             FROM layouts WHERE configuration = ?
-            """, arguments: [configuration]).map(SQLiteStore.storedLayout)
+            """), arguments: [configuration]).map(SQLiteStore.storedLayout)
     }
 
     /// The windows `range` of a layout, in order (missing windows are left out): from each
     /// segment that holds some, its directory and those windows' bytes, never the rest.
     package func windows(layoutID: Int64, range: ClosedRange<Int>) throws -> [[UInt8]] {
-        let segments = try Row.fetchAll(db, sql: """
+        let segments = try Row.fetchAll(db.cachedStatement(sql: """
             SELECT id, first_window, window_count FROM layout_segments
             WHERE layout_id = ? AND first_window > ? AND first_window <= ? ORDER BY first_window
-            """, arguments: [layoutID, range.lowerBound - LayoutSegment.windowsPerSegment, range.upperBound])
+            """), arguments: [layoutID, range.lowerBound - LayoutSegment.windowsPerSegment, range.upperBound])
         var windows: [[UInt8]] = []
         for row in segments {
             let first: Int = row[1]
@@ -75,17 +75,24 @@ struct SQLiteSnapshot: CatalogSnapshot {
     package func keys(ids: [Int64]) throws -> [Int64: ItemKey] {
         guard !ids.isEmpty else { return [:] }
         var keys: [Int64: ItemKey] = [:]
-        for chunk in stride(from: 0, to: ids.count, by: 500) {
-            let part = Array(ids[chunk..<min(chunk + 500, ids.count)])
-            let marks = Array(repeating: "?", count: part.count).joined(separator: ",")
-            for row in try Row.fetchAll(db, sql: """
-                SELECT i.id, i.key, f.device, f.inode, f.size, f.mtime_ns, i.url, i.title FROM items i LEFT JOIN files f ON f.item_id = i.id
-                WHERE i.id IN (\(marks))
-                """, arguments: StatementArguments(part)) {
-                let device: Int64? = row[2]
-                let file = device.map { FileIdentity(device: $0, inode: row[3], size: row[4], mtimeNanoseconds: row[5]) }
-                keys[row[0]] = ItemKey(key: row[1], file: file, url: row[6], title: row[7])
+        keys.reserveCapacity(ids.count)
+        // One statement whatever the number of ids (a JSON array), prepared once per connection:
+        // a server asks this for every page it reads.
+        let statement = try BulkStatement(cached: db, sql: """
+            SELECT i.id, i.key, f.device, f.inode, f.size, f.mtime_ns, i.url, i.title FROM items i LEFT JOIN files f ON f.item_id = i.id
+            WHERE i.id IN (SELECT value FROM json_each(?1))
+            """)
+        var list = "["
+        for (position, id) in ids.enumerated() {
+            if position > 0 { list += "," }
+            list += String(id)
+        }
+        statement.bind(1, list + "]")
+        try statement.forEachRow(db) { row in
+            let file = row.optionalInt64(2).map {
+                FileIdentity(device: $0, inode: row.int64(3), size: row.int64(4), mtimeNanoseconds: row.int64(5))
             }
+            keys[row.int64(0)] = ItemKey(key: row.blob(1), file: file, url: row.optionalText(6), title: row.optionalText(7))
         }
         return keys
     }

@@ -39,3 +39,43 @@ import Testing
         expectSame(try cache.page(request), fresh)
     }
 }
+
+extension PageCacheTests {
+    /// The keys a page shows, by item id, in one read whatever the number of ids: each item's
+    /// key, its file's identity (scanned) or its address and title (imported); ids asked twice
+    /// or unknown change nothing.
+    @Test(arguments: Backend.allCases)
+    func itemKeysByID_areEachItemsKeyFileAndAddress(_ backend: Backend) throws {
+        let library = try Library(backend)
+        try library.write("a/one.jpg", try Library.fixture("baseline.jpg"))
+        try library.write("b/two.png", try Library.fixture("gray-alpha.png"))
+        _ = try library.scan()
+        let catalog = try library.catalog()
+        var rows = PagerTests.importRows(700)
+        for index in rows.indices where index % 3 != 0 {
+            rows[index].url = "https://example.com/\(index)"
+            rows[index].title = index % 3 == 1 ? "Café ☕ \(index)" : "pin \"\(index)\""
+        }
+        _ = try catalog.importItems(rows)
+        let items = try catalog.items()
+        #expect(items.count == 702)
+        let asked = items.map(\.id) + [items[0].id, items[5].id, 9_999_999]
+        let keys = try catalog.store.withSnapshot { try $0.keys(ids: asked) }
+        #expect(keys.count == items.count)
+        for item in items {
+            let key = try #require(keys[item.id])
+            #expect(key.key == item.key && key.url == item.url && key.title == item.title, "item \(item.id)")
+            if item.isImported {
+                #expect(key.file == nil)
+            } else {
+                var status = stat()
+                #expect(stat(String(decoding: item.key, as: UTF8.self), &status) == 0)
+                let mtime = Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec)
+                #expect(key.file == FileIdentity(device: Int64(status.st_dev), inode: Int64(status.st_ino), size: Int64(status.st_size),
+                                                 mtimeNanoseconds: mtime))
+            }
+        }
+        #expect(items.filter { $0.title?.hasPrefix("Café") == true }.count == 233)
+        #expect(try catalog.store.withSnapshot { try $0.keys(ids: []) }.isEmpty)
+    }
+}
