@@ -41,6 +41,27 @@ import Testing
 }
 
 extension PageCacheTests {
+    /// A cache that keeps fewer windows than a scroll through the layout touches drops them and
+    /// reads them again, and every page still comes from it, equal to the catalog's.
+    @Test func pastItsWindowBudget_theCacheStillAnswersEveryPage() throws {
+        let library = try Library()
+        let catalog = try library.catalog()
+        _ = try catalog.importItems(PagerTests.importRows(2000))
+        let cache = PageCache(catalog: catalog, windowsPerLayout: 3)
+        let stored = try PageRequest(query: "width=414&cols=3&window=512")
+        _ = try catalog.page(stored) // computes and stores the layout
+        let height = try catalog.page(stored).contentHeight
+        var asked = 0
+        for offset in stride(from: 0.0, to: height, by: 700) {
+            let request = try PageRequest(query: "width=414&cols=3&window=512&offset=\(offset)&height=700")
+            let cached = try cache.page(request)
+            #expect(cached != nil, "offset \(offset): from the cache, not through the catalog")
+            expectSame(cached, try catalog.page(request))
+            asked += 1
+        }
+        #expect(asked > 20, "the scroll passes the budget many times over")
+    }
+
     /// The keys a page shows, by item id, in one read whatever the number of ids: each item's
     /// key, its file's identity (scanned) or its address and title (imported); ids asked twice
     /// or unknown change nothing.

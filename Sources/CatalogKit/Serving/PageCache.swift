@@ -13,8 +13,8 @@ import Synchronization
 public final class PageCache: Sendable {
     private let catalog: Catalog
     private let state = Mutex(State())
-    /// Windows kept per layout before the oldest are dropped.
-    static let windowsPerLayout = 4096
+    /// Windows kept per layout; past it, the layout's windows are dropped and read again as asked.
+    let windowsPerLayout: Int
     /// Layouts kept before the least recently used is dropped.
     static let layouts = 16
 
@@ -39,8 +39,11 @@ public final class PageCache: Sendable {
         var keys: [Int64: ItemKey]
     }
 
-    public init(catalog: Catalog) {
+    /// `windowsPerLayout`: the windows kept per stored layout, each with its bytes and its
+    /// items' paths.
+    public init(catalog: Catalog, windowsPerLayout: Int = 4096) {
         self.catalog = catalog
+        self.windowsPerLayout = max(1, windowsPerLayout)
     }
 
     /// The catalog's generation, re-read only when the store's change stamp moved (or is too
@@ -83,33 +86,41 @@ public final class PageCache: Sendable {
         let band = offset..<(offset + request.bandLength)
         let generation = try generation()
         if let page = try cachedPage(request, generation: generation, offset: offset) { return page }
-        // Read the layout's header and the windows the band needs, in one snapshot.
-        let filled = try catalog.store.withSnapshot { snapshot -> Entry? in
+        // Read the layout's header and the windows the band needs, in one snapshot. Only the
+        // windows missing are read, and they are added to the entry kept in place: a copy of
+        // the entry to fill would copy its table of up to `windowsPerLayout` windows.
+        let filled = try catalog.store.withSnapshot { snapshot -> (LayoutArchiveHeader, ClosedRange<Int>?, [Int: Window])? in
             let current = try snapshot.generation()
             guard current == generation, let stored = try snapshot.layout(configuration: key), stored.generation == current,
                   let header = try Pager.readableHeader(stored) else { return nil }
-            var entry = state.withLock { $0.entries[key] }.flatMap { $0.generation == current ? $0 : nil }
-                ?? Entry(generation: current, header: header)
-            if let range = header.windows(for: band) {
-                let missing = range.filter { entry.windows[$0] == nil }
+            var read: [Int: Window] = [:]
+            let range = header.windows(for: band)
+            if let range {
+                let missing = state.withLock { state in
+                    let kept = state.entries[key]?.generation == current
+                    return range.filter { !kept || state.entries[key]?.windows[$0] == nil }
+                }
                 if let first = missing.first, let last = missing.last {
                     let blobs = try snapshot.windows(layoutID: stored.id, range: first...last)
                     guard blobs.count == last - first + 1 else { return nil }
                     for (window, bytes) in zip(first...last, blobs) {
                         let ids = try header.decodeWindow(bytes).compactMap { $0.kind == .cell ? $0.id : nil }
-                        entry.windows[window] = Window(bytes: bytes, keys: try snapshot.keys(ids: ids))
+                        read[window] = Window(bytes: bytes, keys: try snapshot.keys(ids: ids))
                     }
                 }
             }
-            return entry
+            return (header, range, read)
         }
-        guard let filled else { return nil }
+        guard let (header, range, read) = filled else { return nil }
         state.withLock { state in
             state.clock += 1
-            var entry = filled
-            entry.lastUse = state.clock
-            if entry.windows.count > Self.windowsPerLayout { entry.windows = [:] }
-            state.entries[key] = entry
+            if state.entries[key]?.generation != generation { state.entries[key] = Entry(generation: generation, header: header) }
+            if state.entries[key]!.windows.count + read.count > windowsPerLayout {
+                // Past the budget, only the windows of this band stay: the page below needs them.
+                state.entries[key]!.windows = state.entries[key]!.windows.filter { range?.contains($0.key) == true }
+            }
+            for (window, kept) in read { state.entries[key]!.windows[window] = kept }
+            state.entries[key]!.lastUse = state.clock
             if state.entries.count > Self.layouts, let oldest = state.entries.min(by: { $0.value.lastUse < $1.value.lastUse })?.key {
                 state.entries[oldest] = nil
             }
@@ -123,13 +134,12 @@ public final class PageCache: Sendable {
         let key = request.configuration.key
         let band = offset..<(offset + request.bandLength)
         let found = state.withLock { state -> (LayoutArchiveHeader, [Window])? in
-            guard var entry = state.entries[key], entry.generation == generation else { return nil }
+            guard let entry = state.entries[key], entry.generation == generation else { return nil }
             let windows = entry.header.windows(for: band).map { Array($0) } ?? []
             let cached = windows.compactMap { entry.windows[$0] }
             guard cached.count == windows.count else { return nil }
             state.clock += 1
-            entry.lastUse = state.clock
-            state.entries[key] = entry
+            state.entries[key]!.lastUse = state.clock
             return (entry.header, cached)
         }
         guard let (header, windows) = found else { return nil }
