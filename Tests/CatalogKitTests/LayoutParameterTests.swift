@@ -37,6 +37,21 @@ import Testing
         #expect(try parse("width=375&inset=%2012").configuration.insets == Insets(all: 12), "percent escapes and spaces")
     }
 
+    /// Spaces and tabs around a number, an item id or a flag (as `+`, `%20` or `%09`) are not part
+    /// of it; inside it, or any other blank, they are.
+    @Test func blanksAroundAValueAreTrimmed_andOnlyThose() throws {
+        let request = try parse("width=+375%09&cols=%20%092+&offset=++4000&item=%2042%20")
+        #expect((request.configuration.width, request.configuration.columns, request.position) == (375, 2, .item(42)))
+        #expect(try parse("width=375&span-every=1&span-height=+auto%09").configuration.spanHeight == .auto)
+        #expect(try parse("width=375&pin-headers=%20true").pinHeaders)
+        for bad in ["cols=2+2", "cols=%0A2", "cols=%C2%A02", "cols=%20%20", "cols=", "offset=1%20000", "cols=%EF%BC%92"] {
+            let refused = try #require(error("width=375&" + bad), "\(bad)")
+            #expect(refused.parameter == String(bad.prefix { $0 != "=" }), "\(bad)")
+        }
+        #expect(PageRequest.parameters(query: "a=1+2&b=%2B&c=x%3Dy&d&e=%zz") .map { "\($0.name)=\($0.value)" }
+                == ["a=1 2", "b=+", "c=x=y", "d=", "e=%zz"])
+    }
+
     /// Each value just inside its range is taken; just outside, refused with a message that
     /// names the parameter, the value and the range.
     @Test(arguments: [

@@ -96,8 +96,10 @@ public struct PageRequest: Sendable, Hashable {
     /// A URL query string's name/value pairs, in order; `+` and percent escapes decoded.
     public static func parameters(query: String) -> [(name: String, value: String)] {
         query.split(separator: "&", omittingEmptySubsequences: true).map { field in
-            let parts = field.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map {
-                let spaced = String($0).replacingOccurrences(of: "+", with: " ")
+            let parts = field.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map { part in
+                // Most values have nothing to decode (`width=375`): they skip Foundation's decoding.
+                guard part.utf8.contains(where: { $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "%") }) else { return String(part) }
+                let spaced = String(part).replacingOccurrences(of: "+", with: " ")
                 return spaced.removingPercentEncoding ?? spaced
             }
             return (parts[0], parts.count > 1 ? parts[1] : "")
