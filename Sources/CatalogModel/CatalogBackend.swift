@@ -51,6 +51,37 @@ package protocol CatalogReading: Sendable {
     /// Runs `body` with one snapshot: everything it reads comes from the same committed state.
     /// The store's own errors become `StoreError`; the body's errors pass through.
     func withSnapshot<T: Sendable>(_ body: (any CatalogSnapshot) throws -> T) throws -> T
+    /// For a server's page cache that already holds a stored layout's header: the windows
+    /// `range` of layout `layoutID`, stored for `configuration`, each with the keys of the items
+    /// `ids` finds in it, all as of `generation`; nil when the catalog has moved past
+    /// `generation` or that layout is no longer the one stored, fresh, for `configuration`.
+    /// The default reads them in one snapshot; a store may read them with fewer round trips.
+    func storedWindows(configuration: String, layoutID: Int64, generation: Int64, range: ClosedRange<Int>,
+                       ids: ([UInt8]) throws -> [Int64]) throws -> [StoredWindow]?
+}
+
+/// A window of a stored layout with the keys of its items, as a page cache keeps it.
+package struct StoredWindow: Sendable {
+    package var bytes: [UInt8]
+    package var keys: [Int64: ItemKey]
+
+    package init(bytes: [UInt8], keys: [Int64: ItemKey]) {
+        self.bytes = bytes
+        self.keys = keys
+    }
+}
+
+extension CatalogReading {
+    package func storedWindows(configuration: String, layoutID: Int64, generation: Int64, range: ClosedRange<Int>,
+                               ids: ([UInt8]) throws -> [Int64]) throws -> [StoredWindow]? {
+        try withSnapshot { snapshot -> [StoredWindow]? in
+            guard try snapshot.generation() == generation, let stored = try snapshot.layout(configuration: configuration),
+                  stored.id == layoutID, stored.generation == generation else { return nil }
+            let blobs = try snapshot.windows(layoutID: layoutID, range: range)
+            guard blobs.count == range.count else { return nil }
+            return try blobs.map { StoredWindow(bytes: $0, keys: try snapshot.keys(ids: try ids($0))) }
+        }
+    }
 }
 
 /// What a page reads inside one snapshot. Valid only inside `withSnapshot`'s body.

@@ -43,14 +43,19 @@ struct PostgresSnapshot: CatalogSnapshot {
               AND first_window <= \(range.upperBound) ORDER BY first_window
             """) {
             let (first, count, bytes) = try row.decode((Int, Int, Data).self)
-            let low = max(range.lowerBound, first) - first
-            let high = min(range.upperBound, first + count - 1) - first
-            guard low <= high else { continue }
-            let all = try LayoutSegment.decodeAll([UInt8](bytes))
-            guard all.count == count else { throw LayoutSegment.corrupt("\(all.count) windows, the row says \(count)") }
-            windows += all[low...high]
+            windows += try Self.windows(range, ofSegment: bytes, first: first, count: count)
         }
         return windows
+    }
+
+    /// The windows of `range` that a segment (`count` windows from window `first`) holds.
+    static func windows(_ range: ClosedRange<Int>, ofSegment bytes: Data, first: Int, count: Int) throws -> ArraySlice<[UInt8]> {
+        let low = max(range.lowerBound, first) - first
+        let high = min(range.upperBound, first + count - 1) - first
+        guard low <= high else { return [] }
+        let all = try LayoutSegment.decodeAll([UInt8](bytes))
+        guard all.count == count else { throw LayoutSegment.corrupt("\(all.count) windows, the row says \(count)") }
+        return all[low...high]
     }
 
     func allWindows(layoutID: Int64) throws -> [[UInt8]] {
@@ -82,15 +87,26 @@ struct PostgresSnapshot: CatalogSnapshot {
     func keys(ids: [Int64]) throws -> [Int64: ItemKey] {
         guard !ids.isEmpty else { return [:] }
         var keys: [Int64: ItemKey] = [:]
-        for row in try session.rows("""
-            SELECT i.id, i.key, f.device, f.inode, f.size, f.mtime_ns, i.url, i.title FROM items i LEFT JOIN files f ON f.item_id = i.id
-            WHERE i.id = ANY(\(ids))
-            """) {
-            let (id, key, device, inode, size, mtime, url, title) = try row.decode((Int64, Data, Int64?, Int64?, Int64?, Int64?, String?, String?).self)
-            let file = device.map { FileIdentity(device: $0, inode: inode ?? 0, size: size ?? 0, mtimeNanoseconds: mtime ?? 0) }
-            keys[id] = ItemKey(key: key, file: file, url: url, title: title)
+        for row in try session.rows(PostgresQuery(unsafeSQL: "SELECT 0::int8, \(Self.keyColumns) WHERE i.id = ANY($1)",
+                                                  binds: try PostgresStore.binds(ids))) {
+            let (id, key, _) = try Self.itemKey(row)
+            keys[id] = key
         }
         return keys
+    }
+
+    /// What `keys(ids:)` reads of an item, after one column of the caller's: its id, key, file
+    /// identity (scanned) and address and title (imported).
+    static let keyColumns = """
+        i.id, i.key, f.device, f.inode, f.size, f.mtime_ns, i.url, i.title FROM items i LEFT JOIN files f ON f.item_id = i.id
+        """
+
+    /// The second column of a row of `keyColumns` on, and the first column.
+    static func itemKey(_ row: PostgresRow) throws -> (id: Int64, key: ItemKey, first: Int64) {
+        let (first, id, key, device, inode, size, mtime, url, title) = try row.decode(
+            (Int64, Int64, Data, Int64?, Int64?, Int64?, Int64?, String?, String?).self)
+        let file = device.map { FileIdentity(device: $0, inode: inode ?? 0, size: size ?? 0, mtimeNanoseconds: mtime ?? 0) }
+        return (id, ItemKey(key: key, file: file, url: url, title: title), first)
     }
 
     /// Items in `order` with their display sizes: from the order data when it is current, else

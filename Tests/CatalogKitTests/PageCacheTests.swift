@@ -1,4 +1,5 @@
-import CatalogKit
+@testable import CatalogKit
+import CatalogModel
 import Foundation
 import Testing
 
@@ -60,6 +61,74 @@ extension PageCacheTests {
             asked += 1
         }
         #expect(asked > 20, "the scroll passes the budget many times over")
+    }
+
+    /// A layout dropped and stored again while the catalog stays at one generation gets a new
+    /// id: the cache, which reads windows by the id it kept, reads the layout again instead of
+    /// sending every page through the catalog.
+    @Test(arguments: Backend.allCases)
+    func aLayoutStoredAgainAtTheSameGeneration_isReadAgain(_ backend: Backend) throws {
+        let library = try Library(backend)
+        let catalog = try library.catalog()
+        _ = try catalog.importItems(PagerTests.importRows(1500))
+        let cache = PageCache(catalog: catalog)
+        let request = try PageRequest(query: "width=414&cols=3&window=512&height=600")
+        _ = try catalog.page(request)
+        let before = try #require(try catalog.layouts().first)
+        let height = try catalog.page(request).contentHeight
+        let offsets = Array(stride(from: 0.0, to: height, by: height / 9))
+        for offset in offsets.prefix(3) {
+            let page = try PageRequest(query: "width=414&cols=3&window=512&height=600&offset=\(offset)")
+            expectSame(try cache.page(page), try catalog.page(page))
+        }
+        _ = try catalog.page(try PageRequest(query: "width=300&cols=2")) // another layout, stored after it
+        #expect(try catalog.dropLayout(request.configuration))
+        _ = try catalog.page(request) // stored again
+        let after = try #require(try catalog.layouts().first { $0.configuration == before.configuration })
+        #expect(after.id != before.id && after.generation == before.generation)
+        for offset in offsets.dropFirst(3) {
+            let page = try PageRequest(query: "width=414&cols=3&window=512&height=600&offset=\(offset)")
+            let cached = try cache.page(page)
+            #expect(cached != nil, "offset \(offset): from the cache")
+            expectSame(cached, try catalog.page(page))
+        }
+    }
+
+    /// The store's windows for a page cache (on PostgreSQL two statements outside a
+    /// transaction) are the snapshot's windows with their items' keys, and nothing at another
+    /// generation or for another layout id.
+    @Test(arguments: Backend.allCases)
+    func storedWindows_areTheSnapshotsWindowsAndKeys_atTheirGenerationAndLayoutOnly(_ backend: Backend) throws {
+        let library = try Library(backend)
+        let catalog = try library.catalog()
+        _ = try catalog.importItems(PagerTests.importRows(1500))
+        let request = try PageRequest(query: "width=414&cols=3&window=512")
+        _ = try catalog.page(request)
+        let stored = try #require(try catalog.layouts().first)
+        let header = try #require(try Pager.readableHeader(stored))
+        let generation = try catalog.generation()
+        let range = 3...7
+        let ids = { (bytes: [UInt8]) in try PageCache.cellIDs(header, bytes) }
+        let expected = try catalog.store.withSnapshot { snapshot in
+            try snapshot.windows(layoutID: stored.id, range: range).map { ($0, try snapshot.keys(ids: try ids($0))) }
+        }
+        let windows = try #require(try catalog.store.storedWindows(configuration: stored.configuration, layoutID: stored.id,
+                                                                   generation: generation, range: range, ids: ids))
+        #expect(windows.map(\.bytes) == expected.map(\.0))
+        #expect(windows.map(\.keys) == expected.map(\.1))
+        #expect(windows.allSatisfy { !$0.keys.isEmpty })
+        for (generation, layoutID, configuration) in [(generation - 1, stored.id, stored.configuration), (generation + 1, stored.id, stored.configuration),
+                                                      (generation, stored.id + 1, stored.configuration), (generation, stored.id, "waterfall width=1")] {
+            #expect(try catalog.store.storedWindows(configuration: configuration, layoutID: layoutID, generation: generation,
+                                                    range: range, ids: ids) == nil)
+        }
+        // Past the layout's last window: not all there, so nothing.
+        let windowCount = try catalog.store.withSnapshot { try $0.allWindows(layoutID: stored.id).count }
+        #expect(try catalog.store.storedWindows(configuration: stored.configuration, layoutID: stored.id, generation: generation,
+                                                range: (windowCount - 2)...(windowCount + 1), ids: ids) == nil)
+        _ = try catalog.importItems(PagerTests.importRows(10, from: 1500, year: 2031, seed: 3))
+        #expect(try catalog.store.storedWindows(configuration: stored.configuration, layoutID: stored.id, generation: generation,
+                                                range: range, ids: ids) == nil, "the catalog moved on")
     }
 
     /// The keys a page shows, by item id, in one read whatever the number of ids: each item's

@@ -30,13 +30,17 @@ public final class PageCache: Sendable {
     struct Entry {
         var generation: Int64
         var header: LayoutArchiveHeader
+        /// The stored layout the windows come from.
+        var layoutID: Int64
         var windows: [Int: Window] = [:]
         var lastUse = 0
     }
 
-    struct Window {
-        var bytes: [UInt8]
-        var keys: [Int64: ItemKey]
+    typealias Window = StoredWindow
+
+    /// The ids of the cells in a window's bytes: the items whose keys a page shows.
+    static func cellIDs(_ header: LayoutArchiveHeader, _ bytes: [UInt8]) throws -> [Int64] {
+        try header.decodeWindow(bytes).compactMap { $0.kind == .cell ? $0.id : nil }
     }
 
     /// `windowsPerLayout`: the windows kept per stored layout, each with its bytes and its
@@ -86,35 +90,51 @@ public final class PageCache: Sendable {
         let band = offset..<(offset + request.bandLength)
         let generation = try generation()
         if let page = try cachedPage(request, generation: generation, offset: offset) { return page }
-        // Read the layout's header and the windows the band needs, in one snapshot. Only the
-        // windows missing are read, and they are added to the entry kept in place: a copy of
-        // the entry to fill would copy its table of up to `windowsPerLayout` windows.
-        let filled = try catalog.store.withSnapshot { snapshot -> (LayoutArchiveHeader, ClosedRange<Int>?, [Int: Window])? in
-            let current = try snapshot.generation()
-            guard current == generation, let stored = try snapshot.layout(configuration: key), stored.generation == current,
-                  let header = try Pager.readableHeader(stored) else { return nil }
-            var read: [Int: Window] = [:]
-            let range = header.windows(for: band)
-            if let range {
-                let missing = state.withLock { state in
-                    let kept = state.entries[key]?.generation == current
-                    return range.filter { !kept || state.entries[key]?.windows[$0] == nil }
-                }
-                if let first = missing.first, let last = missing.last {
-                    let blobs = try snapshot.windows(layoutID: stored.id, range: first...last)
-                    guard blobs.count == last - first + 1 else { return nil }
-                    for (window, bytes) in zip(first...last, blobs) {
-                        let ids = try header.decodeWindow(bytes).compactMap { $0.kind == .cell ? $0.id : nil }
-                        read[window] = Window(bytes: bytes, keys: try snapshot.keys(ids: ids))
+        // Only the windows missing are read, and they are added to the entry kept in place: a
+        // copy of the entry to fill would copy its table of up to `windowsPerLayout` windows.
+        let known = state.withLock { state -> (header: LayoutArchiveHeader, layoutID: Int64, missing: [Int])? in
+            guard let entry = state.entries[key], entry.generation == generation else { return nil }
+            return (entry.header, entry.layoutID, entry.header.windows(for: band)?.filter { entry.windows[$0] == nil } ?? [])
+        }
+        var filled: (header: LayoutArchiveHeader, layoutID: Int64, read: [Int: Window])?
+        if let known {
+            // The layout's header is kept for this generation: the store reads the windows and
+            // their items' keys as of it (on PostgreSQL, two statements and no transaction).
+            var read: [Int: Window]? = [:]
+            if let first = known.missing.first, let last = known.missing.last {
+                let header = known.header
+                read = try catalog.store.storedWindows(configuration: key, layoutID: known.layoutID, generation: generation,
+                                                       range: first...last, ids: { try Self.cellIDs(header, $0) })
+                    .map { Dictionary(uniqueKeysWithValues: zip(first...last, $0)) }
+            }
+            // Nil when that layout is no longer the one stored (dropped, stored again) or the
+            // catalog moved on: the layout is read again below, and its entry replaces this one.
+            filled = read.map { (known.header, known.layoutID, $0) }
+        }
+        if filled == nil {
+            // Read the layout's header and the windows the band needs, in one snapshot.
+            filled = try catalog.store.withSnapshot { snapshot -> (LayoutArchiveHeader, Int64, [Int: Window])? in
+                let current = try snapshot.generation()
+                guard current == generation, let stored = try snapshot.layout(configuration: key), stored.generation == current,
+                      let header = try Pager.readableHeader(stored) else { return nil }
+                var read: [Int: Window] = [:]
+                if let range = header.windows(for: band) {
+                    let blobs = try snapshot.windows(layoutID: stored.id, range: range)
+                    guard blobs.count == range.count else { return nil }
+                    for (window, bytes) in zip(range, blobs) {
+                        read[window] = Window(bytes: bytes, keys: try snapshot.keys(ids: try Self.cellIDs(header, bytes)))
                     }
                 }
+                return (header, stored.id, read)
             }
-            return (header, range, read)
         }
-        guard let (header, range, read) = filled else { return nil }
+        guard let (header, layoutID, read) = filled else { return nil }
+        let range = header.windows(for: band)
         state.withLock { state in
             state.clock += 1
-            if state.entries[key]?.generation != generation { state.entries[key] = Entry(generation: generation, header: header) }
+            if state.entries[key]?.generation != generation || state.entries[key]?.layoutID != layoutID {
+                state.entries[key] = Entry(generation: generation, header: header, layoutID: layoutID)
+            }
             if state.entries[key]!.windows.count + read.count > windowsPerLayout {
                 // Past the budget, only the windows of this band stay: the page below needs them.
                 state.entries[key]!.windows = state.entries[key]!.windows.filter { range?.contains($0.key) == true }
