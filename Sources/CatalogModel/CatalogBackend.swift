@@ -12,6 +12,9 @@ package typealias CatalogBackend = CatalogReading & ScanWriting & ImportWriting 
 package protocol CatalogReading: Sendable {
     /// Where the catalog is, as the user named it (a file path for SQLite).
     var location: String { get }
+    /// How many reads a server should run at once: more than the machine's cores when a read
+    /// mostly waits for another process's answers.
+    var readConcurrency: Int { get }
     /// Incremented by every change to the items.
     func generation() throws(StoreError) -> Int64
     /// Items in `order`, skipping `offset`, at most `limit` (nil: all).

@@ -3,7 +3,7 @@ import NIOCore
 import NIOPosix
 import Synchronization
 
-/// What the routes call: the catalog's synchronous reads run on NIO's blocking thread pool, never
+/// What the routes call: the catalog's synchronous reads run on a blocking thread pool, never
 /// on the threads that serve requests; a layout that several requests need before it is stored
 /// is computed once, the others waiting for it, and so is a thumbnail.
 final class CatalogService: Sendable {
@@ -23,6 +23,10 @@ final class CatalogService: Sendable {
     /// and the Thumbnailer lets only a few run at once) never holds a thread that pages, change
     /// sets and the events poller need.
     private let thumbnailThreads: NIOThreadPool
+    /// The catalog's reads run on threads of their own, as many as the store says reads can
+    /// usefully run at once: on SQLite one per core (a read works the CPU; more threads only
+    /// take turns), on PostgreSQL more (a read mostly waits for the database's answers).
+    private let readThreads: NIOThreadPool
 
     init(catalog: Catalog, thumbnailCache: ThumbnailCache) {
         self.catalog = catalog
@@ -30,15 +34,18 @@ final class CatalogService: Sendable {
         pages = PageCache(catalog: catalog)
         thumbnailThreads = NIOThreadPool(numberOfThreads: System.coreCount)
         thumbnailThreads.start()
+        readThreads = NIOThreadPool(numberOfThreads: max(System.coreCount, catalog.readConcurrency))
+        readThreads.start()
     }
 
     deinit {
         thumbnailThreads.shutdownGracefully { _ in }
+        readThreads.shutdownGracefully { _ in }
     }
 
     /// Runs a blocking catalog call off the request threads.
     func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await NIOThreadPool.singleton.runIfActive(body)
+        try await readThreads.runIfActive(body)
     }
 
     func page(_ request: PageRequest) async throws -> Page {

@@ -12,6 +12,9 @@ package import GRDB
 package final class SQLiteStore: CatalogBackend {
     package let path: String
     package var location: String { path }
+    /// A read of a catalog in the page cache works the CPU: one per core (measured: a server
+    /// with 4 or 8 threads of reads on 2 cores served 12 to 25 % fewer pages than with 2).
+    package var readConcurrency: Int { ProcessInfo.processInfo.activeProcessorCount }
 
     /// The id of the newest migration this build applies.
     package static var schemaVersion: String { CatalogMigrations.identifiers.last ?? "none" }

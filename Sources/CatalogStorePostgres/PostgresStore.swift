@@ -19,6 +19,8 @@ package final class PostgresStore: CatalogBackend {
     /// The order data this process has read, by chunk.
     let orderCache = OrderDataCache()
     package var location: String { connections.location.display }
+    /// A read mostly waits for the server's answers: as many at once as connections are kept.
+    package var readConcurrency: Int { PostgresConnections.keptIdle }
 
     /// The id of the newest migration this build applies.
     package static var schemaVersion: String { PostgresMigrations.identifiers.last ?? "none" }
