@@ -50,7 +50,7 @@ public final class Catalog: Sendable {
     /// Where the catalog is (a file path, or a PostgreSQL URL).
     public var location: String { store.location }
     /// How many reads a server should run at once (the store's answer: its reads may wait).
-    public var readConcurrency: Int { store.readConcurrency }
+    package var readConcurrency: Int { store.readConcurrency }
 
     /// Incremented by every change to the items.
     public func generation() throws(StoreError) -> Int64 {

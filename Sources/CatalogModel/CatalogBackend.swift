@@ -12,8 +12,8 @@ package typealias CatalogBackend = CatalogReading & ScanWriting & ImportWriting 
 package protocol CatalogReading: Sendable {
     /// Where the catalog is, as the user named it (a file path for SQLite).
     var location: String { get }
-    /// How many reads a server should run at once: more than the machine's cores when a read
-    /// mostly waits for another process's answers.
+    /// How many reads a server should run at once: one per core when a read works the CPU, more
+    /// when it mostly waits for another process's answers.
     var readConcurrency: Int { get }
     /// Incremented by every change to the items.
     func generation() throws(StoreError) -> Int64
@@ -63,27 +63,24 @@ package protocol CatalogReading: Sendable {
                        ids: ([UInt8]) throws -> [Int64]) throws -> [StoredWindow]?
 }
 
-/// A window of a stored layout with the keys of its items, as a page cache keeps it.
-package struct StoredWindow: Sendable {
-    package var bytes: [UInt8]
-    package var keys: [Int64: ItemKey]
-
-    package init(bytes: [UInt8], keys: [Int64: ItemKey]) {
-        self.bytes = bytes
-        self.keys = keys
-    }
-}
-
 extension CatalogReading {
     package func storedWindows(configuration: String, layoutID: Int64, generation: Int64, range: ClosedRange<Int>,
                                ids: ([UInt8]) throws -> [Int64]) throws -> [StoredWindow]? {
         try withSnapshot { snapshot -> [StoredWindow]? in
             guard try snapshot.generation() == generation, let stored = try snapshot.layout(configuration: configuration),
                   stored.id == layoutID, stored.generation == generation else { return nil }
-            let blobs = try snapshot.windows(layoutID: layoutID, range: range)
-            guard blobs.count == range.count else { return nil }
-            return try blobs.map { StoredWindow(bytes: $0, keys: try snapshot.keys(ids: try ids($0))) }
+            return try snapshot.storedWindows(layoutID: layoutID, range: range, ids: ids)
         }
+    }
+}
+
+extension CatalogSnapshot {
+    /// The windows `range` of a layout, each with the keys of the items `ids` finds in it; nil
+    /// when the layout does not have them all.
+    package func storedWindows(layoutID: Int64, range: ClosedRange<Int>, ids: ([UInt8]) throws -> [Int64]) throws -> [StoredWindow]? {
+        let blobs = try windows(layoutID: layoutID, range: range)
+        guard blobs.count == range.count else { return nil }
+        return try blobs.map { StoredWindow(bytes: $0, keys: try keys(ids: try ids($0))) }
     }
 }
 

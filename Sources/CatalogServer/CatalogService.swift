@@ -34,7 +34,7 @@ final class CatalogService: Sendable {
         pages = PageCache(catalog: catalog)
         thumbnailThreads = NIOThreadPool(numberOfThreads: System.coreCount)
         thumbnailThreads.start()
-        readThreads = NIOThreadPool(numberOfThreads: max(System.coreCount, catalog.readConcurrency))
+        readThreads = NIOThreadPool(numberOfThreads: max(1, catalog.readConcurrency))
         readThreads.start()
     }
 

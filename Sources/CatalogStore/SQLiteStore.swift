@@ -13,7 +13,7 @@ package final class SQLiteStore: CatalogBackend {
     package let path: String
     package var location: String { path }
     /// A read of a catalog in the page cache works the CPU: one per core (measured: a server
-    /// with 4 or 8 threads of reads on 2 cores served 12 to 25 % fewer pages than with 2).
+    /// with 4 threads of reads on 2 cores served 14-15 % fewer pages than with 2, with 8 20-25 %).
     package var readConcurrency: Int { ProcessInfo.processInfo.activeProcessorCount }
 
     /// The id of the newest migration this build applies.

@@ -48,7 +48,7 @@ import Testing
             let refused = try #require(error("width=375&" + bad), "\(bad)")
             #expect(refused.parameter == String(bad.prefix { $0 != "=" }), "\(bad)")
         }
-        #expect(PageRequest.parameters(query: "a=1+2&b=%2B&c=x%3Dy&d&e=%zz") .map { "\($0.name)=\($0.value)" }
+        #expect(PageRequest.parameters(query: "a=1+2&b=%2B&c=x%3Dy&d&e=%zz").map { "\($0.name)=\($0.value)" }
                 == ["a=1 2", "b=+", "c=x=y", "d=", "e=%zz"])
     }
 

@@ -13,7 +13,8 @@ import Synchronization
 public final class PageCache: Sendable {
     private let catalog: Catalog
     private let state = Mutex(State())
-    /// Windows kept per layout; past it, the layout's windows are dropped and read again as asked.
+    /// Windows kept per layout; past it, the layout's windows but those of the band asked for
+    /// are dropped and read again as asked.
     let windowsPerLayout: Int
     /// Layouts kept before the least recently used is dropped.
     static let layouts = 16
@@ -37,6 +38,11 @@ public final class PageCache: Sendable {
     }
 
     typealias Window = StoredWindow
+
+    /// How many windows are kept for a configuration (for tests).
+    func keptWindows(configuration key: String) -> Int {
+        state.withLock { $0.entries[key]?.windows.count ?? 0 }
+    }
 
     /// The ids of the cells in a window's bytes: the items whose keys a page shows.
     static func cellIDs(_ header: LayoutArchiveHeader, _ bytes: [UInt8]) throws -> [Int64] {
@@ -117,15 +123,10 @@ public final class PageCache: Sendable {
                 let current = try snapshot.generation()
                 guard current == generation, let stored = try snapshot.layout(configuration: key), stored.generation == current,
                       let header = try Pager.readableHeader(stored) else { return nil }
-                var read: [Int: Window] = [:]
-                if let range = header.windows(for: band) {
-                    let blobs = try snapshot.windows(layoutID: stored.id, range: range)
-                    guard blobs.count == range.count else { return nil }
-                    for (window, bytes) in zip(range, blobs) {
-                        read[window] = Window(bytes: bytes, keys: try snapshot.keys(ids: try Self.cellIDs(header, bytes)))
-                    }
-                }
-                return (header, stored.id, read)
+                guard let range = header.windows(for: band) else { return (header, stored.id, [:]) }
+                guard let windows = try snapshot.storedWindows(layoutID: stored.id, range: range, ids: { try Self.cellIDs(header, $0) })
+                else { return nil }
+                return (header, stored.id, Dictionary(uniqueKeysWithValues: zip(range, windows)))
             }
         }
         guard let (header, layoutID, read) = filled else { return nil }
