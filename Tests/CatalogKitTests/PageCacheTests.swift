@@ -42,15 +42,23 @@ import Testing
 }
 
 extension PageCacheTests {
+    /// A catalog of `count` imported items with the layout of `query` stored (the library holds
+    /// its folder: keep it while the catalog is used).
+    static func stored(_ backend: Backend, items count: Int, query: String) throws -> (Library, Catalog, PageRequest) {
+        let library = try Library(backend)
+        let catalog = try library.catalog()
+        _ = try catalog.importItems(PagerTests.importRows(count))
+        let request = try PageRequest(query: query)
+        _ = try catalog.page(request) // computes and stores the layout
+        return (library, catalog, request)
+    }
+
     /// A cache that keeps fewer windows than a scroll through the layout touches drops them and
     /// reads them again, and every page still comes from it, equal to the catalog's.
     @Test func pastItsWindowBudget_theCacheStillAnswersEveryPage() throws {
-        let library = try Library()
-        let catalog = try library.catalog()
-        _ = try catalog.importItems(PagerTests.importRows(2000))
+        let (library, catalog, stored) = try Self.stored(.sqlite, items: 2000, query: "width=414&cols=3&window=512")
+        defer { withExtendedLifetime(library) {} }
         let cache = PageCache(catalog: catalog, windowsPerLayout: 3)
-        let stored = try PageRequest(query: "width=414&cols=3&window=512")
-        _ = try catalog.page(stored) // computes and stores the layout
         let height = try catalog.page(stored).contentHeight
         var most = 0
         for offset in stride(from: 0.0, to: height, by: 700) {
@@ -70,12 +78,9 @@ extension PageCacheTests {
     /// every page through the catalog.
     @Test(arguments: Backend.allCases)
     func aLayoutStoredAgainAtTheSameGeneration_isReadAgain(_ backend: Backend) throws {
-        let library = try Library(backend)
-        let catalog = try library.catalog()
-        _ = try catalog.importItems(PagerTests.importRows(1500))
+        let (library, catalog, request) = try Self.stored(backend, items: 1500, query: "width=414&cols=3&window=512&height=600")
+        defer { withExtendedLifetime(library) {} }
         let cache = PageCache(catalog: catalog)
-        let request = try PageRequest(query: "width=414&cols=3&window=512&height=600")
-        _ = try catalog.page(request)
         let before = try #require(try catalog.layouts().first)
         let height = try catalog.page(request).contentHeight
         let offsets = Array(stride(from: 0.0, to: height, by: height / 9))
@@ -101,11 +106,7 @@ extension PageCacheTests {
     /// generation or for another layout id.
     @Test(arguments: Backend.allCases)
     func storedWindows_areTheSnapshotsWindowsAndKeys_atTheirGenerationAndLayoutOnly(_ backend: Backend) throws {
-        let library = try Library(backend)
-        let catalog = try library.catalog()
-        _ = try catalog.importItems(PagerTests.importRows(1500))
-        let request = try PageRequest(query: "width=414&cols=3&window=512")
-        _ = try catalog.page(request)
+        let (library, catalog, _) = try Self.stored(backend, items: 1500, query: "width=414&cols=3&window=512")
         let stored = try #require(try catalog.layouts().first)
         let header = try #require(try Pager.readableHeader(stored))
         let generation = try catalog.generation()
