@@ -231,10 +231,16 @@ extension PostgresStore {
     }
 
     package func withSnapshot<T: Sendable>(_ body: (any CatalogSnapshot) throws -> T) throws -> T {
+        try readPassingErrors { session in
+            try session.transaction(Self.beginSnapshot) { try body(PostgresSnapshot(session: session, orderCache: orderCache)) }
+        }
+    }
+
+    /// `read` for a body that may throw errors of its own: those pass through as they are, and
+    /// only the database's (a server error, a lost connection) become `StoreError`.
+    func readPassingErrors<T>(_ body: (PostgresSession) throws -> T) throws -> T {
         do {
-            return try readers.withSession(retrying: true) { session in
-                try session.transaction(Self.beginSnapshot) { try body(PostgresSnapshot(session: session, orderCache: orderCache)) }
-            }
+            return try readers.withSession(retrying: true, body)
         } catch let error where error is PSQLError || PostgresConnections.isConnectionLoss(error) {
             throw wrap(error)
         }
@@ -246,41 +252,37 @@ extension PostgresStore {
     /// change to the items moves the generation, so keys read at `generation` are its keys.
     package func storedWindows(configuration: String, layoutID: Int64, generation: Int64, range: ClosedRange<Int>,
                                ids: ([UInt8]) throws -> [Int64]) throws -> [StoredWindow]? {
-        do {
-            return try readers.withSession(retrying: true) { session -> [StoredWindow]? in
-                let segments = try session.rows(PostgresQuery(unsafeSQL: """
-                    SELECT c.generation, l.id, l.generation, s.first_window, s.window_count, s.bytes
-                    FROM catalog c LEFT JOIN layouts l ON l.configuration = $1
-                    LEFT JOIN layout_segments s ON s.layout_id = l.id AND s.first_window > $2 AND s.first_window <= $3
-                    ORDER BY s.first_window
-                    """, binds: try Self.binds(configuration, Int64(range.lowerBound - LayoutSegment.windowsPerSegment), Int64(range.upperBound))))
-                var windows: [[UInt8]] = []
-                for row in segments {
-                    let (current, id, stored, first, count, bytes) = try row.decode((Int64, Int64?, Int64?, Int?, Int?, Data?).self)
-                    guard current == generation, id == layoutID, stored == generation else { return nil }
-                    if let first, let count, let bytes { windows += try PostgresSnapshot.windows(range, ofSegment: bytes, first: first, count: count) }
-                }
-                guard windows.count == range.count else { return nil }
-                let cells = try windows.map(ids)
-                let all = cells.flatMap { $0 }
-                guard !all.isEmpty else { return windows.map { StoredWindow(bytes: $0, keys: [:]) } }
-                var keys: [Int64: ItemKey] = [:]
-                for row in try session.rows(PostgresQuery(unsafeSQL: """
-                    SELECT (SELECT generation FROM catalog), \(PostgresSnapshot.keyColumns) WHERE i.id = ANY($1)
-                    """, binds: try Self.binds(all))) {
-                    let (id, key, current) = try PostgresSnapshot.itemKey(row)
-                    guard current == generation else { return nil }
-                    keys[id] = key
-                }
-                guard !keys.isEmpty else { return nil } // no row to say the generation: every item gone, so it moved
-                return zip(windows, cells).map { bytes, ids in
-                    var own: [Int64: ItemKey] = [:]
-                    for id in ids { own[id] = keys[id] }
-                    return StoredWindow(bytes: bytes, keys: own)
-                }
+        try readPassingErrors { session -> [StoredWindow]? in
+            let segments = try session.rows(PostgresQuery(unsafeSQL: """
+                SELECT c.generation, l.id, l.generation, s.first_window, s.window_count, s.bytes
+                FROM catalog c LEFT JOIN layouts l ON l.configuration = $1
+                LEFT JOIN layout_segments s ON s.layout_id = l.id AND s.first_window > $2 AND s.first_window <= $3
+                ORDER BY s.first_window
+                """, binds: try Self.binds(configuration, Int64(range.lowerBound - LayoutSegment.windowsPerSegment), Int64(range.upperBound))))
+            var windows: [[UInt8]] = []
+            for row in segments {
+                let (current, id, stored, first, count, bytes) = try row.decode((Int64, Int64?, Int64?, Int?, Int?, Data?).self)
+                guard current == generation, id == layoutID, stored == generation else { return nil }
+                if let first, let count, let bytes { windows += try PostgresSnapshot.windows(range, ofSegment: bytes, first: first, count: count) }
             }
-        } catch let error where error is PSQLError || PostgresConnections.isConnectionLoss(error) {
-            throw wrap(error)
+            guard windows.count == range.count else { return nil }
+            let cells = try windows.map(ids)
+            let all = cells.flatMap { $0 }
+            guard !all.isEmpty else { return windows.map { StoredWindow(bytes: $0, keys: [:]) } }
+            var keys: [Int64: ItemKey] = [:]
+            for row in try session.rows(PostgresQuery(unsafeSQL: """
+                SELECT (SELECT generation FROM catalog), \(PostgresSnapshot.keyColumns) WHERE i.id = ANY($1)
+                """, binds: try Self.binds(all))) {
+                let (id, key, current) = try PostgresSnapshot.itemKey(row)
+                guard current == generation else { return nil }
+                keys[id] = key
+            }
+            guard !keys.isEmpty else { return nil } // no row to say the generation: every item gone, so it moved
+            return zip(windows, cells).map { bytes, ids in
+                var own: [Int64: ItemKey] = [:]
+                for id in ids { own[id] = keys[id] }
+                return StoredWindow(bytes: bytes, keys: own)
+            }
         }
     }
 
