@@ -91,29 +91,40 @@ enum LayoutFile {
             try db.execute(sql: "PRAGMA cache_size = -\(cacheKiB)")
             try db.execute(sql: "PRAGMA mmap_size = \(SQLiteStore.mmapBytes)")
         }
-        do {
+        func opened() throws -> DatabaseQueue {
             let queue = try DatabaseQueue(path: path, configuration: configuration)
-            try claim(queue, boot: boot, unsynced: unsynced, wait: wait)
-            return queue
+            do {
+                try claim(queue, boot: boot, unsynced: unsynced, wait: wait)
+                return queue
+            } catch {
+                try? queue.close() // before the lock is let go: see below
+                throw error
+            }
+        }
+        do {
+            // Shared: no other opening replaces the file (below) while this one has it open.
+            let lock = try WriteLock(catalogPath: path, wait: true, shared: true)
+            defer { withExtendedLifetime(lock) {} }
+            return try opened()
         } catch let error where isDamaged(error) {
             // Several processes may find it so at once: one at a time, under a lock of its own
             // (`<catalog>.layouts.lock`), each opens it again and replaces it only if it is still
-            // unreadable, so none replaces a file another has just made and opened. Removed, not
-            // truncated: a process that mapped the file before it was damaged keeps its pages
-            // (a truncated file's would fault). A process that had the file open before its
-            // first page was damaged (a disk error while it ran) still writes to the removed one:
-            // a known limit of replacing a file SQLite cannot read.
+            // unreadable, so none replaces a file another has just made and opened. Exclusive,
+            // so no other opening still has the removed file open: its connection would take the
+            // new file's journal (a path) for one left on the old file by a writer that died
+            // (the old file's locks are free) and roll it back or delete it, under a transaction
+            // of the new file (seen as "disk I/O error" on its commit). Removed, not truncated: a
+            // process that mapped the file before it was damaged keeps its pages (a truncated
+            // file's would fault). A process that had the file open before its first page was
+            // damaged (a disk error while it ran) still writes to the removed one: a known limit
+            // of replacing a file SQLite cannot read.
             let lock = try WriteLock(catalogPath: path, wait: true)
             defer { withExtendedLifetime(lock) {} }
             do {
-                let queue = try DatabaseQueue(path: path, configuration: configuration)
-                try claim(queue, boot: boot, unsynced: unsynced, wait: wait)
-                return queue
+                return try opened()
             } catch let error where isDamaged(error) {
                 for suffix in ["-journal", ""] { try? FileManager.default.removeItem(atPath: path + suffix) }
-                let queue = try DatabaseQueue(path: path, configuration: configuration)
-                try claim(queue, boot: boot, unsynced: unsynced, wait: wait)
-                return queue
+                return try opened()
             }
         }
     }

@@ -7,15 +7,19 @@ import CatalogModel
 
 /// An exclusive lock that one scan or import holds on a catalog (`flock` on `<catalog>.lock`),
 /// released when the process ends, however it ends. Readers never take it. The layout file's
-/// repair takes one on `<catalog>.layouts.lock` the same way (LayoutFile.open).
+/// repair takes one on `<catalog>.layouts.lock` the same way, and every opening of the layout
+/// file a shared one (LayoutFile.open). A `flock` belongs to its open file, not its process:
+/// two of them in one process exclude each other as two processes' do.
 final class WriteLock: WriteLease {
     private let descriptor: Int32
 
-    /// Takes the lock; with `wait: false`, throws `StoreError.busy` if another process holds it.
-    init(catalogPath: String, wait: Bool) throws(StoreError) {
+    /// Takes the lock, or with `shared` a lock that others may hold at once and that excludes
+    /// only an exclusive one; with `wait: false`, throws `StoreError.busy` if another process
+    /// holds it.
+    init(catalogPath: String, wait: Bool, shared: Bool = false) throws(StoreError) {
         let fd = open(catalogPath + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw .cannotOpen(path: catalogPath + ".lock", reason: SystemError.text()) }
-        while flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB)) != 0 {
+        while flock(fd, (shared ? LOCK_SH : LOCK_EX) | (wait ? 0 : LOCK_NB)) != 0 {
             if errno == EINTR { continue }
             close(fd)
             throw .busy(path: catalogPath)
