@@ -60,12 +60,25 @@ extension SQLiteStore {
         // A key that is a scanned file's path, or one this import already wrote (its row has
         // this generation), is not overwritten: the WHERE leaves it and no row changes, which
         // tells the conflict apart from an insert or an update.
-        let upsert = try BulkStatement(db, sql: upsertSQL(rows: 1))
+        let upsert = try BulkStatement(db, sql: upsertSQL(rows: 1, datesChange: true))
         // The same for `importStatementRows` rows at once: one statement opens its cursors and
         // descends the table and the key index once for all of them (half the time of a row per
-        // statement). A batch that changes fewer rows than it holds, or fails, is undone to its
-        // savepoint and run again row by row, which stops at the first refused row as before.
-        let batch = try BulkStatement(db, sql: upsertSQL(rows: Self.importStatementRows))
+        // statement). First without `sort_date` among the columns it updates, for the rows
+        // whose date stays: SQLite rewrites an index entry of every column an UPDATE sets, even
+        // to the value it had, and entries of the date index, in key order, land all over it
+        // (importing 1,000,000 unchanged rows again: 10 s with the date set, 4.3 s without).
+        // The rows it leaves, whose dates change, an UPDATE that sets it writes next (not the
+        // upsert again: each row an upsert meets takes an id, as on PostgreSQL). A batch that
+        // changes fewer rows than it holds, or fails, is undone to its savepoint and run again
+        // row by row, which stops at the first refused row as before. While most dates change
+        // (an export whose dates all moved), the rows would be looked up twice: after a batch
+        // that left more than half its rows, the next `datedBatches` take the upsert that sets
+        // the date (1,000,000 rows all of whose dates changed: 15 s the two ways, 13 s this way).
+        let batch = try BulkStatement(db, sql: upsertSQL(rows: Self.importStatementRows, datesChange: false))
+        let datedUpdate = try BulkStatement(db, sql: datedUpdateSQL(rows: Self.importStatementRows))
+        let datedBatch = try BulkStatement(db, sql: upsertSQL(rows: Self.importStatementRows, datesChange: true))
+        let datedBatches = 8
+        var datedLeft = 0
         let savepoint = try BulkStatement(db, sql: "SAVEPOINT import_rows")
         let release = try BulkStatement(db, sql: "RELEASE import_rows")
         let undo = try BulkStatement(db, sql: "ROLLBACK TO import_rows")
@@ -87,17 +100,32 @@ extension SQLiteStore {
             var start = rows.startIndex
             while rows.endIndex - start >= Self.importStatementRows {
                 let slice = rows[start..<start + Self.importStatementRows]
-                for (position, row) in slice.enumerated() {
-                    bind(row, at: Int32(position * upsertColumns), to: batch, importedAt: importedAt, generation: generation)
+                func bindSlice(to statement: BulkStatement) {
+                    for (position, row) in slice.enumerated() {
+                        bind(row, at: Int32(position * upsertColumns), to: statement, importedAt: importedAt, generation: generation)
+                    }
                 }
+                let first = datedLeft > 0 ? datedBatch : batch
+                bindSlice(to: first)
                 try savepoint.run(db)
                 var failure: (any Error)?
+                var changed = 0
                 do {
-                    try batch.run(db)
+                    try first.run(db)
+                    changed = db.changesCount
+                    if datedLeft > 0 {
+                        datedLeft -= 1
+                    } else if changed != slice.count {
+                        if slice.count - changed > slice.count / 2 { datedLeft = datedBatches }
+                        // The rows written above now have this generation: it leaves them.
+                        bindSlice(to: datedUpdate)
+                        try datedUpdate.run(db)
+                        changed += db.changesCount
+                    }
                 } catch {
                     failure = error
                 }
-                if failure != nil || db.changesCount != slice.count {
+                if failure != nil || changed != slice.count {
                     // An error that ended the transaction leaves no savepoint: it is the answer.
                     do { try undo.run(db) } catch { throw failure ?? error }
                     try oneByOne(slice)
@@ -147,8 +175,11 @@ extension SQLiteStore {
 
 /// The upsert of `rows` import rows, `upsertColumns` parameters each (bound by `bind`). An item
 /// imported again without a date keeps sorting by its first import's time (`imported_at`), not
-/// this import's: importing the same export again moves nothing.
-private func upsertSQL(rows: Int) -> String {
+/// this import's: importing the same export again moves nothing. Without `datesChange`, it
+/// leaves (changes nothing of) the existing rows whose sort date would change, and never sets
+/// that column.
+private func upsertSQL(rows: Int, datesChange: Bool) -> String {
+    let sortDate = "coalesce(excluded.capture_date, items.imported_at, excluded.sort_date)"
     let values = (0..<rows).map { row in
         let first = row * upsertColumns
         let parameters = (1...upsertColumns).map { "?\(first + $0)" }
@@ -160,9 +191,25 @@ private func upsertSQL(rows: Int) -> String {
         VALUES \(values.joined(separator: ", "))
         ON CONFLICT(key) DO UPDATE SET pixel_width = excluded.pixel_width, pixel_height = excluded.pixel_height,
             orientation = excluded.orientation, width = excluded.width, height = excluded.height,
-            capture_date = excluded.capture_date, sort_date = coalesce(excluded.capture_date, items.imported_at, excluded.sort_date),
+            capture_date = excluded.capture_date,\(datesChange ? " sort_date = \(sortDate)," : "")
             url = excluded.url, title = excluded.title, changed_generation = excluded.changed_generation
-        WHERE items.source = 1 AND items.changed_generation < excluded.changed_generation
+        WHERE items.source = 1 AND items.changed_generation < excluded.changed_generation\(datesChange ? "" : " AND items.sort_date IS \(sortDate)")
+        """
+}
+
+/// The update, for `rows` rows bound as for `upsertSQL`, of the imported items among them that
+/// this import has not written yet, their sort date included: the rows an upsert without
+/// `datesChange` left.
+private func datedUpdateSQL(rows: Int) -> String {
+    let values = (0..<rows).map { row in
+        "(" + (1...upsertColumns).map { "?\(row * upsertColumns + $0)" }.joined(separator: ", ") + ")"
+    }
+    return """
+        UPDATE items SET pixel_width = v.column2, pixel_height = v.column3, orientation = v.column4,
+            width = v.column5, height = v.column6, capture_date = v.column7, sort_date = coalesce(v.column7, items.imported_at, v.column9),
+            url = v.column10, title = v.column11, changed_generation = v.column12
+        FROM (VALUES \(values.joined(separator: ", "))) AS v
+        WHERE items.key = v.column1 AND items.source = 1 AND items.changed_generation < v.column12
         """
 }
 

@@ -134,6 +134,46 @@ import Testing
         try Self.expectChanges(catalog, from: first, to: third)
     }
 
+    /// A re-import of many rows, batches at a time (SQLite upserts 64 rows to a statement): rows
+    /// whose date stays are written without their date, the rows whose date changed by an update
+    /// after them, and a run of batches whose dates all changed by the upsert that sets them.
+    /// Every way gives the facts, the orders, the change set and the ids that rows written one
+    /// at a time would: each upserted row takes one id, as on PostgreSQL.
+    @Test(arguments: Backend.allCases)
+    func reimportsInBatches_whateverShareOfTheirDatesChanged(_ backend: Backend) throws {
+        let library = try Library(backend)
+        let catalog = try library.catalog()
+        _ = try catalog.importItems(PagerTests.importRows(1_000))
+        let first = try Self.snapshot(catalog)
+        var rows = PagerTests.importRows(1_000)
+        for index in stride(from: 5, to: 400, by: 37) { rows[index].date = "1999-01-01T00:00:00" } // a few in a batch
+        for index in 400..<760 { rows[index].date = "2030-06-0\(1 + index % 9)T00:00:00" } // whole batches
+        for index in stride(from: 3, to: 1_000, by: 50) { rows[index].width += 1 } // sizes, some with dates
+        rows.insert(ImportRow(line: 0, key: "new-in-the-middle", width: 10, height: 10, date: "2024-05-05T00:00:00"), at: 500)
+        for index in rows.indices { rows[index].line = index + 2 }
+        let summary = try catalog.importItems(rows)
+        #expect((summary.added, summary.updated) == (1, 1_000))
+        let second = try Self.snapshot(catalog)
+        try Self.expectChanges(catalog, from: first, to: second)
+        for item in try catalog.items(order: .path) {
+            let key = String(decoding: item.key, as: UTF8.self)
+            let row = try #require(rows.first { $0.key == key })
+            #expect(item.date == row.date && item.pixelWidth == row.width, "\(backend): \(key)")
+        }
+        #expect(second.orders[.path]!.sorted() == Array(1...1_000) + [1_501], "\(backend): ids kept, and the new row's after 500 taken")
+        try OrderDataTests.expectCurrent(catalog, "\(backend)")
+
+        var twice = rows
+        twice[20] = twice[10]
+        twice[20].line = 22
+        twice[20].date = "2001-01-01T00:00:00"
+        #expect { try catalog.importItems(twice) } throws: { error in
+            guard case StoreError.invalidInput(let line, _) = error else { return false }
+            return line == 22
+        }
+        #expect(try catalog.generation() == second.generation)
+    }
+
     @Test(arguments: Backend.allCases)
     func generationsTheLogNoLongerHoldsOrAheadOfTheCatalogAreReloads(_ backend: Backend) throws {
         let library = try Library(backend)
