@@ -102,8 +102,10 @@ enum LayoutFile {
             }
         }
         do {
-            // Shared: no other opening replaces the file (below) while this one has it open.
-            let lock = try WriteLock(catalogPath: path, wait: true, shared: true)
+            // Shared: no other opening replaces the file (below) while this one has it open. A
+            // lock file this process can neither make nor read (a folder it may not write, holding
+            // no lock file yet) leaves it opening the file unlocked, as before there was one.
+            let lock = try? WriteLock(catalogPath: path, wait: true, shared: true)
             defer { withExtendedLifetime(lock) {} }
             return try opened()
         } catch let error where isDamaged(error) {

@@ -17,7 +17,9 @@ final class WriteLock: WriteLease {
     /// only an exclusive one; with `wait: false`, throws `StoreError.busy` if another process
     /// holds it.
     init(catalogPath: String, wait: Bool, shared: Bool = false) throws(StoreError) {
-        let fd = open(catalogPath + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        var fd = open(catalogPath + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        // Another user's lock file: `flock` needs only a descriptor, which reading gives.
+        if fd < 0 && errno == EACCES { fd = open(catalogPath + ".lock", O_RDONLY | O_CLOEXEC) }
         guard fd >= 0 else { throw .cannotOpen(path: catalogPath + ".lock", reason: SystemError.text()) }
         while flock(fd, (shared ? LOCK_SH : LOCK_EX) | (wait ? 0 : LOCK_NB)) != 0 {
             if errno == EINTR { continue }
