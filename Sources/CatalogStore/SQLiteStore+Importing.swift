@@ -66,14 +66,16 @@ extension SQLiteStore {
         // statement). First without `sort_date` among the columns it updates, for the rows
         // whose date stays: SQLite rewrites an index entry of every column an UPDATE sets, even
         // to the value it had, and entries of the date index, in key order, land all over it
-        // (importing 1,000,000 unchanged rows again: 10 s with the date set, 4.3 s without).
+        // (importing 1,000,000 unchanged rows again: 9.4 s with the date set, 3.5 s without;
+        // BENCHMARKS.md, "Importing the same export again").
         // The rows it leaves, whose dates change, an UPDATE that sets it writes next (not the
         // upsert again: each row an upsert meets takes an id, as on PostgreSQL). A batch that
         // changes fewer rows than it holds, or fails, is undone to its savepoint and run again
         // row by row, which stops at the first refused row as before. While most dates change
         // (an export whose dates all moved), the rows would be looked up twice: after a batch
         // that left more than half its rows, the next `datedBatches` take the upsert that sets
-        // the date (1,000,000 rows all of whose dates changed: 15 s the two ways, 13 s this way).
+        // the date (1,000,000 rows all of whose dates changed: 14.6-15.3 s the two ways, 11.7 s
+        // this way, as before the two ways).
         let batch = try BulkStatement(db, sql: upsertSQL(rows: Self.importStatementRows, datesChange: false))
         let datedUpdate = try BulkStatement(db, sql: datedUpdateSQL(rows: Self.importStatementRows))
         let datedBatch = try BulkStatement(db, sql: upsertSQL(rows: Self.importStatementRows, datesChange: true))

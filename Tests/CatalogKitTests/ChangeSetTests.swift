@@ -29,6 +29,15 @@ import Testing
         return Snapshot(generation: try catalog.generation(), orders: orders, facts: facts)
     }
 
+    /// A catalog of `rows` imported rows (`PagerTests.importRows`), its library (which keeps its
+    /// folder) and its snapshot.
+    static func importedCatalog(_ backend: Backend, rows: Int) throws -> (Library, Catalog, Snapshot) {
+        let library = try Library(backend)
+        let catalog = try library.catalog()
+        _ = try catalog.importItems(PagerTests.importRows(rows))
+        return (library, catalog, try snapshot(catalog))
+    }
+
     /// The change set since `old` applied to its order gives `now`'s, naming the changed items.
     static func expectChanges(_ catalog: Catalog, from old: Snapshot, to now: Snapshot, sourceLocation: SourceLocation = #_sourceLocation) throws {
         for order in ItemOrder.allCases {
@@ -115,10 +124,8 @@ import Testing
 
     @Test(arguments: Backend.allCases)
     func importsThatUpsertAreUpdatesAndMoves(_ backend: Backend) throws {
-        let library = try Library(backend)
-        let catalog = try library.catalog()
-        _ = try catalog.importItems(PagerTests.importRows(30))
-        let first = try Self.snapshot(catalog)
+        let (library, catalog, first) = try Self.importedCatalog(backend, rows: 30)
+        defer { withExtendedLifetime(library) {} }
         var rows = PagerTests.importRows(40) // ten more
         rows[3].width += 5 // a new size: in place in path order
         rows[7].date = "1999-01-01T00:00:00" // an older date: moves in date order
@@ -141,18 +148,18 @@ import Testing
     /// at a time would: each upserted row takes one id, as on PostgreSQL.
     @Test(arguments: Backend.allCases)
     func reimportsInBatches_whateverShareOfTheirDatesChanged(_ backend: Backend) throws {
-        let library = try Library(backend)
-        let catalog = try library.catalog()
-        _ = try catalog.importItems(PagerTests.importRows(1_000))
-        let first = try Self.snapshot(catalog)
-        var rows = PagerTests.importRows(1_000)
+        let (library, catalog, first) = try Self.importedCatalog(backend, rows: 1_200)
+        defer { withExtendedLifetime(library) {} }
+        var rows = PagerTests.importRows(1_200)
         for index in stride(from: 5, to: 400, by: 37) { rows[index].date = "1999-01-01T00:00:00" } // a few in a batch
         for index in 400..<760 { rows[index].date = "2030-06-0\(1 + index % 9)T00:00:00" } // whole batches
-        for index in stride(from: 3, to: 1_000, by: 50) { rows[index].width += 1 } // sizes, some with dates
+        for index in stride(from: 3, to: 1_200, by: 50) { rows[index].width += 1 } // sizes, some with dates
+        // Batches 15 to 18 (rows 960 on) move no date: the upsert without it, after the run of
+        // batches that set it.
         rows.insert(ImportRow(line: 0, key: "new-in-the-middle", width: 10, height: 10, date: "2024-05-05T00:00:00"), at: 500)
         for index in rows.indices { rows[index].line = index + 2 }
         let summary = try catalog.importItems(rows)
-        #expect((summary.added, summary.updated) == (1, 1_000))
+        #expect((summary.added, summary.updated) == (1, 1_200))
         let second = try Self.snapshot(catalog)
         try Self.expectChanges(catalog, from: first, to: second)
         for item in try catalog.items(order: .path) {
@@ -160,10 +167,11 @@ import Testing
             let row = try #require(rows.first { $0.key == key })
             #expect(item.date == row.date && item.pixelWidth == row.width, "\(backend): \(key)")
         }
-        #expect(second.orders[.path]!.sorted() == Array(1...1_000) + [1_501], "\(backend): ids kept, and the new row's after 500 taken")
+        #expect(second.orders[.path]!.sorted() == Array(1...1_200) + [1_701], "\(backend): ids kept, and the new row's after 500 taken")
         try OrderDataTests.expectCurrent(catalog, "\(backend)")
 
-        var twice = rows
+        var twice = rows // a key twice in one batch, both times with a date that moves
+        twice[10].date = "2002-01-01T00:00:00"
         twice[20] = twice[10]
         twice[20].line = 22
         twice[20].date = "2001-01-01T00:00:00"
