@@ -5,8 +5,8 @@
 #   Benchmarks/scripts/postgres-reimport.sh 1000000 3 before=/tmp/catalog-4f4b0e3 now=.build/release/catalog
 # On a throwaway server (postgres-server.sh), each build imports the generated CSV
 # (make_import.py) into a database of its own once (its own migrations), then every timed run
-# imports the same file into it again. The tables are vacuumed before each run (untimed), so
-# that the dead rows of the runs before do not weigh on the next. Median, min and max of RUNS
+# imports the same file into it again. Every build's `items` table is vacuumed before each run
+# (untimed), so that the dead rows of the runs before do not weigh on the next. Median, min and max of RUNS
 # whole-process wall times (timing.py --interleave).
 set -euo pipefail
 if [ $# -lt 3 ]; then
@@ -35,5 +35,5 @@ for index in "${!specs[@]}"; do
     setup+="$(printf '%q ' "${psql[@]}")-d reimport_$index -c 'VACUUM items'; "
     commands+=("$name=$(q "$binary") import --db $(q "$(pg_url "reimport_$index")") $(q "$csv")")
 done
-echo "== $(basename "$csv") imported again into the catalog it filled, on PostgreSQL"
+echo "== $(basename "$csv") imported again into the catalog it filled, on $("$pg_bin/postgres" --version)"
 python3 scripts/timing.py "$runs" --interleave "--setup=$setup" "${commands[@]}"

@@ -244,19 +244,34 @@ import Testing
     }
 
     /// A PostgreSQL catalog from before its order data (Migrations/postgres/0003), with items,
-    /// gets it built when first opened by this build.
+    /// gets it built when first opened by this build, and ends with the triggers of a new one
+    /// (0005 changes them again).
     @Test func aPostgresCatalogFromBeforeTheOrderDataGetsItWhenOpened() throws {
         let library = try Library(.postgres)
         _ = try library.catalog().importItems(PagerTests.importRows(5_000))
         let database = Self.database(library)
+        // As 0002 left it: 0001's change-log trigger, no order data, 0003 to 0005 not applied.
         try TestPostgres.psql(database, """
             DROP TABLE order_chunks, order_data, order_changes; DROP FUNCTION note_order_change() CASCADE;
-            DELETE FROM catalog_migrations WHERE identifier = '0003_order_data';
+            DROP TRIGGER items_change_log_update ON items; DROP TRIGGER items_change_log_delete ON items;
+            CREATE TRIGGER items_change_log AFTER UPDATE OF key, sort_date, width, height OR DELETE ON items
+                FOR EACH ROW EXECUTE FUNCTION log_item_change();
+            DELETE FROM catalog_migrations WHERE identifier IN ('0003_order_data', '0004_blob_storage', '0005_trigger_conditions');
             UPDATE catalog SET generation = generation + 1
             """)
         let catalog = try library.catalog()
         try Self.expectCurrent(catalog, "after the upgrade")
         #expect(try TestPostgres.psql(database, "SELECT count(*) FROM order_chunks").trimmingCharacters(in: .whitespacesAndNewlines) == "4")
+        let triggers = """
+            SELECT string_agg(pg_get_triggerdef(oid), ' ; ' ORDER BY tgname) FROM pg_trigger
+            WHERE tgrelid = 'items'::regclass AND NOT tgisinternal
+            """
+        let fresh = try TestPostgres.newDatabase()
+        _ = try Catalog.open(at: fresh)
+        let freshName = String(URLComponents(string: fresh)?.path.dropFirst() ?? "")
+        let (upgraded, made) = (try TestPostgres.psql(database, triggers), try TestPostgres.psql(freshName, triggers))
+        #expect(upgraded.contains("WHEN"))
+        #expect(upgraded == made, "the upgraded catalog's triggers are a new one's")
     }
 
     /// Ids far apart (the largest past 2²⁰ and four times the count) keep their sizes in a map,
