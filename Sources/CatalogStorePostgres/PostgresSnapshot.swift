@@ -50,11 +50,21 @@ struct PostgresSnapshot: CatalogSnapshot {
 
     /// The windows of `range` that a segment (`count` windows from window `first`) holds.
     static func windows(_ range: ClosedRange<Int>, ofSegment bytes: Data, first: Int, count: Int) throws -> ArraySlice<[UInt8]> {
-        let low = max(range.lowerBound, first) - first
-        let high = min(range.upperBound, first + count - 1) - first
-        guard low <= high else { return [] }
+        windows(range, of: try segment(bytes, count: count), first: first)
+    }
+
+    /// Every window of a segment whose row says it holds `count`.
+    static func segment(_ bytes: Data, count: Int) throws -> [[UInt8]] {
         let all = try LayoutSegment.decodeAll([UInt8](bytes))
         guard all.count == count else { throw LayoutSegment.corrupt("\(all.count) windows, the row says \(count)") }
+        return all
+    }
+
+    /// The windows of `range` among a segment's, the first of them window `first`.
+    static func windows(_ range: ClosedRange<Int>, of all: [[UInt8]], first: Int) -> ArraySlice<[UInt8]> {
+        let low = max(range.lowerBound, first) - first
+        let high = min(range.upperBound, first + all.count - 1) - first
+        guard low <= high else { return [] }
         return all[low...high]
     }
 
@@ -107,6 +117,16 @@ struct PostgresSnapshot: CatalogSnapshot {
             (Int64, Int64, Data, Int64?, Int64?, Int64?, Int64?, String?, String?).self)
         let file = device.map { FileIdentity(device: $0, inode: inode ?? 0, size: size ?? 0, mtimeNanoseconds: mtime ?? 0) }
         return (id, ItemKey(key: key, file: file, url: url, title: title), first)
+    }
+
+    /// The same from a row whose item columns may all be NULL (an outer join that returns the
+    /// first column when no item matched).
+    static func optionalItemKey(_ row: PostgresRow) throws -> (first: Int64, id: Int64?, key: ItemKey?) {
+        let (first, id, key, device, inode, size, mtime, url, title) = try row.decode(
+            (Int64, Int64?, Data?, Int64?, Int64?, Int64?, Int64?, String?, String?).self)
+        guard let id, let key else { return (first, nil, nil) }
+        let file = device.map { FileIdentity(device: $0, inode: inode ?? 0, size: size ?? 0, mtimeNanoseconds: mtime ?? 0) }
+        return (first, id, ItemKey(key: key, file: file, url: url, title: title))
     }
 
     /// Items in `order` with their display sizes: from the order data when it is current, else

@@ -246,38 +246,47 @@ extension PostgresStore {
         }
     }
 
-    /// Two statements and no transaction (a page cache asks this for most pages it reads, and
-    /// each statement is a round trip): the layout's segments, then the items' keys, each with
-    /// the generation its statement saw. Each statement sees one committed state, and every
-    /// change to the items moves the generation, so keys read at `generation` are its keys.
+    /// At most two statements and no transaction (a page cache asks this for most pages it
+    /// reads, and each statement is a round trip): the layout's segments, unless this process
+    /// keeps them, then the items' keys, each with the generation its statement saw. Each
+    /// statement sees one committed state, and every change to the items moves the generation,
+    /// so keys read at `generation` are its keys.
     package func storedWindows(configuration: String, layoutID: Int64, generation: Int64, range: ClosedRange<Int>,
                                ids: ([UInt8]) throws -> [Int64]) throws -> [StoredWindow]? {
-        try readPassingErrors { session -> [StoredWindow]? in
-            let segments = try session.rows(PostgresQuery(unsafeSQL: """
-                SELECT c.generation, l.id, l.generation, s.first_window, s.window_count, s.bytes
-                FROM catalog c LEFT JOIN layouts l ON l.configuration = $1
-                LEFT JOIN layout_segments s ON s.layout_id = l.id AND s.first_window > $2 AND s.first_window <= $3
-                ORDER BY s.first_window
-                """, binds: try Self.binds(configuration, Int64(range.lowerBound - LayoutSegment.windowsPerSegment), Int64(range.upperBound))))
+        let perSegment = LayoutSegment.windowsPerSegment
+        let held = segmentCache.windows(layoutID: layoutID, generation: generation, range: range, perSegment: perSegment)
+        return try readPassingErrors { session -> [StoredWindow]? in
             var windows: [[UInt8]] = []
-            for row in segments {
-                let (current, id, stored, first, count, bytes) = try row.decode((Int64, Int64?, Int64?, Int?, Int?, Data?).self)
-                guard current == generation, id == layoutID, stored == generation else { return nil }
-                if let first, let count, let bytes { windows += try PostgresSnapshot.windows(range, ofSegment: bytes, first: first, count: count) }
+            if let held {
+                windows = held
+            } else {
+                let segments = try session.rows(PostgresQuery(unsafeSQL: """
+                    SELECT c.generation, l.id, l.generation, s.first_window, s.window_count, s.bytes
+                    FROM catalog c LEFT JOIN layouts l ON l.configuration = $1
+                    LEFT JOIN layout_segments s ON s.layout_id = l.id AND s.first_window > $2 AND s.first_window <= $3
+                    ORDER BY s.first_window
+                    """, binds: try Self.binds(configuration, Int64(range.lowerBound - perSegment), Int64(range.upperBound))))
+                for row in segments {
+                    let (current, id, stored, first, count, bytes) = try row.decode((Int64, Int64?, Int64?, Int?, Int?, Data?).self)
+                    guard current == generation, id == layoutID, stored == generation else { return nil }
+                    guard let first, let count, let bytes else { continue }
+                    let all = try PostgresSnapshot.segment(bytes, count: count)
+                    windows += PostgresSnapshot.windows(range, of: all, first: first)
+                    if first % perSegment == 0 {
+                        segmentCache.keep(all, layoutID: layoutID, generation: generation, segment: first / perSegment)
+                    }
+                }
             }
             guard windows.count == range.count else { return nil }
             let cells = try windows.map(ids)
             let all = cells.flatMap { $0 }
-            guard !all.isEmpty else { return windows.map { StoredWindow(bytes: $0, keys: [:]) } }
+            // The keys' statement also says whether the layout is still the one stored, fresh,
+            // for the configuration (the segments' statement said so, but they may come from memory).
             var keys: [Int64: ItemKey] = [:]
-            for row in try session.rows(PostgresQuery(unsafeSQL: """
-                SELECT (SELECT generation FROM catalog), \(PostgresSnapshot.keyColumns) WHERE i.id = ANY($1)
-                """, binds: try Self.binds(all))) {
-                let (id, key, current) = try PostgresSnapshot.itemKey(row)
+            for (current, id, key) in try session.rows(StoredWindowKeys(ids: all, configuration: configuration, layoutID: layoutID)) {
                 guard current == generation else { return nil }
-                keys[id] = key
+                if let id, let key { keys[id] = key }
             }
-            guard !keys.isEmpty else { return nil } // no row to say the generation: every item gone, so it moved
             return zip(windows, cells).map { bytes, ids in
                 var own: [Int64: ItemKey] = [:]
                 for id in ids { own[id] = keys[id] }

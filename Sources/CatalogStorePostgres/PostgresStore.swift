@@ -18,6 +18,8 @@ package final class PostgresStore: CatalogBackend {
     let listener: PostgresChangeListener
     /// The order data this process has read, by chunk.
     let orderCache = OrderDataCache()
+    /// Stored layouts' windows this process has read.
+    let segmentCache = SegmentCache()
     package var location: String { connections.location.display }
     /// A read mostly waits for the server's answers: as many at once as connections are kept.
     package var readConcurrency: Int { PostgresConnections.keptIdle }

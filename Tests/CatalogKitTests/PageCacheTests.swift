@@ -153,6 +153,45 @@ extension PageCacheTests {
                                                 range: range, ids: ids) == nil, "the catalog moved on")
     }
 
+    /// On PostgreSQL the store keeps the layout segments it read, so a page read again needs
+    /// only its items' keys: the segments' rows, deleted behind its back, are not read again;
+    /// windows of a segment it never read are; and every read still checks that the layout is
+    /// the one stored, fresh, and reads the keys as they are (scanned items' files included).
+    @Test func postgresKeepsTheSegmentsItRead_andStillChecksTheLayoutEachTime() throws {
+        let library = try Library(.postgres)
+        try library.write("a/one.jpg", try Library.fixture("baseline.jpg"))
+        try library.write("b/two.png", try Library.fixture("gray-alpha.png"))
+        _ = try library.scan()
+        let catalog = try library.catalog()
+        _ = try catalog.importItems(PagerTests.importRows(1500))
+        _ = try catalog.page(try PageRequest(query: "width=414&cols=3&window=512"))
+        let stored = try #require(try catalog.layouts().first)
+        let header = try #require(try Pager.readableHeader(stored))
+        let generation = try catalog.generation()
+        let ids = { (bytes: [UInt8]) in try PageCache.cellIDs(header, bytes) }
+        let expected = try catalog.store.withSnapshot { snapshot in
+            try snapshot.allWindows(layoutID: stored.id).map { ($0, try snapshot.keys(ids: try ids($0))) }
+        }
+        #expect(expected.count > 2 * LayoutSegment.windowsPerSegment, "three segments at least")
+        #expect(expected.contains { $0.1.values.contains { $0.file != nil } }, "scanned items among them")
+        let read = { (range: ClosedRange<Int>) in
+            try catalog.store.storedWindows(configuration: stored.configuration, layoutID: stored.id, generation: generation,
+                                            range: range, ids: ids)
+        }
+        let first = 0...(LayoutSegment.windowsPerSegment + 3) // the first two segments
+        let windows = try #require(try read(first))
+        #expect(windows.map(\.bytes) == expected[first].map(\.0) && windows.map(\.keys) == expected[first].map(\.1))
+        try TestPostgres.psql(OrderDataTests.database(library), "DELETE FROM layout_segments WHERE layout_id = \(stored.id)")
+        let again = try #require(try read(3...(LayoutSegment.windowsPerSegment + 1)), "from the segments kept")
+        #expect(again.map(\.bytes) == expected[3...(LayoutSegment.windowsPerSegment + 1)].map(\.0))
+        #expect(again.map(\.keys) == expected[3...(LayoutSegment.windowsPerSegment + 1)].map(\.1))
+        let third = 2 * LayoutSegment.windowsPerSegment
+        #expect(try read(third...(third + 1)) == nil, "a segment never read is read, and its rows are gone")
+        _ = try catalog.page(try PageRequest(query: "width=300&cols=2")) // another layout stays stored
+        #expect(try catalog.dropLayout(try PageRequest(query: "width=414&cols=3&window=512").configuration))
+        #expect(try read(first) == nil, "the layout is no longer stored")
+    }
+
     /// The keys a page shows, by item id, in one read whatever the number of ids: each item's
     /// key, its file's identity (scanned) or its address and title (imported); ids asked twice
     /// or unknown change nothing.

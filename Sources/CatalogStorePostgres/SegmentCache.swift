@@ -1,0 +1,79 @@
+import Synchronization
+
+/// Stored layouts' windows this process has read, a segment at a time: a page that misses a
+/// server's page cache then reads only its items' keys from the database, one statement instead
+/// of two, and no blob. A layout's segments at one generation never change (a layout stored
+/// again takes a new id; one extended in place, a new generation), so a segment stays until the
+/// budget pushes it out, oldest first; one of a layout or generation no longer asked for is
+/// never read again and goes the same way.
+final class SegmentCache: Sendable {
+    struct Key: Hashable {
+        var layoutID: Int64
+        var generation: Int64
+        /// The segment's first window over `LayoutSegment.windowsPerSegment`.
+        var segment: Int
+    }
+
+    private struct State {
+        var segments: [Key: [[UInt8]]] = [:]
+        /// Keys in the order they were kept; those before `head` are gone.
+        var order: [Key] = []
+        var head = 0
+        var bytes = 0
+    }
+
+    private let state = Mutex(State())
+    /// Bytes of windows kept at most (with a few words per window for its array).
+    let budget: Int
+    static let overheadPerWindow = 48
+
+    /// 256 MB holds every segment of a 2-column layout of 10,000,000 items.
+    init(budget: Int = 256 << 20) {
+        self.budget = budget
+    }
+
+    static func size(_ windows: [[UInt8]]) -> Int {
+        windows.reduce(0) { $0 + $1.count + overheadPerWindow }
+    }
+
+    /// Windows `range` of a layout at `generation`, when every segment that holds them is kept.
+    func windows(layoutID: Int64, generation: Int64, range: ClosedRange<Int>, perSegment: Int) -> [[UInt8]]? {
+        state.withLock { state -> [[UInt8]]? in
+            var windows: [[UInt8]] = []
+            windows.reserveCapacity(range.count)
+            for segment in (range.lowerBound / perSegment)...(range.upperBound / perSegment) {
+                guard let held = state.segments[Key(layoutID: layoutID, generation: generation, segment: segment)] else { return nil }
+                let first = segment * perSegment
+                let low = max(range.lowerBound, first) - first, high = min(range.upperBound, first + held.count - 1) - first
+                guard low <= high else { return nil }
+                windows += held[low...high]
+            }
+            return windows.count == range.count ? windows : nil
+        }
+    }
+
+    /// Keeps a segment's windows (all of them, from its first), pushing out the oldest past the budget.
+    func keep(_ windows: [[UInt8]], layoutID: Int64, generation: Int64, segment: Int) {
+        let key = Key(layoutID: layoutID, generation: generation, segment: segment)
+        let size = Self.size(windows)
+        guard size <= budget else { return }
+        state.withLock { state in
+            guard state.segments[key] == nil else { return }
+            while state.bytes + size > budget, state.head < state.order.count {
+                let oldest = state.order[state.head]
+                state.head += 1
+                if let gone = state.segments.removeValue(forKey: oldest) { state.bytes -= Self.size(gone) }
+            }
+            if state.head > 1024, state.head * 2 > state.order.count {
+                state.order.removeFirst(state.head)
+                state.head = 0
+            }
+            state.segments[key] = windows
+            state.order.append(key)
+            state.bytes += size
+        }
+    }
+
+    /// Bytes kept (for tests).
+    var bytes: Int { state.withLock { $0.bytes } }
+}
