@@ -4,9 +4,12 @@
 # their rates added), in the same run on the same imported catalog; and the first page of a
 # configuration never seen on each backend, on a server just started and on one that has laid
 # out another (PostgreSQL: the order data already in its memory).
-#   Benchmarks/scripts/postgres-serve.sh [SIZE]     (default 10000000 imported items)
-# wrk: 2 threads, 64 connections (32 per server with two), 20 s each, on loopback; servers run
-# with --quiet. Everything shares the machine's cores: wrk, the servers and PostgreSQL.
+#   [BEFORE=BINARY] Benchmarks/scripts/postgres-serve.sh [SIZE]     (default 10000000 imported items)
+# wrk: 2 threads, 64 connections (32 per server with two), 20 s each after 10 s of the same load
+# to warm up (each server's memory, the kernel's page cache), on loopback; servers run with
+# --quiet. Everything shares the machine's cores: wrk, the servers and PostgreSQL. With BEFORE,
+# one server of that build on the same PostgreSQL too, measured the same way. Each server's
+# resident memory is printed after its run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/wrk-setup.sh
@@ -26,9 +29,17 @@ start=$EPOCHREALTIME
 "$catalog" import --db "$postgres" "$work/import-$size.csv" > /dev/null
 echo "import of $size items into PostgreSQL: $(python3 -c "print(round($EPOCHREALTIME - $start, 1))") s"
 
+resident() { echo "  resident memory of the server: $(($(ps -o rss= -p "$1") / 1024)) MB"; }
+
 pages() { # LABEL URL...: wrk on each URL at once, 64 connections shared; prints each and the sum
     local label=$1 n=$(($# - 1)) i=0 pids=()
     shift
+    for u in "$@"; do # the warm-up
+        wrk -t2 -c$((64 / n)) -d10s -s "$work/pages.lua" "$u" > /dev/null &
+        pids+=($!)
+    done
+    wait "${pids[@]}"
+    pids=()
     for u in "$@"; do
         wrk -t2 -c$((64 / n)) -d20s --latency -s "$work/pages.lua" "$u" > "$work/wrk-$i.out" &
         pids+=($!)
@@ -49,11 +60,20 @@ random_pages "$catalog" "$sqlite"
 echo "## $size imported items, 375 points, 2 columns, stored layout"
 start_server "$catalog" --quiet --db "$sqlite"
 pages "one server on SQLite" "$url"
+resident "$server"
 kill -TERM "$server"; wait "$server" || true
+
+if [ -n "${BEFORE:-}" ]; then
+    start_server "$BEFORE" --quiet --db "$postgres"
+    pages "one server on PostgreSQL, the build before ($BEFORE)" "$url"
+    resident "$server"
+    kill -TERM "$server"; wait "$server" || true
+fi
 
 start_server "$catalog" --quiet --db "$postgres"
 first=$url first_pid=$server
 pages "one server on PostgreSQL" "$first"
+resident "$first_pid"
 start_server "$catalog" --quiet --db "$postgres"
 pages "two servers on the same PostgreSQL" "$first" "$url"
 kill -TERM "$server" "$first_pid"; wait "$server" "$first_pid" || true
