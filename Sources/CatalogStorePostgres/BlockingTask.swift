@@ -62,9 +62,12 @@ final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
                 condition.unlock()
                 return
             }
-            let job = jobs.removeFirst()
+            // Every job queued so far, in order (not one `removeFirst` each: many connections'
+            // statements may share this thread).
+            let taken = jobs
+            jobs.removeAll(keepingCapacity: true)
             condition.unlock()
-            job.runSynchronously(on: asUnownedTaskExecutor())
+            for job in taken { job.runSynchronously(on: asUnownedTaskExecutor()) }
         }
     }
 }

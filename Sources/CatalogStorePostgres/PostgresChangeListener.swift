@@ -58,17 +58,30 @@ final class PostgresChangeListener: Sendable {
     /// heard; the first call starts it.
     func stamp() -> (stamp: [Int64], lastChange: Int64)? {
         state.withLock { state in
-            if state.task == nil && !state.stopped {
-                // A thread of its own, not Swift's shared pool, whose few threads a synchronous
-                // caller may be holding while it waits for what the listener would tell it.
-                let executor = ThreadExecutor(name: "catalog.postgres.listen")
-                state.task = Task(executorPreference: executor) { [self] in
-                    await listen(on: executor)
-                    executor.stop() // its thread ends once this last job has run
-                }
-            }
+            start(&state)
             guard state.connected, state.replicaAnswers, state.newestRead >= state.newestHeard else { return nil }
             return ([state.epoch, state.heard], state.lastChange)
+        }
+    }
+
+    /// The listening connection's epoch, or nil while it is not connected; the first call starts
+    /// it. A new epoch may be another database behind the same URL (dropped and made again,
+    /// restored, failed over to): what was kept of the old one's layouts must go.
+    func epoch() -> Int64? {
+        state.withLock { state in
+            start(&state)
+            return state.connected ? state.epoch : nil
+        }
+    }
+
+    private func start(_ state: inout State) {
+        guard state.task == nil && !state.stopped else { return }
+        // A thread of its own, not Swift's shared pool, whose few threads a synchronous
+        // caller may be holding while it waits for what the listener would tell it.
+        let executor = ThreadExecutor(name: "catalog.postgres.listen")
+        state.task = Task(executorPreference: executor) { [self] in
+            await listen(on: executor)
+            executor.stop() // its thread ends once this last job has run
         }
     }
 

@@ -226,7 +226,15 @@ struct PostgresSession {
                 promise.fail(error)
             }
         }
-        return try answer(promise.futureResult)
+        do {
+            return try answer(promise.futureResult)
+        } catch {
+            // PostgresNIO remembers a statement it failed to prepare, or believes prepared, on
+            // the connection, and answers every later run there with the same failure: this
+            // connection is not given back.
+            try? connection.close().wait()
+            throw error
+        }
     }
 
     /// The thread prepared statements are sent and their rows decoded on, for every connection:

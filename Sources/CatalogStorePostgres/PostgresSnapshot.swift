@@ -99,8 +99,7 @@ struct PostgresSnapshot: CatalogSnapshot {
         var keys: [Int64: ItemKey] = [:]
         for row in try session.rows(PostgresQuery(unsafeSQL: "SELECT 0::int8, \(Self.keyColumns) WHERE i.id = ANY($1)",
                                                   binds: try PostgresStore.binds(ids))) {
-            let (id, key, _) = try Self.itemKey(row)
-            keys[id] = key
+            if case (_, let id?, let key?) = try Self.itemKey(row) { keys[id] = key }
         }
         return keys
     }
@@ -111,17 +110,9 @@ struct PostgresSnapshot: CatalogSnapshot {
         i.id, i.key, f.device, f.inode, f.size, f.mtime_ns, i.url, i.title FROM items i LEFT JOIN files f ON f.item_id = i.id
         """
 
-    /// The second column of a row of `keyColumns` on, and the first column.
-    static func itemKey(_ row: PostgresRow) throws -> (id: Int64, key: ItemKey, first: Int64) {
-        let (first, id, key, device, inode, size, mtime, url, title) = try row.decode(
-            (Int64, Int64, Data, Int64?, Int64?, Int64?, Int64?, String?, String?).self)
-        let file = device.map { FileIdentity(device: $0, inode: inode ?? 0, size: size ?? 0, mtimeNanoseconds: mtime ?? 0) }
-        return (id, ItemKey(key: key, file: file, url: url, title: title), first)
-    }
-
-    /// The same from a row whose item columns may all be NULL (an outer join that returns the
-    /// first column when no item matched).
-    static func optionalItemKey(_ row: PostgresRow) throws -> (first: Int64, id: Int64?, key: ItemKey?) {
+    /// The first column of a row of a caller's column then `keyColumns`, and its item's id and
+    /// key, nil when the item columns are all NULL (an outer join that matched no item).
+    static func itemKey(_ row: PostgresRow) throws -> (first: Int64, id: Int64?, key: ItemKey?) {
         let (first, id, key, device, inode, size, mtime, url, title) = try row.decode(
             (Int64, Int64?, Data?, Int64?, Int64?, Int64?, Int64?, String?, String?).self)
         guard let id, let key else { return (first, nil, nil) }

@@ -1,6 +1,7 @@
 package import CatalogModel
 import Foundation
 import PostgresNIO
+import Synchronization
 
 extension PostgresStore {
     static let itemColumns = """
@@ -253,8 +254,21 @@ extension PostgresStore {
     /// so keys read at `generation` are its keys.
     package func storedWindows(configuration: String, layoutID: Int64, generation: Int64, range: ClosedRange<Int>,
                                ids: ([UInt8]) throws -> [Int64]) throws -> [StoredWindow]? {
+        do {
+            return try storedWindowsOnce(configuration: configuration, layoutID: layoutID, generation: generation, range: range, ids: ids)
+        } catch is StoredWindowKeys.Unpreparable {
+            // Prepared statements are off from now on; read again, on another connection.
+            return try storedWindowsOnce(configuration: configuration, layoutID: layoutID, generation: generation, range: range, ids: ids)
+        }
+    }
+
+    private func storedWindowsOnce(configuration: String, layoutID: Int64, generation: Int64, range: ClosedRange<Int>,
+                                   ids: ([UInt8]) throws -> [Int64]) throws -> [StoredWindow]? {
         let perSegment = LayoutSegment.windowsPerSegment
-        let held = segmentCache.windows(layoutID: layoutID, generation: generation, range: range, perSegment: perSegment)
+        // Segments are kept only while the listener is connected: its epoch tells when the
+        // database behind the URL may have changed.
+        let epoch = listener.epoch()
+        let held = epoch.flatMap { segmentCache.windows(epoch: $0, layoutID: layoutID, generation: generation, range: range, perSegment: perSegment) }
         return try readPassingErrors { session -> [StoredWindow]? in
             var windows: [[UInt8]] = []
             if let held {
@@ -270,20 +284,19 @@ extension PostgresStore {
                     let (current, id, stored, first, count, bytes) = try row.decode((Int64, Int64?, Int64?, Int?, Int?, Data?).self)
                     guard current == generation, id == layoutID, stored == generation else { return nil }
                     guard let first, let count, let bytes else { continue }
-                    let all = try PostgresSnapshot.segment(bytes, count: count)
-                    windows += PostgresSnapshot.windows(range, of: all, first: first)
-                    if first % perSegment == 0 {
-                        segmentCache.keep(all, layoutID: layoutID, generation: generation, segment: first / perSegment)
+                    let segment = try PostgresSnapshot.segment(bytes, count: count)
+                    windows += PostgresSnapshot.windows(range, of: segment, first: first)
+                    if let epoch, first % perSegment == 0 {
+                        segmentCache.keep(segment, epoch: epoch, layoutID: layoutID, generation: generation, segment: first / perSegment)
                     }
                 }
             }
             guard windows.count == range.count else { return nil }
             let cells = try windows.map(ids)
-            let all = cells.flatMap { $0 }
             // The keys' statement also says whether the layout is still the one stored, fresh,
             // for the configuration (the segments' statement said so, but they may come from memory).
             var keys: [Int64: ItemKey] = [:]
-            for (current, id, key) in try session.rows(StoredWindowKeys(ids: all, configuration: configuration, layoutID: layoutID)) {
+            for (current, id, key) in try keyRows(session, StoredWindowKeys(ids: cells.flatMap { $0 }, configuration: configuration, layoutID: layoutID)) {
                 guard current == generation else { return nil }
                 if let id, let key { keys[id] = key }
             }
@@ -292,6 +305,22 @@ extension PostgresStore {
                 for id in ids { own[id] = keys[id] }
                 return StoredWindow(bytes: bytes, keys: own)
             }
+        }
+    }
+
+    /// The statement's rows, prepared while the database keeps prepared statements; where it
+    /// does not (a pooler in transaction mode that does not keep them: SQLSTATE 26000, or a
+    /// plan the schema changed under: 0A000), they are turned off for this store and
+    /// `Unpreparable` asks the caller to read again.
+    private func keyRows(_ session: PostgresSession, _ statement: StoredWindowKeys) throws -> [StoredWindowKeys.Row] {
+        guard prepares.load(ordering: .relaxed) else {
+            return try session.rows(PostgresQuery(unsafeSQL: StoredWindowKeys.sql, binds: try statement.makeBindings())).map(statement.decodeRow)
+        }
+        do {
+            return try session.rows(statement)
+        } catch let error where ["26000", "0A000"].contains(PostgresConnections.sqlState(error)) {
+            prepares.store(false, ordering: .relaxed)
+            throw StoredWindowKeys.Unpreparable()
         }
     }
 

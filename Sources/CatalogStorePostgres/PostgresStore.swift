@@ -1,6 +1,7 @@
 package import CatalogModel
 package import Foundation
 import PostgresNIO
+import Synchronization
 
 /// A catalog in a PostgreSQL database (`--db postgres://USER@HOST:PORT/DB`): the store seam
 /// (`CatalogBackend`) on PostgresNIO, beside the SQLite store, with the same facts in the same
@@ -20,6 +21,8 @@ package final class PostgresStore: CatalogBackend {
     let orderCache = OrderDataCache()
     /// Stored layouts' windows this process has read.
     let segmentCache = SegmentCache()
+    /// Whether the statement pages read most is prepared (off once the database refused it).
+    let prepares = Atomic<Bool>(true)
     package var location: String { connections.location.display }
     /// A read mostly waits for the server's answers: as many at once as connections are kept.
     package var readConcurrency: Int { PostgresConnections.keptIdle }

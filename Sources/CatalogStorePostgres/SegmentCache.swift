@@ -5,7 +5,14 @@ import Synchronization
 /// of two, and no blob. A layout's segments at one generation never change (a layout stored
 /// again takes a new id; one extended in place, a new generation), so a segment stays until the
 /// budget pushes it out, oldest first; one of a layout or generation no longer asked for is
-/// never read again and goes the same way.
+/// never read again and goes the same way (so each write to the catalog leaves the segments
+/// kept before it unused, and pages read them again).
+///
+/// That holds along one database's history. Everything kept goes when the store's listener
+/// connects again: the database may have been dropped and made again, or failed over to a
+/// replica that had not seen the last commits, and the same layout id and generation may now
+/// hold other windows. A database restored under a running server (its listener still
+/// connected) is not noticed: restart the servers after a restore, as their page caches need.
 final class SegmentCache: Sendable {
     struct Key: Hashable {
         var layoutID: Int64
@@ -20,6 +27,13 @@ final class SegmentCache: Sendable {
         var order: [Key] = []
         var head = 0
         var bytes = 0
+        /// The listener's epoch the segments were read in.
+        var epoch: Int64 = -1
+
+        /// Forgets everything when `epoch` is another.
+        mutating func follow(epoch: Int64) {
+            if epoch != self.epoch { self = State(epoch: epoch) }
+        }
     }
 
     private let state = Mutex(State())
@@ -36,28 +50,29 @@ final class SegmentCache: Sendable {
         windows.reduce(0) { $0 + $1.count + overheadPerWindow }
     }
 
-    /// Windows `range` of a layout at `generation`, when every segment that holds them is kept.
-    func windows(layoutID: Int64, generation: Int64, range: ClosedRange<Int>, perSegment: Int) -> [[UInt8]]? {
+    /// Windows `range` of a layout at `generation`, when every segment that holds them is kept
+    /// and was read in the listener's `epoch`.
+    func windows(epoch: Int64, layoutID: Int64, generation: Int64, range: ClosedRange<Int>, perSegment: Int) -> [[UInt8]]? {
         state.withLock { state -> [[UInt8]]? in
+            state.follow(epoch: epoch)
             var windows: [[UInt8]] = []
             windows.reserveCapacity(range.count)
             for segment in (range.lowerBound / perSegment)...(range.upperBound / perSegment) {
                 guard let held = state.segments[Key(layoutID: layoutID, generation: generation, segment: segment)] else { return nil }
-                let first = segment * perSegment
-                let low = max(range.lowerBound, first) - first, high = min(range.upperBound, first + held.count - 1) - first
-                guard low <= high else { return nil }
-                windows += held[low...high]
+                windows += PostgresSnapshot.windows(range, of: held, first: segment * perSegment)
             }
             return windows.count == range.count ? windows : nil
         }
     }
 
-    /// Keeps a segment's windows (all of them, from its first), pushing out the oldest past the budget.
-    func keep(_ windows: [[UInt8]], layoutID: Int64, generation: Int64, segment: Int) {
+    /// Keeps a segment's windows (all of them, from its first), read in the listener's `epoch`,
+    /// pushing out the oldest past the budget.
+    func keep(_ windows: [[UInt8]], epoch: Int64, layoutID: Int64, generation: Int64, segment: Int) {
         let key = Key(layoutID: layoutID, generation: generation, segment: segment)
         let size = Self.size(windows)
         guard size <= budget else { return }
         state.withLock { state in
+            state.follow(epoch: epoch)
             guard state.segments[key] == nil else { return }
             while state.bytes + size > budget, state.head < state.order.count {
                 let oldest = state.order[state.head]

@@ -15,6 +15,9 @@ struct StoredWindowKeys: PostgresPreparedStatement {
         RIGHT JOIN (SELECT) AS always ON i.id = ANY($1)
         """
 
+    /// The database would not run it prepared: read again without.
+    struct Unpreparable: Error {}
+
     var ids: [Int64]
     var configuration: String
     var layoutID: Int64
@@ -24,6 +27,6 @@ struct StoredWindowKeys: PostgresPreparedStatement {
     }
 
     func decodeRow(_ row: PostgresRow) throws -> Row {
-        try PostgresSnapshot.optionalItemKey(row)
+        try PostgresSnapshot.itemKey(row)
     }
 }

@@ -101,7 +101,7 @@ extension PageCacheTests {
         }
     }
 
-    /// The store's windows for a page cache (on PostgreSQL two statements outside a
+    /// The store's windows for a page cache (on PostgreSQL at most two statements outside a
     /// transaction) are the snapshot's windows with their items' keys, and nothing at another
     /// generation or for another layout id.
     @Test(arguments: Backend.allCases)
@@ -178,6 +178,8 @@ extension PageCacheTests {
             try catalog.store.storedWindows(configuration: stored.configuration, layoutID: stored.id, generation: generation,
                                             range: range, ids: ids)
         }
+        // Segments are kept only while the store's listener is connected (its first call starts it).
+        try waitFor { catalog.store.changeStamp() != nil }
         let first = 0...(LayoutSegment.windowsPerSegment + 3) // the first two segments
         let windows = try #require(try read(first))
         #expect(windows.map(\.bytes) == expected[first].map(\.0) && windows.map(\.keys) == expected[first].map(\.1))
@@ -188,8 +190,34 @@ extension PageCacheTests {
         let third = 2 * LayoutSegment.windowsPerSegment
         #expect(try read(third...(third + 1)) == nil, "a segment never read is read, and its rows are gone")
         _ = try catalog.page(try PageRequest(query: "width=300&cols=2")) // another layout stays stored
-        #expect(try catalog.dropLayout(try PageRequest(query: "width=414&cols=3&window=512").configuration))
+        let configuration = try PageRequest(query: "width=414&cols=3&window=512").configuration
+        #expect(try catalog.dropLayout(configuration))
         #expect(try read(first) == nil, "the layout is no longer stored")
+        #expect(try catalog.store.storedWindows(configuration: stored.configuration, layoutID: stored.id, generation: generation,
+                                                range: 3...4, ids: { _ in [] }) == nil, "nor with no item to read")
+        _ = try catalog.precompute(configuration) // stored again at the same generation, under another id
+        #expect(try catalog.layouts().contains { $0.configuration == stored.configuration && $0.id != stored.id && $0.generation == generation })
+        #expect(try read(first) == nil, "the id the segments were kept under is not the one stored")
+    }
+
+    /// Where the database will not keep the keys' statement prepared (a pooler in transaction
+    /// mode without prepared statements, or, here, a column whose type changed under the plan:
+    /// SQLSTATE 0A000), the read is answered all the same, without preparing from then on.
+    @Test func postgresReadsTheKeysUnprepared_whenTheDatabaseWillNotRunThemPrepared() throws {
+        let (library, catalog, _) = try Self.stored(.postgres, items: 300, query: "width=414&cols=3&window=512")
+        let stored = try #require(try catalog.layouts().first)
+        let header = try #require(try Pager.readableHeader(stored))
+        let generation = try catalog.generation()
+        let read = {
+            try catalog.store.storedWindows(configuration: stored.configuration, layoutID: stored.id, generation: generation,
+                                            range: 1...2, ids: { try PageCache.cellIDs(header, $0) })
+        }
+        let before = try #require(try read())
+        try TestPostgres.psql(OrderDataTests.database(library), "ALTER TABLE items ALTER COLUMN title TYPE varchar(1000)")
+        for _ in 0..<3 {
+            let after = try #require(try read(), "read again, unprepared")
+            #expect(after.map(\.bytes) == before.map(\.bytes) && after.map(\.keys) == before.map(\.keys))
+        }
     }
 
     /// The keys a page shows, by item id, in one read whatever the number of ids: each item's

@@ -105,7 +105,8 @@ public final class PageCache: Sendable {
         var filled: (header: LayoutArchiveHeader, layoutID: Int64, read: [Int: Window])?
         if let known {
             // The layout's header is kept for this generation: the store reads the windows and
-            // their items' keys as of it (on PostgreSQL, two statements and no transaction).
+            // their items' keys as of it (on PostgreSQL, at most two statements and no
+            // transaction; one when the store kept the layout's segments).
             var read: [Int: Window]? = [:]
             if let first = known.missing.first, let last = known.missing.last {
                 let header = known.header
