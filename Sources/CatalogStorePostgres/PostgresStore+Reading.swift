@@ -248,8 +248,9 @@ extension PostgresStore {
     }
 
     /// At most two statements and no transaction (a page cache asks this for most pages it
-    /// reads, and each statement is a round trip): the layout's segments, unless this process
-    /// keeps them, then the items' keys, each with the generation its statement saw. Each
+    /// reads, and each statement is a round trip; twice that once, when the database refuses
+    /// the prepared one): the layout's segments, unless this process keeps them, then the
+    /// items' keys, each with the generation its statement saw. Each
     /// statement sees one committed state, and every change to the items moves the generation,
     /// so keys read at `generation` are its keys.
     package func storedWindows(configuration: String, layoutID: Int64, generation: Int64, range: ClosedRange<Int>,
@@ -257,7 +258,7 @@ extension PostgresStore {
         do {
             return try storedWindowsOnce(configuration: configuration, layoutID: layoutID, generation: generation, range: range, ids: ids)
         } catch is StoredWindowKeys.Unpreparable {
-            // Prepared statements are off from now on; read again, on another connection.
+            // Read again, on another connection (prepared or not, as `keyRows` decided).
             return try storedWindowsOnce(configuration: configuration, layoutID: layoutID, generation: generation, range: range, ids: ids)
         }
     }
@@ -308,9 +309,11 @@ extension PostgresStore {
         }
     }
 
-    /// The statement's rows, prepared while the database keeps prepared statements; where it
-    /// does not (a pooler in transaction mode that does not keep them: SQLSTATE 26000, or a
-    /// plan the schema changed under: 0A000), they are turned off for this store and
+    /// The statement's rows, prepared while the database keeps prepared statements. Where it
+    /// does not (a pooler in transaction mode that does not keep them: SQLSTATE 26000, or
+    /// 42P05 when another client's statement of the same name is on the server connection),
+    /// they are off for this store from then on; a plan whose result type a schema change
+    /// changed (0A000) is on every connection of the time, so those are closed. Either way
     /// `Unpreparable` asks the caller to read again.
     private func keyRows(_ session: PostgresSession, _ statement: StoredWindowKeys) throws -> [StoredWindowKeys.Row] {
         guard prepares.load(ordering: .relaxed) else {
@@ -318,8 +321,11 @@ extension PostgresStore {
         }
         do {
             return try session.rows(statement)
-        } catch let error where ["26000", "0A000"].contains(PostgresConnections.sqlState(error)) {
+        } catch let error where ["26000", "42P05"].contains(PostgresConnections.sqlState(error)) {
             prepares.store(false, ordering: .relaxed)
+            throw StoredWindowKeys.Unpreparable()
+        } catch let error where PostgresConnections.sqlState(error) == "0A000" {
+            readers.closeAll()
             throw StoredWindowKeys.Unpreparable()
         }
     }

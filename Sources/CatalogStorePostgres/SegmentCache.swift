@@ -30,9 +30,11 @@ final class SegmentCache: Sendable {
         /// The listener's epoch the segments were read in.
         var epoch: Int64 = -1
 
-        /// Forgets everything when `epoch` is another.
-        mutating func follow(epoch: Int64) {
-            if epoch != self.epoch { self = State(epoch: epoch) }
+        /// Forgets everything when `epoch` is newer; false when it is older (a read that began
+        /// before the listener connected again: nothing of it is kept or answered).
+        mutating func follow(epoch: Int64) -> Bool {
+            if epoch > self.epoch { self = State(epoch: epoch) }
+            return epoch == self.epoch
         }
     }
 
@@ -41,7 +43,7 @@ final class SegmentCache: Sendable {
     let budget: Int
     static let overheadPerWindow = 48
 
-    /// 256 MB holds every segment of a 2-column layout of 10,000,000 items.
+    /// 256 MB holds about every segment of a 2-column layout of 10,000,000 items (22 bytes an item).
     init(budget: Int = 256 << 20) {
         self.budget = budget
     }
@@ -54,7 +56,7 @@ final class SegmentCache: Sendable {
     /// and was read in the listener's `epoch`.
     func windows(epoch: Int64, layoutID: Int64, generation: Int64, range: ClosedRange<Int>, perSegment: Int) -> [[UInt8]]? {
         state.withLock { state -> [[UInt8]]? in
-            state.follow(epoch: epoch)
+            guard state.follow(epoch: epoch) else { return nil }
             var windows: [[UInt8]] = []
             windows.reserveCapacity(range.count)
             for segment in (range.lowerBound / perSegment)...(range.upperBound / perSegment) {
@@ -72,8 +74,7 @@ final class SegmentCache: Sendable {
         let size = Self.size(windows)
         guard size <= budget else { return }
         state.withLock { state in
-            state.follow(epoch: epoch)
-            guard state.segments[key] == nil else { return }
+            guard state.follow(epoch: epoch), state.segments[key] == nil else { return }
             while state.bytes + size > budget, state.head < state.order.count {
                 let oldest = state.order[state.head]
                 state.head += 1

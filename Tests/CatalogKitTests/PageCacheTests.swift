@@ -1,6 +1,8 @@
 @testable import CatalogKit
 import CatalogModel
+@testable import CatalogStorePostgres
 import Foundation
+import Synchronization
 import Testing
 
 /// Pages from memory equal pages read from the catalog, and follow the catalog's changes.
@@ -200,10 +202,9 @@ extension PageCacheTests {
         #expect(try read(first) == nil, "the id the segments were kept under is not the one stored")
     }
 
-    /// Where the database will not keep the keys' statement prepared (a pooler in transaction
-    /// mode without prepared statements, or, here, a column whose type changed under the plan:
-    /// SQLSTATE 0A000), the read is answered all the same, without preparing from then on.
-    @Test func postgresReadsTheKeysUnprepared_whenTheDatabaseWillNotRunThemPrepared() throws {
+    /// A column whose type changed under the keys' prepared plan (SQLSTATE 0A000, as after a
+    /// schema change): the read is answered all the same, on new connections, still prepared.
+    @Test func postgresReadsTheKeysAgain_whenASchemaChangeOutdatesThePreparedPlan() throws {
         let (library, catalog, _) = try Self.stored(.postgres, items: 300, query: "width=414&cols=3&window=512")
         let stored = try #require(try catalog.layouts().first)
         let header = try #require(try Pager.readableHeader(stored))
@@ -215,9 +216,10 @@ extension PageCacheTests {
         let before = try #require(try read())
         try TestPostgres.psql(OrderDataTests.database(library), "ALTER TABLE items ALTER COLUMN title TYPE varchar(1000)")
         for _ in 0..<3 {
-            let after = try #require(try read(), "read again, unprepared")
+            let after = try #require(try read(), "read again")
             #expect(after.map(\.bytes) == before.map(\.bytes) && after.map(\.keys) == before.map(\.keys))
         }
+        #expect((catalog.store as? PostgresStore)?.prepares.load(ordering: .relaxed) == true, "a schema change is not a pooler")
     }
 
     /// The keys a page shows, by item id, in one read whatever the number of ids: each item's

@@ -38,6 +38,11 @@ import Testing
         cache.keep(segment(first: 0, count: 4), epoch: 3, layoutID: 1, generation: 5, segment: 0)
         #expect(cache.windows(epoch: 3, layoutID: 1, generation: 5, range: 0...7, perSegment: 4) == nil, "segment 1 went with epoch 2")
         #expect(cache.bytes == 4 * (10 + SegmentCache.overheadPerWindow))
+        // A read that began in an older epoch neither empties the cache nor adds to it.
+        cache.keep(segment(first: 4, count: 4), epoch: 2, layoutID: 1, generation: 5, segment: 1)
+        #expect(cache.windows(epoch: 2, layoutID: 1, generation: 5, range: 0...3, perSegment: 4) == nil)
+        #expect(cache.windows(epoch: 3, layoutID: 1, generation: 5, range: 0...3, perSegment: 4)?.count == 4)
+        #expect(cache.bytes == 4 * (10 + SegmentCache.overheadPerWindow))
     }
 
     @Test func pastTheBudget_theOldestSegmentsGo() {
