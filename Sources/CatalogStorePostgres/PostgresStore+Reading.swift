@@ -250,9 +250,9 @@ extension PostgresStore {
     /// At most two statements and no transaction (a page cache asks this for most pages it
     /// reads, and each statement is a round trip; twice that once, when the database refuses
     /// the prepared one): the layout's segments, unless this process keeps them, then the
-    /// items' keys, each with the generation its statement saw. Each
-    /// statement sees one committed state, and every change to the items moves the generation,
-    /// so keys read at `generation` are its keys.
+    /// items' keys, each with the generation its statement saw. Each statement sees one
+    /// committed state, and every change to the items moves the generation, so keys read at
+    /// `generation` are its keys.
     package func storedWindows(configuration: String, layoutID: Int64, generation: Int64, range: ClosedRange<Int>,
                                ids: ([UInt8]) throws -> [Int64]) throws -> [StoredWindow]? {
         do {

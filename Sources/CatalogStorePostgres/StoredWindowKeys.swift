@@ -15,7 +15,8 @@ struct StoredWindowKeys: PostgresPreparedStatement {
         RIGHT JOIN (SELECT) AS always ON i.id = ANY($1)
         """
 
-    /// The database would not run it prepared: read again without.
+    /// The database would not run it prepared on this connection: read again, on another
+    /// (unprepared where a pooler refused it).
     struct Unpreparable: Error {}
 
     var ids: [Int64]
