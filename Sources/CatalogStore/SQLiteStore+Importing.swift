@@ -181,10 +181,9 @@ extension SQLiteStore {
 /// leaves (changes nothing of) the existing rows whose sort date would change, and never sets
 /// that column.
 private func upsertSQL(rows: Int, datesChange: Bool) -> String {
-    let sortDate = "coalesce(excluded.capture_date, items.imported_at, excluded.sort_date)"
+    let sortDate = sortDateSQL(captureDate: "excluded.capture_date", given: "excluded.sort_date")
     let values = (0..<rows).map { row in
-        let first = row * upsertColumns
-        let parameters = (1...upsertColumns).map { "?\(first + $0)" }
+        let parameters = importParameters(row: row)
         return "(\(parameters[0]), 1, \(parameters[1...].joined(separator: ", ")))"
     }
     return """
@@ -203,12 +202,11 @@ private func upsertSQL(rows: Int, datesChange: Bool) -> String {
 /// this import has not written yet, their sort date included: the rows an upsert without
 /// `datesChange` left.
 private func datedUpdateSQL(rows: Int) -> String {
-    let values = (0..<rows).map { row in
-        "(" + (1...upsertColumns).map { "?\(row * upsertColumns + $0)" }.joined(separator: ", ") + ")"
-    }
+    let values = (0..<rows).map { "(" + importParameters(row: $0).joined(separator: ", ") + ")" }
     return """
         UPDATE items SET pixel_width = v.column2, pixel_height = v.column3, orientation = v.column4,
-            width = v.column5, height = v.column6, capture_date = v.column7, sort_date = coalesce(v.column7, items.imported_at, v.column9),
+            width = v.column5, height = v.column6, capture_date = v.column7,
+            sort_date = \(sortDateSQL(captureDate: "v.column7", given: "v.column9")),
             url = v.column10, title = v.column11, changed_generation = v.column12
         FROM (VALUES \(values.joined(separator: ", "))) AS v
         WHERE items.key = v.column1 AND items.source = 1 AND items.changed_generation < v.column12
@@ -216,6 +214,17 @@ private func datedUpdateSQL(rows: Int) -> String {
 }
 
 private let upsertColumns = 12
+
+/// The parameters (`?N`) of import row `row` of a statement, `upsertColumns` of them.
+private func importParameters(row: Int) -> [String] {
+    (1...upsertColumns).map { "?\(row * upsertColumns + $0)" }
+}
+
+/// An imported item's sort date: its capture date, else when it was first imported (an item
+/// imported again keeps it), else the date the import gives a new row.
+private func sortDateSQL(captureDate: String, given: String) -> String {
+    "coalesce(\(captureDate), items.imported_at, \(given))"
+}
 
 /// Binds `row` to the upsert's parameters after the first `offset`.
 private func bind(_ row: ImportRow, at offset: Int32, to statement: BulkStatement, importedAt: String, generation: Int64) {
