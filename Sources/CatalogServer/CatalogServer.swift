@@ -104,7 +104,7 @@ public enum CatalogServer {
             router.add(middleware: LoopbackHostMiddleware(publicHost: options.publicHost))
         }
         router.add(middleware: RequestShapeMiddleware())
-        let service = CatalogService(catalog: catalog, thumbnailCache: ThumbnailCache(root: options.thumbnailCache))
+        let service = CatalogService(catalog: catalog, thumbnailCache: ThumbnailCache(root: options.thumbnailCache), errorLog: errorLog)
         PageRoutes(service: service).add(to: router)
         ItemRoutes(service: service).add(to: router)
         CatalogRoutes(service: service).add(to: router)

@@ -1,4 +1,5 @@
 import CatalogKit
+import Logging
 import NIOCore
 import NIOPosix
 import Synchronization
@@ -11,7 +12,12 @@ final class CatalogService: Sendable {
     /// Pages of stored layouts from memory, revalidated per request by the change stamp.
     let pages: PageCache
     let thumbnailCache: ThumbnailCache
-    private let computations = Flights<Void>()
+    private let computations = Flights<Storing?>()
+    /// Layouts computed and not yet stored, by configuration: pages are made from them while
+    /// they are stored.
+    private let storing = Mutex<[String: Storing]>([:])
+    private let storings = Atomic<Int>(0)
+    private let errorLog: Logger
     let thumbnailFlights = Flights<CachedThumbnail>()
     private let changeFlights = Flights<ChangeSet>()
     private let recentChanges = Mutex<[(key: String, set: ChangeSet)]>([])
@@ -28,8 +34,9 @@ final class CatalogService: Sendable {
     /// take turns), on PostgreSQL more (a read mostly waits for the database's answers).
     private let readThreads: NIOThreadPool
 
-    init(catalog: Catalog, thumbnailCache: ThumbnailCache) {
+    init(catalog: Catalog, thumbnailCache: ThumbnailCache, errorLog: Logger) {
         self.catalog = catalog
+        self.errorLog = errorLog
         self.thumbnailCache = thumbnailCache
         pages = PageCache(catalog: catalog)
         thumbnailThreads = NIOThreadPool(numberOfThreads: System.coreCount)
@@ -50,17 +57,55 @@ final class CatalogService: Sendable {
 
     func page(_ request: PageRequest) async throws -> Page {
         if let page = try pages.pageFromMemory(request) { return page } // no I/O: no hop to the pool
+        let key = request.configuration.key
+        if let held = storing.withLock({ $0[key] }), let page = try await run({ try self.catalog.page(request, from: held.layout) }) {
+            return page // its layout is being stored
+        }
         if let page = try await run({ try self.pages.page(request) }) { return page } // reads what is missing
         if let page = try await run({ try self.catalog.page(request, computing: false) }) { return page }
-        let configuration = request.configuration
-        try await computations.once(configuration.key) {
-            do {
-                _ = try await self.run { try self.catalog.precompute(configuration) }
-            } catch let error as StoreError where error.leavesLayoutUnstored {
-                // Nothing stored: the page below lays out the snapshot it reads.
+        if let held = try await computeAndStore(request.configuration),
+           let page = try await run({ try self.catalog.page(request, from: held.layout) }) {
+            return page
+        }
+        // Stored meanwhile, or the catalog moved on while it was computed.
+        return try await run { try self.catalog.page(request) }
+    }
+
+    /// A layout computed and being stored, and the store under way (it ends when the layout is
+    /// stored, or failed to be: a later request computes it again).
+    struct Storing: Sendable {
+        let layout: ComputedLayout
+        let stored: Task<Void, Never>
+        let number: Int
+    }
+
+    /// Computes the layout of `configuration` (once, however many requests need it at a time)
+    /// and starts storing it; returns it to page from meanwhile. Nil when it is stored fresh.
+    func computeAndStore(_ configuration: LayoutConfiguration) async throws -> Storing? {
+        let key = configuration.key
+        return try await computations.once(key) {
+            guard let layout = try await self.run({ try self.catalog.computeLayout(configuration) }) else { return nil }
+            let number = self.storings.add(1, ordering: .relaxed).newValue
+            return self.storing.withLock { storing in
+                let stored = Task {
+                    do {
+                        try await self.run { _ = try self.catalog.store(layout) }
+                    } catch let error as StoreError where error.leavesLayoutUnstored {
+                        // Stored by no one: the next request computes it again.
+                    } catch {
+                        self.errorLog.error("storing the layout \(key): \(error)")
+                    }
+                    self.storing.withLock { if $0[key]?.number == number { $0[key] = nil } }
+                }
+                storing[key] = Storing(layout: layout, stored: stored, number: number)
+                return storing[key]
             }
         }
-        return try await run { try self.catalog.page(request) }
+    }
+
+    /// Whether a layout computed here is still being stored (for tests).
+    func isStoring(_ configuration: LayoutConfiguration) -> Bool {
+        storing.withLock { $0[configuration.key] != nil }
     }
 
     /// The change set from `request.since` to now: every gallery at one generation asks for the
@@ -92,13 +137,10 @@ final class CatalogService: Sendable {
 
     /// Every section of a layout; computed once however many requests need it at a time.
     func sections(_ configuration: LayoutConfiguration) async throws -> SectionList {
-        try await computations.once(configuration.key) {
-            do {
-                _ = try await self.run { try self.catalog.precompute(configuration) }
-            } catch let error as StoreError where error.leavesLayoutUnstored {
-                // Nothing stored: the list below lays out the snapshot it reads.
-            }
-        }
+        // The list reads the stored layout: wait for one being stored (if it fails, the list
+        // lays out the snapshot it reads).
+        if let held = storing.withLock({ $0[configuration.key] }) { await held.stored.value }
+        if let held = try await computeAndStore(configuration) { await held.stored.value }
         return try await run { try self.catalog.sections(configuration) }
     }
 

@@ -264,6 +264,45 @@ import Testing
         #expect(try catalog.layouts().count == 12, "one stored layout per configuration")
     }
 
+    /// A layout computed and not stored yet (what a server pages from while it stores it) gives
+    /// the pages the stored layout gives, by offset, item and rectangle, sections and justified
+    /// rows included; it stores nothing until asked, and pages nothing once the catalog moved on.
+    @Test(arguments: Backend.allCases)
+    func aComputedLayoutPagesAsTheStoredOneWill_beforeItIsStored(_ backend: Backend) throws {
+        let library = try Library(backend)
+        let catalog = try library.catalog()
+        _ = try catalog.importItems(SectionPageTests.rows(1500, years: 2020...2024))
+        let listed = try catalog.items(order: .date)
+        let positions = ["offset=0", "offset=5000", "offset=1e7", "item=\(listed[1200].id)&anchor-y=100", "rect=40,3000,100,200"]
+        for query in ["width=375", "width=600&cols=3&sections=month&sort=path", "width=800&style=justified&sections=month"] {
+            let configuration = try PageRequest(query: query).configuration
+            let layout = try #require(try catalog.computeLayout(configuration))
+            #expect(layout.generation == (try catalog.generation()) && layout.itemCount == 1500)
+            var fromComputed: [String] = []
+            for position in positions {
+                let page = try #require(try catalog.page(PageRequest(query: query + "&" + position), from: layout), "\(query) \(position)")
+                #expect(page.source == .computed)
+                fromComputed.append(PageText.json(page))
+            }
+            #expect(try catalog.layouts().allSatisfy { $0.configuration != configuration.key }, "paging stores nothing")
+            #expect(try catalog.page(PageRequest(query: "width=999&" + positions[0]), from: layout) == nil, "another configuration")
+            #expect(try catalog.store(layout))
+            #expect(try catalog.computeLayout(configuration) == nil, "stored fresh: nothing to compute")
+            for (position, computed) in zip(positions, fromComputed) {
+                let stored = try catalog.page(PageRequest(query: query + "&" + position))
+                #expect(stored.source == .stored)
+                #expect(PageText.json(stored) == computed, "\(query) \(position)")
+            }
+        }
+        let configuration = LayoutConfiguration(width: 500)
+        let layout = try #require(try catalog.computeLayout(configuration))
+        _ = try catalog.importItems(SectionPageTests.rows(10, from: 1500, years: 2019...2019, seed: 8))
+        #expect(try catalog.page(PageRequest(configuration: configuration, position: .offset(0), height: 812), from: layout) == nil,
+                "the catalog moved on")
+        #expect(try catalog.store(layout) == false, "nor is it stored")
+        #expect(try catalog.layouts().allSatisfy { $0.configuration != configuration.key })
+    }
+
     /// `rect`: the items whose frames meet a rectangle, against the reference filtered by hand,
     /// including empty, partial, horizontal-only and out-of-range rectangles.
     @Test(arguments: Backend.allCases)

@@ -214,6 +214,7 @@ import Testing
 
     @Test func statsLayoutsHealthAndTheOpenAPIDocument() async throws {
         let served = try ServedCatalog(imported: 20)
+        let catalog = served.catalog
         let generation = try served.catalog.generation()
         let stats = try served.catalog.stats()
         try await served.test { client in
@@ -222,6 +223,8 @@ import Testing
             }
             let before = try await client.execute(uri: "/api/layouts", method: .get) { try #require($0.headers[.eTag]) }
             _ = try await client.execute(uri: "/api/page?width=375", method: .get)
+            // The page is served before its layout is stored.
+            try await waitUntil("the layout stored") { try catalog.layouts().count == 1 }
             try await client.execute(uri: "/api/layouts", method: .get, headers: [.ifNoneMatch: before]) { response in
                 #expect(response.status == .ok, "a layout was stored: same generation, another list")
                 let layouts = try #require(try response.object["layouts"] as? [[String: Any]])
@@ -283,6 +286,56 @@ import Testing
         }
     }
 
+    /// The pages of a configuration never seen are served as soon as its layout is computed,
+    /// while it is stored: here another process reads the SQLite layout file all along, so the
+    /// store waits for it (10 s at most, then gives up) and the pages come from the layout in
+    /// the server's memory. Once the reader lets go, the layout is stored, and its pages are
+    /// the same bytes.
+    @Test func pagesOfANewConfigurationAreServedWhileItsLayoutIsStored() async throws {
+        let served = try ServedCatalog(images: [], imported: 3000)
+        _ = try served.catalog.precompute(try PageRequest(query: "width=375").configuration) // makes the layout file
+        let reader = Process()
+        reader.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        reader.arguments = ["python3", "-c", """
+            import os, sqlite3, sys, threading
+            db = sqlite3.connect(\(String(reflecting: served.path + ".layouts")), isolation_level=None)
+            db.execute("BEGIN")
+            db.execute("SELECT count(*) FROM layouts").fetchall()
+            bound = threading.Timer(120, lambda: os._exit(0)) # should the test never let go
+            bound.daemon = True
+            bound.start()
+            print("holding", flush=True)
+            sys.stdin.read()
+            """]
+        let (input, output) = (Pipe(), Pipe())
+        (reader.standardInput, reader.standardOutput) = (input, output)
+        try reader.run()
+        defer { if reader.isRunning { reader.terminate() } }
+        let said = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+        #expect(said.hasPrefix("holding"), "the reader holds the file before the first page is asked for")
+        let queries = ["width=500&cols=4", "width=500&cols=4&offset=2700", "width=500&cols=4&offset=60000", "width=500&cols=4&rect=0,900,120,300"]
+        let (catalog, letGo) = (served.catalog, input.fileHandleForWriting)
+        try await served.test { client in
+            var texts: [String] = []
+            for query in queries {
+                texts.append(try await client.execute(uri: "/api/page?" + query, method: .get) { response in
+                    #expect(response.status == .ok)
+                    return response.text
+                })
+            }
+            // Served while the reader holds the file: the store has not ended. (Reading the
+            // layouts now would wait too: a writer waiting for the file keeps new readers out.)
+            try letGo.close()
+            try await waitUntil("the layout stored once the reader let go") { try catalog.layouts().count == 2 }
+            for (query, text) in zip(queries, texts) {
+                let stored = try catalog.page(try PageRequest(query: query))
+                #expect(stored.source == .stored)
+                #expect(PageText.json(stored) == text, "\(query)")
+                #expect(try await client.execute(uri: "/api/page?" + query, method: .get) { $0.text } == text, "\(query), stored")
+            }
+        }
+    }
+
     /// Several requests for a layout not yet stored: one computation, every page right.
     @Test func concurrentFirstRequestsShareOneComputation() async throws {
         let served = try ServedCatalog(images: [], imported: 3000)
@@ -300,7 +353,6 @@ import Testing
                 for try await (index, text) in group { #expect(text == expected[index], "page \(index)") }
             }
         }
-        let layouts = try served.catalog.layouts()
-        #expect(layouts.count == 1)
+        try await waitUntil("the layout stored") { try served.catalog.layouts().count == 1 }
     }
 }

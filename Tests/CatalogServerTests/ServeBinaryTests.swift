@@ -84,6 +84,7 @@ import Testing
         let server = try Server(["--db", served.path])
         let (status, body, headers) = try await server.get("/api/page?width=414&cols=3&offset=1500&height=700")
         #expect(status == 200)
+        try await waitUntil("the layout stored") { try served.catalog.layouts().count == 1 } // after the page is served
         let printed = try Self.run(["page", "--db", served.path, "--width", "414", "--cols", "3", "--offset", "1500", "--height", "700", "--json"])
         // The same page; the command also says how it had the layout (the server stored it first).
         #expect(String(decoding: body, as: UTF8.self).dropLast() + #","source":"stored"}"# + "\n" == String(decoding: printed, as: UTF8.self))

@@ -48,6 +48,19 @@ final class ServedCatalog {
     }
 }
 
+/// Waits until `condition` holds, checking it every few milliseconds; the test fails if it
+/// does not within 30 seconds.
+func waitUntil(_ what: String, _ condition: () throws -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    let deadline = ContinuousClock.now + .seconds(30)
+    while try !condition() {
+        guard ContinuousClock.now < deadline else {
+            Issue.record("never came: \(what)", sourceLocation: sourceLocation)
+            return
+        }
+        try await Task.sleep(for: .milliseconds(10))
+    }
+}
+
 extension TestResponse {
     var text: String { String(buffer: body) }
     var data: Data { Data(body.readableBytesView) }

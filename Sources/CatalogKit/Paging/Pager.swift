@@ -29,16 +29,7 @@ enum Pager {
             }
             guard computing else { return nil }
             let computed = try compute(configuration, snapshot: snapshot, stored: stored, generation: generation)
-            let table = computed.table
-            let offset = try offset(for: request, snapshot: snapshot, scrollLength: table.scrollLength) { index in
-                guard index < table.count else { return nil }
-                let frame = table.attributes(at: index).frame
-                return horizontal ? frame.x : frame.y
-            }
-            let header = try LayoutArchiveHeader(bytes: computed.header)
-            let page = try makePage(table.items(in: offset..<(offset + length), pinningHeaders: request.pinHeaders), snapshot: snapshot,
-                                    request: request, header: header, generation: generation, offset: offset, itemCount: table.count,
-                                    source: computed.source)
+            let page = try self.page(request, computed: computed, header: LayoutArchiveHeader(bytes: computed.header), snapshot: snapshot)
             return Outcome(page: page, computed: computed, touch: nil)
         }
         guard let outcome else { return nil }
@@ -52,6 +43,42 @@ enum Pager {
         }
         if let (id, lastUsed) = outcome.touch { try? store.touchLayout(id: id, lastUsedAt: lastUsed) }
         return outcome.page
+    }
+
+    /// The page of `request` from a layout just computed, its items' keys read from `snapshot`
+    /// (of the layout's generation).
+    static func page(_ request: PageRequest, computed: Computed, header: LayoutArchiveHeader, snapshot: any CatalogSnapshot) throws -> Page {
+        let table = computed.table
+        let horizontal = request.configuration.isHorizontal
+        let offset = try offset(for: request, snapshot: snapshot, scrollLength: table.scrollLength) { index in
+            guard index < table.count else { return nil }
+            let frame = table.attributes(at: index).frame
+            return horizontal ? frame.x : frame.y
+        }
+        return try makePage(table.items(in: offset..<(offset + request.bandLength), pinningHeaders: request.pinHeaders), snapshot: snapshot,
+                            request: request, header: header, generation: computed.generation, offset: offset, itemCount: table.count,
+                            source: computed.source)
+    }
+
+    /// The layout of `configuration` computed for the catalog as it is, not stored; nil when a
+    /// fresh one is stored already.
+    static func computeUnstored(store: any CatalogBackend, configuration: LayoutConfiguration) throws -> ComputedLayout? {
+        try store.withSnapshot { snapshot throws -> ComputedLayout? in
+            let generation = try snapshot.generation()
+            let stored = try snapshot.layout(configuration: configuration.key)
+            if let stored, stored.generation == generation, try readableHeader(stored) != nil { return nil }
+            return try ComputedLayout(compute(configuration, snapshot: snapshot, stored: stored, generation: generation), configuration: configuration)
+        }
+    }
+
+    /// The page of `request` from `layout`; nil when the catalog has moved on from the layout's
+    /// generation (or `request` asks for another configuration).
+    static func page(store: any CatalogBackend, request: PageRequest, from layout: ComputedLayout) throws -> Page? {
+        guard request.configuration.key == layout.configuration.key else { return nil }
+        return try store.withSnapshot { snapshot throws -> Page? in
+            guard try snapshot.generation() == layout.generation else { return nil }
+            return try page(request, computed: layout.computed, header: layout.header, snapshot: snapshot)
+        }
     }
 
     /// Makes sure a fresh layout of `configuration` is stored; reports what it took, and how
