@@ -134,21 +134,21 @@ public final class Catalog: Sendable {
     /// is stored (`store(_:)`): what a server does so that the first page of a configuration
     /// waits for the compute alone. Nil when a fresh one is stored already.
     /// Throws `PageError`, `StoreError`.
-    public func computeLayout(_ configuration: LayoutConfiguration) throws -> ComputedLayout? {
+    package func computeLayout(_ configuration: LayoutConfiguration) throws -> ComputedLayout? {
         try Pager.computeUnstored(store: store, configuration: configuration)
     }
 
     /// The page of `request` from a layout computed and maybe not stored yet; nil when the
     /// catalog has moved on from the layout's generation, or `request` is of another
     /// configuration. Reads only the items' keys (and, for `--item`, the item's position).
-    public func page(_ request: PageRequest, from layout: ComputedLayout) throws -> Page? {
+    package func page(_ request: PageRequest, from layout: ComputedLayout) throws -> Page? {
         try Pager.page(store: store, request: request, from: layout).map(request.clipped)
     }
 
     /// Stores a computed layout; false when the store stored nothing (the catalog moved on, or
     /// the SQLite layout file stayed busy with readers), which a later request computes again.
     @discardableResult
-    public func store(_ layout: ComputedLayout) throws -> Bool {
+    package func storeLayout(_ layout: ComputedLayout) throws -> Bool {
         try Pager.save(layout.computed, store: store, key: layout.configuration.key, order: layout.configuration.order)
     }
 

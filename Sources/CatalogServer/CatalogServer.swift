@@ -67,17 +67,22 @@ public enum CatalogServer {
         try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
     }
 
-    static func application(catalog: Catalog, options: Options,
+    /// The server, its routes calling `service` (made for `catalog` when nil; tests give their own).
+    static func application(catalog: Catalog, options: Options, service: CatalogService? = nil,
                             onListening: @escaping @Sendable (String) -> Void = { _ in }) -> some ApplicationProtocol {
         var logger = Logger(label: "catalog") { StreamLogHandler.standardError(label: $0) }
         logger.logLevel = options.quiet ? .error : .info
         var quietLogger = logger
         quietLogger.logLevel = .error // Hummingbird's own messages: only errors
         let host = options.host
+        let service = service ?? CatalogService(catalog: catalog, thumbnailCache: ThumbnailCache(root: options.thumbnailCache), errorLog: quietLogger)
         return Application(
-            router: router(catalog: catalog, options: options, accessLog: options.quiet ? nil : logger, errorLog: quietLogger),
+            router: router(service: service, options: options, accessLog: options.quiet ? nil : logger, errorLog: quietLogger),
             server: .guardedHTTP1(limits: options.limits),
             configuration: .init(address: .hostname(host, port: options.port), serverName: "catalog", backlog: 1024),
+            // Before the server's own, so told of a graceful shutdown after it: once the server
+            // has answered its last requests (and they started what stores they start).
+            services: [service.beingStored],
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? options.port
                 let shown = host.contains(":") ? "[\(host)]" : host
@@ -90,7 +95,7 @@ public enum CatalogServer {
     /// Every route, behind the middlewares: the access log, the headers every response carries,
     /// errors in one JSON shape, access control, then the request's shape. `errorLog` hears of
     /// a database that cannot be reached, and of its return.
-    static func router(catalog: Catalog, options: Options, accessLog: Logger?,
+    static func router(service: CatalogService, options: Options, accessLog: Logger?,
                        errorLog: Logger = Logger(label: "catalog", factory: { _ in SwiftLogNoOpLogHandler() })) -> Router<CatalogRequestContext> {
         let router = Router(context: CatalogRequestContext.self, options: .autoGenerateHeadEndpoints)
         if let accessLog { router.add(middleware: AccessLogMiddleware(logger: accessLog)) }
@@ -104,7 +109,6 @@ public enum CatalogServer {
             router.add(middleware: LoopbackHostMiddleware(publicHost: options.publicHost))
         }
         router.add(middleware: RequestShapeMiddleware())
-        let service = CatalogService(catalog: catalog, thumbnailCache: ThumbnailCache(root: options.thumbnailCache), errorLog: errorLog)
         PageRoutes(service: service).add(to: router)
         ItemRoutes(service: service).add(to: router)
         CatalogRoutes(service: service).add(to: router)

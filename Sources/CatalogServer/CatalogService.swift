@@ -12,11 +12,15 @@ final class CatalogService: Sendable {
     /// Pages of stored layouts from memory, revalidated per request by the change stamp.
     let pages: PageCache
     let thumbnailCache: ThumbnailCache
-    private let computations = Flights<Storing?>()
-    /// Layouts computed and not yet stored, by configuration: pages are made from them while
-    /// they are stored.
-    private let storing = Mutex<[String: Storing]>([:])
-    private let storings = Atomic<Int>(0)
+    private let computations = Flights<LayoutsBeingStored.Entry?>()
+    /// Layouts computed here and being stored: pages are made from them meanwhile. A service of
+    /// the application: a graceful shutdown waits for their stores.
+    let beingStored = LayoutsBeingStored()
+    /// Layouts computed by this server (for tests).
+    let layoutsComputed = Atomic<Int>(0)
+    /// Where a layout's store that failed is told (one that left nothing stored, as when the
+    /// database is unreachable or the layout file stays busy, is not: the next request computes
+    /// the layout again).
     private let errorLog: Logger
     let thumbnailFlights = Flights<CachedThumbnail>()
     private let changeFlights = Flights<ChangeSet>()
@@ -58,7 +62,7 @@ final class CatalogService: Sendable {
     func page(_ request: PageRequest) async throws -> Page {
         if let page = try pages.pageFromMemory(request) { return page } // no I/O: no hop to the pool
         let key = request.configuration.key
-        if let held = storing.withLock({ $0[key] }), let page = try await run({ try self.catalog.page(request, from: held.layout) }) {
+        if let held = beingStored.entry(key), let page = try await run({ try self.catalog.page(request, from: held.layout) }) {
             return page // its layout is being stored
         }
         if let page = try await run({ try self.pages.page(request) }) { return page } // reads what is missing
@@ -71,41 +75,34 @@ final class CatalogService: Sendable {
         return try await run { try self.catalog.page(request) }
     }
 
-    /// A layout computed and being stored, and the store under way (it ends when the layout is
-    /// stored, or failed to be: a later request computes it again).
-    struct Storing: Sendable {
-        let layout: ComputedLayout
-        let stored: Task<Void, Never>
-        let number: Int
-    }
-
     /// Computes the layout of `configuration` (once, however many requests need it at a time)
     /// and starts storing it; returns it to page from meanwhile. Nil when it is stored fresh.
-    func computeAndStore(_ configuration: LayoutConfiguration) async throws -> Storing? {
+    func computeAndStore(_ configuration: LayoutConfiguration) async throws -> LayoutsBeingStored.Entry? {
         let key = configuration.key
         return try await computations.once(key) {
+            // Computed by a flight that ended a moment ago, and still being stored.
+            if let held = self.beingStored.entry(key), try await self.run({ try self.pages.generation() }) == held.layout.generation {
+                return held
+            }
             guard let layout = try await self.run({ try self.catalog.computeLayout(configuration) }) else { return nil }
-            let number = self.storings.add(1, ordering: .relaxed).newValue
-            return self.storing.withLock { storing in
-                let stored = Task {
-                    do {
-                        try await self.run { _ = try self.catalog.store(layout) }
-                    } catch let error as StoreError where error.leavesLayoutUnstored {
-                        // Stored by no one: the next request computes it again.
-                    } catch {
-                        self.errorLog.error("storing the layout \(key): \(error)")
-                    }
-                    self.storing.withLock { if $0[key]?.number == number { $0[key] = nil } }
+            self.layoutsComputed.add(1, ordering: .relaxed)
+            return self.beingStored.start(layout) {
+                do {
+                    try await self.run { _ = try self.catalog.storeLayout(layout) }
+                } catch let error as StoreError where error.leavesLayoutUnstored {
+                    // Stored by no one: the next request computes it again.
+                } catch {
+                    self.errorLog.error("the layout \(key) was served but could not be stored: \(error)")
                 }
-                storing[key] = Storing(layout: layout, stored: stored, number: number)
-                return storing[key]
             }
         }
     }
 
-    /// Whether a layout computed here is still being stored (for tests).
-    func isStoring(_ configuration: LayoutConfiguration) -> Bool {
-        storing.withLock { $0[configuration.key] != nil }
+    /// Waits until the layout of `configuration` is stored (or its store failed), computing it
+    /// once if needed: for what reads the stored layout (sections, snapping).
+    func settle(_ configuration: LayoutConfiguration) async throws {
+        if let held = beingStored.entry(configuration.key) { await held.stored.value }
+        if let held = try await computeAndStore(configuration) { await held.stored.value }
     }
 
     /// The change set from `request.since` to now: every gallery at one generation asks for the
@@ -137,11 +134,15 @@ final class CatalogService: Sendable {
 
     /// Every section of a layout; computed once however many requests need it at a time.
     func sections(_ configuration: LayoutConfiguration) async throws -> SectionList {
-        // The list reads the stored layout: wait for one being stored (if it fails, the list
-        // lays out the snapshot it reads).
-        if let held = storing.withLock({ $0[configuration.key] }) { await held.stored.value }
-        if let held = try await computeAndStore(configuration) { await held.stored.value }
+        try await settle(configuration) // if the store failed, the list lays out the snapshot it reads
         return try await run { try self.catalog.sections(configuration) }
+    }
+
+    /// Where a carousel fling stops, from the stored layout's windows around it (computed and
+    /// stored once however many requests need it at a time).
+    func snap(_ request: SnapRequest) async throws -> SnapTarget? {
+        try await settle(request.configuration) // if the store failed, the snap lays out the snapshot it reads
+        return try await run { try self.catalog.snap(request.configuration, proposed: request.proposed, velocity: request.velocity) }
     }
 
     /// Item `id`'s thumbnail in a `size` box: from the cache, or made once however many

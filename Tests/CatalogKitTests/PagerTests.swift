@@ -274,19 +274,20 @@ import Testing
         _ = try catalog.importItems(SectionPageTests.rows(1500, years: 2020...2024))
         let listed = try catalog.items(order: .date)
         let positions = ["offset=0", "offset=5000", "offset=1e7", "item=\(listed[1200].id)&anchor-y=100", "rect=40,3000,100,200"]
-        for query in ["width=375", "width=600&cols=3&sections=month&sort=path", "width=800&style=justified&sections=month"] {
+        func expectTheSamePages(_ query: String, items: Int, source: Page.Source) throws {
             let configuration = try PageRequest(query: query).configuration
             let layout = try #require(try catalog.computeLayout(configuration))
-            #expect(layout.generation == (try catalog.generation()) && layout.itemCount == 1500)
+            #expect(layout.generation == (try catalog.generation()) && layout.itemCount == items)
             var fromComputed: [String] = []
             for position in positions {
                 let page = try #require(try catalog.page(PageRequest(query: query + "&" + position), from: layout), "\(query) \(position)")
-                #expect(page.source == .computed)
+                #expect(page.source == source)
                 fromComputed.append(PageText.json(page))
             }
-            #expect(try catalog.layouts().allSatisfy { $0.configuration != configuration.key }, "paging stores nothing")
+            #expect(try catalog.layouts().allSatisfy { $0.configuration != configuration.key || $0.generation < layout.generation },
+                    "paging stores nothing")
             #expect(try catalog.page(PageRequest(query: "width=999&" + positions[0]), from: layout) == nil, "another configuration")
-            #expect(try catalog.store(layout))
+            #expect(try catalog.storeLayout(layout))
             #expect(try catalog.computeLayout(configuration) == nil, "stored fresh: nothing to compute")
             for (position, computed) in zip(positions, fromComputed) {
                 let stored = try catalog.page(PageRequest(query: query + "&" + position))
@@ -294,12 +295,19 @@ import Testing
                 #expect(PageText.json(stored) == computed, "\(query) \(position)")
             }
         }
+        for query in ["width=375", "width=600&cols=3&sections=month&sort=path&pin-headers=true", "width=800&style=justified&sections=month",
+                      "width=900&style=carousel&item-height=240"] {
+            try expectTheSamePages(query, items: 1500, source: .computed)
+        }
+        // Older items, at the end of date order: the stored layout extended, not laid out again.
+        _ = try catalog.importItems(SectionPageTests.rows(30, from: 1500, years: 2019...2019, seed: 8))
+        try expectTheSamePages("width=375", items: 1530, source: .extended)
         let configuration = LayoutConfiguration(width: 500)
         let layout = try #require(try catalog.computeLayout(configuration))
-        _ = try catalog.importItems(SectionPageTests.rows(10, from: 1500, years: 2019...2019, seed: 8))
+        _ = try catalog.importItems(SectionPageTests.rows(10, from: 1530, years: 2019...2019, seed: 9))
         #expect(try catalog.page(PageRequest(configuration: configuration, position: .offset(0), height: 812), from: layout) == nil,
                 "the catalog moved on")
-        #expect(try catalog.store(layout) == false, "nor is it stored")
+        #expect(try catalog.storeLayout(layout) == false, "nor is it stored")
         #expect(try catalog.layouts().allSatisfy { $0.configuration != configuration.key })
     }
 

@@ -4,6 +4,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import Synchronization
 import Testing
 
 /// Every route and its errors, through HummingbirdTesting's router client.
@@ -294,28 +295,10 @@ import Testing
     @Test func pagesOfANewConfigurationAreServedWhileItsLayoutIsStored() async throws {
         let served = try ServedCatalog(images: [], imported: 3000)
         _ = try served.catalog.precompute(try PageRequest(query: "width=375").configuration) // makes the layout file
-        let reader = Process()
-        reader.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        reader.arguments = ["python3", "-c", """
-            import os, sqlite3, sys, threading
-            db = sqlite3.connect(\(String(reflecting: served.path + ".layouts")), isolation_level=None)
-            db.execute("BEGIN")
-            db.execute("SELECT count(*) FROM layouts").fetchall()
-            bound = threading.Timer(120, lambda: os._exit(0)) # should the test never let go
-            bound.daemon = True
-            bound.start()
-            print("holding", flush=True)
-            sys.stdin.read()
-            """]
-        let (input, output) = (Pipe(), Pipe())
-        (reader.standardInput, reader.standardOutput) = (input, output)
-        try reader.run()
-        defer { if reader.isRunning { reader.terminate() } }
-        let said = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
-        #expect(said.hasPrefix("holding"), "the reader holds the file before the first page is asked for")
+        let reader = try LayoutFileReader(served.path + ".layouts")
         let queries = ["width=500&cols=4", "width=500&cols=4&offset=2700", "width=500&cols=4&offset=60000", "width=500&cols=4&rect=0,900,120,300"]
-        let (catalog, letGo) = (served.catalog, input.fileHandleForWriting)
-        try await served.test { client in
+        let (catalog, service) = (served.catalog, served.service())
+        try await served.test(service: service) { client in
             var texts: [String] = []
             for query in queries {
                 texts.append(try await client.execute(uri: "/api/page?" + query, method: .get) { response in
@@ -323,9 +306,11 @@ import Testing
                     return response.text
                 })
             }
-            // Served while the reader holds the file: the store has not ended. (Reading the
-            // layouts now would wait too: a writer waiting for the file keeps new readers out.)
-            try letGo.close()
+            // Served while the store waits for the reader. (Reading the layouts now would wait
+            // too: a writer waiting for the file keeps new readers out.)
+            #expect(service.beingStored.entry(try PageRequest(query: queries[0]).configuration.key) != nil)
+            #expect(service.layoutsComputed.load(ordering: .relaxed) == 1, "once for the four pages")
+            try reader.letGo()
             try await waitUntil("the layout stored once the reader let go") { try catalog.layouts().count == 2 }
             for (query, text) in zip(queries, texts) {
                 let stored = try catalog.page(try PageRequest(query: query))
@@ -333,6 +318,7 @@ import Testing
                 #expect(PageText.json(stored) == text, "\(query)")
                 #expect(try await client.execute(uri: "/api/page?" + query, method: .get) { $0.text } == text, "\(query), stored")
             }
+            #expect(service.beingStored.count == 0)
         }
     }
 
@@ -343,7 +329,8 @@ import Testing
         // Pages of the stored layout: the server's read the layout it stores again.
         let expected = try (0..<8).map { PageText.json(try served.catalog.page(try PageRequest(query: "width=500&cols=4&offset=\($0 * 900)"))) }
         _ = try served.catalog.dropLayouts()
-        try await served.test { client in
+        let service = served.service()
+        try await served.test(service: service) { client in
             try await withThrowingTaskGroup(of: (Int, String).self) { group in
                 for index in 0..<8 {
                     group.addTask {
@@ -354,5 +341,6 @@ import Testing
             }
         }
         try await waitUntil("the layout stored") { try served.catalog.layouts().count == 1 }
+        #expect(service.layoutsComputed.load(ordering: .relaxed) == 1)
     }
 }

@@ -4,6 +4,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import Logging
 import Testing
 
 /// A catalog in a temporary folder, with real image files and imported rows.
@@ -41,10 +42,51 @@ final class ServedCatalog {
         }
     }
 
-    /// Runs `body` against the routes through HummingbirdTesting's router client (no sockets).
-    func test(_ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
-        let app = CatalogServer.application(catalog: catalog, options: .init(quiet: true, thumbnailCache: thumbnailCache))
+    /// Runs `body` against the routes through HummingbirdTesting's router client (no sockets),
+    /// through `service` when given.
+    func test(service: CatalogService? = nil, _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+        let app = CatalogServer.application(catalog: catalog, options: .init(quiet: true, thumbnailCache: thumbnailCache), service: service)
         try await app.test(.router) { client in try await body(client) }
+    }
+
+    /// The routes' service for this catalog, for a test that looks into it.
+    func service() -> CatalogService {
+        CatalogService(catalog: catalog, thumbnailCache: ThumbnailCache(root: thumbnailCache), errorLog: Logger(label: "test"))
+    }
+}
+
+/// Another process that reads an SQLite layout file and holds its read transaction open until
+/// `letGo()`: a store into that file waits for it (10 s at most, then gives up).
+final class LayoutFileReader: Sendable {
+    private let process = Process()
+    private let input = Pipe()
+
+    init(_ path: String) throws {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", """
+            import os, sqlite3, sys, threading
+            db = sqlite3.connect(\(String(reflecting: path)), isolation_level=None)
+            db.execute("BEGIN")
+            db.execute("SELECT count(*) FROM layouts").fetchall()
+            bound = threading.Timer(120, lambda: os._exit(0)) # should the test never let go
+            bound.daemon = True
+            bound.start()
+            print("holding", flush=True)
+            sys.stdin.read()
+            """]
+        let output = Pipe()
+        (process.standardInput, process.standardOutput) = (input, output)
+        try process.run()
+        let said = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+        try #require(said.hasPrefix("holding"), "the reader holds the file")
+    }
+
+    deinit { if process.isRunning { process.terminate() } }
+
+    /// Ends the read transaction (the process exits).
+    func letGo() throws {
+        try input.fileHandleForWriting.close()
+        process.waitUntilExit()
     }
 }
 

@@ -3,15 +3,15 @@ import CatalogLayout
 /// A layout computed for one generation of the catalog and not stored yet: pages can be made
 /// from it while it is stored (`Catalog.page(_:from:)`), so the first page of a configuration
 /// never seen waits for its compute alone, not for its store too.
-public struct ComputedLayout: Sendable {
+package struct ComputedLayout: Sendable {
     let computed: Pager.Computed
     let header: LayoutArchiveHeader
-    public let configuration: LayoutConfiguration
+    package let configuration: LayoutConfiguration
 
     /// The catalog's generation it lays out.
-    public var generation: Int64 { computed.generation }
+    package var generation: Int64 { computed.generation }
     /// Its items.
-    public var itemCount: Int { computed.table.count }
+    package var itemCount: Int { computed.table.count }
 
     init(_ computed: Pager.Computed, configuration: LayoutConfiguration) throws {
         self.computed = computed

@@ -87,12 +87,7 @@ enum Pager {
     static func precompute(store: any CatalogBackend, configuration: LayoutConfiguration) throws
         -> (layout: StoredLayout, source: Page.Source, storeSeconds: Double) {
         let key = configuration.key
-        let computed = try store.withSnapshot { snapshot throws -> Computed? in
-            let generation = try snapshot.generation()
-            let stored = try snapshot.layout(configuration: key)
-            if let stored, stored.generation == generation, try readableHeader(stored) != nil { return nil }
-            return try compute(configuration, snapshot: snapshot, stored: stored, generation: generation)
-        }
+        let computed = try computeUnstored(store: store, configuration: configuration)?.computed
         let saving = ContinuousClock.now
         let saved = try computed.map { try save($0, store: store, key: key, order: configuration.order) }
         let storeSeconds = computed == nil ? 0 : Timestamps.seconds(since: saving)

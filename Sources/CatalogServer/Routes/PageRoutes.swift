@@ -17,10 +17,9 @@ struct PageRoutes {
 
         router.get("/api/snap") { request, _ -> Response in
             let snap = try SnapRequest(parameters: PageRequest.parameters(query: request.uri.query ?? ""))
-            let catalog = service.catalog
             let pages = service.pages
             let generation = try await service.run { try pages.generation() } // may read: off the event loop
-            let target = try await service.run { try catalog.snap(snap.configuration, proposed: snap.proposed, velocity: snap.velocity) }
+            let target = try await service.snap(snap)
             return JSONResponse.make(PageText.json(target), request: request, generation: generation)
         }
 

@@ -1,0 +1,55 @@
+import CatalogKit
+import ServiceLifecycle
+import Synchronization
+
+/// Layouts this server computed and is storing, by configuration: pages are served from them
+/// while their stores run (`CatalogService.page`), and a graceful shutdown waits for those
+/// stores once the last requests are answered, so that a layout that took seconds to compute
+/// is not lost to a stop.
+final class LayoutsBeingStored: Service, Sendable {
+    struct Entry: Sendable {
+        let layout: ComputedLayout
+        /// Ends when the layout is stored, or its store failed (a later request computes it again).
+        let stored: Task<Void, Never>
+        /// Tells this entry from a later one of the same configuration.
+        let number: Int
+    }
+
+    private let entries = Mutex<[String: Entry]>([:])
+    private let lastNumber = Atomic<Int>(0)
+
+    /// The layout of configuration `key` being stored, if any.
+    func entry(_ key: String) -> Entry? {
+        entries.withLock { $0[key] }
+    }
+
+    /// How many layouts are being stored.
+    var count: Int { entries.withLock { $0.count } }
+
+    /// Holds `layout` while `store` stores it, then lets it go.
+    func start(_ layout: ComputedLayout, store: @escaping @Sendable () async -> Void) -> Entry {
+        let key = layout.configuration.key
+        let number = lastNumber.add(1, ordering: .relaxed).newValue
+        return entries.withLock { entries in
+            // Made under the lock: the task's own removal cannot come before this insertion.
+            let stored = Task {
+                await store()
+                self.entries.withLock { if $0[key]?.number == number { $0[key] = nil } }
+            }
+            let entry = Entry(layout: layout, stored: stored, number: number)
+            entries[key] = entry
+            return entry
+        }
+    }
+
+    /// Waits for the graceful shutdown, then (the server has answered its last requests, which
+    /// may have started stores) for the stores under way.
+    func run() async throws {
+        do {
+            try await gracefulShutdown()
+        } catch {
+            return // cancelled: no graceful shutdown to wait for
+        }
+        while let entry = entries.withLock({ $0.values.first }) { await entry.stored.value }
+    }
+}
