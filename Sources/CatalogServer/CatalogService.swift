@@ -88,13 +88,26 @@ final class CatalogService: Sendable {
             self.layoutsComputed.add(1, ordering: .relaxed)
             return self.beingStored.start(layout) {
                 do {
-                    try await self.run { _ = try self.catalog.storeLayout(layout) }
+                    if try await self.run({ try self.catalog.storeLayout(layout) }) { try await self.awaitReadable(layout) }
                 } catch let error as StoreError where error.leavesLayoutUnstored {
                     // Stored by no one: the next request computes it again.
                 } catch {
                     self.errorLog.error("the layout \(key) was served but could not be stored: \(error)")
                 }
             }
+        }
+    }
+
+    /// Waits (30 s at most) until the catalog's reads see `layout` stored. With `--read-db` the
+    /// replica shows it a moment after the primary stored it (200 MB of segments to replay at
+    /// 10,000,000 items); pages come from memory until then, not from a second computation
+    /// that would store the layout again.
+    func awaitReadable(_ layout: ComputedLayout) async throws {
+        let key = layout.configuration.key
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline, !beingStored.isStopping {
+            if try await run({ try self.catalog.layouts().contains { $0.configuration == key && $0.generation >= layout.generation } }) { return }
+            try await Task.sleep(for: .milliseconds(50))
         }
     }
 

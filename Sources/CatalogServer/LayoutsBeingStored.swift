@@ -17,6 +17,11 @@ final class LayoutsBeingStored: Service, Sendable {
 
     private let entries = Mutex<[String: Entry]>([:])
     private let lastNumber = Atomic<Int>(0)
+    private let stopping = Atomic<Bool>(false)
+
+    /// Whether a graceful shutdown has begun: a store's task then ends once the layout is
+    /// stored, without waiting for a replica to show it.
+    var isStopping: Bool { stopping.load(ordering: .relaxed) }
 
     /// The layout of configuration `key` being stored, if any.
     func entry(_ key: String) -> Entry? {
@@ -50,6 +55,7 @@ final class LayoutsBeingStored: Service, Sendable {
         } catch {
             return // cancelled: no graceful shutdown to wait for
         }
+        stopping.store(true, ordering: .relaxed)
         while let entry = entries.withLock({ $0.values.first }) { await entry.stored.value }
     }
 }

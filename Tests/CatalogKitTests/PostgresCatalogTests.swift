@@ -295,6 +295,39 @@ import Testing
         #expect(again.headers["X-Catalog-Generation"] == "2" && again.body == after.body)
     }
 
+    /// `catalog serve --read-db`: a layout the server computed, served and stored on the primary
+    /// is served from the server's memory until the replica shows it, not computed and stored
+    /// again. Replay is paused on the replica, so that it cannot show it yet.
+    @Test func serveWithAReplicaBehind_servesANewLayoutFromMemory_notStoringItAgain() async throws {
+        let primary = try TestPostgresServer.launch()
+        let url = try primary.newDatabase()
+        let database = try #require(URLComponents(string: url)?.path.dropFirst()).description
+        let library = try Library()
+        let rows = try library.write("rows.csv", Data(("key,width,height\n" + (1...300).map { "k\($0),100,\(100 + $0)\n" }.joined()).utf8))
+        #expect(try BuiltTool.run(["import", "--db", url, rows]).status == 0)
+        let replica = try primary.replica()
+        let stderr = library.path("serve.stderr")
+        let serve = try ServeProcess(["--db", url, "--read-db", replica.url(database: database), "--quiet"], stderrPath: stderr)
+        defer { serve.stop() }
+        _ = try await serve.waitFor("api/health") { $0.status == 200 }
+        try replica.psql(database, "SELECT pg_wal_replay_pause()")
+        let stored = "SELECT id FROM layouts WHERE configuration LIKE 'waterfall width=500.0 cols=3 %'"
+        let first = try await serve.get("api/page?width=500&cols=3")
+        #expect(first.status == 200)
+        try waitFor { try !primary.psql(database, stored).isEmpty } // the server's store, on the primary
+        let id = try primary.psql(database, stored)
+        for offset in [0, 3000, 6000] {
+            let page = try await serve.get("api/page?width=500&cols=3&offset=\(offset)")
+            #expect(page.status == 200, "from memory while the replica lags")
+        }
+        #expect(try primary.psql(database, stored) == id, "the layout not computed and stored again")
+        try replica.psql(database, "SELECT pg_wal_replay_resume()")
+        let again = try await serve.waitFor("api/page?width=500&cols=3&offset=3000") { $0.status == 200 }
+        #expect(String(decoding: again.body, as: UTF8.self).contains("\"items\""))
+        #expect(try primary.psql(database, stored) == id)
+        #expect(try String(contentsOfFile: stderr, encoding: .utf8).isEmpty, "nothing logged")
+    }
+
     @Test func serveRefusesScanningWithAReadReplica() throws {
         let refused = try BuiltTool.run(["serve", "--db", "postgres://x@/y", "--read-db", "postgres://x@/z", "--scan", "/tmp"])
         #expect(refused.status == 2)
