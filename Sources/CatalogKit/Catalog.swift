@@ -39,13 +39,17 @@ public final class Catalog: Sendable {
             throw .cannotOpen(path: PostgresLocation.isURL(url) ? readURL : url,
                               reason: "a read replica is for a catalog in PostgreSQL: both must be postgres:// URLs")
         }
-        return Catalog(store: try PostgresStore.open(url: url, readURL: readURL))
+        return Catalog(store: try PostgresStore.open(url: url, readURL: readURL), readsFromReplica: true)
     }
 
     /// A catalog over any store that implements the seam.
-    package init(store: any CatalogBackend) {
+    package init(store: any CatalogBackend, readsFromReplica: Bool = false) {
         self.store = store
+        self.readsFromReplica = readsFromReplica
     }
+
+    /// Whether reads go to a replica, which shows what is written a moment later.
+    package let readsFromReplica: Bool
 
     /// Where the catalog is (a file path, or a PostgreSQL URL).
     public var location: String { store.location }

@@ -60,7 +60,8 @@ public enum CatalogServer {
         }
     }
 
-    /// Serves `catalog` until SIGINT or SIGTERM; in-flight requests finish first. `onListening`
+    /// Serves `catalog` until SIGINT or SIGTERM; in-flight requests finish first, then the stores
+    /// of the layouts they computed (`LayoutsBeingStored.shutdownWait` at most). `onListening`
     /// gets `http://HOST:PORT/` once the socket listens.
     public static func run(catalog: Catalog, options: Options, onListening: @escaping @Sendable (String) -> Void) async throws {
         let app = application(catalog: catalog, options: options, onListening: onListening)

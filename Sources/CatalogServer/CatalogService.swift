@@ -86,35 +86,43 @@ final class CatalogService: Sendable {
             }
             guard let layout = try await self.run({ try self.catalog.computeLayout(configuration) }) else { return nil }
             self.layoutsComputed.add(1, ordering: .relaxed)
-            return self.beingStored.start(layout) {
+            let generation = layout.generation
+            return self.beingStored.start(layout) { layout in
                 do {
-                    if try await self.run({ try self.catalog.storeLayout(layout) }) { try await self.awaitReadable(layout) }
+                    return try await self.run { try self.catalog.storeLayout(layout) }
                 } catch let error as StoreError where error.leavesLayoutUnstored {
-                    // Stored by no one: the next request computes it again.
+                    return false // stored by no one: the next request computes it again
                 } catch {
                     self.errorLog.error("the layout \(key) was served but could not be stored: \(error)")
+                    return false
                 }
+            } afterwards: {
+                await self.awaitReadable(configuration: key, generation: generation)
             }
         }
     }
 
-    /// Waits (30 s at most) until the catalog's reads see `layout` stored. With `--read-db` the
-    /// replica shows it a moment after the primary stored it (200 MB of segments to replay at
-    /// 10,000,000 items); pages come from memory until then, not from a second computation
-    /// that would store the layout again.
-    func awaitReadable(_ layout: ComputedLayout) async throws {
-        let key = layout.configuration.key
+    /// With `--read-db`, waits (30 s at most) until the replica lists the layout of
+    /// `configuration` stored at `generation` or later: it shows it a moment after the primary
+    /// stored it (200 MB of segments to replay at 10,000,000 items), and until then pages come
+    /// from memory, not from a second computation that would store the layout again. A read
+    /// that fails ends the wait (the replica's own errors reach the requests that read it).
+    func awaitReadable(configuration key: String, generation: Int64) async {
+        guard catalog.readsFromReplica else { return }
         let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline, !beingStored.isStopping {
-            if try await run({ try self.catalog.layouts().contains { $0.configuration == key && $0.generation >= layout.generation } }) { return }
-            try await Task.sleep(for: .milliseconds(50))
+            let listed = try? await run { try self.catalog.layouts().contains { $0.configuration == key && $0.generation >= generation } }
+            if listed != false { return }
+            try? await Task.sleep(for: .milliseconds(50))
         }
     }
 
     /// Waits until the layout of `configuration` is stored (or its store failed), computing it
     /// once if needed: for what reads the stored layout (sections, snapping).
     func settle(_ configuration: LayoutConfiguration) async throws {
-        if let held = beingStored.entry(configuration.key) { await held.stored.value }
+        if let held = beingStored.entry(configuration.key), try await run({ try self.pages.generation() }) == held.layout.generation {
+            await held.stored.value
+        }
         if let held = try await computeAndStore(configuration) { await held.stored.value }
     }
 

@@ -16,6 +16,9 @@ final class LayoutsBeingStored: Service, Sendable {
     }
 
     private let entries = Mutex<[String: Entry]>([:])
+    /// The layouts as their stores need them (an extended one with the stored windows of the
+    /// layout it extends), by entry number, until their stores take them.
+    private let unstored = Mutex<[Int: ComputedLayout]>([:])
     private let lastNumber = Atomic<Int>(0)
     private let stopping = Atomic<Bool>(false)
 
@@ -31,24 +34,30 @@ final class LayoutsBeingStored: Service, Sendable {
     /// How many layouts are being stored.
     var count: Int { entries.withLock { $0.count } }
 
-    /// Holds `layout` while `store` stores it, then lets it go.
-    func start(_ layout: ComputedLayout, store: @escaping @Sendable () async -> Void) -> Entry {
+    /// Holds `layout` for pages while `store` stores it (true if it did) and, once stored,
+    /// `afterwards` runs; then lets it go. The stored windows an extended layout carries for its
+    /// store are let go of as soon as the store ends.
+    func start(_ layout: ComputedLayout, store: @escaping @Sendable (ComputedLayout) async -> Bool,
+               afterwards: @escaping @Sendable () async -> Void) -> Entry {
         let key = layout.configuration.key
         let number = lastNumber.add(1, ordering: .relaxed).newValue
+        unstored.withLock { $0[number] = layout }
         return entries.withLock { entries in
             // Made under the lock: the task's own removal cannot come before this insertion.
             let stored = Task {
-                await store()
+                var done = false
+                if let layout = self.unstored.withLock({ $0.removeValue(forKey: number) }) { done = await store(layout) }
+                if done { await afterwards() }
                 self.entries.withLock { if $0[key]?.number == number { $0[key] = nil } }
             }
-            let entry = Entry(layout: layout, stored: stored, number: number)
+            let entry = Entry(layout: layout.forPages, stored: stored, number: number)
             entries[key] = entry
             return entry
         }
     }
 
     /// Waits for the graceful shutdown, then (the server has answered its last requests, which
-    /// may have started stores) for the stores under way.
+    /// may have started stores) for the stores under way, `shutdownWait` at most.
     func run() async throws {
         do {
             try await gracefulShutdown()
@@ -56,6 +65,11 @@ final class LayoutsBeingStored: Service, Sendable {
             return // cancelled: no graceful shutdown to wait for
         }
         stopping.store(true, ordering: .relaxed)
-        while let entry = entries.withLock({ $0.values.first }) { await entry.stored.value }
+        let deadline = ContinuousClock.now + Self.shutdownWait
+        while count > 0, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
     }
+
+    /// How long a graceful stop waits for stores: a store that takes longer (a database that
+    /// does not answer) is abandoned, and the layout computed again after the restart.
+    static let shutdownWait = Duration.seconds(60)
 }

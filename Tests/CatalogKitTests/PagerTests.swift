@@ -283,6 +283,9 @@ import Testing
                 let page = try #require(try catalog.page(PageRequest(query: query + "&" + position), from: layout), "\(query) \(position)")
                 #expect(page.source == source)
                 fromComputed.append(PageText.json(page))
+                // What a server keeps for pages while it stores: the same pages.
+                let kept = try #require(try catalog.page(PageRequest(query: query + "&" + position), from: layout.forPages))
+                #expect(PageText.json(kept) == PageText.json(page) && kept.source == source)
             }
             #expect(try catalog.layouts().allSatisfy { $0.configuration != configuration.key || $0.generation < layout.generation },
                     "paging stores nothing")

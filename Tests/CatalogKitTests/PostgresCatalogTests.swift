@@ -322,8 +322,10 @@ import Testing
         }
         #expect(try primary.psql(database, stored) == id, "the layout not computed and stored again")
         try replica.psql(database, "SELECT pg_wal_replay_resume()")
-        let again = try await serve.waitFor("api/page?width=500&cols=3&offset=3000") { $0.status == 200 }
-        #expect(String(decoding: again.body, as: UTF8.self).contains("\"items\""))
+        // The replica shows the layout: the server reads it from there now, and stores nothing.
+        _ = try await serve.waitFor("api/layouts") { String(decoding: $0.body, as: UTF8.self).contains("width=500.0 cols=3 ") }
+        let again = try await serve.get("api/page?width=500&cols=3&offset=3000")
+        #expect(again.status == 200 && String(decoding: again.body, as: UTF8.self).contains("\"items\""))
         #expect(try primary.psql(database, stored) == id)
         #expect(try String(contentsOfFile: stderr, encoding: .utf8).isEmpty, "nothing logged")
     }

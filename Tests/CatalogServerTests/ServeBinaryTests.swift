@@ -69,7 +69,7 @@ import Testing
     /// served while another process holds the layout file (the store waits for it); SIGTERM
     /// comes, the server stops listening, and only then does the reader let go: the layout is
     /// stored before the server exits.
-    @Test func aGracefulStopWaitsForTheLayoutsBeingStored() async throws {
+    @Test(.timeLimit(.minutes(2))) func aGracefulStopWaitsForTheLayoutsBeingStored() async throws {
         try #require(FileManager.default.isExecutableFile(atPath: Self.binary.path), "build the catalog binary first (swift build)")
         let served = try ServedCatalog(imported: 400)
         _ = try served.catalog.precompute(try PageRequest(query: "width=375").configuration) // makes the layout file
@@ -88,8 +88,9 @@ import Testing
         }
         #expect(!listening, "the server stops listening")
         try reader.letGo()
-        server.process.waitUntilExit()
-        #expect(server.process.terminationReason == .exit && server.process.terminationStatus == 0)
+        let process = server.process
+        try await waitUntil("the server exits") { !process.isRunning }
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0)
         #expect(try served.catalog.layouts().count == 2, "the layout stored before the server exited")
     }
 

@@ -9,7 +9,7 @@ struct Serve: AsyncParsableCommand {
         discussion: """
             Listens on loopback unless --host says otherwise. The first line on stdout is \
             `listening on http://HOST:PORT/`. One access-log line per request goes to stderr \
-            (--quiet turns it off). SIGINT or SIGTERM stop it after the requests in flight. \
+            (--quiet turns it off). SIGINT or SIGTERM stop it after the requests in flight and the stores of the layouts they computed (a minute at most). \
             Thumbnails come from the cache that `catalog thumbnails` fills, and are made on \
             demand (once, however many requests ask at the same time) when missing. With --scan FOLDER..., the folders \
             are scanned while the server already answers, then kept current as `catalog scan --watch` does (one line \
