@@ -17,9 +17,7 @@ source ../scripts/start-server.sh
 source scripts/postgres-server.sh
 start_postgres
 sqlite=$(imported_catalog "$catalog" "$size" page)
-"${psql[@]}" -c 'CREATE DATABASE catalog'
-postgres="$(pg_url catalog)"
-"$catalog" import --db "$postgres" "$work/import-$size.csv" > /dev/null
+postgres=$(imported_postgres "$catalog" "$work/import-$size.csv")
 builds=("now=$catalog")
 [ -n "${BEFORE:-}" ] && builds=("before=$BEFORE" "${builds[@]}")
 

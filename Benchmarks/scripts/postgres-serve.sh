@@ -23,11 +23,7 @@ source scripts/postgres-server.sh
 start_postgres
 
 sqlite=$(imported_catalog "$catalog" "$size" page)
-"${psql[@]}" -c 'CREATE DATABASE catalog'
-postgres="$(pg_url catalog)"
-start=$EPOCHREALTIME
-"$catalog" import --db "$postgres" "$work/import-$size.csv" > /dev/null
-echo "import of $size items into PostgreSQL: $(python3 -c "print(round($EPOCHREALTIME - $start, 1))") s"
+postgres=$(imported_postgres "$catalog" "$work/import-$size.csv")
 
 resident() { echo "  resident memory of the server: $(($(ps -o rss= -p "$1") / 1024)) MB"; }
 

@@ -22,3 +22,15 @@ start_postgres() {
 pg_url() {
     echo "postgres://postgres@/$1?host=$pg_server&port=$pg_port"
 }
+
+# imported_postgres BINARY CSV: makes the database `catalog` on the throwaway server, imports
+# CSV into it with BINARY (saying how long on stderr), and prints its URL.
+imported_postgres() {
+    local start url
+    "${psql[@]}" -c 'CREATE DATABASE catalog' >&2
+    url="$(pg_url catalog)"
+    start=$EPOCHREALTIME
+    "$1" import --db "$url" "$2" > /dev/null
+    echo "import of $2 into PostgreSQL: $(python3 -c "print(round($EPOCHREALTIME - $start, 1))") s" >&2
+    echo "$url"
+}

@@ -259,19 +259,30 @@ import Testing
         #expect(again == 20_500, "the next list reconnects")
     }
 
-    /// `catalog serve --read-db`: pages come from the replica and follow the primary's writes
-    /// (the notification's generation is awaited on the replica, then the cache trusts it).
-    @Test func serveReadsFromAReplica_andFollowsThePrimarysWrites() async throws {
+    /// A new database on a new server with `rows` imported rows, a streaming replica of it, and
+    /// `catalog serve` on the primary reading from the replica (its stderr in the library).
+    static func servedFromAReplica(rows count: Int) throws -> (primary: TestPostgresServer, url: String, database: String, library: Library,
+                                                               replica: TestPostgresServer, serve: ServeProcess, stderr: String) {
         let primary = try TestPostgresServer.launch()
         let url = try primary.newDatabase()
         let database = try #require(URLComponents(string: url)?.path.dropFirst()).description
         let library = try Library()
-        let rows = try library.write("rows.csv", Data(("key,width,height\n" + (1...30).map { "k\($0),100,\(100 + $0)\n" }.joined()).utf8))
+        let rows = try library.write("rows.csv", Data(("key,width,height\n" + (1...count).map { "k\($0),100,\(100 + $0)\n" }.joined()).utf8))
         #expect(try BuiltTool.run(["import", "--db", url, rows]).status == 0)
         let replica = try primary.replica()
         let stderr = library.path("serve.stderr")
         let serve = try ServeProcess(["--db", url, "--read-db", replica.url(database: database), "--quiet"], stderrPath: stderr)
-        defer { serve.stop() }
+        return (primary, url, database, library, replica, serve, stderr)
+    }
+
+    /// `catalog serve --read-db`: pages come from the replica and follow the primary's writes
+    /// (the notification's generation is awaited on the replica, then the cache trusts it).
+    @Test func serveReadsFromAReplica_andFollowsThePrimarysWrites() async throws {
+        let (primary, url, _, library, replica, serve, _) = try Self.servedFromAReplica(rows: 30)
+        defer {
+            serve.stop()
+            withExtendedLifetime(primary) {}
+        }
         let page = "api/page?width=375&cols=2&offset=0&height=5000"
         let first = try await serve.waitFor(page) { $0.status == 200 }
         #expect(first.headers["X-Catalog-Generation"] == "1")
@@ -299,16 +310,11 @@ import Testing
     /// is served from the server's memory until the replica shows it, not computed and stored
     /// again. Replay is paused on the replica, so that it cannot show it yet.
     @Test func serveWithAReplicaBehind_servesANewLayoutFromMemory_notStoringItAgain() async throws {
-        let primary = try TestPostgresServer.launch()
-        let url = try primary.newDatabase()
-        let database = try #require(URLComponents(string: url)?.path.dropFirst()).description
-        let library = try Library()
-        let rows = try library.write("rows.csv", Data(("key,width,height\n" + (1...300).map { "k\($0),100,\(100 + $0)\n" }.joined()).utf8))
-        #expect(try BuiltTool.run(["import", "--db", url, rows]).status == 0)
-        let replica = try primary.replica()
-        let stderr = library.path("serve.stderr")
-        let serve = try ServeProcess(["--db", url, "--read-db", replica.url(database: database), "--quiet"], stderrPath: stderr)
-        defer { serve.stop() }
+        let (primary, _, database, library, replica, serve, stderr) = try Self.servedFromAReplica(rows: 300)
+        defer {
+            serve.stop()
+            withExtendedLifetime(library) {}
+        }
         _ = try await serve.waitFor("api/health") { $0.status == 200 }
         try replica.psql(database, "SELECT pg_wal_replay_pause()")
         let stored = "SELECT id FROM layouts WHERE configuration LIKE 'waterfall width=500.0 cols=3 %'"
