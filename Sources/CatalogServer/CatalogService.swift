@@ -15,7 +15,7 @@ final class CatalogService: Sendable {
     private let computations = Flights<LayoutsBeingStored.Entry?>()
     /// Layouts computed here and being stored: pages are made from them meanwhile. A service of
     /// the application: a graceful shutdown waits for their stores.
-    let beingStored = LayoutsBeingStored()
+    let beingStored: LayoutsBeingStored
     /// Layouts computed by this server (for tests).
     let layoutsComputed = Atomic<Int>(0)
     /// Where a layout's store that failed is told (one that left nothing stored, as when the
@@ -46,6 +46,7 @@ final class CatalogService: Sendable {
         thumbnailThreads = NIOThreadPool(numberOfThreads: System.coreCount)
         thumbnailThreads.start()
         readThreads = NIOThreadPool(numberOfThreads: max(1, catalog.readConcurrency))
+        beingStored = LayoutsBeingStored(limit: catalog.readConcurrency)
         readThreads.start()
     }
 
@@ -84,7 +85,18 @@ final class CatalogService: Sendable {
             if let held = self.beingStored.entry(key), try await self.run({ try self.pages.generation() }) == held.layout.generation {
                 return held
             }
-            guard let layout = try await self.run({ try self.catalog.computeLayout(configuration) }) else { return nil }
+            await self.beingStored.reserve()
+            let computed: ComputedLayout?
+            do {
+                computed = try await self.run { try self.catalog.computeLayout(configuration) }
+            } catch {
+                self.beingStored.release()
+                throw error
+            }
+            guard let layout = computed else {
+                self.beingStored.release()
+                return nil
+            }
             self.layoutsComputed.add(1, ordering: .relaxed)
             let generation = layout.generation
             return self.beingStored.start(layout) { layout in

@@ -15,6 +15,12 @@ final class LayoutsBeingStored: Service, Sendable {
         let number: Int
     }
 
+    /// At most this many layouts are computed and held at once: a computation waits for a place
+    /// (`reserve`), and its layout gives it back when its store ends. A layout of 10,000,000
+    /// items is about 320 MB; as many as the reads that run at once, as when each computation
+    /// held its layout through its whole store on a read thread.
+    let limit: Int
+    private let places = Mutex<(taken: Int, waiting: [CheckedContinuation<Void, Never>])>((0, []))
     private let entries = Mutex<[String: Entry]>([:])
     /// The layouts as their stores need them (an extended one with the stored windows of the
     /// layout it extends), by entry number, until their stores take them.
@@ -26,6 +32,41 @@ final class LayoutsBeingStored: Service, Sendable {
     /// stored, without waiting for a replica to show it.
     var isStopping: Bool { stopping.load(ordering: .relaxed) }
 
+    init(limit: Int) {
+        self.limit = max(1, limit)
+    }
+
+    /// Waits for a place to compute a layout in. The caller gives it back with `release()` if it
+    /// stores nothing, else `start` keeps it until the store ends.
+    func reserve() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = places.withLock { places -> Bool in
+                guard places.taken < limit else {
+                    places.waiting.append(continuation)
+                    return false
+                }
+                places.taken += 1
+                return true
+            }
+            if now { continuation.resume() }
+        }
+    }
+
+    /// Gives a place back: to the computation that waited longest, if any.
+    func release() {
+        let next = places.withLock { places -> CheckedContinuation<Void, Never>? in
+            guard !places.waiting.isEmpty else {
+                places.taken -= 1
+                return nil
+            }
+            return places.waiting.removeFirst()
+        }
+        next?.resume()
+    }
+
+    /// Computations waiting for a place.
+    var waiting: Int { places.withLock { $0.waiting.count } }
+
     /// The layout of configuration `key` being stored, if any.
     func entry(_ key: String) -> Entry? {
         entries.withLock { $0[key] }
@@ -35,8 +76,9 @@ final class LayoutsBeingStored: Service, Sendable {
     var count: Int { entries.withLock { $0.count } }
 
     /// Holds `layout` for pages while `store` stores it (true if it did) and, once stored,
-    /// `afterwards` runs; then lets it go. The stored windows an extended layout carries for its
-    /// store are let go of as soon as the store ends.
+    /// `afterwards` runs; then lets it go, and gives back the place `reserve` gave for it. The
+    /// stored windows an extended layout carries for its store are let go of as soon as the
+    /// store ends.
     func start(_ layout: ComputedLayout, store: @escaping @Sendable (ComputedLayout) async -> Bool,
                afterwards: @escaping @Sendable () async -> Void) -> Entry {
         let key = layout.configuration.key
@@ -49,6 +91,7 @@ final class LayoutsBeingStored: Service, Sendable {
                 if let layout = self.unstored.withLock({ $0.removeValue(forKey: number) }) { done = await store(layout) }
                 if done { await afterwards() }
                 self.entries.withLock { if $0[key]?.number == number { $0[key] = nil } }
+                self.release()
             }
             let entry = Entry(layout: layout.forPages, stored: stored, number: number)
             entries[key] = entry
