@@ -142,6 +142,12 @@ public final class Catalog: Sendable {
         try Pager.computeUnstored(store: store, configuration: configuration)
     }
 
+    /// Whether a layout of `configuration` is stored for the catalog's generation, in a format
+    /// this build reads.
+    package func isStoredFresh(_ configuration: LayoutConfiguration) throws -> Bool {
+        try Pager.isStoredFresh(store: store, configuration: configuration)
+    }
+
     /// The page of `request` from a layout computed and maybe not stored yet; nil when the
     /// catalog has moved on from the layout's generation, or `request` is of another
     /// configuration. Reads only the items' keys (and, for `--item`, the item's position).

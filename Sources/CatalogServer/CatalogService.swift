@@ -38,9 +38,14 @@ final class CatalogService: Sendable {
     /// take turns), on PostgreSQL more (a read mostly waits for the database's answers).
     private let readThreads: NIOThreadPool
 
-    init(catalog: Catalog, thumbnailCache: ThumbnailCache, errorLog: Logger) {
+    /// Stores a computed layout (the catalog's `storeLayout`; tests hold it back).
+    private let storeLayout: @Sendable (ComputedLayout) throws -> Bool
+
+    init(catalog: Catalog, thumbnailCache: ThumbnailCache, errorLog: Logger,
+         storeLayout: (@Sendable (ComputedLayout) throws -> Bool)? = nil) {
         self.catalog = catalog
         self.errorLog = errorLog
+        self.storeLayout = storeLayout ?? { try catalog.storeLayout($0) }
         self.thumbnailCache = thumbnailCache
         pages = PageCache(catalog: catalog)
         thumbnailThreads = NIOThreadPool(numberOfThreads: System.coreCount)
@@ -85,6 +90,8 @@ final class CatalogService: Sendable {
             if let held = self.beingStored.entry(key), try await self.run({ try self.pages.generation() }) == held.layout.generation {
                 return held
             }
+            // Stored fresh (sections and snapping ask for layouts stored long ago): no place to wait for.
+            if try await self.run({ try self.catalog.isStoredFresh(configuration) }) { return nil }
             await self.beingStored.reserve()
             let computed: ComputedLayout?
             do {
@@ -101,7 +108,7 @@ final class CatalogService: Sendable {
             let generation = layout.generation
             return self.beingStored.start(layout) { layout in
                 do {
-                    return try await self.run { try self.catalog.storeLayout(layout) }
+                    return try await self.run { try self.storeLayout(layout) }
                 } catch let error as StoreError where error.leavesLayoutUnstored {
                     return false // stored by no one: the next request computes it again
                 } catch {

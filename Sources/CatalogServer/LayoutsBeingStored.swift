@@ -67,6 +67,9 @@ final class LayoutsBeingStored: Service, Sendable {
     /// Computations waiting for a place.
     var waiting: Int { places.withLock { $0.waiting.count } }
 
+    /// Places taken: computations under way and layouts being stored (replaced ones included).
+    var taken: Int { places.withLock { $0.taken } }
+
     /// The layout of configuration `key` being stored, if any.
     func entry(_ key: String) -> Entry? {
         entries.withLock { $0[key] }
@@ -100,7 +103,7 @@ final class LayoutsBeingStored: Service, Sendable {
     }
 
     /// Waits for the graceful shutdown, then (the server has answered its last requests, which
-    /// may have started stores) for the stores under way, `shutdownWait` at most.
+    /// may have started computations and stores) for those under way, `shutdownWait` at most.
     func run() async throws {
         do {
             try await gracefulShutdown()
@@ -109,7 +112,9 @@ final class LayoutsBeingStored: Service, Sendable {
         }
         stopping.store(true, ordering: .relaxed)
         let deadline = ContinuousClock.now + Self.shutdownWait
-        while count > 0, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
+        while taken > 0 || waiting > 0, ContinuousClock.now < deadline {
+            do { try await Task.sleep(for: .milliseconds(20)) } catch { return } // cancelled
+        }
     }
 
     /// How long a graceful stop waits for stores: a store that takes longer (a database that

@@ -1,5 +1,8 @@
 import CatalogKit
 @testable import CatalogServer
+import Logging
+import ServiceLifecycle
+import Synchronization
 import Testing
 
 /// The layouts a server holds while storing them: as many at once as its limit, a computation
@@ -29,5 +32,31 @@ import Testing
         try await waitUntil("every place given back") { stores.waiting == 0 && stores.count == 0 }
         await stores.reserve() // a place is free again: this does not wait
         stores.release()
+    }
+
+    /// On a graceful shutdown the service waits for the stores under way: its group ends only
+    /// after the store held back here has ended.
+    @Test(.timeLimit(.minutes(1))) func aGracefulShutdownWaitsForTheStoresUnderWay() async throws {
+        let served = try ServedCatalog(images: [], imported: 200)
+        let layout = try #require(try served.catalog.computeLayout(try PageRequest(query: "width=375").configuration))
+        let stores = LayoutsBeingStored(limit: 2)
+        let group = ServiceGroup(configuration: .init(services: [stores], logger: Logger(label: "test")))
+        let storeEnded = Atomic<Bool>(false)
+        let running = Task {
+            try await group.run()
+            return storeEnded.load(ordering: .relaxed)
+        }
+        await stores.reserve()
+        let (gate, open) = AsyncStream<Void>.makeStream()
+        _ = stores.start(layout, store: { _ in
+            for await _ in gate { break }
+            storeEnded.store(true, ordering: .relaxed)
+            return true
+        }, afterwards: {})
+        await group.triggerGracefulShutdown()
+        try await waitUntil("the service heard of the shutdown") { stores.isStopping }
+        open.yield()
+        #expect(try await running.value, "the group ended after the store")
+        #expect(stores.count == 0 && stores.taken == 0)
     }
 }

@@ -288,16 +288,19 @@ import Testing
     }
 
     /// The pages of a configuration never seen are served as soon as its layout is computed,
-    /// while it is stored: here another process reads the SQLite layout file all along, so the
-    /// store waits for it (10 s at most, then gives up) and the pages come from the layout in
-    /// the server's memory. Once the reader lets go, the layout is stored, and its pages are
-    /// the same bytes.
-    @Test func pagesOfANewConfigurationAreServedWhileItsLayoutIsStored() async throws {
+    /// while it is stored: here the store is held back until the test lets it go, and four
+    /// pages come meanwhile from the one layout in the server's memory. Once stored, the
+    /// layout gives the same bytes.
+    @Test(.timeLimit(.minutes(2))) func pagesOfANewConfigurationAreServedWhileItsLayoutIsStored() async throws {
         let served = try ServedCatalog(images: [], imported: 3000)
-        _ = try served.catalog.precompute(try PageRequest(query: "width=375").configuration) // makes the layout file
-        let reader = try LayoutFileReader(served.path + ".layouts")
+        let catalog = served.catalog
+        let held = DispatchSemaphore(value: 0)
+        let service = served.service { layout in
+            held.wait() // on a read thread, until the test lets the store go
+            return try catalog.storeLayout(layout)
+        }
         let queries = ["width=500&cols=4", "width=500&cols=4&offset=2700", "width=500&cols=4&offset=60000", "width=500&cols=4&rect=0,900,120,300"]
-        let (catalog, service) = (served.catalog, served.service())
+        let key = try PageRequest(query: queries[0]).configuration.key
         try await served.test(service: service) { client in
             var texts: [String] = []
             for query in queries {
@@ -306,20 +309,29 @@ import Testing
                     return response.text
                 })
             }
-            // Served while the store waits for the reader. (Reading the layouts now would wait
-            // too: a writer waiting for the file keeps new readers out.)
-            #expect(service.beingStored.entry(try PageRequest(query: queries[0]).configuration.key) != nil)
+            #expect(try catalog.layouts().isEmpty, "served before it is stored")
+            #expect(service.beingStored.entry(key) != nil)
             #expect(service.layoutsComputed.load(ordering: .relaxed) == 1, "once for the four pages")
-            try reader.letGo()
-            try await waitUntil("the layout stored once the reader let go") { try catalog.layouts().count == 2 }
+            held.signal()
+            try await waitUntil("the layout stored once let go") { try catalog.layouts().count == 1 }
+            try await waitUntil("the layout let go of once stored") { service.beingStored.count == 0 }
             for (query, text) in zip(queries, texts) {
                 let stored = try catalog.page(try PageRequest(query: query))
                 #expect(stored.source == .stored)
                 #expect(PageText.json(stored) == text, "\(query)")
                 #expect(try await client.execute(uri: "/api/page?" + query, method: .get) { $0.text } == text, "\(query), stored")
             }
-            try await waitUntil("the layout let go of once stored") { service.beingStored.count == 0 }
+            #expect(service.layoutsComputed.load(ordering: .relaxed) == 1)
         }
+    }
+
+    /// The layouts being stored are a service of the application: a graceful stop waits for them.
+    @Test func theLayoutsBeingStoredAreAServiceOfTheApplication() throws {
+        let served = try ServedCatalog(images: [], imported: 1)
+        let service = served.service()
+        let app = CatalogServer.application(catalog: served.catalog, options: .init(quiet: true, thumbnailCache: served.thumbnailCache),
+                                            service: service)
+        #expect(app.services.contains { ($0 as? LayoutsBeingStored) === service.beingStored })
     }
 
     /// Several requests for a layout not yet stored: one computation, every page right.

@@ -65,35 +65,6 @@ import Testing
         }
     }
 
-    /// A graceful stop waits for the layouts being stored. The first page of a configuration is
-    /// served while another process holds the layout file (the store waits for it); SIGTERM
-    /// comes, the server stops listening, and only then does the reader let go: the layout is
-    /// stored before the server exits.
-    @Test(.timeLimit(.minutes(2))) func aGracefulStopWaitsForTheLayoutsBeingStored() async throws {
-        try #require(FileManager.default.isExecutableFile(atPath: Self.binary.path), "build the catalog binary first (swift build)")
-        let served = try ServedCatalog(imported: 400)
-        _ = try served.catalog.precompute(try PageRequest(query: "width=375").configuration) // makes the layout file
-        let reader = try LayoutFileReader(served.path + ".layouts")
-        let server = try Server(["--db", served.path])
-        #expect(try await server.get("/api/page?width=414&cols=3").status == 200)
-        kill(server.process.processIdentifier, SIGTERM)
-        var listening = true
-        for _ in 0..<3000 where listening { // 30 s at most
-            do {
-                _ = try await server.get("/api/health")
-                try await Task.sleep(for: .milliseconds(10))
-            } catch {
-                listening = false
-            }
-        }
-        #expect(!listening, "the server stops listening")
-        try reader.letGo()
-        let process = server.process
-        try await waitUntil("the server exits") { !process.isRunning }
-        #expect(process.terminationReason == .exit && process.terminationStatus == 0)
-        #expect(try served.catalog.layouts().count == 2, "the layout stored before the server exited")
-    }
-
     static func run(_ arguments: [String]) throws -> Data {
         let process = Process()
         process.executableURL = binary

@@ -49,44 +49,11 @@ final class ServedCatalog {
         try await app.test(.router) { client in try await body(client) }
     }
 
-    /// The routes' service for this catalog, for a test that looks into it.
-    func service() -> CatalogService {
-        CatalogService(catalog: catalog, thumbnailCache: ThumbnailCache(root: thumbnailCache), errorLog: Logger(label: "test"))
-    }
-}
-
-/// Another process that reads an SQLite layout file and holds its read transaction open until
-/// `letGo()`: a store into that file waits for it (10 s at most, then gives up).
-final class LayoutFileReader: Sendable {
-    private let process = Process()
-    private let input = Pipe()
-
-    init(_ path: String) throws {
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", """
-            import os, sqlite3, sys, threading
-            db = sqlite3.connect(\(String(reflecting: path)), isolation_level=None)
-            db.execute("BEGIN")
-            db.execute("SELECT count(*) FROM layouts").fetchall()
-            bound = threading.Timer(120, lambda: os._exit(0)) # should the test never let go
-            bound.daemon = True
-            bound.start()
-            print("holding", flush=True)
-            sys.stdin.read()
-            """]
-        let output = Pipe()
-        (process.standardInput, process.standardOutput) = (input, output)
-        try process.run()
-        let said = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
-        try #require(said.hasPrefix("holding"), "the reader holds the file")
-    }
-
-    deinit { if process.isRunning { process.terminate() } }
-
-    /// Ends the read transaction (the process exits).
-    func letGo() throws {
-        try input.fileHandleForWriting.close()
-        process.waitUntilExit()
+    /// The routes' service for this catalog, for a test that looks into it; `storeLayout`
+    /// stores the layouts it computes (the catalog's own when nil).
+    func service(storeLayout: (@Sendable (ComputedLayout) throws -> Bool)? = nil) -> CatalogService {
+        CatalogService(catalog: catalog, thumbnailCache: ThumbnailCache(root: thumbnailCache), errorLog: Logger(label: "test"),
+                       storeLayout: storeLayout)
     }
 }
 

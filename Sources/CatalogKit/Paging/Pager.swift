@@ -60,6 +60,14 @@ enum Pager {
                             source: computed.source)
     }
 
+    /// Whether a layout of `configuration` is stored for the catalog's generation and readable.
+    static func isStoredFresh(store: any CatalogBackend, configuration: LayoutConfiguration) throws -> Bool {
+        try store.withSnapshot { snapshot throws -> Bool in
+            guard let stored = try snapshot.layout(configuration: configuration.key) else { return false }
+            return try stored.generation == snapshot.generation() && readableHeader(stored) != nil
+        }
+    }
+
     /// The layout of `configuration` computed for the catalog as it is, not stored; nil when a
     /// fresh one is stored already.
     static func computeUnstored(store: any CatalogBackend, configuration: LayoutConfiguration) throws -> ComputedLayout? {
