@@ -135,7 +135,7 @@ public final class Catalog: Sendable {
     }
 
     /// The layout of `configuration` computed for the catalog as it is, to page from while it
-    /// is stored (`store(_:)`): what a server does so that the first page of a configuration
+    /// is stored (`storeLayout(_:)`): what a server does so that the first page of a configuration
     /// waits for the compute alone. Nil when a fresh one is stored already.
     /// Throws `PageError`, `StoreError`.
     package func computeLayout(_ configuration: LayoutConfiguration) throws -> ComputedLayout? {
