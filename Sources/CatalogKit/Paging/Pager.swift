@@ -15,7 +15,7 @@ enum Pager {
         let outcome = try store.withSnapshot { snapshot throws -> Outcome? in
             let generation = try snapshot.generation()
             let stored = try snapshot.layout(configuration: key)
-            if let stored, stored.generation == generation, let header = try readableHeader(stored) {
+            if let stored, let header = try freshHeader(stored, generation: generation) {
                 let offset = try offset(for: request, snapshot: snapshot, scrollLength: header.contentHeight) { index in
                     try header.items(in: -Double.infinity..<Double.infinity, windows: snapshot.windows(layoutID: stored.id, holdingIndex: index))
                         .first { $0.kind == .cell && $0.index == index }.map { horizontal ? $0.frame.x : $0.frame.y }
@@ -63,8 +63,7 @@ enum Pager {
     /// Whether a layout of `configuration` is stored for the catalog's generation and readable.
     static func isStoredFresh(store: any CatalogBackend, configuration: LayoutConfiguration) throws -> Bool {
         try store.withSnapshot { snapshot throws -> Bool in
-            guard let stored = try snapshot.layout(configuration: configuration.key) else { return false }
-            return try stored.generation == snapshot.generation() && readableHeader(stored) != nil
+            try freshHeader(snapshot.layout(configuration: configuration.key), generation: snapshot.generation()) != nil
         }
     }
 
@@ -74,7 +73,7 @@ enum Pager {
         try store.withSnapshot { snapshot throws -> ComputedLayout? in
             let generation = try snapshot.generation()
             let stored = try snapshot.layout(configuration: configuration.key)
-            if let stored, stored.generation == generation, try readableHeader(stored) != nil { return nil }
+            if try freshHeader(stored, generation: generation) != nil { return nil }
             return try ComputedLayout(compute(configuration, snapshot: snapshot, stored: stored, generation: generation), configuration: configuration)
         }
     }
@@ -121,7 +120,7 @@ enum Pager {
         return try store.withSnapshot { snapshot throws -> SectionList in
             let generation = try snapshot.generation()
             var header: LayoutArchiveHeader
-            if let stored = try snapshot.layout(configuration: key), stored.generation == generation, let readable = try readableHeader(stored) {
+            if let stored = try snapshot.layout(configuration: key), let readable = try freshHeader(stored, generation: generation) {
                 header = readable
             } else {
                 header = try LayoutArchiveHeader(bytes: compute(configuration, snapshot: snapshot, stored: nil, generation: generation).header)
@@ -158,8 +157,8 @@ enum Pager {
         return try store.withSnapshot { snapshot throws -> SnapTarget? in
             let generation = try snapshot.generation()
             var table: CarouselTable
-            if let stored = try snapshot.layout(configuration: configuration.key), stored.generation == generation,
-               let header = try readableHeader(stored), header.carousel != nil {
+            if let stored = try snapshot.layout(configuration: configuration.key), let header = try freshHeader(stored, generation: generation),
+               header.carousel != nil {
                 guard header.itemCount > 0, header.windowCount > 0 else { return nil }
                 // Windows from the target's outwards until items lie on both sides of it (or an end is reached).
                 let target = proposed + viewport / 2
@@ -406,6 +405,13 @@ enum Pager {
 }
 
 extension Pager {
+    /// The header of `stored` when it lays out the catalog's `generation` in a format this build
+    /// reads; nil when there is none, it is stale, or it is newer (then computed again).
+    static func freshHeader(_ stored: StoredLayout?, generation: Int64) throws -> LayoutArchiveHeader? {
+        guard let stored, stored.generation == generation else { return nil }
+        return try readableHeader(stored)
+    }
+
     /// The stored layout's header, or nil when it was written in a newer archive format than
     /// this build reads: such a layout is treated as stale and computed again.
     static func readableHeader(_ stored: StoredLayout) throws -> LayoutArchiveHeader? {
