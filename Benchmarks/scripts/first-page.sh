@@ -10,14 +10,7 @@ cd "$(dirname "$0")/.."
 (cd .. && swift build -c release --product catalog >&2)
 catalog="$(cd .. && pwd)/.build/release/catalog"
 size="${1:-10000000}" rounds="${2:-2}"
-work="$PWD/.corpus/work"
-echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
-source scripts/imported-catalog.sh
-source ../scripts/start-server.sh
-source scripts/postgres-server.sh
-start_postgres
-sqlite=$(imported_catalog "$catalog" "$size" page)
-postgres=$(imported_postgres "$catalog" "$work/import-$size.csv")
+source scripts/serving-catalogs.sh
 builds=("now=$catalog")
 [ -n "${BEFORE:-}" ] && builds=("before=$BEFORE" "${builds[@]}")
 

@@ -16,14 +16,7 @@ source scripts/wrk-setup.sh
 (cd .. && swift build -c release --product catalog >&2)
 catalog="$(cd .. && pwd)/.build/release/catalog"
 size="${1:-10000000}"
-echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
-source scripts/imported-catalog.sh
-source ../scripts/start-server.sh
-source scripts/postgres-server.sh
-start_postgres
-
-sqlite=$(imported_catalog "$catalog" "$size" page)
-postgres=$(imported_postgres "$catalog" "$work/import-$size.csv")
+source scripts/serving-catalogs.sh
 
 resident() { echo "  resident memory of the server: $(($(ps -o rss= -p "$1") / 1024)) MB"; }
 

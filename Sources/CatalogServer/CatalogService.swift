@@ -87,9 +87,7 @@ final class CatalogService: Sendable {
         let key = configuration.key
         return try await computations.once(key) {
             // Computed by a flight that ended a moment ago, and still being stored.
-            if let held = self.beingStored.entry(key), try await self.run({ try self.pages.generation() }) == held.layout.generation {
-                return held
-            }
+            if let held = try await self.heldCurrent(key) { return held }
             // Stored fresh (sections and snapping ask for layouts stored long ago): no place to wait for.
             if try await self.run({ try self.catalog.isStoredFresh(configuration) }) { return nil }
             await self.beingStored.reserve()
@@ -139,10 +137,14 @@ final class CatalogService: Sendable {
     /// Waits until the layout of `configuration` is stored (or its store failed), computing it
     /// once if needed: for what reads the stored layout (sections, snapping).
     func settle(_ configuration: LayoutConfiguration) async throws {
-        if let held = beingStored.entry(configuration.key), try await run({ try self.pages.generation() }) == held.layout.generation {
-            await held.stored.value
-        }
+        if let held = try await heldCurrent(configuration.key) { await held.stored.value }
         if let held = try await computeAndStore(configuration) { await held.stored.value }
+    }
+
+    /// The layout of configuration `key` being stored, if it lays out the catalog's generation.
+    func heldCurrent(_ key: String) async throws -> LayoutsBeingStored.Entry? {
+        guard let held = beingStored.entry(key), try await run({ try self.pages.generation() }) == held.layout.generation else { return nil }
+        return held
     }
 
     /// The change set from `request.since` to now: every gallery at one generation asks for the

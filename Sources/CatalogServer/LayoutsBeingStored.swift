@@ -112,7 +112,8 @@ final class LayoutsBeingStored: Service, Sendable {
         }
         stopping.store(true, ordering: .relaxed)
         let deadline = ContinuousClock.now + Self.shutdownWait
-        while taken > 0 || waiting > 0, ContinuousClock.now < deadline {
+        // A computation waits for a place only while every place is taken.
+        while taken > 0, ContinuousClock.now < deadline {
             do { try await Task.sleep(for: .milliseconds(20)) } catch { return } // cancelled
         }
     }

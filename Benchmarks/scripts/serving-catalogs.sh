@@ -1,0 +1,12 @@
+# Sourced, from Benchmarks/, by the serving benchmarks once `catalog` (a release binary) and
+# `size` are set: prints the machine, starts a throwaway PostgreSQL (postgres-server.sh), and
+# sets `sqlite` and `postgres` to catalogs of the same `size` generated rows, the SQLite one
+# reused from .corpus/work (imported-catalog.sh), the PostgreSQL one imported now; also makes
+# start_server (scripts/start-server.sh) available.
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
+source scripts/imported-catalog.sh
+source ../scripts/start-server.sh
+source scripts/postgres-server.sh
+start_postgres
+sqlite=$(imported_catalog "$catalog" "$size" page)
+postgres=$(imported_postgres "$catalog" "$PWD/.corpus/work/import-$size.csv")
