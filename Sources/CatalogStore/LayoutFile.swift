@@ -61,6 +61,56 @@ enum LayoutFile {
         }
     }
 
+    /// How a store of a layout is cut into commits (SQLiteStore.saveLayout): each commit takes
+    /// the file's exclusive lock, which new readers wait for, so a large layout goes in pieces.
+    /// The piece size, and what runs after each commit, can be changed (tests).
+    final class Pieces: @unchecked Sendable {
+        /// Another writer replaced or removed the layout being stored (a store of the same
+        /// configuration begun after it, `catalog layouts --drop`).
+        struct Replaced: Error {}
+
+        /// A row still marked by its writer this long after the store began (its `last_used_at`)
+        /// was left by a store that stopped (a process killed mid-store; a store waits 10 s at
+        /// most for readers, and writes a 10,000,000-item layout in about a second): the next
+        /// store removes it with its segments.
+        static let abandonedSeconds = 600
+
+        private let lock = NSLock()
+        // Segment bytes a piece holds. Unsynced commits: half the connection's page cache
+        // (`cacheKiB`), so a piece never spills and takes the exclusive lock only to commit
+        // (pieces of 1 to 4 MiB, with a cache twice as large, stored a 10,000,000-item layout in
+        // the same time). A commit that waits for the disk syncs the file and its journal:
+        // fewer, larger pieces.
+        private var unsyncedBytes = 1 << 20
+        private var syncedBytes = 32 << 20
+        private var afterCommit: (@Sendable () -> Void)?
+
+        init() {}
+
+        func bytes(unsynced: Bool) -> Int { lock.withLock { unsynced ? unsyncedBytes : syncedBytes } }
+
+        /// Cuts stores into pieces of `bytes` of segments, `afterCommit` run (on the file's
+        /// connection, between two transactions) after each commit of a store.
+        func set(bytes: Int, afterCommit: (@Sendable () -> Void)? = nil) {
+            lock.withLock {
+                (unsyncedBytes, syncedBytes) = (bytes, bytes)
+                self.afterCommit = afterCommit
+            }
+        }
+
+        func committed() { lock.withLock { afterCommit }?() }
+    }
+
+    /// The catalog's connections' busy handler: whether to try again after `tries` tries, after
+    /// a sleep of 0.1 ms a try so far, 2 ms at most, for about `busySeconds` in all.
+    @Sendable static func readerRetry(_ tries: Int) -> Bool {
+        let sleep = min(tries + 1, 20) * 100 // µs
+        let limit = 20 + busySeconds * 1_000_000 / 2_000 // tries: the first 20 take 21 ms together
+        guard tries < limit else { return false }
+        usleep(UInt32(sleep))
+        return true
+    }
+
     static let schema = "layout_store"
     static let pageSize = 65_536
     /// Each connection's cache of the file's pages. Small: reads go through the memory map, and

@@ -22,7 +22,7 @@ struct SQLiteSnapshot: CatalogSnapshot {
     package func layout(configuration: String) throws -> StoredLayout? {
         try Row.fetchOne(db.cachedStatement(sql: """
             SELECT id, configuration, generation, item_count, content_height, header, bytes, compute_seconds, last_used_at
-            FROM layouts WHERE configuration = ?
+            FROM layouts WHERE configuration = ? AND writer IS NULL
             """), arguments: [configuration]).map(SQLiteStore.storedLayout)
     }
 

@@ -7,54 +7,125 @@ extension SQLiteStore {
     /// segments of up to 64 windows a row, replacing any layout of the same configuration. With
     /// `previous`, the segments that hold only its first `keeping` windows stay as stored (an
     /// extension rewrites only what changed). Returns false, storing nothing, if the catalog has
-    /// moved on or readers kept the file busy past `LayoutFile.busySeconds`.
+    /// moved on, readers kept the file busy past `LayoutFile.busySeconds`, or another writer
+    /// replaced or removed the layout while it was written.
+    ///
+    /// Written in pieces, each its own commit (`LayoutFile.Pieces`): a commit takes the file's
+    /// exclusive lock, and readers of other layouts wait for it. One transaction for a whole
+    /// layout held them for all of it (about a second at 10,000,000 items, the p99 of every
+    /// page served meanwhile); a piece holds them for a few milliseconds. Until its last piece
+    /// the layout's row is marked with this writer (`layouts.writer`, Migrations/layouts/0002),
+    /// and readers pass it by.
     @discardableResult
     package func saveLayout(configuration: String, order: ItemOrder, generation: Int64, itemCount: Int, contentHeight: Double,
                             header: [UInt8], windows: LayoutWindows, replacing previous: (id: Int64, generation: Int64)?, keeping: Int,
                             computeSeconds: Double) throws(StoreError) -> Bool {
-        // Waits for readers of the file count against one deadline, whatever the store spills when.
-        try writeLayouts(orIfBusy: false) { db in
-            // The catalog and the layout file commit apart, so the catalog's generation is read
-            // here, under the layout file's write lock: every layout in the file was stored at
-            // the catalog's generation of its moment, and one of a generation that has passed is
-            // never written (generations only rise).
-            let (current, budget) = try pool.read { catalog in
-                (try Int64.fetchOne(catalog, sql: "SELECT generation FROM catalog"),
-                 try Int64.fetchOne(catalog, sql: "SELECT layout_budget_bytes FROM catalog") ?? 0)
+        let writer = Data((0..<16).map { _ in UInt8.random(in: .min ... .max) })
+        do {
+            return try layoutQueue.inDatabase { db in
+                // Waits for readers of the file count against one deadline, whatever the store
+                // spills or commits when.
+                try layoutWait.within(seconds: LayoutFile.busySeconds) {
+                    var written: Int64?
+                    do {
+                        return try saveLayout(db, writer: writer, written: &written, configuration: configuration, order: order,
+                                              generation: generation, itemCount: itemCount, contentHeight: contentHeight,
+                                              header: header, windows: windows, replacing: previous, keeping: keeping,
+                                              computeSeconds: computeSeconds)
+                    } catch {
+                        // The pieces committed so far go with their row, if the file lets it;
+                        // otherwise they are left for a later store (`abandonedSeconds`).
+                        if db.isInsideTransaction { try? db.execute(sql: "ROLLBACK") }
+                        if let written {
+                            try? db.inTransaction(.immediate) {
+                                try db.execute(sql: "DELETE FROM layouts WHERE id = ? AND writer = ?", arguments: [written, writer])
+                                return .commit
+                            }
+                        }
+                        if LayoutFile.isBusy(error) || error is LayoutFile.Pieces.Replaced { return false }
+                        throw error
+                    }
+                }
             }
-            guard current == generation else { return false }
-            try Self.saveLayout(db, configuration: configuration, order: order, generation: generation, itemCount: itemCount,
-                                contentHeight: contentHeight, header: header, windows: windows, replacing: previous,
-                                keeping: keeping, computeSeconds: computeSeconds, budget: budget)
-            return true
+        } catch {
+            throw StoreError.wrap(error)
         }
     }
 
-    private static func saveLayout(_ db: Database, configuration: String, order: ItemOrder, generation: Int64, itemCount: Int,
-                                   contentHeight: Double, header: [UInt8], windows: LayoutWindows, replacing previous: (id: Int64, generation: Int64)?,
-                                   keeping: Int, computeSeconds: Double, budget: Int64) throws {
+    /// `saveLayout` on the file's connection, out of any transaction: sets `written` to the
+    /// layout's row once that row is committed, marked `writer`.
+    private func saveLayout(_ db: Database, writer: Data, written: inout Int64?, configuration: String, order: ItemOrder,
+                            generation: Int64, itemCount: Int, contentHeight: Double, header: [UInt8], windows: LayoutWindows,
+                            replacing previous: (id: Int64, generation: Int64)?, keeping: Int, computeSeconds: Double) throws -> Bool {
         let perSegment = LayoutSegment.windowsPerSegment
+        // Pieces that fit the connection's cache commit without spilling: the exclusive lock is
+        // taken at the commit only. A connection that waits for the disk pays a sync per commit,
+        // so its pieces are larger.
+        let unsynced = try Int.fetchOne(db, sql: "PRAGMA synchronous") == 0
+        let pieceBytes = layoutPieces.bytes(unsynced: unsynced)
+        try db.execute(sql: "BEGIN IMMEDIATE")
+        // The catalog and the layout file commit apart, so the catalog's generation is read
+        // here, under the layout file's write lock: every layout in the file was stored at the
+        // catalog's generation of its moment, and one of a generation that has passed is never
+        // begun (generations only rise).
+        let (current, budget) = try pool.read { catalog in
+            (try Int64.fetchOne(catalog, sql: "SELECT generation FROM catalog"),
+             try Int64.fetchOne(catalog, sql: "SELECT layout_budget_bytes FROM catalog") ?? 0)
+        }
+        guard current == generation else {
+            try db.execute(sql: "ROLLBACK")
+            return false
+        }
+        // Rows of writers that stopped mid-store (a process killed) and never came back.
+        try db.execute(sql: """
+            DELETE FROM layouts WHERE writer IS NOT NULL AND last_used_at < strftime('%Y-%m-%dT%H:%M:%SZ', 'now', ?)
+            """, arguments: ["-\(LayoutFile.Pieces.abandonedSeconds) seconds"])
         var id: Int64
         var kept = 0 // segments left as stored
         // The layout extended, as it was read: one extended in place since keeps its id.
-        if let previous, try Int64.fetchOne(db, sql: "SELECT id FROM layouts WHERE id = ? AND configuration = ? AND generation = ?",
-                                              arguments: [previous.id, configuration, previous.generation]) != nil {
+        if let previous, try Int64.fetchOne(db, sql: """
+            SELECT id FROM layouts WHERE id = ? AND configuration = ? AND generation = ? AND writer IS NULL
+            """, arguments: [previous.id, configuration, previous.generation]) != nil {
             id = previous.id
             kept = min(keeping, windows.count) / perSegment
+            try db.execute(sql: "UPDATE layouts SET writer = ?, last_used_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE id = ?",
+                           arguments: [writer, id])
             try db.execute(sql: "DELETE FROM layout_segments WHERE layout_id = ? AND first_window >= ?", arguments: [id, kept * perSegment])
         } else {
+            // Another writer's row of the same configuration goes too: the last to begin wins.
             try db.execute(sql: "DELETE FROM layouts WHERE configuration = ?", arguments: [configuration])
             try db.execute(sql: """
-                INSERT INTO layouts (configuration, item_order, generation, item_count, content_height, header, bytes, compute_seconds)
-                VALUES (?, ?, 0, 0, 0, x'', 0, 0)
-                """, arguments: [configuration, order.rawValue])
+                INSERT INTO layouts (configuration, item_order, generation, item_count, content_height, header, bytes, compute_seconds, writer)
+                VALUES (?, ?, 0, 0, 0, x'', 0, 0, ?)
+                """, arguments: [configuration, order.rawValue, writer])
             id = db.lastInsertedRowID
+        }
+        try db.execute(sql: "COMMIT")
+        written = id
+        layoutPieces.committed()
+
+        let mine = try BulkStatement(db, sql: "SELECT count(*) FROM layouts WHERE id = ?1 AND writer = ?2")
+        /// Begins a piece: the row must still be this writer's (another may have replaced it, a
+        /// `layouts --drop` removed it), or the segments would be written for nothing.
+        func begin() throws {
+            try db.execute(sql: "BEGIN IMMEDIATE")
+            mine.bind(1, id)
+            mine.bind(2, blob: writer)
+            guard try mine.run(db) == 1 else { throw LayoutFile.Pieces.Replaced() }
         }
         let put = try BulkStatement(db, sql: """
             INSERT INTO layout_segments (layout_id, first_window, window_count, min_index, max_index, bytes)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6)
             """)
+        try begin()
+        var piece = 0
         try LayoutSegment.forEachSegment(of: windows, from: kept * perSegment) { range, segment in
+            if piece >= pieceBytes {
+                try db.execute(sql: "COMMIT")
+                layoutPieces.committed()
+                try begin()
+                piece = 0
+            }
             put.bind(1, id)
             put.bind(2, range.lowerBound)
             put.bind(3, range.count)
@@ -64,15 +135,19 @@ extension SQLiteStore {
                 put.bind(6, unsafeBlob: bytes)
                 try put.run(db)
             }
+            piece += segment.bytes.count
         }
         let segmentBytes = try Int64.fetchOne(db, sql: "SELECT coalesce(sum(length(bytes)), 0) FROM layout_segments WHERE layout_id = ?",
                                               arguments: [id]) ?? 0
         try db.execute(sql: """
             UPDATE layouts SET generation = ?, item_count = ?, content_height = ?, header = ?, bytes = ?, compute_seconds = ?,
-                last_used_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now')
+                last_used_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), writer = NULL
             WHERE id = ?
             """, arguments: [generation, itemCount, contentHeight, Data(header), segmentBytes + Int64(header.count), computeSeconds, id])
-        try evictLayouts(db, budget: budget, keeping: id)
+        try Self.evictLayouts(db, budget: budget, keeping: id)
+        try db.execute(sql: "COMMIT")
+        layoutPieces.committed()
+        return true
     }
 
     /// Runs `body` in a write transaction of the layout file, waiting up to `seconds` for its
@@ -107,7 +182,7 @@ extension SQLiteStore {
         try read { db in
             try Row.fetchAll(db, sql: """
                 SELECT id, configuration, generation, item_count, content_height, header, bytes, compute_seconds, last_used_at
-                FROM layouts ORDER BY last_used_at DESC, configuration
+                FROM layouts WHERE writer IS NULL ORDER BY last_used_at DESC, configuration
                 """).map(Self.storedLayout)
         }
     }
@@ -116,7 +191,9 @@ extension SQLiteStore {
     static func evictLayouts(_ db: Database, budget: Int64, keeping kept: Int64) throws {
         var total = try Int64.fetchOne(db, sql: "SELECT coalesce(sum(bytes), 0) FROM layouts") ?? 0
         guard total > budget else { return }
-        for row in try Row.fetchAll(db, sql: "SELECT id, bytes FROM layouts WHERE id != ? ORDER BY last_used_at, id", arguments: [kept]) {
+        // A layout another writer is storing is not taken from under it.
+        for row in try Row.fetchAll(db, sql: "SELECT id, bytes FROM layouts WHERE id != ? AND writer IS NULL ORDER BY last_used_at, id",
+                                    arguments: [kept]) {
             guard total > budget else { break }
             try db.execute(sql: "DELETE FROM layouts WHERE id = ?", arguments: [row[0] as Int64])
             total -= row[1]
@@ -172,7 +249,7 @@ extension SQLiteStore {
             let generation = try Int64.fetchOne(db, sql: "SELECT generation FROM catalog") ?? 0
             let keptFrom = try Int64.fetchOne(db, sql: "SELECT kept_from FROM change_log") ?? generation
             var stale: [(id: Int64, generation: Int64)] = []
-            for row in try Row.fetchAll(db, sql: "SELECT id, item_order, generation, item_count FROM layouts WHERE generation < ?",
+            for row in try Row.fetchAll(db, sql: "SELECT id, item_order, generation, item_count FROM layouts WHERE generation < ? AND writer IS NULL",
                                         arguments: [generation]) {
                 let order = ItemOrder(rawValue: row[1]) ?? .date
                 if (row[2] as Int64) < keptFrom, try !SQLiteSnapshot(db: db).onlyAppended(since: row[2], count: row[3], order: order) {

@@ -23,6 +23,8 @@ package final class SQLiteStore: CatalogBackend {
     let layoutQueue: DatabaseQueue
     /// How long `layoutQueue` waits for readers of the file (LayoutFile.Wait).
     let layoutWait: LayoutFile.Wait
+    /// How a store of a layout is cut into commits (LayoutFile.Pieces).
+    let layoutPieces = LayoutFile.Pieces()
     /// Each connection's page cache, and the file size it maps into memory.
     static let cacheKiB = 262_144
     static let mmapBytes = 1 << 30
@@ -52,7 +54,11 @@ package final class SQLiteStore: CatalogBackend {
         }
         do {
             var configuration = Configuration()
-            configuration.busyMode = .timeout(10)
+            // Retries soon and often: a store of a layout commits a piece every millisecond or
+            // so (LayoutFile.Pieces), and a reader of the layout file that slept as long as
+            // SQLite's own timeout does between its tries (up to 100 ms, rising from the first
+            // tries) would keep missing the moments between two commits.
+            configuration.busyMode = .callback(LayoutFile.readerRetry)
             configuration.prepareDatabase { db in
                 try db.execute(sql: "PRAGMA synchronous = NORMAL")
                 // A scan batch or a million-line import touches pages all over the item and

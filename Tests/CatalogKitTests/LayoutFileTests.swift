@@ -29,7 +29,7 @@ import Testing
         }
         #expect(pageSize == 65_536 && journal == "delete")
         #expect(layouts == 1 && segments > 0)
-        #expect(migrations == ["0001_layout_file"])
+        #expect(migrations == ["0001_layout_file", "0002_layouts_written_in_pieces"])
         let inCatalog = try DatabaseQueue(path: library.catalogPath).read { db in
             try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE name LIKE 'layout%'")
         }
@@ -552,6 +552,132 @@ import Testing
         let stale = try save(try importOne(4), fill: 3, replacing: (first.id, first.generation))
         #expect(try segmentFills(stale.id) == ["03", "03"], "every segment written again")
         #expect(stale.generation == extended.generation + 1)
+    }
+
+    /// What a commit of a store leaves for others to see: how many segments the layout being
+    /// stored has, whether its row is still marked, what the catalog lists and serves of it.
+    struct Seen: Sendable {
+        var segments: Int
+        var marked: Bool
+        var listed: Bool
+        var inSnapshot: Bool
+        var otherLayoutsSegments: Int
+    }
+
+    /// A store goes in pieces, each its own commit, so that readers of the file wait for one
+    /// piece at most (a whole 10,000,000-item layout held every page of every other layout for
+    /// about a second). Between two pieces the file is free for any reader (one that never waits
+    /// reads it here), the layout's row is marked, and neither the catalog's list nor a snapshot
+    /// knows of it until its last piece: the pages of the stored layout beside it stay readable.
+    @Test func aLayoutIsStoredInPieces_noReaderSeesItBeforeTheLast_andTheFileStaysReadable() throws {
+        let library = try Library()
+        let catalog = try library.catalog()
+        _ = try catalog.importItems(PagerTests.importRows(20_000))
+        _ = try catalog.precompute(configuration)
+        var other = configuration
+        other.columns = 3
+        let store = try #require(catalog.store as? SQLiteStore)
+        let seen = Mutex<[Seen]>([])
+        let path = library.layoutFilePath
+        store.layoutPieces.set(bytes: 32 << 10) { [other] in
+            do {
+                // A reader that does not wait at all: it fails if the writer holds any lock a reader minds.
+                var never = Configuration()
+                never.readonly = true
+                never.busyMode = .immediateError
+                let file = try DatabaseQueue(path: path, configuration: never)
+                let (segments, marked, others) = try file.read { db in
+                    (try Int.fetchOne(db, sql: """
+                        SELECT count(*) FROM layout_segments WHERE layout_id = (SELECT id FROM layouts WHERE configuration = ?)
+                        """, arguments: [other.key]) ?? -1,
+                     try Bool.fetchOne(db, sql: "SELECT writer IS NOT NULL FROM layouts WHERE configuration = ?", arguments: [other.key]) ?? false,
+                     try Int.fetchOne(db, sql: """
+                        SELECT count(*) FROM layout_segments WHERE layout_id IN (SELECT id FROM layouts WHERE configuration != ?)
+                        """, arguments: [other.key]) ?? -1)
+                }
+                try file.close()
+                let listed = try store.layouts().contains { $0.configuration == other.key }
+                let inSnapshot = try store.withSnapshot { try $0.layout(configuration: other.key) != nil }
+                seen.withLock { $0.append(Seen(segments: segments, marked: marked, listed: listed, inSnapshot: inSnapshot,
+                                               otherLayoutsSegments: others)) }
+            } catch {
+                Issue.record("a reader between two pieces: \(error)")
+            }
+        }
+        let (stored, source, _) = try catalog.precompute(other)
+        #expect(source == .computed && stored.itemCount == 20_000)
+        let commits = seen.withLock { $0 }
+        #expect(commits.count >= 4, "the row, pieces, and the last commit: \(commits.count) commits")
+        let during = commits.dropLast()
+        #expect(during.allSatisfy { $0.marked && !$0.listed && !$0.inSnapshot }, "no reader takes a layout half stored")
+        #expect(zip(during, during.dropFirst()).allSatisfy { $0.segments < $1.segments }, "each piece committed on its own: \(during.map(\.segments))")
+        #expect(during.allSatisfy { $0.otherLayoutsSegments == commits[0].otherLayoutsSegments && $0.otherLayoutsSegments > 0 })
+        let last = try #require(commits.last)
+        #expect(!last.marked && last.listed && last.inSnapshot && last.segments > (during.last?.segments ?? 0))
+        store.layoutPieces.set(bytes: 1 << 20)
+        #expect(try pager.expectPage(catalog, other, offset: 30_000).source == .stored, "the layout stored in pieces pages as the reference")
+    }
+
+    /// Another writer may remove the layout being stored between two of its pieces (a store of
+    /// the same configuration begun later, `catalog layouts --drop`): the store gives up at its
+    /// next piece, and removes what it wrote. A row left marked by a store that never came back
+    /// (a process killed mid-store) goes with its segments once it is `abandonedSeconds` old;
+    /// one marked recently is another store under way, and stays.
+    @Test func aStoreWhoseLayoutIsRemovedMidwayGivesUp_andRowsOfStoresThatStoppedGo() throws {
+        let library = try Library()
+        let catalog = try library.catalog()
+        let generation = try catalog.importItems(PagerTests.importRows(10)).generation
+        let store = try #require(catalog.store as? SQLiteStore)
+        let windows = LayoutWindows(count: 64 * 8) { range in
+            LayoutWindows.Packed(bytes: [UInt8](repeating: 7, count: range.count * 512), ends: (1...range.count).map { $0 * 512 },
+                                 minIndices: Array(range), maxIndices: Array(range))
+        }
+        func save(_ configuration: String) throws -> Bool {
+            try store.saveLayout(configuration: configuration, order: .date, generation: generation, itemCount: 10, contentHeight: 1,
+                                 header: [1], windows: windows, replacing: nil, keeping: 0, computeSeconds: 0)
+        }
+        let file = try layoutFile(library)
+        func rows() throws -> [String: (segments: Int, marked: Bool)] {
+            try file.read { db in
+                var rows: [String: (Int, Bool)] = [:]
+                for row in try Row.fetchAll(db, sql: """
+                    SELECT configuration, (SELECT count(*) FROM layout_segments WHERE layout_id = layouts.id), writer IS NOT NULL FROM layouts
+                    """) { rows[row[0]] = (row[1], row[2]) }
+                return rows
+            }
+        }
+        let orphans = { try file.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM layout_segments WHERE layout_id NOT IN (SELECT id FROM layouts)") } }
+
+        let remover = try library.catalog() // another process, as far as the file is concerned
+        let commits = Mutex(0)
+        store.layoutPieces.set(bytes: 64 << 10) {
+            let count = commits.withLock { $0 += 1; return $0 }
+            if count == 2 { #expect((try? remover.dropLayouts()) == 1, "the row being written is removed") }
+        }
+        #expect(try save("dropped") == false)
+        #expect(commits.withLock { $0 } == 2, "given up at the piece after the removal")
+        #expect(try rows()["dropped"] == nil && orphans() == 0)
+
+        // Stores that stopped: one long ago, one a moment ago (both marked, with segments).
+        try file.write { db in
+            for (configuration, usedAt) in [("stopped", "2000-01-01T00:00:00Z"), ("under way", nil as String?)] {
+                try db.execute(sql: """
+                    INSERT INTO layouts (configuration, item_order, generation, item_count, content_height, header, bytes, compute_seconds, writer, last_used_at)
+                    VALUES (?, 'date', 0, 0, 0, x'', 0, 0, x'01', coalesce(?, strftime('%Y-%m-%dT%H:%M:%SZ', 'now')))
+                    """, arguments: [configuration, usedAt])
+                try db.execute(sql: """
+                    INSERT INTO layout_segments (layout_id, first_window, window_count, min_index, max_index, bytes) VALUES (?, 0, 1, 0, 0, x'00')
+                    """, arguments: [db.lastInsertedRowID])
+            }
+        }
+        #expect(try catalog.layouts().isEmpty, "rows being written are not listed")
+        store.layoutPieces.set(bytes: 64 << 10)
+        #expect(try save("kept"))
+        let after = try rows()
+        #expect(try after["stopped"] == nil && orphans() == 0, "the stopped store's row and segments are gone")
+        #expect(after["under way"]?.marked == true && after["under way"]?.segments == 1)
+        #expect(after["kept"]?.marked == false && (after["kept"]?.segments ?? 0) == 8)
+        #expect(try catalog.layouts().map(\.configuration) == ["kept"])
     }
 
     static func python(_ script: String) throws -> Int32 {
