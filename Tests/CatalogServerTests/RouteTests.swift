@@ -325,6 +325,37 @@ import Testing
         }
     }
 
+    /// Layouts are computed and stored on threads of their own. With as many stores held back as
+    /// may run at once, new configurations still get their first page, and a page of a stored
+    /// layout is still read from the catalog: on the read threads, the held stores took every
+    /// one of them, and the pages waited for the stores.
+    @Test(.timeLimit(.minutes(3))) func pagesAreReadWhileAsManyLayoutsAsMayBeStoredAtOnceWait() async throws {
+        let served = try ServedCatalog(images: [], imported: 3000)
+        let catalog = served.catalog
+        let stored = "width=500&cols=2&offset=2700"
+        let expected = PageText.json(try catalog.page(try PageRequest(query: stored))) // computes and stores it
+        let held = DispatchSemaphore(value: 0)
+        let givenUp = Atomic<Int>(0)
+        let service = served.service { layout in
+            // Until the test lets the stores go; a minute at most, so that pages stuck behind
+            // the stores fail the test instead of hanging it.
+            if held.wait(timeout: .now() + 60) == .timedOut { givenUp.add(1, ordering: .relaxed) }
+            return try catalog.storeLayout(layout)
+        }
+        let limit = catalog.readConcurrency
+        try await served.test(service: service) { client in
+            for columns in 3..<(3 + limit) {
+                #expect(try await client.execute(uri: "/api/page?width=500&cols=\(columns)", method: .get) { $0.status } == .ok)
+            }
+            #expect(service.beingStored.count == limit && service.layoutsComputed.load(ordering: .relaxed) == limit)
+            #expect(try await client.execute(uri: "/api/page?" + stored, method: .get) { $0.text } == expected,
+                    "read from the catalog while \(limit) stores wait")
+            #expect(try catalog.layouts().count == 1 && givenUp.load(ordering: .relaxed) == 0, "the held stores have not stored")
+            for _ in 0..<limit { held.signal() }
+            try await waitUntil("the held layouts stored") { try catalog.layouts().count == 1 + limit }
+        }
+    }
+
     /// The layouts being stored are a service of the application: a graceful stop waits for them.
     @Test func theLayoutsBeingStoredAreAServiceOfTheApplication() throws {
         let served = try ServedCatalog(images: [], imported: 1)
