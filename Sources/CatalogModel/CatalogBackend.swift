@@ -189,7 +189,7 @@ package protocol LayoutStoring: Sendable {
     /// extends), the first `keeping` windows are as that layout stored them, and only what
     /// follows them is written; if that layout has changed since, the whole layout is written.
     /// Returns false, storing nothing, if the catalog has moved on (or, on SQLite, the layout
-    /// file stayed busy).
+    /// file stayed busy, or another writer replaced or removed the layout while it was stored).
     @discardableResult
     func saveLayout(configuration: String, order: ItemOrder, generation: Int64, itemCount: Int, contentHeight: Double,
                     header: [UInt8], windows: LayoutWindows, replacing previous: (id: Int64, generation: Int64)?, keeping: Int,

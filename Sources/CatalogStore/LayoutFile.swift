@@ -30,32 +30,42 @@ enum LayoutFile {
     /// per statement, and a store larger than the page cache needs the file's exclusive lock at
     /// every statement that spills a page: it would wait again at each one, for as long as a
     /// reader holds the file (a 3 MB store beside a reader of 40 s took 39 s). A write instead
-    /// counts all its waits against one deadline (`within`); outside one, a statement waits up to
-    /// `busySeconds`, as SQLite's timeout would.
+    /// counts all its waits against one budget (`within`): the time it spent waiting, summed, not
+    /// the time since it began (a store in pieces waits at each piece's commit, and the writing
+    /// between them does not count). Outside one, a statement waits up to `busySeconds`, as
+    /// SQLite's timeout would.
     final class Wait: @unchecked Sendable {
         private let lock = NSLock()
-        private var deadline: ContinuousClock.Instant?
+        /// What is left of the budget of the write under way (`within`), if any.
+        private var budget: Duration?
         private var statementStart = ContinuousClock.now
+        private var lastTry = ContinuousClock.now
 
-        /// Runs `body` with every wait in it counted against one deadline, `seconds` from now.
+        /// Runs `body` with every wait in it counted against one budget of `seconds`.
         /// Called on the connection's queue, so that writes of this process do not share one.
         func within<T>(seconds: Int, _ body: () throws -> T) rethrows -> T {
-            let outer = lock.withLock { () -> ContinuousClock.Instant? in
-                defer { deadline = .now + .seconds(seconds) }
-                return deadline
+            let outer = lock.withLock { () -> Duration? in
+                defer { budget = .seconds(seconds) }
+                return budget
             }
-            defer { lock.withLock { deadline = outer } }
+            defer { lock.withLock { budget = outer } }
             return try body()
         }
 
         /// SQLite's busy handler: whether to try again, after a few milliseconds.
         func retry(_ tries: Int) -> Bool {
             let now = ContinuousClock.now
-            let limit = lock.withLock {
-                if tries == 0 { statementStart = now }
-                return deadline ?? statementStart + .seconds(LayoutFile.busySeconds)
+            let again = lock.withLock { () -> Bool in
+                if tries == 0 {
+                    statementStart = now
+                } else if let left = budget {
+                    budget = left - (now - lastTry) // the sleep and the try since the last call
+                }
+                lastTry = now
+                if let budget { return budget > .zero }
+                return now < statementStart + .seconds(LayoutFile.busySeconds)
             }
-            guard now < limit else { return false }
+            guard again else { return false }
             usleep(UInt32(min(tries + 1, 10) * 1000))
             return true
         }
@@ -120,6 +130,8 @@ enum LayoutFile {
     static let cacheKiB = 2_048
     /// How long a write waits for readers to let go of the file.
     static let busySeconds = 10
+    /// How long a store that failed waits to remove the pieces it committed.
+    static let cleanupSeconds = 2
 
     static func path(ofCatalog path: String) -> String { path + ".layouts" }
 

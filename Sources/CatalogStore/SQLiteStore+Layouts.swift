@@ -33,13 +33,16 @@ extension SQLiteStore {
                                               header: header, windows: windows, replacing: previous, keeping: keeping,
                                               computeSeconds: computeSeconds)
                     } catch {
-                        // The pieces committed so far go with their row, if the file lets it;
-                        // otherwise they are left for a later store (`abandonedSeconds`).
+                        // The pieces committed so far go with their row, if the file lets it
+                        // within a wait of its own (a store that failed busy has spent its
+                        // budget); otherwise they are left for a later store (`abandonedSeconds`).
                         if db.isInsideTransaction { try? db.execute(sql: "ROLLBACK") }
                         if let written {
-                            try? db.inTransaction(.immediate) {
-                                try db.execute(sql: "DELETE FROM layouts WHERE id = ? AND writer = ?", arguments: [written, writer])
-                                return .commit
+                            try? layoutWait.within(seconds: LayoutFile.cleanupSeconds) {
+                                try db.inTransaction(.immediate) {
+                                    try db.execute(sql: "DELETE FROM layouts WHERE id = ? AND writer = ?", arguments: [written, writer])
+                                    return .commit
+                                }
                             }
                         }
                         if LayoutFile.isBusy(error) || error is LayoutFile.Pieces.Replaced { return false }
@@ -189,7 +192,7 @@ extension SQLiteStore {
 
     /// Removes the least recently used layouts other than `kept` until the rest fit `budget`.
     static func evictLayouts(_ db: Database, budget: Int64, keeping kept: Int64) throws {
-        var total = try Int64.fetchOne(db, sql: "SELECT coalesce(sum(bytes), 0) FROM layouts") ?? 0
+        var total = try Int64.fetchOne(db, sql: "SELECT coalesce(sum(bytes), 0) FROM layouts WHERE writer IS NULL") ?? 0
         guard total > budget else { return }
         // A layout another writer is storing is not taken from under it.
         for row in try Row.fetchAll(db, sql: "SELECT id, bytes FROM layouts WHERE id != ? AND writer IS NULL ORDER BY last_used_at, id",
