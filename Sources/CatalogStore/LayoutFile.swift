@@ -81,7 +81,7 @@ enum LayoutFile {
 
         /// A row still marked by its writer this long after the store began (its `last_used_at`)
         /// was left by a store that stopped (a process killed mid-store; a store waits 10 s at
-        /// most for readers, and writes a 10,000,000-item layout in about a second): the next
+        /// most for readers, and writes a 10,000,000-item layout in a few tenths of a second): the next
         /// store removes it with its segments.
         static let abandonedSeconds = 600
 

@@ -174,7 +174,7 @@ extension SQLiteStore {
     package func finishScan(rootID: Int64, complete: Bool) throws(StoreError) {
         try write { db in
             try db.execute(sql: """
-                UPDATE roots SET last_scanned_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), last_scan_complete = ? WHERE id = ?
+                UPDATE roots SET last_scanned_at = \(Self.isoNowSQL), last_scan_complete = ? WHERE id = ?
                 """, arguments: [complete, rootID])
         }
     }
