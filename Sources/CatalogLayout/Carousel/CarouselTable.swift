@@ -72,9 +72,9 @@ public struct CarouselTable: Sendable {
     /// Makes room for `count` items in all, so that appending them a piece at a time never
     /// copies the items' arrays.
     public mutating func reserveCapacity(_ count: Int) {
-        ids.reserveCapacity(count)
-        aspects.reserveCapacity(count)
-        xs.reserveCapacity(count)
+        ids.reserveAdvisedCapacity(count)
+        aspects.reserveAdvisedCapacity(count)
+        xs.reserveAdvisedCapacity(count)
     }
 
     /// Places `items` after the existing ones: O(m). Throws

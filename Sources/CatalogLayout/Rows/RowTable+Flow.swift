@@ -12,8 +12,8 @@ extension RowTable {
     /// Makes room for `count` items in all, so that appending them a piece at a time never
     /// copies the items' arrays.
     public mutating func reserveCapacity(_ count: Int) {
-        ids.reserveCapacity(count)
-        aspects.reserveCapacity(count)
+        ids.reserveAdvisedCapacity(count)
+        aspects.reserveAdvisedCapacity(count)
     }
 
     /// Places `items` after the existing ones in O(m), sections beginning at `starts` (nil:

@@ -95,6 +95,7 @@ extension PlacementTable {
           newHeights = [Double](unsafeUninitializedCapacity: added) { heightsOut, heightsDone in
             newYs = [Double](unsafeUninitializedCapacity: added) { ysOut, ysDone in
                 newIDs = [Int64](unsafeUninitializedCapacity: added) { idsOut, idsDone in
+                    MemoryAdvice.advise(columnsOut, heightsOut, ysOut, idsOut)
                     columnBottoms.withUnsafeMutableBufferPointer { bottoms in
                         for offset in 0..<added {
                             let index = start + offset

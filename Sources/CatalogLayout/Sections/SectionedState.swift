@@ -54,7 +54,7 @@ package struct SectionedState: Sendable {
     mutating func reserve(sections: Int, spans: Int) {
         func grow<T>(_ array: inout [T], by more: Int) {
             let wanted = array.count + more
-            if array.capacity < wanted { array.reserveCapacity(max(wanted, array.capacity * 2)) }
+            if array.capacity < wanted { array.reserveAdvisedCapacity(max(wanted, array.capacity * 2)) }
         }
         grow(&starts, by: sections)
         grow(&keys, by: sections)

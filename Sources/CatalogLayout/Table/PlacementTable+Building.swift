@@ -67,6 +67,7 @@ extension PlacementTable {
             newHeights = [Double](unsafeUninitializedCapacity: added) { heightsOut, heightsDone in
                 newYs = [Double](unsafeUninitializedCapacity: added) { ysOut, ysDone in
                     newIDs = [Int64](unsafeUninitializedCapacity: added) { idsOut, idsDone in
+                        MemoryAdvice.advise(columnsOut, heightsOut, ysOut, idsOut)
                         bottoms.withUnsafeMutableBufferPointer { bottoms in
                             for offset in 0..<added {
                                 let index = start + offset
@@ -121,12 +122,12 @@ extension PlacementTable {
     /// copies what was placed: the item arrays exactly, each column's list for an even share
     /// and an eighth more (a list that outgrows it doubles).
     package mutating func reserveCapacity(_ count: Int) {
-        ids.reserveCapacity(count)
-        ys.reserveCapacity(count)
-        heights.reserveCapacity(count)
-        columns.reserveCapacity(count)
+        ids.reserveAdvisedCapacity(count)
+        ys.reserveAdvisedCapacity(count)
+        heights.reserveAdvisedCapacity(count)
+        columns.reserveAdvisedCapacity(count)
         let share = count / geometry.columnCount
-        for column in columnItems.indices { columnItems[column].reserveCapacity(share + share / 8 + 16) }
+        for column in columnItems.indices { columnItems[column].reserveAdvisedCapacity(share + share / 8 + 16) }
     }
 
     /// Keeps what a placement loop placed from index `start` on: the item arrays, and each
@@ -154,6 +155,7 @@ extension PlacementTable {
                 let wanted = Int32(truncatingIfNeeded: column)
                 // One spare slot: every item is written, and the cursor moves only past this column's.
                 let added = [Int32](unsafeUninitializedCapacity: adding + 1) { out, initialized in
+                    MemoryAdvice.advise(out)
                     var cursor = 0
                     for (offset, itemColumn) in newColumns.enumerated() {
                         out[cursor] = Int32(truncatingIfNeeded: firstIndex + offset)
@@ -167,7 +169,7 @@ extension PlacementTable {
                 }
                 if columnItems[column].capacity < Int(counts[column]) {
                     // Geometric growth: an exact reserve would copy the whole list on every append.
-                    columnItems[column].reserveCapacity(max(Int(counts[column]), columnItems[column].capacity * 2))
+                    columnItems[column].reserveAdvisedCapacity(max(Int(counts[column]), columnItems[column].capacity * 2))
                 }
                 columnItems[column].append(contentsOf: added)
             }
