@@ -23,8 +23,13 @@ func floorCompute(_ items: [LayoutItem], geometry g: ColumnGeometry, ys: inout [
 /// The memory floor for computing: the bytes a computed table keeps per item (id, y, height,
 /// column, and its entry in its column's list: 32) written into new arrays, with no
 /// arithmetic. New arrays are what a computation gets: at 10M items (320 MB) every page is a
-/// first-touch fault the kernel zeroes.
-func freshMemoryFloor(_ items: [LayoutItem]) -> Int {
+/// first-touch fault the kernel zeroes. `advised`: each array the engine would advise (as large
+/// as `MemoryAdvice.threshold`) gets the huge-page advice first.
+func freshMemoryFloor(_ items: [LayoutItem], advised: Bool = false) -> Int {
+    func advise<T>(_ buffer: UnsafeMutableBufferPointer<T>) {
+        let bytes = buffer.count * MemoryLayout<T>.stride
+        if advised, bytes >= MemoryAdvice.threshold { hugePages(UnsafeMutableRawPointer(buffer.baseAddress!), bytes) }
+    }
     let n = items.count
     var ids: [Int64] = [], ys: [Double] = [], heights: [Double] = [], columns: [Int32] = []
     // One pass over the items, as the layout makes: five arrays written side by side.
@@ -33,6 +38,7 @@ func freshMemoryFloor(_ items: [LayoutItem]) -> Int {
             heights = [Double](unsafeUninitializedCapacity: n) { heights, heightsDone in
                 ys = [Double](unsafeUninitializedCapacity: n) { ys, ysDone in
                     ids = [Int64](unsafeUninitializedCapacity: n) { ids, idsDone in
+                        advise(lists); advise(columns); advise(heights); advise(ys); advise(ids)
                         items.withUnsafeBufferPointer { items in
                             for index in 0..<n {
                                 ids[index] = items[index].id

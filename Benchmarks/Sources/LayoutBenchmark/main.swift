@@ -3,6 +3,21 @@
 import BenchmarkSupport
 import CatalogLayout
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The advice the catalog installs (CatalogKit's `HugePages`): transparent huge pages for the
+/// engine's arrays of 8 MiB or more, through madvise. Installed and removed around the runs that
+/// use it, so one process times the engine both ways.
+let hugePages: MemoryAdvice.Advice = { start, bytes in
+    #if os(Linux)
+    let page = Int(getpagesize())
+    let first = (Int(bitPattern: start) + page - 1) & ~(page - 1)
+    let end = (Int(bitPattern: start) + bytes) & ~(page - 1)
+    if end > first { _ = madvise(UnsafeMutableRawPointer(bitPattern: first), end - first, MADV_HUGEPAGE) }
+    #endif
+}
 
 
 /// Times `queries` bands of 812 points at the given offsets; returns per-query seconds.
@@ -16,6 +31,12 @@ func timeQueries(_ offsets: [Double], _ query: (Range<Double>) -> [Int]) -> (tim
         times.append(t)
     }
     return (times, found)
+}
+
+/// The content height and every 997th item's attributes: enough to tell two layouts apart.
+func fingerprint(_ layout: Layout<WaterfallLayout>) -> [LayoutAttributes] {
+    [LayoutAttributes(index: -1, id: 0, frame: Rect(x: 0, y: layout.contentHeight, width: 0, height: 0), column: 0)]
+        + stride(from: 0, to: layout.count, by: 997).map { layout.attributes(at: $0) }
 }
 
 let sizes = CommandLine.arguments.dropFirst().compactMap(Int.init)
@@ -33,6 +54,8 @@ for n in sizes.isEmpty ? [1_000_000, 10_000_000] : sizes {
     var floorTimes: [Double] = []
     var memoryTimes: [Double] = []
     var ourTimes: [Double] = []
+    var hugeTimes: [Double] = []
+    var hugeMemoryTimes: [Double] = []
     var layout: Layout<WaterfallLayout>? = nil
     for _ in 0..<5 {
         let (height, tf) = time { floorCompute(items, geometry: geometry, ys: &ys, columns: &columns) }
@@ -41,16 +64,30 @@ for n in sizes.isEmpty ? [1_000_000, 10_000_000] : sizes {
         let (written, tm) = time { freshMemoryFloor(items) }
         precondition(written == 5 * n)
         memoryTimes.append(tm)
-        let (computed, to) = try time { try Layout(items: items, style: style) }
+        // Each layout is released before the next is made, so that both ways meet the allocator alike.
+        var plain: Layout<WaterfallLayout>? = nil
+        let (_, to) = try time { plain = try Layout(items: items, style: style) }
         ourTimes.append(to)
-        precondition(computed.contentHeight == height, "floor and layout disagree")
-        layout = computed
+        precondition(plain!.contentHeight == height, "floor and layout disagree")
+        let expected = fingerprint(plain!)
+        plain = nil
+        // The same with the catalog's advice installed.
+        MemoryAdvice.install(hugePages)
+        let (hugeWritten, thm) = time { freshMemoryFloor(items, advised: true) }
+        precondition(hugeWritten == 5 * n)
+        hugeMemoryTimes.append(thm)
+        let (advised, th) = try time { try Layout(items: items, style: style) }
+        MemoryAdvice.install(nil)
+        hugeTimes.append(th)
+        precondition(fingerprint(advised) == expected, "advice changed the layout")
+        layout = advised
     }
     let computed = layout!
-    let floorMedian = percentile(floorTimes, 0.5), ourMedian = percentile(ourTimes, 0.5)
-    let memoryMedian = percentile(memoryTimes, 0.5)
+    let floorMedian = percentile(floorTimes, 0.5), ourMedian = percentile(ourTimes, 0.5), hugeMedian = percentile(hugeTimes, 0.5)
+    let memoryMedian = percentile(memoryTimes, 0.5), hugeMemoryMedian = percentile(hugeMemoryTimes, 0.5)
     print("compute\tfloor \(format(floorMedian))\tlayout \(format(ourMedian))\tratio \(String(format: "%.2f", ourMedian / floorMedian))x (target ≤ 1.5x)\tcontent height \(String(format: "%.0f", computed.contentHeight)) pt")
     print("compute\tmemory floor (32 bytes per item into new arrays) \(format(memoryMedian))\tfloor + memory floor \(format(floorMedian + memoryMedian))\tlayout / (floor + memory floor) \(String(format: "%.2f", ourMedian / (floorMedian + memoryMedian)))x")
+    print("compute\twith the catalog's huge-page advice: layout \(format(hugeMedian))\tratio \(String(format: "%.2f", hugeMedian / floorMedian))x (target ≤ 1.5x)\tmemory floor \(format(hugeMemoryMedian))\tlayout / (floor + memory floor) \(String(format: "%.2f", hugeMedian / (floorMedian + hugeMemoryMedian)))x")
 
     // Queries at random offsets; and separately near the top and at the end.
     let frames = (0..<n).map { computed.attributes(at: $0).frame }
