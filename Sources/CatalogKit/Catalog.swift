@@ -155,11 +155,12 @@ public final class Catalog: Sendable {
         try Pager.page(store: store, request: request, from: layout).map(request.clipped)
     }
 
-    /// Stores a computed layout; false when the store stored nothing (the catalog moved on, or
-    /// the SQLite layout file stayed busy with readers), which a later request computes again.
+    /// Stores a computed layout; false when the store stored nothing (the catalog moved on, the
+    /// SQLite layout file stayed busy with readers, or another process replaced or dropped the
+    /// layout as it was stored), which a later request computes again.
     @discardableResult
     package func storeLayout(_ layout: ComputedLayout) throws -> Bool {
-        try Pager.save(layout.computed, store: store, key: layout.configuration.key, order: layout.configuration.order)
+        try Pager.save(layout.computed, store: store, key: layout.configuration.key, order: layout.configuration.order) == .stored
     }
 
     /// Makes sure a fresh layout of `configuration` is stored; says whether it was already.

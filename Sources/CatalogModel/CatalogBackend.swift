@@ -181,6 +181,21 @@ extension ImportWriting {
     }
 }
 
+/// What storing a layout did.
+package enum LayoutSave: Sendable, Equatable {
+    /// The layout is stored.
+    case stored
+    /// Nothing stored: the catalog has moved on from the layout's generation.
+    case catalogMovedOn
+    /// Nothing stored: the stored layouts stayed busy with readers past the wait (SQLite's
+    /// layout file).
+    case busy
+    /// Nothing stored: another writer replaced the layout (a later store of the same
+    /// configuration) or removed it (`catalog layouts --drop`) while it was being stored (SQLite,
+    /// which stores a layout in pieces).
+    case replaced
+}
+
 /// Stored layouts.
 package protocol LayoutStoring: Sendable {
     /// Stores a layout computed at `generation` with every one of its `windows`, in order,
@@ -188,12 +203,11 @@ package protocol LayoutStoring: Sendable {
     /// past the budget. With `replacing` (the id and generation of the stored layout it
     /// extends), the first `keeping` windows are as that layout stored them, and only what
     /// follows them is written; if that layout has changed since, the whole layout is written.
-    /// Returns false, storing nothing, if the catalog has moved on (or, on SQLite, the layout
-    /// file stayed busy, or another writer replaced or removed the layout while it was stored).
+    /// Returns whether it stored the layout, or why it stored nothing (``LayoutSave``).
     @discardableResult
     func saveLayout(configuration: String, order: ItemOrder, generation: Int64, itemCount: Int, contentHeight: Double,
                     header: [UInt8], windows: LayoutWindows, replacing previous: (id: Int64, generation: Int64)?, keeping: Int,
-                    computeSeconds: Double) throws(StoreError) -> Bool
+                    computeSeconds: Double) throws(StoreError) -> LayoutSave
     /// Removes every stored layout; returns how many.
     @discardableResult
     func dropLayouts() throws(StoreError) -> Int

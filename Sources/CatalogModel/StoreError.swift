@@ -13,6 +13,9 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A layout could not be stored: other processes kept reading the catalog's stored layouts
     /// (SQLite: its layout file) past the wait; nothing was stored.
     case layoutsBusy(path: String)
+    /// A layout could not be stored: another process dropped it (`catalog layouts --drop`)
+    /// while it was being stored; nothing was stored.
+    case layoutDropped(path: String)
     /// An input row was refused; nothing was written.
     case invalidInput(line: Int, reason: String)
     /// The catalog's database server cannot be reached (it stopped, restarted, or the network
@@ -24,10 +27,11 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// Whether a layout computed for a page may go unstored this time, the page then laid out
     /// from the snapshot it reads: a scan or import moved the catalog on while it was computed,
-    /// readers kept the stored layouts busy, or the primary is away while a replica reads.
+    /// readers kept the stored layouts busy, another process dropped the layout as it was
+    /// stored, or the primary is away while a replica reads.
     public var leavesLayoutUnstored: Bool {
         switch self {
-        case .busy, .layoutsBusy, .unreachable: true
+        case .busy, .layoutsBusy, .layoutDropped, .unreachable: true
         default: false
         }
     }
@@ -46,6 +50,8 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
             "another scan or import is writing to \(path); try again when it finishes"
         case .layoutsBusy(let path):
             "the stored layouts of \(path) were being read by other processes for too long; nothing was stored. Try again."
+        case .layoutDropped(let path):
+            "another process dropped this layout of \(path) (catalog layouts --drop) while it was being stored; nothing was stored. Try again."
         case .invalidInput(let line, let reason):
             "line \(line): \(reason)"
         case .unreachable(let path, let reason):

@@ -19,7 +19,7 @@ extension SQLiteStore {
     @discardableResult
     package func saveLayout(configuration: String, order: ItemOrder, generation: Int64, itemCount: Int, contentHeight: Double,
                             header: [UInt8], windows: LayoutWindows, replacing previous: (id: Int64, generation: Int64)?, keeping: Int,
-                            computeSeconds: Double) throws(StoreError) -> Bool {
+                            computeSeconds: Double) throws(StoreError) -> LayoutSave {
         let writer = Data((0..<16).map { _ in UInt8.random(in: .min ... .max) })
         do {
             return try layoutQueue.inDatabase { db in
@@ -45,7 +45,8 @@ extension SQLiteStore {
                                 }
                             }
                         }
-                        if LayoutFile.isBusy(error) || error is LayoutFile.Pieces.Replaced { return false }
+                        if error is LayoutFile.Pieces.Replaced { return .replaced }
+                        if LayoutFile.isBusy(error) { return .busy }
                         throw error
                     }
                 }
@@ -59,7 +60,7 @@ extension SQLiteStore {
     /// layout's row once that row is committed, marked `writer`.
     private func saveLayout(_ db: Database, writer: Data, written: inout Int64?, configuration: String, order: ItemOrder,
                             generation: Int64, itemCount: Int, contentHeight: Double, header: [UInt8], windows: LayoutWindows,
-                            replacing previous: (id: Int64, generation: Int64)?, keeping: Int, computeSeconds: Double) throws -> Bool {
+                            replacing previous: (id: Int64, generation: Int64)?, keeping: Int, computeSeconds: Double) throws -> LayoutSave {
         let perSegment = LayoutSegment.windowsPerSegment
         // Pieces that fit the connection's cache commit without spilling: the exclusive lock is
         // taken at the commit only. A connection that waits for the disk pays a sync per commit,
@@ -77,7 +78,7 @@ extension SQLiteStore {
         }
         guard current == generation else {
             try db.execute(sql: "ROLLBACK")
-            return false
+            return .catalogMovedOn
         }
         // Rows of writers that stopped mid-store (a process killed) and never came back.
         try db.execute(sql: """
@@ -149,7 +150,7 @@ extension SQLiteStore {
         try Self.evictLayouts(db, budget: budget, keeping: id)
         try db.execute(sql: "COMMIT")
         layoutPieces.committed()
-        return true
+        return .stored
     }
 
     /// Runs `body` in a write transaction of the layout file, waiting up to `seconds` for its

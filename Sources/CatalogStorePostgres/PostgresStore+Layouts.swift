@@ -9,9 +9,9 @@ extension PostgresStore {
     @discardableResult
     package func saveLayout(configuration: String, order: ItemOrder, generation: Int64, itemCount: Int, contentHeight: Double,
                             header: [UInt8], windows: LayoutWindows, replacing previous: (id: Int64, generation: Int64)?, keeping: Int,
-                            computeSeconds: Double) throws(StoreError) -> Bool {
+                            computeSeconds: Double) throws(StoreError) -> LayoutSave {
         try write { session in
-            guard try session.value("SELECT generation FROM catalog FOR SHARE", as: Int64.self) == generation else { return false }
+            guard try session.value("SELECT generation FROM catalog FOR SHARE", as: Int64.self) == generation else { return .catalogMovedOn }
             let perSegment = LayoutSegment.windowsPerSegment
             var id: Int64
             var kept = 0
@@ -46,7 +46,7 @@ extension PostgresStore {
                 WHERE id = \(id)
                 """)
             try Self.evictLayouts(session, keeping: id)
-            return true
+            return .stored
         }
     }
 

@@ -148,7 +148,7 @@ import Testing
             let stale = try catalog.store.saveLayout(configuration: absent.key, order: absent.order, generation: 0, itemCount: 0, contentHeight: 0,
                                                  header: [], windows: LayoutWindows(count: 0) { _ in fatalError("no windows") },
                                                  replacing: nil, keeping: 0, computeSeconds: 0)
-            #expect(stale == false, "a layout of a generation that has passed is not stored")
+            #expect(stale == .catalogMovedOn, "a layout of a generation that has passed is not stored")
             return .commit
         }
         #expect(try catalog.layouts().map(\.configuration) == [configuration.key])
@@ -535,7 +535,7 @@ import Testing
         }
         func save(_ generation: Int64, fill: UInt8, replacing previous: (id: Int64, generation: Int64)?) throws -> StoredLayout {
             #expect(try store.saveLayout(configuration: "test", order: .date, generation: generation, itemCount: count, contentHeight: 1,
-                                         header: [1], windows: windows(filledWith: fill), replacing: previous, keeping: count, computeSeconds: 0))
+                                         header: [1], windows: windows(filledWith: fill), replacing: previous, keeping: count, computeSeconds: 0) == .stored)
             return try #require(try store.layouts().first { $0.configuration == "test" })
         }
         func importOne(_ line: Int) throws -> Int64 {
@@ -632,7 +632,7 @@ import Testing
             LayoutWindows.Packed(bytes: [UInt8](repeating: 7, count: range.count * 512), ends: (1...range.count).map { $0 * 512 },
                                  minIndices: Array(range), maxIndices: Array(range))
         }
-        func save(_ configuration: String) throws -> Bool {
+        func save(_ configuration: String) throws -> LayoutSave {
             try store.saveLayout(configuration: configuration, order: .date, generation: generation, itemCount: 10, contentHeight: 1,
                                  header: [1], windows: windows, replacing: nil, keeping: 0, computeSeconds: 0)
         }
@@ -654,7 +654,7 @@ import Testing
             let count = commits.withLock { $0 += 1; return $0 }
             if count == 2 { #expect((try? remover.dropLayouts()) == 1, "the row being written is removed") }
         }
-        #expect(try save("dropped") == false)
+        #expect(try save("dropped") == .replaced)
         #expect(commits.withLock { $0 } == 2, "given up at the piece after the removal")
         #expect(try rows()["dropped"] == nil && orphans() == 0)
 
@@ -672,12 +672,32 @@ import Testing
         }
         #expect(try catalog.layouts().isEmpty, "rows being written are not listed")
         store.layoutPieces.set(bytes: 64 << 10)
-        #expect(try save("kept"))
+        #expect(try save("kept") == .stored)
         let after = try rows()
         #expect(try after["stopped"] == nil && orphans() == 0, "the stopped store's row and segments are gone")
         #expect(after["under way"]?.marked == true && after["under way"]?.segments == 1)
         #expect(after["kept"]?.marked == false && (after["kept"]?.segments ?? 0) == 8)
         #expect(try catalog.layouts().map(\.configuration) == ["kept"])
+    }
+
+    /// `catalog layout` whose layout another process drops while it is stored says so, not
+    /// that the layouts were busy; the layout is computed and stored again by the next one.
+    @Test func aLayoutDroppedWhileItIsStoredIsReportedAsDropped() throws {
+        let library = try Library()
+        let catalog = try library.catalog()
+        _ = try catalog.importItems(PagerTests.importRows(20_000))
+        let store = try #require(catalog.store as? SQLiteStore)
+        let configuration = LayoutConfiguration(width: 375)
+        let dropper = try library.catalog() // another process, as far as the file is concerned
+        let commits = Mutex(0)
+        store.layoutPieces.set(bytes: 64 << 10) {
+            if commits.withLock({ $0 += 1; return $0 }) == 1 { #expect((try? dropper.dropLayouts()) == 1) }
+        }
+        #expect(throws: StoreError.layoutDropped(path: library.catalogPath)) { _ = try catalog.precompute(configuration) }
+        #expect(StoreError.layoutDropped(path: library.catalogPath).description.contains("dropped this layout"))
+        #expect(try catalog.layouts().isEmpty)
+        store.layoutPieces.set(bytes: 64 << 10)
+        #expect(try catalog.precompute(configuration).layout.itemCount == 20_000)
     }
 
     static func python(_ script: String) throws -> Int32 {

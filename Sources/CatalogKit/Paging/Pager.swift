@@ -100,10 +100,13 @@ enum Pager {
         let storeSeconds = computed == nil ? 0 : Timestamps.seconds(since: saving)
         let generation = try store.generation()
         guard let layout = try store.layouts().first(where: { $0.configuration == key && $0.generation == generation }) else {
-            // Nothing stored at this generation. The store refused a layout of the catalog's
-            // current generation only because its file stayed busy with readers; otherwise a scan
-            // or import moved the catalog on meanwhile.
-            if saved == false, computed?.generation == generation { throw StoreError.layoutsBusy(path: store.location) }
+            // Nothing stored at this generation: the store's file stayed busy with readers, or
+            // the layout was dropped while it was stored (one replaced by another store of the
+            // same configuration is found above), or a scan or import moved the catalog on.
+            if computed?.generation == generation {
+                if saved == .busy { throw StoreError.layoutsBusy(path: store.location) }
+                if saved == .replaced { throw StoreError.layoutDropped(path: store.location) }
+            }
             throw StoreError.busy(path: store.location)
         }
         return (layout, computed?.source ?? .stored, storeSeconds)
@@ -277,10 +280,10 @@ enum Pager {
     }
 
     /// Stores a computed layout: for an extension, only from the first window that changed on.
-    /// The windows are encoded a segment at a time as the store writes them. False if the
-    /// store stored nothing (see `saveLayout`).
+    /// The windows are encoded a segment at a time as the store writes them. Says whether the
+    /// store stored it, or why not (see `saveLayout`).
     @discardableResult
-    static func save(_ computed: Computed, store: any CatalogBackend, key: String, order: ItemOrder) throws -> Bool {
+    static func save(_ computed: Computed, store: any CatalogBackend, key: String, order: ItemOrder) throws -> LayoutSave {
         let table = computed.table
         let perSegment = LayoutSegment.windowsPerSegment
         var keeping = 0
