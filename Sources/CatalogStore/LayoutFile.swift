@@ -40,15 +40,25 @@ enum LayoutFile {
         private var budget: Duration?
         private var statementStart = ContinuousClock.now
         private var lastTry = ContinuousClock.now
+        /// The budgets of a layout's store and of the cleanup after a store that failed.
+        private var budgets = (store: Duration.seconds(LayoutFile.busySeconds), cleanup: Duration.seconds(LayoutFile.cleanupSeconds))
 
-        /// Runs `body` with every wait in it counted against one budget of `seconds`.
+        var storeBudget: Duration { lock.withLock { budgets.store } }
+        var cleanupBudget: Duration { lock.withLock { budgets.cleanup } }
+
+        /// Sets the budgets of a store and of its cleanup (tests, which cannot wait 10 s).
+        func setBudgets(store: Duration, cleanup: Duration) {
+            lock.withLock { budgets = (store, cleanup) }
+        }
+
+        /// Runs `body` with every wait in it counted against one `budget`.
         /// Called on the connection's queue, so that writes of this process do not share one.
-        func within<T>(seconds: Int, _ body: () throws -> T) rethrows -> T {
+        func within<T>(_ budget: Duration, _ body: () throws -> T) rethrows -> T {
             let outer = lock.withLock { () -> Duration? in
-                defer { budget = .seconds(seconds) }
-                return budget
+                defer { self.budget = budget }
+                return self.budget
             }
-            defer { lock.withLock { budget = outer } }
+            defer { lock.withLock { self.budget = outer } }
             return try body()
         }
 
@@ -283,7 +293,7 @@ enum LayoutFile {
             let synchronous = try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? 1
             try db.execute(sql: "PRAGMA synchronous = EXTRA")
             defer { try? db.execute(sql: "PRAGMA synchronous = \(synchronous)") }
-            try wait.within(seconds: busySeconds) { try body(db) }
+            try wait.within(.seconds(busySeconds)) { try body(db) }
         }
     }
 

@@ -25,7 +25,7 @@ extension SQLiteStore {
             return try layoutQueue.inDatabase { db in
                 // Waits for readers of the file count against one budget, whatever the store
                 // spills or commits when.
-                try layoutWait.within(seconds: LayoutFile.busySeconds) {
+                try layoutWait.within(layoutWait.storeBudget) {
                     var written: Int64?
                     do {
                         return try saveLayout(db, writer: writer, written: &written, configuration: configuration, order: order,
@@ -38,7 +38,7 @@ extension SQLiteStore {
                         // budget); otherwise they are left for a later store (`abandonedSeconds`).
                         if db.isInsideTransaction { try? db.execute(sql: "ROLLBACK") }
                         if let written {
-                            try? layoutWait.within(seconds: LayoutFile.cleanupSeconds) {
+                            try? layoutWait.within(layoutWait.cleanupBudget) {
                                 try db.inTransaction(.immediate) {
                                     try db.execute(sql: "DELETE FROM layouts WHERE id = ? AND writer = ?", arguments: [written, writer])
                                     return .commit
@@ -163,7 +163,7 @@ extension SQLiteStore {
         do {
             return try layoutQueue.inDatabase { db in
                 // On the queue, so that no other write of this process moves the deadline.
-                try layoutWait.within(seconds: seconds) {
+                try layoutWait.within(.seconds(seconds)) {
                     var result: T?
                     try db.inTransaction(.immediate) {
                         let before = db.totalChangesCount

@@ -680,6 +680,88 @@ import Testing
         #expect(try catalog.layouts().map(\.configuration) == ["kept"])
     }
 
+    /// A reader of the layout file holding it (its shared lock) for `seconds`, on a thread of its
+    /// own; returns once the reader holds it, and the semaphore the reader signals when done.
+    static func holdReading(_ path: String, for seconds: Double) -> DispatchSemaphore {
+        let holding = DispatchSemaphore(value: 0)
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            defer { done.signal() }
+            guard let reader = try? DatabaseQueue(path: path) else { holding.signal(); return }
+            try? reader.inTransaction(.deferred) { db in
+                _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM layouts") // takes the shared lock
+                holding.signal()
+                Thread.sleep(forTimeInterval: seconds)
+                return .commit
+            }
+        }
+        holding.wait()
+        return done
+    }
+
+    /// A store in pieces counts against its budget the time it waits for readers, not the time
+    /// since it began: a store that writes for longer than its budget, and waits for a reader
+    /// for less, is stored. One whose waits pass the budget gives up busy, and removes what it
+    /// wrote once the reader lets go within the cleanup's own wait; a reader that holds on
+    /// longer leaves the row marked (for a later store: `abandonedSeconds`), never listed.
+    @Test func aStoreCountsOnlyItsWaitsAgainstItsBudget_andOneThatGivesUpBusyRemovesItsPieces() throws {
+        let library = try Library()
+        let catalog = try library.catalog()
+        let generation = try catalog.importItems(PagerTests.importRows(10)).generation
+        let store = try #require(catalog.store as? SQLiteStore)
+        let windows = LayoutWindows(count: 64 * 16) { range in
+            LayoutWindows.Packed(bytes: [UInt8](repeating: 7, count: range.count * 512), ends: (1...range.count).map { $0 * 512 },
+                                 minIndices: Array(range), maxIndices: Array(range))
+        }
+        func save(_ configuration: String) throws -> LayoutSave {
+            try store.saveLayout(configuration: configuration, order: .date, generation: generation, itemCount: 10, contentHeight: 1,
+                                 header: [1], windows: windows, replacing: nil, keeping: 0, computeSeconds: 0)
+        }
+        let file = try layoutFile(library)
+        func rows() throws -> [String: Bool] {
+            try file.read { db in
+                var rows: [String: Bool] = [:]
+                for row in try Row.fetchAll(db, sql: "SELECT configuration, writer IS NOT NULL FROM layouts") { rows[row[0]] = row[1] }
+                return rows
+            }
+        }
+        let orphans = { try file.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM layout_segments WHERE layout_id NOT IN (SELECT id FROM layouts)") } }
+        let path = library.layoutFilePath
+
+        // Pieces 0.1 s apart (seven or more: 0.7 s of writing or more) against a budget of 0.4 s,
+        // and one wait of 0.1 s for a reader at the seventh commit (0.6 s after the first).
+        store.layoutWait.setBudgets(store: .milliseconds(400), cleanup: .seconds(2))
+        let commits = Mutex(0)
+        let readers = Mutex<[DispatchSemaphore]>([])
+        store.layoutPieces.set(bytes: 64 << 10) {
+            let count = commits.withLock { $0 += 1; return $0 }
+            Thread.sleep(forTimeInterval: 0.1)
+            if count == 6 { readers.withLock { $0.append(Self.holdReading(path, for: 0.1)) } }
+        }
+        #expect(try save("slow") == .stored, "its waits (0.1 s) are within the budget, its writing (0.7 s) does not count")
+        #expect(commits.withLock { $0 } >= 8, "\(commits.withLock { $0 }) commits")
+        #expect(readers.withLock { $0.count } == 1)
+        #expect(try rows() == ["slow": false])
+
+        // A reader that holds the file for 1 s from the second commit on: the store waits past
+        // its budget and gives up; the reader lets go within the cleanup's 2 s.
+        commits.withLock { $0 = 0 }
+        store.layoutPieces.set(bytes: 64 << 10) {
+            if commits.withLock({ $0 += 1; return $0 }) == 2 { readers.withLock { $0.append(Self.holdReading(path, for: 1)) } }
+        }
+        #expect(try save("busy") == .busy)
+        #expect(commits.withLock { $0 } == 2, "given up at the third commit")
+        #expect(try rows() == ["slow": false] && orphans() == 0, "what it wrote is gone")
+
+        // The same with a cleanup shorter than the reader's hold: the row stays marked, unlisted.
+        store.layoutWait.setBudgets(store: .milliseconds(400), cleanup: .milliseconds(100))
+        commits.withLock { $0 = 0 }
+        #expect(try save("left") == .busy)
+        for reader in readers.withLock({ $0 }) { reader.wait() }
+        #expect(try rows() == ["slow": false, "left": true], "left for a store 10 minutes later")
+        #expect(try catalog.layouts().map(\.configuration) == ["slow"])
+    }
+
     /// `catalog layout` whose layout another process drops while it is stored says so, not
     /// that the layouts were busy; the layout is computed and stored again by the next one.
     @Test func aLayoutDroppedWhileItIsStoredIsReportedAsDropped() throws {
