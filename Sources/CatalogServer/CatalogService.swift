@@ -18,6 +18,9 @@ final class CatalogService: Sendable {
     let beingStored: LayoutsBeingStored
     /// Layouts computed by this server (for tests).
     let layoutsComputed = Atomic<Int>(0)
+    /// Calls sent to the layout threads because no fresh layout was stored for them: after a
+    /// store that failed, or a computation the catalog moved past (for tests).
+    let layoutsComputedAgain = Atomic<Int>(0)
     /// Where a layout's store that failed is told (one that left nothing stored, as when the
     /// database is unreachable or the layout file stays busy, is not: the next request computes
     /// the layout again).
@@ -75,6 +78,16 @@ final class CatalogService: Sendable {
         try await readThreads.runIfActive(body)
     }
 
+    /// Runs a catalog call that computes the layout of `configuration` when none is stored
+    /// fresh: on the read threads when one is (the call only reads it), else on the layout
+    /// threads, so that pages of stored layouts do not queue behind the computation. For what
+    /// may follow a store that failed, or a computation the catalog moved past meanwhile.
+    func runLayingOut<T: Sendable>(_ configuration: LayoutConfiguration, _ body: @escaping @Sendable () throws -> T) async throws -> T {
+        if try await run({ try self.catalog.isStoredFresh(configuration) }) { return try await run(body) }
+        layoutsComputedAgain.add(1, ordering: .relaxed)
+        return try await layoutThreads.runIfActive(body)
+    }
+
     func page(_ request: PageRequest) async throws -> Page {
         if let page = try pages.pageFromMemory(request) { return page } // no I/O: no hop to the pool
         let key = request.configuration.key
@@ -88,7 +101,7 @@ final class CatalogService: Sendable {
             return page
         }
         // Stored meanwhile, or the catalog moved on while it was computed.
-        return try await run { try self.catalog.page(request) }
+        return try await runLayingOut(request.configuration) { try self.catalog.page(request) }
     }
 
     /// Computes the layout of `configuration` (once, however many requests need it at a time)
@@ -187,14 +200,16 @@ final class CatalogService: Sendable {
     /// Every section of a layout; computed once however many requests need it at a time.
     func sections(_ configuration: LayoutConfiguration) async throws -> SectionList {
         try await settle(configuration) // if the store failed, the list lays out the snapshot it reads
-        return try await run { try self.catalog.sections(configuration) }
+        return try await runLayingOut(configuration) { try self.catalog.sections(configuration) }
     }
 
     /// Where a carousel fling stops, from the stored layout's windows around it (computed and
     /// stored once however many requests need it at a time).
     func snap(_ request: SnapRequest) async throws -> SnapTarget? {
         try await settle(request.configuration) // if the store failed, the snap lays out the snapshot it reads
-        return try await run { try self.catalog.snap(request.configuration, proposed: request.proposed, velocity: request.velocity) }
+        return try await runLayingOut(request.configuration) {
+            try self.catalog.snap(request.configuration, proposed: request.proposed, velocity: request.velocity)
+        }
     }
 
     /// Item `id`'s thumbnail in a `size` box: from the cache, or made once however many

@@ -356,6 +356,30 @@ import Testing
         }
     }
 
+    /// What reads a stored layout (the sections list, snapping) after its store failed lays the
+    /// layout out again on the layout threads, not on the read threads that pages of stored
+    /// layouts need; with the layout stored, it reads it on the read threads.
+    @Test func sectionsAfterAStoreThatFailedAreLaidOutOnTheLayoutThreads() async throws {
+        let served = try ServedCatalog(images: [], imported: 3000)
+        let catalog = served.catalog
+        let query = "width=500&cols=3&sections=month"
+        let configuration = try LayoutConfiguration(parameters: PageRequest.parameters(query: query))
+        let expected = SectionText.json(try catalog.sections(configuration))
+        _ = try catalog.dropLayouts()
+        let service = served.service { _ in false } // every store of the service fails
+        try await served.test(service: service) { client in
+            let first = try await client.execute(uri: "/api/sections?" + query, method: .get) { $0.text }
+            #expect(first == expected)
+            #expect(service.layoutsComputed.load(ordering: .relaxed) == 1)
+            #expect(service.layoutsComputedAgain.load(ordering: .relaxed) == 1, "the list laid out on the layout threads")
+            // The list stored the layout as it laid it out: read on the read threads from now on.
+            #expect(try catalog.isStoredFresh(configuration))
+            let again = try await client.execute(uri: "/api/sections?" + query, method: .get) { $0.text }
+            #expect(again == expected)
+            #expect(service.layoutsComputedAgain.load(ordering: .relaxed) == 1)
+        }
+    }
+
     /// The layouts being stored are a service of the application: a graceful stop waits for them.
     @Test func theLayoutsBeingStoredAreAServiceOfTheApplication() throws {
         let served = try ServedCatalog(images: [], imported: 1)
