@@ -190,10 +190,13 @@ package enum LayoutSave: Sendable, Equatable {
     /// Nothing stored: the stored layouts stayed busy with readers past the wait (SQLite's
     /// layout file).
     case busy
-    /// Nothing stored: another writer replaced the layout (a later store of the same
-    /// configuration) or removed it (`catalog layouts --drop`) while it was being stored (SQLite,
-    /// which stores a layout in pieces).
+    /// Nothing stored: a later store of the same configuration (another process) replaced the
+    /// layout while it was being stored, and stores it instead (SQLite, which stores a layout in
+    /// pieces).
     case replaced
+    /// Nothing stored: `catalog layouts --drop` (another process) removed the layout while it was
+    /// being stored (SQLite).
+    case dropped
 }
 
 /// Stored layouts.

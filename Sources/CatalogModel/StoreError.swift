@@ -16,6 +16,9 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A layout could not be stored: another process dropped it (`catalog layouts --drop`)
     /// while it was being stored; nothing was stored.
     case layoutDropped(path: String)
+    /// A layout could not be stored: another process began storing the same layout while it was
+    /// being stored, and stores it instead; nothing was stored by this one.
+    case layoutStoredByAnother(path: String)
     /// An input row was refused; nothing was written.
     case invalidInput(line: Int, reason: String)
     /// The catalog's database server cannot be reached (it stopped, restarted, or the network
@@ -31,7 +34,7 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// stored, or the primary is away while a replica reads.
     public var leavesLayoutUnstored: Bool {
         switch self {
-        case .busy, .layoutsBusy, .layoutDropped, .unreachable: true
+        case .busy, .layoutsBusy, .layoutDropped, .layoutStoredByAnother, .unreachable: true
         default: false
         }
     }
@@ -52,6 +55,8 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
             "the stored layouts of \(path) were being read by other processes for too long; nothing was stored. Try again."
         case .layoutDropped(let path):
             "another process dropped this layout of \(path) (catalog layouts --drop) while it was being stored; nothing was stored. Try again."
+        case .layoutStoredByAnother(let path):
+            "another process began storing this layout of \(path) while this one was storing it, and stores it instead; nothing was stored by this one. catalog layouts lists it once that one finishes."
         case .invalidInput(let line, let reason):
             "line \(line): \(reason)"
         case .unreachable(let path, let reason):

@@ -46,8 +46,8 @@ struct APIError: Error, Sendable {
         case StoreError.layoutsBusy:
             self.init(status: 503, message: "the catalog's stored layouts are busy; try again")
             headers[.retryAfter] = "1"
-        case StoreError.layoutDropped:
-            self.init(status: 503, message: "the layout was dropped while it was being stored; try again")
+        case StoreError.layoutDropped, StoreError.layoutStoredByAnother:
+            self.init(status: 503, message: "the layout was dropped or stored again while it was being stored; try again")
             headers[.retryAfter] = "1"
         case StoreError.unreachable:
             // The URL and the driver's words stay in the server's log, not in a client's body.

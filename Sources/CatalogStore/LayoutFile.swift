@@ -62,19 +62,28 @@ enum LayoutFile {
             return try body()
         }
 
+        /// Told of each wait with whether the connection tries again (tests).
+        private var onWait: (@Sendable (_ again: Bool) -> Void)?
+
+        /// Sets what is told of each wait (tests: a reader that lets go once a writer waited).
+        func setOnWait(_ body: (@Sendable (_ again: Bool) -> Void)?) {
+            lock.withLock { onWait = body }
+        }
+
         /// SQLite's busy handler: whether to try again, after a few milliseconds.
         func retry(_ tries: Int) -> Bool {
             let now = ContinuousClock.now
-            let again = lock.withLock { () -> Bool in
+            let (again, told) = lock.withLock { () -> (Bool, (@Sendable (Bool) -> Void)?) in
                 if tries == 0 {
                     statementStart = now
                 } else if let left = budget {
                     budget = left - (now - lastTry) // the sleep and the try since the last call
                 }
                 lastTry = now
-                if let budget { return budget > .zero }
-                return now < statementStart + .seconds(LayoutFile.busySeconds)
+                if let budget { return (budget > .zero, onWait) }
+                return (now < statementStart + .seconds(LayoutFile.busySeconds), onWait)
             }
+            told?(again)
             guard again else { return false }
             usleep(UInt32(min(tries + 1, 10) * 1000))
             return true
@@ -87,7 +96,11 @@ enum LayoutFile {
     final class Pieces: @unchecked Sendable {
         /// Another writer replaced or removed the layout being stored (a store of the same
         /// configuration begun after it, `catalog layouts --drop`).
-        struct Replaced: Error {}
+        struct Replaced: Error {
+            /// Whether another row of the configuration took its place (a later store of it),
+            /// or none did (`catalog layouts --drop`).
+            let byAnotherStore: Bool
+        }
 
         /// A row still marked by its writer this long after the store began (its `last_used_at`)
         /// was left by a store that stopped (a process killed mid-store; a store waits 10 s at

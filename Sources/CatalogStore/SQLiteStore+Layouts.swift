@@ -45,7 +45,7 @@ extension SQLiteStore {
                                 }
                             }
                         }
-                        if error is LayoutFile.Pieces.Replaced { return .replaced }
+                        if let replaced = error as? LayoutFile.Pieces.Replaced { return replaced.byAnotherStore ? .replaced : .dropped }
                         if LayoutFile.isBusy(error) { return .busy }
                         throw error
                     }
@@ -108,13 +108,17 @@ extension SQLiteStore {
         layoutPieces.committed()
 
         let mine = try BulkStatement(db, sql: "SELECT count(*) FROM layouts WHERE id = ?1 AND writer = ?2")
+        let others = try BulkStatement(db, sql: "SELECT count(*) FROM layouts WHERE configuration = ?1")
         /// Begins a piece: the row must still be this writer's (another may have replaced it, a
         /// `layouts --drop` removed it), or the segments would be written for nothing.
         func begin() throws {
             try db.execute(sql: "BEGIN IMMEDIATE")
             mine.bind(1, id)
             mine.bind(2, blob: writer)
-            guard try mine.run(db) == 1 else { throw LayoutFile.Pieces.Replaced() }
+            guard try mine.run(db) == 1 else {
+                others.bind(1, configuration)
+                throw LayoutFile.Pieces.Replaced(byAnotherStore: (try others.run(db) ?? 0) > 0)
+            }
         }
         let put = try BulkStatement(db, sql: """
             INSERT INTO layout_segments (layout_id, first_window, window_count, min_index, max_index, bytes)

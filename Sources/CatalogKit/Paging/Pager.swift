@@ -100,12 +100,16 @@ enum Pager {
         let storeSeconds = computed == nil ? 0 : Timestamps.seconds(since: saving)
         let generation = try store.generation()
         guard let layout = try store.layouts().first(where: { $0.configuration == key && $0.generation == generation }) else {
-            // Nothing stored at this generation: the store's file stayed busy with readers, or
-            // the layout was dropped while it was stored (one replaced by another store of the
-            // same configuration is found above), or a scan or import moved the catalog on.
+            // Nothing stored at this generation: the store's file stayed busy with readers, the
+            // layout was dropped while it was stored or another store of it began meanwhile (and
+            // has not finished: else it is found above), or a scan or import moved the catalog on.
             if computed?.generation == generation {
-                if saved == .busy { throw StoreError.layoutsBusy(path: store.location) }
-                if saved == .replaced { throw StoreError.layoutDropped(path: store.location) }
+                switch saved {
+                case .busy: throw StoreError.layoutsBusy(path: store.location)
+                case .dropped: throw StoreError.layoutDropped(path: store.location)
+                case .replaced: throw StoreError.layoutStoredByAnother(path: store.location)
+                case .stored, .catalogMovedOn, nil: break
+                }
             }
             throw StoreError.busy(path: store.location)
         }
