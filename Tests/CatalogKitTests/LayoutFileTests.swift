@@ -654,7 +654,7 @@ import Testing
             let count = commits.withLock { $0 += 1; return $0 }
             if count == 2 { #expect((try? remover.dropLayouts()) == 1, "the row being written is removed") }
         }
-        #expect(try save("dropped") == .replaced)
+        #expect(try save("dropped") == .dropped)
         #expect(commits.withLock { $0 } == 2, "given up at the piece after the removal")
         #expect(try rows()["dropped"] == nil && orphans() == 0)
 
@@ -678,11 +678,26 @@ import Testing
         #expect(after["under way"]?.marked == true && after["under way"]?.segments == 1)
         #expect(after["kept"]?.marked == false && (after["kept"]?.segments ?? 0) == 8)
         #expect(try catalog.layouts().map(\.configuration) == ["kept"])
+
+        // A store of the same configuration by another process, begun and finished between two
+        // pieces: this one gives up (replaced, not dropped), and the other's layout stays.
+        let other = try #require(remover.store as? SQLiteStore)
+        commits.withLock { $0 = 0 }
+        store.layoutPieces.set(bytes: 64 << 10) {
+            if commits.withLock({ $0 += 1; return $0 }) == 2 {
+                #expect((try? other.saveLayout(configuration: "kept", order: .date, generation: generation, itemCount: 10, contentHeight: 2,
+                                               header: [1], windows: windows, replacing: nil, keeping: 0, computeSeconds: 0)) == .stored)
+            }
+        }
+        #expect(try save("kept") == .replaced)
+        #expect(try rows()["kept"]?.marked == false && orphans() == 0)
+        #expect(try catalog.layouts().map(\.contentHeight) == [2], "the other store's layout")
     }
 
-    /// A reader of the layout file holding it (its shared lock) for `seconds`, on a thread of its
-    /// own; returns once the reader holds it, and the semaphore the reader signals when done.
-    static func holdReading(_ path: String, for seconds: Double) -> DispatchSemaphore {
+    /// A reader of the layout file holding it (its shared lock) on a thread of its own until
+    /// `release` is signalled; returns once the reader holds it, and the semaphore the reader
+    /// signals when it has let go.
+    static func holdReading(_ path: String, until release: DispatchSemaphore) -> DispatchSemaphore {
         let holding = DispatchSemaphore(value: 0)
         let done = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
@@ -691,7 +706,8 @@ import Testing
             try? reader.inTransaction(.deferred) { db in
                 _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM layouts") // takes the shared lock
                 holding.signal()
-                Thread.sleep(forTimeInterval: seconds)
+                // A minute at most, so that a store that never waits fails the test, not hangs it.
+                _ = release.wait(timeout: .now() + 60)
                 return .commit
             }
         }
@@ -704,7 +720,8 @@ import Testing
     /// for less, is stored. One whose waits pass the budget gives up busy, and removes what it
     /// wrote once the reader lets go within the cleanup's own wait; a reader that holds on
     /// longer leaves the row marked (for a later store: `abandonedSeconds`), never listed.
-    @Test func aStoreCountsOnlyItsWaitsAgainstItsBudget_andOneThatGivesUpBusyRemovesItsPieces() throws {
+    @Test(.timeLimit(.minutes(2)))
+    func aStoreCountsOnlyItsWaitsAgainstItsBudget_andOneThatGivesUpBusyRemovesItsPieces() throws {
         let library = try Library()
         let catalog = try library.catalog()
         let generation = try catalog.importItems(PagerTests.importRows(10)).generation
@@ -727,36 +744,48 @@ import Testing
         }
         let orphans = { try file.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM layout_segments WHERE layout_id NOT IN (SELECT id FROM layouts)") } }
         let path = library.layoutFilePath
-
-        // Pieces 0.1 s apart (seven or more: 0.7 s of writing or more) against a budget of 0.4 s,
-        // and one wait of 0.1 s for a reader at the seventh commit (0.6 s after the first).
-        store.layoutWait.setBudgets(store: .milliseconds(400), cleanup: .seconds(2))
         let commits = Mutex(0)
+        let releases = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
         let readers = Mutex<[DispatchSemaphore]>([])
+        @Sendable func holdReading(until release: DispatchSemaphore) { readers.withLock { $0.append(Self.holdReading(path, until: release)) } }
+        defer { [releases.0, releases.1, releases.2].forEach { $0.signal() } }
+
+        // Pieces at least 0.1 s apart (eight or more: 0.7 s of writing or more) against a budget
+        // of 0.4 s; at the seventh commit (0.6 s after the first) a reader holds the file, and
+        // lets go once the store has waited for it once.
+        store.layoutWait.setBudgets(store: .milliseconds(400), cleanup: .seconds(30))
+        store.layoutWait.setOnWait { _ in releases.0.signal() }
         store.layoutPieces.set(bytes: 64 << 10) {
             let count = commits.withLock { $0 += 1; return $0 }
-            Thread.sleep(forTimeInterval: 0.1)
-            if count == 6 { readers.withLock { $0.append(Self.holdReading(path, for: 0.1)) } }
+            Thread.sleep(forTimeInterval: 0.1) // a slow store, not a wait for a condition
+            if count == 6 { holdReading(until: releases.0) }
         }
-        #expect(try save("slow") == .stored, "its waits (0.1 s) are within the budget, its writing (0.7 s) does not count")
+        #expect(try save("slow") == .stored, "its wait is within the budget; its writing does not count")
         #expect(commits.withLock { $0 } >= 8, "\(commits.withLock { $0 }) commits")
         #expect(readers.withLock { $0.count } == 1)
         #expect(try rows() == ["slow": false])
 
-        // A reader that holds the file for 1 s from the second commit on: the store waits past
-        // its budget and gives up; the reader lets go within the cleanup's 2 s.
+        // A reader that holds the file from the second commit until the store's budget is spent:
+        // the store gives up, and its cleanup (30 s to wait) removes what it wrote.
         commits.withLock { $0 = 0 }
+        store.layoutWait.setOnWait { again in if !again { releases.1.signal() } }
         store.layoutPieces.set(bytes: 64 << 10) {
-            if commits.withLock({ $0 += 1; return $0 }) == 2 { readers.withLock { $0.append(Self.holdReading(path, for: 1)) } }
+            if commits.withLock({ $0 += 1; return $0 }) == 2 { holdReading(until: releases.1) }
         }
         #expect(try save("busy") == .busy)
         #expect(commits.withLock { $0 } == 2, "given up at the third commit")
         #expect(try rows() == ["slow": false] && orphans() == 0, "what it wrote is gone")
 
-        // The same with a cleanup shorter than the reader's hold: the row stays marked, unlisted.
+        // A reader that holds on until the store has returned: its cleanup (0.1 s) gives up too,
+        // and the row stays marked, unlisted.
         store.layoutWait.setBudgets(store: .milliseconds(400), cleanup: .milliseconds(100))
+        store.layoutWait.setOnWait(nil)
         commits.withLock { $0 = 0 }
+        store.layoutPieces.set(bytes: 64 << 10) {
+            if commits.withLock({ $0 += 1; return $0 }) == 2 { holdReading(until: releases.2) }
+        }
         #expect(try save("left") == .busy)
+        releases.2.signal()
         for reader in readers.withLock({ $0 }) { reader.wait() }
         #expect(try rows() == ["slow": false, "left": true], "left for a store 10 minutes later")
         #expect(try catalog.layouts().map(\.configuration) == ["slow"])
