@@ -46,6 +46,8 @@ public final class Catalog: Sendable {
     package init(store: any CatalogBackend, readsFromReplica: Bool = false) {
         self.store = store
         self.readsFromReplica = readsFromReplica
+        // Before any of this catalog's layouts are computed or extended, on whatever thread.
+        _ = HugePages.installed
     }
 
     /// Whether reads go to a replica, which shows what is written a moment later.

@@ -8,7 +8,7 @@ import Glibc
 #endif
 
 /// The advice the catalog installs (CatalogKit's `HugePages`): transparent huge pages for the
-/// engine's arrays of 8 MiB or more, through madvise. Installed and removed around the runs that
+/// engine's arrays of 4 MiB or more, through madvise. Installed and removed around the runs that
 /// use it, so one process times the engine both ways.
 let hugePages: MemoryAdvice.Advice = { start, bytes in
     #if os(Linux)

@@ -303,7 +303,7 @@ extension PlacementTable {
                 }
             }
         }
-        ids.reserveCapacity(header.itemCount)
+        reservePlacements(header.itemCount)
         for (index, cell) in cells.enumerated() {
             guard let cell else { throw .corruptArchive("item \(index) is in no window") }
             ids.append(cell.id)

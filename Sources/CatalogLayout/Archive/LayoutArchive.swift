@@ -322,7 +322,7 @@ extension PlacementTable {
         for window in archive.windows {
             for item in try header.decodeWindow(window) where placed[item.index] == nil { placed[item.index] = item }
         }
-        ids.reserveCapacity(header.itemCount)
+        reservePlacements(header.itemCount)
         for (index, item) in placed.enumerated() {
             guard let item else { throw .corruptArchive("item \(index) is in no window") }
             if index % checkpointInterval == 0 { checkpoints.append(bottoms) }

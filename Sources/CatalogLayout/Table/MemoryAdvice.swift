@@ -5,8 +5,10 @@
 /// (BENCHMARKS.md, "The layout engine's compute"). The engine itself uses the standard library
 /// only, so it cannot ask the kernel for anything: a program that can installs an advice
 /// here (CatalogKit's `HugePages` asks for transparent huge pages with `madvise`), and the
-/// engine calls it with each new array of ``threshold`` bytes or more, before writing it.
-/// Without an advice (an iOS app, a test), nothing changes.
+/// engine calls it with each new array of ``threshold`` bytes or more that a layout computed
+/// from its items makes (the placement arrays, room reserved for them, the column lists, and
+/// their growth when a layout is extended), before writing it. Without an advice (an iOS app, a
+/// test), nothing changes.
 public enum MemoryAdvice {
     /// Called with the start and length in bytes of a new, unwritten buffer.
     public typealias Advice = @convention(c) (UnsafeMutableRawPointer, Int) -> Void
@@ -16,11 +18,23 @@ public enum MemoryAdvice {
     /// memory the allocator hands out again).
     public static let threshold = 4 << 20
 
-    /// Written once, at start, before any layout is computed (see ``install(_:)``).
+    /// Set by ``install(_:)`` before layouts are computed on other threads: read unlocked.
     nonisolated(unsafe) private static var installed: Advice?
 
-    /// Installs `advice` for every layout computed from now on (nil removes it). Call it once,
-    /// at start, before layouts are computed on other threads: the engine reads it unlocked.
+    /// Installs `advice` for every layout computed from now on (nil removes it).
+    ///
+    /// Call it at start, before layouts are computed on other threads: the engine reads it
+    /// unlocked, so installing it while another thread computes a layout is a data race.
+    /// (A single-threaded program, such as a benchmark timing the engine both ways, may install
+    /// and remove it between its layouts.)
+    ///
+    /// ```swift
+    /// MemoryAdvice.install { start, bytes in
+    ///     _ = madvise(start, bytes, MADV_HUGEPAGE) // the start rounded up to a page first
+    /// }
+    /// ```
+    /// - Parameter advice: called with the start and length of each new array of
+    ///   ``threshold`` bytes or more, before the engine writes it; nil for none.
     public static func install(_ advice: Advice?) {
         installed = advice
     }
@@ -35,22 +49,5 @@ public enum MemoryAdvice {
     /// The same for each of `buffers`.
     static func advise<each Element>(_ buffers: repeat UnsafeMutableBufferPointer<each Element>) {
         repeat adviseOne(each buffers)
-    }
-}
-
-extension Array {
-    /// Makes room for `count` elements in all like `reserveCapacity`, advising new memory
-    /// (``MemoryAdvice``) before the elements kept are copied into it.
-    mutating func reserveAdvisedCapacity(_ count: Int) {
-        guard capacity < count else { return }
-        let kept = self
-        self = Array(unsafeUninitializedCapacity: count) { buffer, initialized in
-            MemoryAdvice.advise(buffer)
-            initialized = kept.withUnsafeBufferPointer { kept in
-                guard let source = kept.baseAddress, !kept.isEmpty else { return 0 }
-                buffer.baseAddress!.initialize(from: source, count: kept.count)
-                return kept.count
-            }
-        }
     }
 }

@@ -122,12 +122,18 @@ extension PlacementTable {
     /// copies what was placed: the item arrays exactly, each column's list for an even share
     /// and an eighth more (a list that outgrows it doubles).
     package mutating func reserveCapacity(_ count: Int) {
+        reservePlacements(count)
+        let share = count / geometry.columnCount
+        for column in columnItems.indices { columnItems[column].reserveAdvisedCapacity(share + share / 8 + 16) }
+    }
+
+    /// Makes room for `count` items in all in the item arrays (ids, ys, heights, columns),
+    /// advising new memory (``MemoryAdvice``).
+    mutating func reservePlacements(_ count: Int) {
         ids.reserveAdvisedCapacity(count)
         ys.reserveAdvisedCapacity(count)
         heights.reserveAdvisedCapacity(count)
         columns.reserveAdvisedCapacity(count)
-        let share = count / geometry.columnCount
-        for column in columnItems.indices { columnItems[column].reserveAdvisedCapacity(share + share / 8 + 16) }
     }
 
     /// Keeps what a placement loop placed from index `start` on: the item arrays, and each
@@ -137,6 +143,8 @@ extension PlacementTable {
         if start == 0, ids.capacity < newIDs.count {
             (ids, ys, heights, columns) = (newIDs, newYs, newHeights, newColumns) // nothing reserved: take the new arrays whole
         } else {
+            // Geometric growth, as the standard library's, into advised memory.
+            if ids.capacity < ids.count + newIDs.count { reservePlacements(max(ids.count + newIDs.count, ids.capacity * 2)) }
             ids.append(contentsOf: newIDs)
             ys.append(contentsOf: newYs)
             heights.append(contentsOf: newHeights)
