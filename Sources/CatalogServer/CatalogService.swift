@@ -83,7 +83,10 @@ final class CatalogService: Sendable {
     /// threads, so that pages of stored layouts do not queue behind the computation. For what
     /// may follow a store that failed, or a computation the catalog moved past meanwhile.
     func runLayingOut<T: Sendable>(_ configuration: LayoutConfiguration, _ body: @escaping @Sendable () throws -> T) async throws -> T {
-        if try await run({ try self.catalog.isStoredFresh(configuration) }) { return try await run(body) }
+        // One hop when it is stored fresh (the usual case): the check (one read of the layout's
+        // row) and the call together. T? is nil only when it is not: T may be optional itself.
+        let read: T? = try await run { try self.catalog.isStoredFresh(configuration) ? try body() : nil }
+        if let read { return read }
         layoutsComputedAgain.add(1, ordering: .relaxed)
         return try await layoutThreads.runIfActive(body)
     }
