@@ -77,6 +77,20 @@ import Testing
         #expect(stride(from: 0, to: Self.items.count, by: 4999).allSatisfy { pieced.attributes(at: $0) == layout.attributes(at: $0) })
     }
 
+    /// Justified rows and the carousel, computed from all their items at once, grow their item
+    /// arrays into advised memory too.
+    @Test(.enabled(if: kernelHasThem))
+    func rowsAndTheCarouselComputedAtOnceAskToo() throws {
+        _ = HugePages.installed
+        let rows = try RowTable(items: Self.items, style: JustifiedLayout(width: 1024))
+        let carousel = try CarouselTable(items: Self.items, style: CarouselLayout())
+        for (name, address) in [("rows' ids", Self.middle(rows.ids)), ("rows' aspects", Self.middle(rows.aspects)),
+                                ("carousel's ids", Self.middle(carousel.ids)), ("carousel's xs", Self.middle(carousel.xs))] {
+            let flags = try Self.flags(at: address)
+            #expect(flags.contains("hg"), "\(name) is not advised: \(flags.joined(separator: " "))")
+        }
+    }
+
     /// A layout extended past its arrays' room grows them into advised memory too (as a stored
     /// layout is extended after an import).
     @Test(.enabled(if: kernelHasThem))

@@ -94,6 +94,8 @@ public struct CarouselTable: Sendable {
         }) { return refused }
         let firstChanged = ids.isEmpty ? 0 : Int((xs[count - 1] / windowHeight).rounded(.down))
         var x = ids.isEmpty ? style.insets.left : (contentRight + style.spacing)
+        // Geometric growth, as the standard library's, into advised memory.
+        if ids.capacity < count + items.count { reserveCapacity(max(count + items.count, ids.capacity * 2)) }
         for item in items {
             let aspect = item.size.width / item.size.height
             ids.append(item.id)

@@ -42,6 +42,8 @@ extension RowTable {
         // before, so every window from the one holding the last kept stripe's bottom is rebuilt
         // (earlier windows start at a kept stripe and stay as they are).
         let firstChanged = stripeYs.isEmpty ? 0 : Int(((stripeYs[stripeYs.count - 1] + stripeHeights[stripeHeights.count - 1]) / windowHeight).rounded(.down))
+        // Geometric growth, as the standard library's, into advised memory.
+        if ids.capacity < count + items.count { reserveCapacity(max(count + items.count, ids.capacity * 2)) }
         var nextStart = 0
         for (offset, item) in items.enumerated() {
             if nextStart < starts.count, starts[nextStart].offset == offset {

@@ -7,7 +7,7 @@
 /// here (CatalogKit's `HugePages` asks for transparent huge pages with `madvise`), and the
 /// engine calls it with each new array of ``threshold`` bytes or more that a layout computed
 /// from its items makes (the placement arrays, room reserved for them, the column lists, and
-/// their growth when a layout is extended), before writing it. Without an advice (an iOS app, a
+/// their growth when a layout is extended, in every style), before writing it. Without an advice (an iOS app, a
 /// test), nothing changes.
 public enum MemoryAdvice {
     /// Called with the start and length in bytes of a new, unwritten buffer.
