@@ -9,7 +9,7 @@ import Testing
     /// Linux with transparent huge pages built into the kernel, and not turned off for this run
     /// (`CATALOG_HUGE_PAGES=0`).
     static let kernelHasThem = FileManager.default.fileExists(atPath: "/sys/kernel/mm/transparent_hugepage/enabled")
-        && !["0", "no", "off", "false"].contains(ProcessInfo.processInfo.environment["CATALOG_HUGE_PAGES"]?.lowercased() ?? "")
+        && !HugePages.isTurnedOff(by: ProcessInfo.processInfo.environment["CATALOG_HUGE_PAGES"])
 
     /// The VmFlags of the mapping that holds `address`, from /proc/self/smaps.
     static func flags(at address: Int) throws -> [Substring] {
@@ -51,10 +51,10 @@ import Testing
 
     @Test(.enabled(if: kernelHasThem))
     func aLayoutComputedInPiecesAsksForHugePagesForItsLargeArrays() throws {
+        #expect(HugePages.installed) // as every Catalog reads it when it is made
         let c = LayoutConfiguration(width: 375)
         // As the pager computes a new configuration: room reserved for all, then pieces.
         let table = try #require(try LayoutPiecesTests.compute(c, Self.items, runs: [], pieces: [4096, 4096], reserving: true) as? PlacementTable)
-        #expect(HugePages.installed)
         #expect(table.count == Self.items.count)
         for (name, address) in Self.arrays(of: table) {
             let flags = try Self.flags(at: address)

@@ -14,12 +14,10 @@ import Glibc
 /// leaves the engine's memory as the allocator gives it.
 public enum HugePages {
     /// Whether the advice is installed: the first use installs it unless the environment says
-    /// no. Every layout CatalogKit computes reads this first.
+    /// no. Every `Catalog` reads this when it is made, before any of its layouts.
     public static let installed: Bool = {
         #if os(Linux)
-        if let setting = getenv("CATALOG_HUGE_PAGES"), ["0", "no", "off", "false"].contains(String(cString: setting).lowercased()) {
-            return false
-        }
+        if isTurnedOff(by: getenv("CATALOG_HUGE_PAGES").map { String(cString: $0) }) { return false }
         MemoryAdvice.install { start, bytes in
             // madvise takes whole pages: the buffer's own, not its neighbours' at either end.
             let page = Int(getpagesize())
@@ -33,4 +31,9 @@ public enum HugePages {
         return false
         #endif
     }()
+
+    /// Whether `setting`, the value of `CATALOG_HUGE_PAGES`, turns the advice off.
+    package static func isTurnedOff(by setting: String?) -> Bool {
+        ["0", "no", "off", "false"].contains(setting?.lowercased() ?? "")
+    }
 }

@@ -177,7 +177,6 @@ public struct LayoutConfiguration: Sendable, Hashable {
     /// item at once, without an array of every item.
     package func compute(pieces: (_ reserve: (Int) -> Void, _ take: ([LayoutItem], [SectionStart]?) throws -> Void) throws -> Void)
         throws -> any LayoutTable {
-        _ = HugePages.installed
         /// Hands the pieces to `take`, having `reserve` room for all the items first when they
         /// come in more than one piece (a single piece's arrays are taken whole, not copied).
         func feed(reserve: (Int) -> Void, _ take: ([LayoutItem], [SectionStart]?) throws -> Void) throws {
@@ -258,7 +257,6 @@ public struct LayoutConfiguration: Sendable, Hashable {
             return layout.table
         }
         guard relaysOut else { return nil }
-        _ = HugePages.installed
         switch style {
         case .waterfall: return try relaid(waterfall)
         case .grid, .mixed: return try relaid(grid)
