@@ -108,7 +108,6 @@ extension SQLiteStore {
         layoutPieces.committed()
 
         let mine = try BulkStatement(db, sql: "SELECT count(*) FROM layouts WHERE id = ?1 AND writer = ?2")
-        let others = try BulkStatement(db, sql: "SELECT count(*) FROM layouts WHERE configuration = ?1")
         /// Begins a piece: the row must still be this writer's (another may have replaced it, a
         /// `layouts --drop` removed it), or the segments would be written for nothing.
         func begin() throws {
@@ -116,8 +115,8 @@ extension SQLiteStore {
             mine.bind(1, id)
             mine.bind(2, blob: writer)
             guard try mine.run(db) == 1 else {
-                others.bind(1, configuration)
-                throw LayoutFile.Pieces.Replaced(byAnotherStore: (try others.run(db) ?? 0) > 0)
+                let others = try Int.fetchOne(db, sql: "SELECT count(*) FROM layouts WHERE configuration = ?", arguments: [configuration]) ?? 0
+                throw LayoutFile.Pieces.Replaced(byAnotherStore: others > 0)
             }
         }
         let put = try BulkStatement(db, sql: """
