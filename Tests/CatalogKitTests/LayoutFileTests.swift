@@ -618,25 +618,35 @@ import Testing
         #expect(try pager.expectPage(catalog, other, offset: 30_000).source == .stored, "the layout stored in pieces pages as the reference")
     }
 
-    /// Another writer may remove the layout being stored between two of its pieces (a store of
-    /// the same configuration begun later, `catalog layouts --drop`): the store gives up at its
-    /// next piece, and removes what it wrote. A row left marked by a store that never came back
-    /// (a process killed mid-store) goes with its segments once it is `abandonedSeconds` old;
-    /// one marked recently is another store under way, and stays.
-    @Test func aStoreWhoseLayoutIsRemovedMidwayGivesUp_andRowsOfStoresThatStoppedGo() throws {
-        let library = try Library()
-        let catalog = try library.catalog()
-        let generation = try catalog.importItems(PagerTests.importRows(10)).generation
-        let store = try #require(catalog.store as? SQLiteStore)
-        let windows = LayoutWindows(count: 64 * 8) { range in
-            LayoutWindows.Packed(bytes: [UInt8](repeating: 7, count: range.count * 512), ends: (1...range.count).map { $0 * 512 },
-                                 minIndices: Array(range), maxIndices: Array(range))
+    /// A catalog of 10 items and a layout of `windowCount` windows (512 bytes each) to store in
+    /// pieces under a few configurations, with what the layout file holds after.
+    struct Pieces {
+        let library: Library
+        let catalog: Catalog
+        let store: SQLiteStore
+        let file: DatabaseQueue
+        let generation: Int64
+        let windows: LayoutWindows
+
+        init(windowCount: Int) throws {
+            library = try Library()
+            catalog = try library.catalog()
+            generation = try catalog.importItems(PagerTests.importRows(10)).generation
+            store = try #require(catalog.store as? SQLiteStore)
+            windows = LayoutWindows(count: windowCount) { range in
+                LayoutWindows.Packed(bytes: [UInt8](repeating: 7, count: range.count * 512), ends: (1...range.count).map { $0 * 512 },
+                                     minIndices: Array(range), maxIndices: Array(range))
+            }
+            file = try DatabaseQueue(path: library.layoutFilePath)
         }
+
+        /// Stores the layout as `configuration`.
         func save(_ configuration: String) throws -> LayoutSave {
             try store.saveLayout(configuration: configuration, order: .date, generation: generation, itemCount: 10, contentHeight: 1,
                                  header: [1], windows: windows, replacing: nil, keeping: 0, computeSeconds: 0)
         }
-        let file = try layoutFile(library)
+
+        /// Each row's configuration, segments, and whether it is marked.
         func rows() throws -> [String: (segments: Int, marked: Bool)] {
             try file.read { db in
                 var rows: [String: (Int, Bool)] = [:]
@@ -646,7 +656,23 @@ import Testing
                 return rows
             }
         }
-        let orphans = { try file.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM layout_segments WHERE layout_id NOT IN (SELECT id FROM layouts)") } }
+
+        /// Segments of no row.
+        func orphans() throws -> Int? {
+            try file.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM layout_segments WHERE layout_id NOT IN (SELECT id FROM layouts)") }
+        }
+    }
+
+    /// Another writer may remove the layout being stored between two of its pieces (a store of
+    /// the same configuration begun later, `catalog layouts --drop`): the store gives up at its
+    /// next piece, and removes what it wrote. A row left marked by a store that never came back
+    /// (a process killed mid-store) goes with its segments once it is `abandonedSeconds` old;
+    /// one marked recently is another store under way, and stays.
+    @Test func aStoreWhoseLayoutIsRemovedMidwayGivesUp_andRowsOfStoresThatStoppedGo() throws {
+        let fixture = try Pieces(windowCount: 64 * 8)
+        let (library, catalog, store, file, generation, windows) =
+            (fixture.library, fixture.catalog, fixture.store, fixture.file, fixture.generation, fixture.windows)
+        let (save, rows, orphans) = (fixture.save, fixture.rows, fixture.orphans)
 
         let remover = try library.catalog() // another process, as far as the file is concerned
         let commits = Mutex(0)
@@ -722,28 +748,11 @@ import Testing
     /// longer leaves the row marked (for a later store: `abandonedSeconds`), never listed.
     @Test(.timeLimit(.minutes(2)))
     func aStoreCountsOnlyItsWaitsAgainstItsBudget_andOneThatGivesUpBusyRemovesItsPieces() throws {
-        let library = try Library()
-        let catalog = try library.catalog()
-        let generation = try catalog.importItems(PagerTests.importRows(10)).generation
-        let store = try #require(catalog.store as? SQLiteStore)
-        let windows = LayoutWindows(count: 64 * 16) { range in
-            LayoutWindows.Packed(bytes: [UInt8](repeating: 7, count: range.count * 512), ends: (1...range.count).map { $0 * 512 },
-                                 minIndices: Array(range), maxIndices: Array(range))
-        }
-        func save(_ configuration: String) throws -> LayoutSave {
-            try store.saveLayout(configuration: configuration, order: .date, generation: generation, itemCount: 10, contentHeight: 1,
-                                 header: [1], windows: windows, replacing: nil, keeping: 0, computeSeconds: 0)
-        }
-        let file = try layoutFile(library)
-        func rows() throws -> [String: Bool] {
-            try file.read { db in
-                var rows: [String: Bool] = [:]
-                for row in try Row.fetchAll(db, sql: "SELECT configuration, writer IS NOT NULL FROM layouts") { rows[row[0]] = row[1] }
-                return rows
-            }
-        }
-        let orphans = { try file.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM layout_segments WHERE layout_id NOT IN (SELECT id FROM layouts)") } }
-        let path = library.layoutFilePath
+        let fixture = try Pieces(windowCount: 64 * 16)
+        let (catalog, store, save, orphans) = (fixture.catalog, fixture.store, fixture.save, fixture.orphans)
+        /// Each row's configuration and whether it is marked.
+        func rows() throws -> [String: Bool] { try fixture.rows().mapValues(\.marked) }
+        let path = fixture.library.layoutFilePath
         let commits = Mutex(0)
         let releases = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
         let readers = Mutex<[DispatchSemaphore]>([])
