@@ -4,31 +4,31 @@ import CatalogKit
 /// The layout options `catalog page` and `catalog layout` share. Values are taken as text and
 /// parsed by `LayoutConfiguration(parameters:)`, the parser the HTTP API uses too.
 struct LayoutOptions: ParsableArguments {
-    @Option(help: help(.width, "Width of the layout in points (a phone: 375)."))
+    @Option(parsing: .unconditional, help: help(.width, "Width of the layout in points (a phone: 375)."))
     var width: String
 
-    @Option(help: help(.cols, "Number of columns (waterfall, grid; a list has one)."))
+    @Option(parsing: .unconditional, help: help(.cols, "Number of columns (waterfall, grid; a list has one)."))
     var cols: String?
 
-    @Option(help: help(.spacing, "Space between columns and between items in a column, in points."))
+    @Option(parsing: .unconditional, help: help(.spacing, "Space between columns and between items in a column, in points."))
     var spacing: String?
 
-    @Option(help: help(.columnSpacing, "Space between columns (overrides --spacing)."))
+    @Option(parsing: .unconditional, help: help(.columnSpacing, "Space between columns (overrides --spacing)."))
     var columnSpacing: String?
 
-    @Option(help: help(.rowSpacing, "Space between items stacked in a column (overrides --spacing)."))
+    @Option(parsing: .unconditional, help: help(.rowSpacing, "Space between items stacked in a column (overrides --spacing)."))
     var rowSpacing: String?
 
-    @Option(help: help(.inset, "Insets: one value for all sides, or top,left,bottom,right.", valueName: "n|t,l,b,r"))
+    @Option(parsing: .unconditional, help: help(.inset, "Insets: one value for all sides, or top,left,bottom,right.", valueName: "n|t,l,b,r"))
     var inset: String?
 
-    @Option(help: help(.extraHeight, "Points added to every item's height (a caption under the image)."))
+    @Option(parsing: .unconditional, help: help(.extraHeight, "Points added to every item's height (a caption under the image)."))
     var extraHeight: String?
 
-    @Option(help: help(.direction, "Waterfall fill order: shortest (each item in the shortest column), ltr, or rtl."))
+    @Option(parsing: .unconditional, help: help(.direction, "Waterfall fill order: shortest (each item in the shortest column), ltr, or rtl."))
     var direction: String?
 
-    @Option(help: help(.style, """
+    @Option(parsing: .unconditional, help: help(.style, """
         waterfall, grid (square cells), list (one full-width column), mixed (square cells in 3 columns, every 4th item \
         across the width: defaults cols 3, column spacing 8, row spacing 20, inset 16,16,20,16, span every 4, span height 112), \
         justified (rows of about --row-height filling the width), or carousel (one row of --item-height scrolling sideways: \
@@ -36,31 +36,31 @@ struct LayoutOptions: ParsableArguments {
         """))
     var style: String?
 
-    @Option(help: help(.rowHeight, "Justified rows' target height."))
+    @Option(parsing: .unconditional, help: help(.rowHeight, "Justified rows' target height."))
     var rowHeight: String?
 
-    @Option(help: help(.itemHeight, "The carousel's item height."))
+    @Option(parsing: .unconditional, help: help(.itemHeight, "The carousel's item height."))
     var itemHeight: String?
 
-    @Option(help: help(.sort, "Item order: date (newest first, as `catalog list`) or path."))
+    @Option(parsing: .unconditional, help: help(.sort, "Item order: date (newest first, as `catalog list`) or path."))
     var sort: String?
 
-    @Option(help: help(.sections, "Sections of consecutive items with the same year, month (YYYY-MM) or parent folder."))
+    @Option(parsing: .unconditional, help: help(.sections, "Sections of consecutive items with the same year, month (YYYY-MM) or parent folder."))
     var sections: String?
 
-    @Option(help: help(.headerHeight, "Height of each section's header (0: none); with --sections."))
+    @Option(parsing: .unconditional, help: help(.headerHeight, "Height of each section's header (0: none); with --sections."))
     var headerHeight: String?
 
-    @Option(help: help(.footerHeight, "Height of each section's footer (0: none); with --sections."))
+    @Option(parsing: .unconditional, help: help(.footerHeight, "Height of each section's footer (0: none); with --sections."))
     var footerHeight: String?
 
-    @Option(help: help(.sectionSpacing, "Space between a section's end and the next one's top; with --sections."))
+    @Option(parsing: .unconditional, help: help(.sectionSpacing, "Space between a section's end and the next one's top; with --sections."))
     var sectionSpacing: String?
 
-    @Option(help: help(.spanEvery, "Items at 0, N, 2N... of each section span the full width (0: none)."))
+    @Option(parsing: .unconditional, help: help(.spanEvery, "Items at 0, N, 2N... of each section span the full width (0: none)."))
     var spanEvery: String?
 
-    @Option(help: help(.spanHeight, "A full-span item's height, or auto: from its aspect ratio at full width (plus --extra-height)."))
+    @Option(parsing: .unconditional, help: help(.spanHeight, "A full-span item's height, or auto: from its aspect ratio at full width (plus --extra-height)."))
     var spanHeight: String?
 
     /// The options given, by parameter name.
@@ -82,11 +82,16 @@ struct LayoutOptions: ParsableArguments {
         try Self.parse { () throws(LayoutParameterError) in try LayoutConfiguration(parameters: parameters) }
     }
 
-    /// Runs a parser; its error becomes a usage error (exit 2) naming the option.
+    /// Runs a parser; its error becomes a usage error (exit 2) naming the option. Options take
+    /// any text as their value, so that a negative number reaches the parser and is refused with
+    /// its range; an option given as the value means the value is missing.
     static func parse<T>(_ body: () throws(LayoutParameterError) -> T) throws -> T {
         do {
             return try body()
         } catch {
+            if error.value.hasPrefix("--"), error.value.dropFirst(2).first?.isLetter == true {
+                throw ValidationError("Missing value for '--\(error.parameter)' (the next argument, \(error.value), is an option)")
+            }
             throw ValidationError("--" + error.description)
         }
     }

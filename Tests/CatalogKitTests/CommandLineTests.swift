@@ -48,6 +48,27 @@ import Testing
         #expect(try library.items().isEmpty)
     }
 
+    /// A negative number is a value, not an option: it is refused with the option's range, in
+    /// every command, instead of "Missing value". An option where a value belongs is a missing value.
+    @Test(arguments: [(["page", "--width", "-3", "--cols", "2"], "--width must be a number of points greater than 0"),
+                      (["page", "--width", "375", "--cols", "-2"], "--cols must be a whole number from 1 to 1000, got \"-2\""),
+                      (["layout", "--width", "375", "--inset", "-1,2,3,4"], "--inset must be one number, or four"),
+                      (["page", "--width", "375", "--height", "-5"], "--height must be a number of points from 0"),
+                      (["list", "--limit", "-3"], "--limit must be a whole number, 0 or more, got \"-3\""),
+                      (["changes", "--since", "-1"], "--since must be a generation"),
+                      (["thumbnails", "--jobs", "-1"], "--jobs must be at least 1, got -1"),
+                      (["serve", "--port", "-1"], "--port must be 0 to 65535, got -1"),
+                      (["layouts", "--budget", "-5M"], "--budget: \"-5M\" is not a size"),
+                      (["page", "--width", "375", "--cols", "--json"], "Missing value for '--cols' (the next argument, --json, is an option)")])
+    func aNegativeNumberIsRefusedWithTheOptionsRange(_ arguments: [String], _ message: String) throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let library = try Library()
+        let result = try run([arguments[0], "--db", library.catalogPath] + arguments.dropFirst())
+        #expect(result.status == 2)
+        #expect(result.stderr.hasPrefix("Error: \(message)"), "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+    }
+
     /// `catalog layout` with options stores the configuration a query string parses to.
     @Test func commandLineOptionsAndAQueryStringGiveTheSameConfiguration() throws {
         try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")

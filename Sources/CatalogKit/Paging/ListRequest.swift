@@ -28,8 +28,9 @@ public struct ListRequest: Sendable, Hashable {
                 self.order = order
             case "limit":
                 guard let limit = Int(value.trimmed), limitRange.contains(limit) else {
-                    let upper = limitRange.upperBound == Int.max ? "or more" : "to \(limitRange.upperBound)"
-                    throw LayoutParameterError(parameter: name, value: value, allowed: "a whole number from \(limitRange.lowerBound) \(upper)")
+                    let allowed = limitRange.upperBound == Int.max ? "a whole number, \(limitRange.lowerBound) or more"
+                        : "a whole number from \(limitRange.lowerBound) to \(limitRange.upperBound)"
+                    throw LayoutParameterError(parameter: name, value: value, allowed: allowed)
                 }
                 self.limit = limit
             case "offset":

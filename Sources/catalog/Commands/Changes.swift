@@ -16,7 +16,7 @@ struct Changes: ParsableCommand {
 
     @OptionGroup var catalog: CatalogOptions
 
-    @Option(help: ArgumentHelp("The generation the client shows.", valueName: "generation"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("The generation the client shows.", valueName: "generation"))
     var since: String
 
     @Option(help: "date or path: the order the client shows. Default: date.")

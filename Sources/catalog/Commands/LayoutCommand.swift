@@ -55,7 +55,7 @@ struct Layouts: ParsableCommand {
     @Argument(help: ArgumentHelp("With --drop: the configuration as `catalog layouts` lists it.", valueName: "configuration"))
     var configuration: String?
 
-    @Option(help: ArgumentHelp("Bytes of stored layouts to keep: a number with an optional K, M or G (powers of 1024).",
+    @Option(parsing: .unconditional, help: ArgumentHelp("Bytes of stored layouts to keep: a number with an optional K, M or G (powers of 1024).",
                                valueName: "size"))
     var budget: String?
 

@@ -15,7 +15,7 @@ struct List: ParsableCommand {
     @Option(help: "date or path. Default: date.")
     var sort: String?
 
-    @Option(help: "At most this many items (default: all).")
+    @Option(parsing: .unconditional, help: "At most this many items (default: all).")
     var limit: String?
 
     @Option(parsing: .unconditional, help: "Skip this many items first. Default: 0.")

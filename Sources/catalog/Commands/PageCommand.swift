@@ -19,10 +19,10 @@ struct PageCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: LayoutOptions.help(.offset, "Scroll offset of the viewport's top, in points."))
     var offset: String?
 
-    @Option(help: LayoutOptions.help(.height, "Viewport height in points (one phone screen)."))
+    @Option(parsing: .unconditional, help: LayoutOptions.help(.height, "Viewport height in points (one phone screen)."))
     var height: String?
 
-    @Option(help: LayoutOptions.help(.item, "Scroll to this item: the viewport starts at its top, clamped to the content."))
+    @Option(parsing: .unconditional, help: LayoutOptions.help(.item, "Scroll to this item: the viewport starts at its top, clamped to the content."))
     var item: String?
 
     @Option(parsing: .unconditional, help: LayoutOptions.help(.rect, "The items whose frames meet this rectangle, instead of a band at --offset.",
@@ -32,13 +32,13 @@ struct PageCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: LayoutOptions.help(.anchorY, "With --item: the item's top this far below the viewport's top (a zoom's anchor)."))
     var anchorY: String?
 
-    @Option(help: LayoutOptions.help(.falloff, "Carousel: the distance from the viewport's centre where items reach --min-scale and --min-alpha."))
+    @Option(parsing: .unconditional, help: LayoutOptions.help(.falloff, "Carousel: the distance from the viewport's centre where items reach --min-scale and --min-alpha."))
     var falloff: String?
 
-    @Option(help: LayoutOptions.help(.minScale, "Carousel: the scale of items at --falloff and beyond."))
+    @Option(parsing: .unconditional, help: LayoutOptions.help(.minScale, "Carousel: the scale of items at --falloff and beyond."))
     var minScale: String?
 
-    @Option(help: LayoutOptions.help(.minAlpha, "Carousel: the opacity of items at --falloff and beyond."))
+    @Option(parsing: .unconditional, help: LayoutOptions.help(.minAlpha, "Carousel: the opacity of items at --falloff and beyond."))
     var minAlpha: String?
 
     @Flag(help: "With --sections: the header of the section the viewport starts in is held at its top.")

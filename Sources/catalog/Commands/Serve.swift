@@ -31,7 +31,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Address to listen on (loopback by default; 0.0.0.0 for every interface).")
     var host = "127.0.0.1"
 
-    @Option(help: "Port (0: any free port).")
+    @Option(parsing: .unconditional, help: "Port (0: any free port).")
     var port = 8080
 
     @Flag(help: "No access log.")
@@ -64,10 +64,10 @@ struct Serve: AsyncParsableCommand {
                                + "must come from it, and cookies are Secure when it is https.", valueName: "url"))
     var publicURL: String?
 
-    @Option(help: ArgumentHelp("How long a gallery session lasts.", valueName: "days"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("How long a gallery session lasts.", valueName: "days"))
     var sessionDays = 30
 
-    @Option(help: ArgumentHelp("Failed sign-ins and wrong tokens an address may make in a minute; more get 429.", valueName: "count"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Failed sign-ins and wrong tokens an address may make in a minute; more get 429.", valueName: "count"))
     var failuresPerMinute = 20
 
     @Option(name: .customLong("trusted-proxy"),
@@ -80,19 +80,19 @@ struct Serve: AsyncParsableCommand {
                                valueName: "origin"))
     var corsOrigins: [String] = []
 
-    @Option(help: ArgumentHelp("Open connections at most.", valueName: "count"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Open connections at most.", valueName: "count"))
     var maxConnections = 512
 
-    @Option(help: ArgumentHelp("A request head's size at most (its line: 8 KiB at most); 431 past it.", valueName: "bytes"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("A request head's size at most (its line: 8 KiB at most); 431 past it.", valueName: "bytes"))
     var maxHeaderBytes = 32 * 1024
 
-    @Option(help: ArgumentHelp("Seconds a request may take to arrive, head and body; 408 past it.", valueName: "seconds"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Seconds a request may take to arrive, head and body; 408 past it.", valueName: "seconds"))
     var requestTimeout = 10
 
-    @Option(help: ArgumentHelp("Seconds a connection may sit with no request before it is closed.", valueName: "seconds"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Seconds a connection may sit with no request before it is closed.", valueName: "seconds"))
     var idleTimeout = 60
 
-    @Option(help: ArgumentHelp("Seconds a client may read nothing of a response before it is closed.", valueName: "seconds"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Seconds a client may read nothing of a response before it is closed.", valueName: "seconds"))
     var writeTimeout = 60
 
     /// The window failures are counted over (tests; 60 by default).

@@ -27,7 +27,7 @@ struct Thumbnails: ParsableCommand {
 
     @OptionGroup var catalog: CatalogOptions
 
-    @Option(help: "The box, in pixels: 64, 128, 256, 512 or 1024.")
+    @Option(parsing: .unconditional, help: "The box, in pixels: 64, 128, 256, 512 or 1024.")
     var size = Thumbnailer.defaultSize
 
     @Flag(help: "Only make thumbnails that are not cached for the file as it is now.")
@@ -36,13 +36,13 @@ struct Thumbnails: ParsableCommand {
     @Flag(help: "Remove cache entries of items that are gone or imported, or whose file changed; make nothing.")
     var prune = false
 
-    @Option(help: "JPEG quality, 1 to 100.")
+    @Option(parsing: .unconditional, help: "JPEG quality, 1 to 100.")
     var quality = Thumbnailer.defaultQuality
 
     @Option(help: ArgumentHelp("The cache folder.", valueName: "folder"))
     var cache = ThumbnailCache.defaultRoot()
 
-    @Option(help: ArgumentHelp("Threads (default: one per core).", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Threads (default: one per core).", valueName: "n"))
     var jobs: Int?
 
     @Flag(help: "Print the summary as one JSON object on stdout.")
@@ -53,7 +53,7 @@ struct Thumbnails: ParsableCommand {
             throw ValidationError("--size must be one of \(ThumbnailCache.sizes.map(String.init).joined(separator: ", ")), not \(size)")
         }
         guard (1...100).contains(quality) else { throw ValidationError("--quality must be 1 to 100, not \(quality)") }
-        if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+        if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1, got \(jobs)") }
         if prune && missingOnly { throw ValidationError("--prune makes nothing: it does not go with --missing-only") }
     }
 
