@@ -65,7 +65,30 @@ public enum CatalogServer {
     /// gets `http://HOST:PORT/` once the socket listens.
     public static func run(catalog: Catalog, options: Options, onListening: @escaping @Sendable (String) -> Void) async throws {
         let app = application(catalog: catalog, options: options, onListening: onListening)
-        try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+        do {
+            try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+        } catch let error as IOError {
+            throw ListenError(host: options.host, port: options.port, errno: error.errnoCode) ?? error
+        }
+    }
+
+    /// Why the server could not listen, said in terms of the options that chose the address.
+    public struct ListenError: Error, CustomStringConvertible {
+        public let description: String
+
+        init?(host: String, port: Int, errno: Int32) {
+            let address = (host.contains(":") ? "[\(host)]" : host) + ":\(port)"
+            switch errno {
+            case EADDRINUSE:
+                description = "cannot listen on \(address): the port is in use (another server?); choose another --port, or --port 0 for any free one"
+            case EACCES:
+                description = "cannot listen on \(address): permission denied (ports below 1024 need privileges); choose a port from 1024 on"
+            case EADDRNOTAVAIL:
+                description = "cannot listen on \(address): \(host) is not an address of this machine (--host)"
+            default:
+                return nil
+            }
+        }
     }
 
     /// The server, its routes calling `service` (made for `catalog` when nil; tests give their own).

@@ -113,6 +113,26 @@ import Testing
         #expect(try Data(contentsOf: URL(fileURLWithPath: bogus)) == Data("not a database at all".utf8), "left untouched")
     }
 
+    /// A port another server holds: exit 1, naming the address and what to do, not the socket call.
+    @Test func aPortInUseIsNamedWithWhatToDo() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.binary.path), "build the catalog binary first (swift build)")
+        let served = try ServedCatalog(images: [])
+        let first = try Server(["--db", served.path])
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = ["serve", "--db", served.path, "--port", String(first.port)]
+        let err = Pipe()
+        process.standardError = err
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 1)
+        #expect(message == "Error: cannot listen on 127.0.0.1:\(first.port): the port is in use (another server?); "
+                + "choose another --port, or --port 0 for any free one\n", "\(message)")
+        #expect(first.stop() == 0, "the first server still ran")
+    }
+
     /// Pages while `catalog scan` writes the same catalog from another process: every page is
     /// whole and from one generation, and generations never go back.
     @Test func pagesDuringAScanNeverFailNorMixGenerations() async throws {
