@@ -6,9 +6,9 @@ struct Probe: ParsableCommand {
         abstract: "Print the size, orientation and date read from image headers.",
         discussion: """
             Reads only each file's header: a 20 MB photo costs about as much as a 20 KB one. \
-            The format comes from the file's bytes, not its name. Files that are neither JPEG \
-            nor PNG are listed as unsupported; broken files are reported on stderr and the \
-            exit status is 1 if any failed.
+            The format comes from the file's bytes, not its name. Files in a format it does not \
+            read (it reads JPEG, PNG, WebP, GIF, HEIC and AVIF) are listed as unsupported; broken \
+            files are reported on stderr and the exit status is 1 if any failed.
             """
     )
 
