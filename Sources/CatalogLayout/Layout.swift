@@ -91,7 +91,7 @@ public struct Layout<Style: LayoutStyle>: Sendable {
         }
         let firstIndex = count
         if let offset = table.append(items, rule: style.placement) {
-            throw .invalidItemSize(index: firstIndex + offset, size: items[offset].size)
+            throw refusal(items, at: offset, firstIndex: firstIndex)
         }
     }
 
@@ -102,7 +102,7 @@ public struct Layout<Style: LayoutStyle>: Sendable {
         guard table.sections != nil else { throw .invalidSections("this layout has no sections: lay it out with a Sectioning") }
         let firstIndex = count
         if let offset = try table.appendSectioned(items, starts: starts, rule: style.placement) {
-            throw .invalidItemSize(index: firstIndex + offset, size: items[offset].size)
+            throw refusal(items, at: offset, firstIndex: firstIndex)
         }
     }
 
@@ -142,8 +142,18 @@ public struct Layout<Style: LayoutStyle>: Sendable {
         let tailHeights = Array(table.heights[tailStart...])
         let rule = style.placement
         table.truncate(to: index)
-        _ = table.append(inserted, rule: rule) // validated: nothing is refused
+        _ = table.append(inserted, rule: rule, bounded: false) // validated: nothing is refused; an edit is not bounded
         table.append(ids: tailIDs[...], heights: tailHeights[...], rule: rule)
+    }
+
+    /// Why the placement stopped at `items[offset]`: its size, or how far the content would reach.
+    private func refusal(_ items: [LayoutItem], at offset: Int, firstIndex: Int) -> LayoutError {
+        let item = items[offset]
+        let sized = item.size.width > 0 && item.size.height > 0 && item.size.width < .infinity && item.size.height < .infinity
+        if !sized || table.firstRefused([item], rule: style.placement) != nil {
+            return .invalidItemSize(index: firstIndex + offset, size: item.size)
+        }
+        return .tooManyWindows(limit: windowLimit(items: firstIndex + items.count, lists: table.listCount), windowHeight: table.windowHeight)
     }
 
     private func validate(_ items: [LayoutItem], firstIndex: Int) throws(LayoutError) {

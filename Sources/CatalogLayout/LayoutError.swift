@@ -19,6 +19,8 @@ public enum LayoutError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Inserting, removing or replacing items in a layout with sections: recompute it instead
     /// (which items span and where sections begin depend on every item before).
     case editRequiresRecomputation
+    /// The content would reach past `limit` windows of `windowHeight` points (``windowLimit``).
+    case tooManyWindows(limit: Int, windowHeight: Double)
 
     public var description: String {
         switch self {
@@ -46,6 +48,9 @@ public enum LayoutError: Error, Sendable, Hashable, CustomStringConvertible {
             "invalid sections: \(reason)"
         case .editRequiresRecomputation:
             "a layout with sections takes appends only; lay out the edited items again"
+        case .tooManyWindows(let limit, let windowHeight):
+            "the layout would be longer than \(limit) pagination windows of \(windowHeight == windowHeight.rounded() ? String(Int(windowHeight)) : String(windowHeight)) "
+                + "points allow for its items; a smaller width, item or row height, or more columns make it shorter"
         case .unsupportedArchiveVersion(let version):
             "the stored layout was written in format \(version); this version of catalog reads formats up to \(LayoutArchive.formatVersion): it will be recomputed"
         }

@@ -52,6 +52,32 @@ import Testing
         }
     }
 
+    /// A strip a million times as tall as wide is laid out a thousand times as tall as wide; a
+    /// configuration whose content would need more windows than its items may have is a 422
+    /// saying so (before, one such request took gigabytes of memory and of disk), and the server
+    /// serves on.
+    @Test func anAbsurdStripIsLaidOutAThousandTimesAsTall_andAnEndlessLayoutIs422() async throws {
+        let served = try ServedCatalog(images: [], imported: 0)
+        _ = try served.catalog.importItems((0..<20).map { ImportRow(line: $0 + 2, key: "strip-\($0)", width: 1, height: 1_000_000) })
+        try await served.test { client in
+            try await client.execute(uri: "/api/page?width=375&cols=2&height=1000", method: .get) { response in
+                #expect(response.status == .ok)
+                let items = try #require(try response.object["items"] as? [[String: Any]])
+                let frame = try #require(items.first?["frame"] as? [String: Double])
+                #expect(frame["height"] == frame["width"].map { $0 * 1_000 })
+            }
+            // Each strip a billion points tall at this width: 20 of them need more than 4,194,304 windows of 2,048 points.
+            try await client.execute(uri: "/api/page?width=1000000&cols=1", method: .get) { response in
+                #expect(response.status == .unprocessableContent)
+                let message = try response.error.message
+                #expect(message.hasPrefix("the layout would be longer than 4194304 pagination windows of 2048 points"), "\(message)")
+            }
+            try await client.execute(uri: "/api/page?width=375&cols=2&offset=100000", method: .get) { response in
+                #expect(response.status == .ok)
+            }
+        }
+    }
+
     @Test func scrollToAnItem_andAnUnknownItemIs404() async throws {
         let served = try ServedCatalog(images: [], imported: 300)
         let target = try #require(try served.catalog.items(order: .date, limit: 1, offset: 150).first)

@@ -431,8 +431,15 @@ extension Pager {
 }
 
 extension LayoutItem {
-    /// The engine's item for a row of the layout's input.
+    /// The widest or tallest an item is laid out: 1,000 times as wide as tall, or as tall as wide.
+    static let maximumAspect = 1_000.0
+
+    /// The engine's item for a row of the layout's input, its aspect kept within
+    /// ``maximumAspect``: a strip of 1 by 10,000,000 pixels (a header may declare one) is laid
+    /// out as 1 by 1,000, so that one such file neither makes every layout of the catalog miles
+    /// long nor has them refused (``LayoutError/tooManyWindows(limit:windowHeight:)``).
     init(_ row: LayoutInputRow) {
-        self.init(id: row.id, width: Double(row.width), height: Double(row.height))
+        let width = Double(row.width), height = Double(row.height)
+        self.init(id: row.id, width: min(width, height * Self.maximumAspect), height: min(height, width * Self.maximumAspect))
     }
 }

@@ -79,19 +79,24 @@ public struct CarouselTable: Sendable {
 
     /// Places `items` after the existing ones: O(m). Throws
     /// ``LayoutError/invalidItemSize(index:size:)`` for a size that is not positive and finite,
-    /// leaving the table as it was.
+    /// and ``LayoutError/tooManyWindows(limit:windowHeight:)`` when the content would reach past
+    /// the windows the layout may have (``windowLimit``), leaving the table as it was.
     public mutating func append(_ items: [LayoutItem]) throws(LayoutError) {
         let firstIndex = count
-        if let offset = place(items) { throw .invalidItemSize(index: firstIndex + offset, size: items[offset].size) }
+        if let offset = try place(items) { throw .invalidItemSize(index: firstIndex + offset, size: items[offset].size) }
     }
 
-    /// The same, returning the offset of a refused item.
-    package mutating func place(_ items: [LayoutItem]) -> Int? {
+    /// The same, returning the offset of an item whose size is refused.
+    package mutating func place(_ items: [LayoutItem]) throws(LayoutError) -> Int? {
         if let refused = items.firstIndex(where: {
             let aspect = $0.size.width / $0.size.height
             return !($0.size.width > 0 && $0.size.height > 0 && $0.size.width < .infinity && $0.size.height < .infinity
                      && aspect * style.itemHeight < .infinity)
         }) { return refused }
+        var reach = ids.isEmpty ? style.insets.left : contentRight
+        for item in items { reach += style.spacing + item.size.width / item.size.height * style.itemHeight }
+        let limit = windowLimit(items: count + items.count, lists: 1)
+        guard reach <= windowHeight * Double(limit) else { throw .tooManyWindows(limit: limit, windowHeight: windowHeight) }
         let firstChanged = ids.isEmpty ? 0 : Int((xs[count - 1] / windowHeight).rounded(.down))
         var x = ids.isEmpty ? style.insets.left : (contentRight + style.spacing)
         // Geometric growth, as the standard library's, into advised memory.

@@ -34,6 +34,7 @@ extension RowTable {
             !($0.size.width > 0 && $0.size.height > 0 && $0.size.width < .infinity && $0.size.height < .infinity
               && ($0.size.width / $0.size.height) < .infinity)
         }) { return refused }
+        try checkReach(items, sections: starts.count)
         let continuing = !sectionStarts.isEmpty && starts[0].key == sectionKeys.last
         var flow = Flow(table: self)
         // A new section leaves the last one as it was: closed, its last row at the target.
@@ -60,6 +61,26 @@ extension RowTable {
         flow.close(&self)
         rebuildWindows(from: firstChanged)
         return nil
+    }
+
+    /// Throws ``LayoutError/tooManyWindows(limit:windowHeight:)`` before anything changes when
+    /// the content could reach past the windows the layout may have (``windowLimit``). The rows
+    /// are not flowed yet, so this is a bound: each row is charged to its first item, and is at
+    /// most the target height and at most the width over that item's aspect; each section adds
+    /// its header, footer, spacings and an unfinished last row, as does an open last row whose
+    /// items flow again.
+    func checkReach(_ items: [LayoutItem], sections: Int) throws(LayoutError) {
+        let target = style.rowHeight
+        let available = style.contentWidth
+        let perSection = (sectioning?.sectionSpacing ?? 0) + (sectioning?.headerHeight ?? 0) + (sectioning?.footerHeight ?? 0)
+            + 2 * style.rowSpacing + target
+        var reach = max(contentBottom, style.insets.top) + Double(sections + 1) * perSection
+        if lastRowOpen, let first = rowFirsts.last {
+            for item in first..<count { reach += min(target, available / aspects[item]) + style.rowSpacing }
+        }
+        for item in items { reach += min(target, available * item.size.height / item.size.width) + style.rowSpacing }
+        let limit = windowLimit(items: count + items.count, lists: 1)
+        guard reach <= windowHeight * Double(limit) else { throw .tooManyWindows(limit: limit, windowHeight: windowHeight) }
     }
 
     /// The state of the row being filled and of the last section.

@@ -3,8 +3,9 @@
 extension PlacementTable {
     /// Places `items` after the existing ones, sections beginning where `starts` say. The
     /// last section is continued when the first start has its key. An item whose size cannot
-    /// give its height (as a cell by the rule, or as a full-span item) stops it: the table is
-    /// left as it was and that item's offset returned.
+    /// give its height (as a cell by the rule, or as a full-span item), or whose bottom lies past
+    /// the windows the layout may have (``windowLimit``), stops it: the table is left as it was
+    /// and that item's offset returned.
     package mutating func appendSectioned(_ items: [LayoutItem], starts: [SectionStart], rule: PlacementRule) throws(LayoutError) -> Int? {
         guard var state = sections else { preconditionFailure("not a layout with sections") }
         try Self.check(starts, itemCount: items.count)
@@ -69,6 +70,8 @@ extension PlacementTable {
         let spacing = geometry.rowSpacing
         let contentWidth = geometry.contentWidth
         let windowHeight = windowHeight
+        // Past this, an item is refused (``windowLimit``).
+        let reach = windowHeight * Double(windowLimit(items: start + added, lists: lists))
         let sectioning = state.sectioning
         let every = sectioning.spanEvery
         var newColumns: [Int32] = []
@@ -134,6 +137,10 @@ extension PlacementTable {
                                     any = any || filled[c]
                                 }
                                 y = any ? lowest + spacing : state.resetTop
+                                guard y + height <= reach else {
+                                    refused = offset
+                                    break
+                                }
                                 column = -1
                                 state.appendSpan(.cell, ref: index, id: item.id, y: y, height: height)
                                 for c in 0..<columnCount {
@@ -151,6 +158,10 @@ extension PlacementTable {
                                 let chosen = chooser.column(for: index - state.cycleBase, bottoms: bottoms, count: columnCount)
                                 y = filled[chosen] ? bottoms[chosen] + spacing : bottoms[chosen]
                                 let bottom = y + height
+                                guard bottom <= reach else {
+                                    refused = offset
+                                    break
+                                }
                                 bottoms[chosen] = bottom
                                 filled[chosen] = true
                                 let position = columnCounts[chosen]

@@ -20,6 +20,15 @@ public protocol LayoutTable: Sendable {
     func packedWindows(_ windows: Range<Int>) -> PackedWindows
 }
 
+/// The pagination windows a layout of `items` items may have when each window keeps `lists`
+/// starts: eight starts an item, or 4,194,304 starts (16 MiB) if that is more. A layout whose
+/// content would reach further is refused (``LayoutError/tooManyWindows(limit:windowHeight:)``):
+/// one request for a layout a million points wide in one column, or one item a million times
+/// as tall as wide, must not take the memory and the disk of a thousand ordinary layouts.
+package func windowLimit(items: Int, lists: Int) -> Int {
+    max(1 << 22, 8 * items) / max(1, lists)
+}
+
 extension LayoutTable {
     /// Every window, encoded into one buffer.
     public func packedWindows() -> PackedWindows { packedWindows(0..<windowCount) }

@@ -2,15 +2,18 @@
 extension PlacementTable {
     /// Places `items` after the existing ones, continuing from the column bottoms: O(m) for
     /// m items, plus the windows they reach. When the rule takes heights from item sizes, the
-    /// first item whose size is not positive and finite (or whose height overflows) stops it:
-    /// the table is left as it was and that item's offset in `items` is returned.
-    package mutating func append(_ items: [LayoutItem], rule: PlacementRule) -> Int? {
+    /// first item whose size is not positive and finite (or whose height overflows) stops it,
+    /// and, when `bounded`, the first whose bottom lies past the windows the layout may have
+    /// (``windowLimit``): the table is left as it was and that item's offset in `items` is returned.
+    package mutating func append(_ items: [LayoutItem], rule: PlacementRule, bounded: Bool = true) -> Int? {
         let columnWidth = geometry.columnWidth
+        let reach = bounded ? windowHeight * Double(windowLimit(items: count + items.count, lists: listCount)) : .infinity
         return items.withUnsafeBufferPointer { items in
             switch rule.height {
-            case .aspectRatio(let extra): place(AspectRatioSource(items: items, columnWidth: columnWidth, extra: extra), column: rule.column)
-            case .widthRatio(let ratio): place(SameHeightSource(items: items, height: columnWidth * ratio), column: rule.column)
-            case .fixed(let height): place(SameHeightSource(items: items, height: height), column: rule.column)
+            case .aspectRatio(let extra):
+                place(AspectRatioSource(items: items, columnWidth: columnWidth, extra: extra), column: rule.column, reach: reach)
+            case .widthRatio(let ratio): place(SameHeightSource(items: items, height: columnWidth * ratio), column: rule.column, reach: reach)
+            case .fixed(let height): place(SameHeightSource(items: items, height: height), column: rule.column, reach: reach)
             }
         }
     }
@@ -26,24 +29,24 @@ extension PlacementTable {
 
     /// Places items whose heights are already known (the tail of an edit) after the existing ones.
     package mutating func append(ids newIDs: ArraySlice<Int64>, heights newHeights: ArraySlice<Double>, rule: PlacementRule) {
-        _ = place(HeightSource(ids: newIDs, heights: newHeights), column: rule.column)
+        _ = place(HeightSource(ids: newIDs, heights: newHeights), column: rule.column, reach: .infinity)
     }
 
-    private mutating func place<Source: PlacementSource>(_ source: Source, column rule: PlacementRule.Column) -> Int? {
+    private mutating func place<Source: PlacementSource>(_ source: Source, column rule: PlacementRule.Column, reach: Double) -> Int? {
         switch rule {
-        case .shortestFirst where geometry.columnCount == 2: place(source, chooser: ShortestOfTwo())
-        case .shortestFirst: place(source, chooser: ShortestFirst())
-        case .cyclic: place(source, chooser: Cyclic())
-        case .cyclicReversed: place(source, chooser: CyclicReversed())
+        case .shortestFirst where geometry.columnCount == 2: place(source, chooser: ShortestOfTwo(), reach: reach)
+        case .shortestFirst: place(source, chooser: ShortestFirst(), reach: reach)
+        case .cyclic: place(source, chooser: Cyclic(), reach: reach)
+        case .cyclicReversed: place(source, chooser: CyclicReversed(), reach: reach)
         }
     }
 
     /// The placement loop, specialized for each source and column rule. It writes straight
     /// into uninitialized arrays and records window starts as it goes: a column's bottoms only
     /// grow, so the item that first carries column c past the top of window k is where the walk
-    /// for window k starts in column c. An item the source refuses ends the loop; what was
-    /// placed is then removed again and the item's offset returned.
-    private mutating func place<Source: PlacementSource, Chooser: ColumnChooser>(_ source: Source, chooser: Chooser) -> Int? {
+    /// for window k starts in column c. An item the source refuses, or one whose bottom lies past
+    /// `reach`, ends the loop; what was placed is then removed again and the item's offset returned.
+    private mutating func place<Source: PlacementSource, Chooser: ColumnChooser>(_ source: Source, chooser: Chooser, reach: Double) -> Int? {
         let added = source.count
         guard added > 0 else { return nil }
         let start = count
@@ -75,15 +78,19 @@ extension PlacementTable {
                                     refused = offset
                                     break
                                 }
+                                let column = chooser.column(for: index, bottoms: bottoms, count: columnCount)
+                                let y = filled[column] ? bottoms[column] + spacing : top
+                                let bottom = y + itemHeight
+                                guard bottom <= reach else {
+                                    refused = offset
+                                    break
+                                }
                                 if untilCheckpoint == 0 {
                                     checkpointsDue.append(Array(bottoms))
                                     untilCheckpoint = interval
                                 }
                                 untilCheckpoint -= 1
-                                let column = chooser.column(for: index, bottoms: bottoms, count: columnCount)
-                                let y = filled[column] ? bottoms[column] + spacing : top
                                 filled[column] = true
-                                let bottom = y + itemHeight
                                 bottoms[column] = bottom
                                 (idsOut.baseAddress! + offset).initialize(to: source.id(at: offset))
                                 (ysOut.baseAddress! + offset).initialize(to: y)
