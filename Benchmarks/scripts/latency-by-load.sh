@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Issue #19's p99 target (5 ms) against the load: one server on SQLite, then one on PostgreSQL,
+# each with the same stored layout, wrk on /api/page at random offsets (postgres-serve.sh's
+# pages) with 1, 2, 4, 8, 16 and 64 connections, 10 s each after 10 s of 64 connections to warm
+# up. postgres-serve.sh measures at 64 connections only, where a page waits behind the other 63
+# on two cores shared with wrk and the database: this says from what load on the p99 is queueing.
+# Each backend's files are read into the page cache before its server starts.
+#   Benchmarks/scripts/latency-by-load.sh [SIZE]     (default 10000000 imported items)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/wrk-setup.sh
+(cd .. && swift build -c release --product catalog >&2)
+catalog="$(cd .. && pwd)/.build/release/catalog"
+size="${1:-10000000}"
+source scripts/serving-catalogs.sh
+
+for db in "$sqlite" "$postgres"; do
+    "$catalog" layout --db "$db" --width 375 --cols 2 > /dev/null # the stored layout the pages read
+done
+random_pages "$catalog" "$sqlite"
+
+echo "## $size imported items, 375 points, 2 columns, stored layout, one server"
+printf '%-10s %11s %12s %9s %9s %9s\n' backend connections requests/s p50 p90 p99
+for db in "$sqlite" "$postgres"; do
+    name=$([ "$db" = "$sqlite" ] && echo SQLite || echo PostgreSQL)
+    # each backend's files read into the page cache first, as a server that has run a while has them
+    if [ "$db" = "$sqlite" ]; then cat "$sqlite"* > /dev/null; else cat "$pg_server"/data/base/*/* > /dev/null 2>&1 || true; fi
+    start_server "$catalog" --quiet --db "$db"
+    wrk -t2 -c64 -d10s -s "$work/pages.lua" "$url" > /dev/null # the warm-up
+    for c in 1 2 4 8 16 64; do
+        wrk -t$((c < 2 ? 1 : 2)) -c$c -d10s --latency -s "$work/pages.lua" "$url" > "$work/wrk.out"
+        awk -v name="$name" -v c="$c" '
+            /Requests\/sec/ { rate = $2 }
+            $1 == "50%" { p50 = $2 } $1 == "90%" { p90 = $2 } $1 == "99%" { p99 = $2 }
+            /Non-2xx/ { bad = "  (" $0 ")" }
+            END { printf "%-10s %11d %12.0f %9s %9s %9s%s\n", name, c, rate, p50, p90, p99, bad }' "$work/wrk.out"
+    done
+    kill -TERM "$server"; wait "$server" || true
+done
+rm -f "$work/wrk.out"
