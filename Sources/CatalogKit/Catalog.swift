@@ -30,6 +30,16 @@ public final class Catalog: Sendable {
         return Catalog(store: try SQLiteStore.open(at: path))
     }
 
+    /// Opens the catalog at `path` as `open(at:)` does, but refuses an SQLite file that does not
+    /// exist yet instead of creating it: what the commands that only read a catalog open, so
+    /// that a mistyped path is an error rather than a new, empty catalog.
+    public static func openExisting(at path: String) throws(StoreError) -> Catalog {
+        if !PostgresLocation.isURL(path), !FileManager.default.fileExists(atPath: path) {
+            throw .cannotOpen(path: path, reason: "there is no catalog there; `catalog scan FOLDER` or `catalog import FILE` with this --db makes one")
+        }
+        return try open(at: path)
+    }
+
     /// Opens the PostgreSQL catalog at `url` for reading from `readURL`, a streaming replica of
     /// it: reads (pages, items, stats) go to the replica, writes (a stored layout) to `url`.
     /// A page says which generation it shows; the replica's may trail the primary's.

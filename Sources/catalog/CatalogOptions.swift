@@ -16,7 +16,14 @@ struct CatalogOptions: ParsableArguments {
 
     var path: String { CatalogLocation.resolve(explicit: db, environment: ProcessInfo.processInfo.environment) }
 
+    /// The catalog, created with its folder if it does not exist: for the commands that write it.
     func open() throws -> Catalog {
         try Catalog.open(at: path)
+    }
+
+    /// The catalog, which must exist: for the commands that read it (a mistyped --db is an
+    /// error, not a new catalog).
+    func openExisting() throws -> Catalog {
+        try Catalog.openExisting(at: path)
     }
 }

@@ -69,6 +69,22 @@ import Testing
         #expect(result.stdout.isEmpty)
     }
 
+    /// A command that only reads refuses a catalog that does not exist, naming it, and creates
+    /// neither it nor its folder (a mistyped --db used to become a new, empty catalog).
+    @Test(arguments: [["list"], ["page", "--width", "375"], ["stats"], ["errors"], ["layouts"], ["layout", "--width", "375"],
+                      ["sections", "--width", "375", "--sections", "month"], ["changes", "--since", "0"], ["thumbnails"],
+                      ["serve", "--port", "0"]])
+    func aCommandThatReadsRefusesACatalogThatDoesNotExist(_ arguments: [String]) throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let library = try Library()
+        let folder = library.root.path + "-typo"
+        let missing = folder + "/catalog.sqlite"
+        let result = try run([arguments[0], "--db", missing] + arguments.dropFirst())
+        #expect(result.status == 1)
+        #expect(result.stderr.hasPrefix("Error: cannot open the catalog at \(missing): there is no catalog there;"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder), "nothing created")
+    }
+
     /// `catalog layout` with options stores the configuration a query string parses to.
     @Test func commandLineOptionsAndAQueryStringGiveTheSameConfiguration() throws {
         try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")

@@ -35,7 +35,7 @@ struct Changes: ParsableCommand {
     }
 
     func run() throws {
-        let set = try catalog.open().changes(try request())
+        let set = try catalog.openExisting().changes(try request())
         print(json ? ChangeText.json(set) : ChangeText.lines(set))
     }
 }

@@ -10,7 +10,7 @@ struct Errors: ParsableCommand {
     var json = false
 
     func run() throws {
-        for error in try catalog.open().fileErrors() {
+        for error in try catalog.openExisting().fileErrors() {
             print(json ? StatsText.json(error) : StatsText.text(error))
         }
     }

@@ -19,7 +19,7 @@ struct LayoutCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let (stored, source, storeSeconds) = try catalog.open().precompute(try layout.configuration())
+        let (stored, source, storeSeconds) = try catalog.openExisting().precompute(try layout.configuration())
         let perItem = stored.itemCount > 0 ? Double(stored.bytes) / Double(stored.itemCount) : 0
         if json {
             print(#"{"configuration":\#(PathText.jsonString(stored.configuration)),"items":\#(stored.itemCount),"#
@@ -70,7 +70,7 @@ struct Layouts: ParsableCommand {
     }
 
     func run() throws {
-        let catalog = try catalog.open()
+        let catalog = try catalog.openExisting()
         if let budget, let bytes = Self.bytes(budget) {
             let before = try catalog.layouts().count
             try catalog.setLayoutBudget(bytes)

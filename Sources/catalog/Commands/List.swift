@@ -36,7 +36,7 @@ struct List: ParsableCommand {
 
     func run() throws {
         let request = try request()
-        try catalog.open().forEachItem(order: request.order, limit: request.limit, offset: request.offset) { item in
+        try catalog.openExisting().forEachItem(order: request.order, limit: request.limit, offset: request.offset) { item in
             print(json ? ItemText.json(item) : ItemText.line(item))
         }
     }

@@ -60,7 +60,7 @@ struct PageCommand: ParsableCommand {
     }
 
     func run() throws {
-        let page = try catalog.open().page(try request())
+        let page = try catalog.openExisting().page(try request())
         if page.itemCount == 0 { printError("the catalog is empty: run `catalog scan FOLDER` or `catalog import FILE` first") }
         print(json ? PageText.json(page, withSource: true) : PageText.table(page))
     }

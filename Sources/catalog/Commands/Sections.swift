@@ -17,7 +17,7 @@ struct Sections: ParsableCommand {
     var json = false
 
     func run() throws {
-        let list = try catalog.open().sections(try layout.configuration())
+        let list = try catalog.openExisting().sections(try layout.configuration())
         print(json ? SectionText.json(list) : SectionText.table(list))
     }
 }

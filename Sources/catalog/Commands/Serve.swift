@@ -133,7 +133,8 @@ struct Serve: AsyncParsableCommand {
 
     func run() async throws {
         let access = try accessOptions()
-        let opened = try replica.map { try Catalog.open(at: catalog.path, readingFrom: $0) } ?? catalog.open()
+        // A server that scans may start on a new catalog; one that only serves needs one that exists.
+        let opened = try replica.map { try Catalog.open(at: catalog.path, readingFrom: $0) } ?? (scanRoots.isEmpty ? catalog.openExisting() : catalog.open())
         let watching = scanRoots.isEmpty ? nil : startWatching(opened)
         defer {
             if let (stop, done) = watching {

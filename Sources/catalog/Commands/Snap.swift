@@ -34,7 +34,7 @@ struct Snap: ParsableCommand {
 
     func run() throws {
         let request = try request()
-        let target = try catalog.open().snap(request.configuration, proposed: request.proposed, velocity: request.velocity)
+        let target = try catalog.openExisting().snap(request.configuration, proposed: request.proposed, velocity: request.velocity)
         if json {
             print(PageText.json(target))
         } else if let target {

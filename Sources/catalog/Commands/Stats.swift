@@ -10,7 +10,7 @@ struct Stats: ParsableCommand {
     var json = false
 
     func run() throws {
-        let stats = try catalog.open().stats()
+        let stats = try catalog.openExisting().stats()
         print(json ? StatsText.json(stats) : StatsText.text(stats))
     }
 }

@@ -58,7 +58,7 @@ struct Thumbnails: ParsableCommand {
     }
 
     func run() throws {
-        let catalog = try catalog.open()
+        let catalog = try catalog.openExisting()
         let cache = ThumbnailCache(root: cache)
         if prune {
             let summary = try catalog.pruneThumbnails(cache: cache)
