@@ -90,6 +90,8 @@ import Testing
         #expect(error("cols=3")?.problem == .missing)
         #expect(error("cols=3")?.parameter == "width")
         #expect(error("width=375&rect=0,0,10,10&offset=5")?.parameter == "rect", "a rectangle says where: no offset with it")
+        #expect(error("width=375&rect=0,0,10,10&height=5")?.description
+                == #"rect must be given without height: a rectangle says where the page is and how tall, got "0,0,10,10""#)
         #expect(throws: LayoutParameterError.self) { try LayoutConfiguration(parameters: [(name: "width", value: "375"), (name: "offset", value: "10")]) }
     }
 

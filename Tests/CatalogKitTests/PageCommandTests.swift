@@ -49,6 +49,7 @@ import Testing
     @Test func pastTheEndIsAnEmptyPage_andAnEmptyCatalogHints() throws {
         try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
         let library = try Library()
+        _ = try library.catalog() // made, empty (one that does not exist is refused: CommandLineTests)
         let empty = try run(["page", "--db", library.catalogPath, "--width", "375"])
         #expect(empty.status == 0)
         #expect(empty.stderr.contains("catalog scan"))

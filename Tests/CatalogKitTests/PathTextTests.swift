@@ -12,6 +12,9 @@ import Testing
         #expect(PathText.jsonString(latin1) == #""/p/caf\udce9""#)
         #expect(PathText.jsonString(utf8) == "\"/p/café\"")
         #expect(PathText.jsonString(escapedLook) == #""/p/caf\\xe9""#, "a literal backslash is escaped, so it cannot pass for a byte")
+        #expect(PathText.display(escapedLook) == #"/p/caf\\xe9"#, "on a terminal too")
+        // A tab or a line break in a name would split a tab-separated line: escaped, as DEL is.
+        #expect(PathText.display(Array("a\tb\nc\rd\u{1}e\u{7F}".utf8)) == #"a\tb\nc\rd\x01e\x7f"#)
         #expect(PathText.jsonString(Array("a\"b\n\u{1}".utf8)) == #""a\"b\n\u0001""#)
         // Overlong encodings, surrogates and stray continuation bytes are bytes, not text.
         #expect(PathText.jsonString([0xC0, 0xAF]) == #""\udcc0\udcaf""#)
@@ -54,16 +57,16 @@ import Testing
 /// A reference written apart from PathText: Swift's own UTF-8 decoder says whether a valid scalar
 /// starts at a byte; each scalar is escaped on its own, every other byte as hex.
 enum PathTextReference {
-    static func display(_ bytes: [UInt8]) -> String { decode(bytes, escaping: false) { "\\x" + hex($0) } }
+    static func display(_ bytes: [UInt8]) -> String { decode(bytes, json: false) { "\\x" + hex($0) } }
 
-    static func jsonString(_ bytes: [UInt8]) -> String { "\"" + decode(bytes, escaping: true) { "\\udc" + hex($0) } + "\"" }
+    static func jsonString(_ bytes: [UInt8]) -> String { "\"" + decode(bytes, json: true) { "\\udc" + hex($0) } + "\"" }
 
     private static func hex(_ byte: UInt8) -> String {
         let digits = Array("0123456789abcdef")
         return String([digits[Int(byte >> 4)], digits[Int(byte & 15)]])
     }
 
-    private static func decode(_ bytes: [UInt8], escaping: Bool, invalid: (UInt8) -> String) -> String {
+    private static func decode(_ bytes: [UInt8], json: Bool, invalid: (UInt8) -> String) -> String {
         var out = ""
         var index = 0
         while index < bytes.count {
@@ -81,18 +84,15 @@ enum PathTextReference {
                 index += 1
                 continue
             }
-            if escaping {
-                switch scalar {
-                case "\"": out += "\\\""
-                case "\\": out += "\\\\"
-                case "\n": out += "\\n"
-                case "\r": out += "\\r"
-                case "\t": out += "\\t"
-                case _ where scalar.value < 0x20: out += "\\u00" + hex(UInt8(scalar.value))
-                default: out.unicodeScalars.append(scalar)
-                }
-            } else {
-                out.unicodeScalars.append(scalar)
+            switch scalar {
+            case "\"" where json: out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20: out += (json ? "\\u00" : "\\x") + hex(UInt8(scalar.value))
+            case "\u{7F}" where !json: out += "\\x7f"
+            default: out.unicodeScalars.append(scalar)
             }
             index += length
         }

@@ -1,7 +1,10 @@
 /// How path bytes are shown. Paths are bytes, not strings: a name that is not valid UTF-8 must
 /// still print, and two different paths must never print the same.
 public enum PathText {
-    /// For terminals: valid UTF-8 as is, other bytes as `\xNN`.
+    /// For terminals and tab-separated lines: valid UTF-8 as is but for a backslash (`\\`), a
+    /// tab, a line break or another control character (`\t`, `\n`, `\r`, `\xNN`), and other bytes
+    /// as `\xNN`. Every backslash printed starts an escape, so no two paths print the same, and a
+    /// path never splits a line or a column.
     public static func display(_ bytes: some Collection<UInt8>) -> String {
         contiguous(bytes) { text($0, json: false) }
     }
@@ -27,8 +30,8 @@ public enum PathText {
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// The bytes as text, written into one buffer: runs of valid UTF-8 copied as they are (with
-    /// `json`, between quotes and with the escapes JSON requires), every other byte as `\xNN`,
-    /// or `\udcNN` with `json`.
+    /// `json`, between quotes and with the escapes JSON requires; without, with backslashes and
+    /// control characters escaped), every other byte as `\xNN`, or `\udcNN` with `json`.
     private static func text(_ bytes: UnsafeBufferPointer<UInt8>, json: Bool) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count + 8)
@@ -42,14 +45,15 @@ public enum PathText {
         while index < bytes.count {
             let byte = bytes[index]
             if byte < 0x80 {
-                if json && (byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")) {
+                // JSON escapes its quote; a terminal line escapes DEL. Both escape backslashes and controls.
+                if byte < 0x20 || byte == UInt8(ascii: "\\") || byte == (json ? UInt8(ascii: "\"") : 0x7F) {
                     switch byte {
                     case UInt8(ascii: "\""): out.append(contentsOf: #"\""#.utf8)
                     case UInt8(ascii: "\\"): out.append(contentsOf: #"\\"#.utf8)
                     case UInt8(ascii: "\n"): out.append(contentsOf: #"\n"#.utf8)
                     case UInt8(ascii: "\r"): out.append(contentsOf: #"\r"#.utf8)
                     case UInt8(ascii: "\t"): out.append(contentsOf: #"\t"#.utf8)
-                    default: escape(#"\u00"#, byte)
+                    default: escape(json ? #"\u00"# : #"\x"#, byte)
                     }
                 } else {
                     out.append(byte)

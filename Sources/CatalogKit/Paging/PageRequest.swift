@@ -70,8 +70,13 @@ public struct PageRequest: Sendable, Hashable {
             let numbers = text.split(separator: ",", omittingEmptySubsequences: false).map { ParameterValues.decimal(String($0)) }
             let limit = LayoutParameter.maximumOffset
             guard numbers.count == 4, numbers.allSatisfy({ $0?.isFinite == true }), abs(numbers[0]!) <= limit, abs(numbers[1]!) <= limit,
-                  (0...LayoutParameter.maximumLength).contains(numbers[2]!), (0...LayoutParameter.maximumPageHeight).contains(numbers[3]!),
-                  values[.item] == nil, values[.offset] == nil, values[.height] == nil else { throw LayoutParameterError(.rect, text) }
+                  (0...LayoutParameter.maximumLength).contains(numbers[2]!), (0...LayoutParameter.maximumPageHeight).contains(numbers[3]!) else {
+                throw LayoutParameterError(.rect, text)
+            }
+            // A good rectangle with a position of its own: say that, not that the rectangle is bad.
+            if let other = [LayoutParameter.offset, .height, .item].first(where: { values[$0] != nil }) {
+                throw LayoutParameterError(.rect, text, allowed: "given without \(other.rawValue): a rectangle says where the page is and how tall")
+            }
             let r = Rect(x: numbers[0]!, y: numbers[1]!, width: numbers[2]!, height: numbers[3]!)
             rect = r
             if configuration.isHorizontal {
