@@ -32,6 +32,22 @@ import Testing
         #expect(hidden.added == 1)
     }
 
+    /// A root inside another one given (or given twice) is walked once, with the outer one:
+    /// nothing counted twice, a problem saying so, and the result of scanning the outer alone.
+    @Test func aRootInsideAnotherOrGivenTwiceIsScannedOnce() throws {
+        let library = try standardLibrary()
+        let inner = library.root.path + "/2024"
+        let summary = try library.scan([inner, library.root.path, library.root.path + "/"])
+        #expect((summary.added, summary.unchanged, summary.files) == (4, 0, 6), "\(summary)")
+        #expect(summary.problems == ["\(inner) is inside \(library.root.path): scanned once",
+                                     "\(library.root.path)/ is given twice: scanned once"])
+        #expect(try library.items().count == 4)
+        let again = try library.scan([library.root.path])
+        #expect((again.added, again.unchanged, again.removed) == (0, summary.files, 0))
+        // Siblings whose names share a prefix are not inside each other.
+        #expect(Scanner.outermost(["/p/a", "/p/ab", "/p/a/b"]).walked == ["/p/a", "/p/ab"])
+    }
+
     /// `catalog stats`: items by format (a format met again after others, in id order, counted
     /// once with the rest), the imported ones, and the files by status.
     @Test(arguments: Backend.allCases) func statsCountItemsByFormat_theImportedOnes_andFilesByStatus(_ backend: Backend) throws {

@@ -10,7 +10,8 @@ public struct ScanSummary: Sendable, Hashable {
     /// Regular files looked at.
     public var files = 0
     public var elapsedSeconds = 0.0
-    /// Folders under a root that could not be read: nothing under them was removed.
+    /// Folders under a root that could not be read (nothing under them was removed), and roots
+    /// walked with another one they are inside of or the same as.
     public var problems: [String] = []
     /// Roots that could not be scanned at all (missing, not a folder, unreadable): nothing
     /// under them was removed. A scan with any of these did not do all it was asked.

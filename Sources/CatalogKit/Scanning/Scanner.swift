@@ -7,7 +7,7 @@ import ImageProbe
 /// catalog in batches, each one transaction, so a scan killed at any moment leaves a
 /// consistent catalog that the next scan completes. One instance is one scan: `Catalog.scan`
 /// makes a new one for every call.
-final class Scanner {
+package final class Scanner {
     let store: any CatalogBackend
     let options: ScanOptions
     private var summary = ScanSummary()
@@ -69,10 +69,36 @@ final class Scanner {
     }
 
     /// Scans `roots` (paths as given; made absolute), reporting progress now and then. Roots
-    /// that cannot be scanned are listed in the summary; the others are scanned all the same.
+    /// that cannot be scanned are listed in the summary; the others are scanned all the same. A
+    /// root given twice, or inside another one given, is walked once, with the outer one (a
+    /// problem in the summary says so): its files are not counted twice.
     func run(roots: [String], progress: ((ScanProgress) -> Void)? = nil) throws(StoreError) -> ScanSummary {
         self.progress = progress
-        return try drive(roots: roots) { () throws(StoreError) in for root in roots { try scan(root: root) } }
+        let (walked, leftOut) = Self.outermost(roots)
+        return try drive(roots: walked) { () throws(StoreError) in
+            summary.problems += leftOut
+            for root in walked { try scan(root: root) }
+        }
+    }
+
+    /// The roots to walk, in the order given: each folder once, and none inside another one
+    /// given (compared as absolute paths, symbolic links not followed); and a line for each
+    /// root left out, saying why.
+    package static func outermost(_ roots: [String]) -> (walked: [String], leftOut: [String]) {
+        let absolute = roots.map(Self.absolute)
+        var walked: [String] = []
+        var leftOut: [String] = []
+        for (index, root) in roots.enumerated() {
+            let path = absolute[index]
+            if absolute[..<index].contains(path) {
+                leftOut.append("\(root) is given twice: scanned once")
+            } else if let outer = absolute.firstIndex(where: { $0 != path && path.hasPrefix($0 == "/" ? "/" : $0 + "/") }) {
+                leftOut.append("\(root) is inside \(roots[outer]): scanned once")
+            } else {
+                walked.append(root)
+            }
+        }
+        return (walked, leftOut)
     }
 
     /// Scans folders of one root again (absolute paths under it, none inside another one that is
