@@ -34,7 +34,8 @@ public final class Catalog: Sendable {
     /// exist yet instead of creating it: what the commands that only read a catalog open, so
     /// that a mistyped path is an error rather than a new, empty catalog.
     public static func openExisting(at path: String) throws(StoreError) -> Catalog {
-        if !PostgresLocation.isURL(path), !FileManager.default.fileExists(atPath: path) {
+        // Missing, not unreachable: a folder this user may not enter is said so by open(at:).
+        if !PostgresLocation.isURL(path), access(path, F_OK) != 0, errno == ENOENT {
             throw .cannotOpen(path: path, reason: "there is no catalog there; `catalog scan FOLDER` or `catalog import FILE` with this --db makes one")
         }
         return try open(at: path)

@@ -42,7 +42,14 @@ package final class SQLiteStore: CatalogBackend {
     /// Opens (creating it and its folder if needed) the catalog at `path`.
     package static func open(at path: String) throws(StoreError) -> SQLiteStore {
         let url = URL(fileURLWithPath: path)
+        var info = stat()
+        if stat(path, &info) != 0, errno != ENOENT {
+            throw .cannotOpen(path: path, reason: errno == ENOTDIR ? "a part of the path is a file, not a folder" : SystemError.text())
+        }
         let exists = FileManager.default.fileExists(atPath: path)
+        if exists, info.st_mode & S_IFMT == S_IFDIR {
+            throw .cannotOpen(path: path, reason: "it is a folder; --db names the catalog's file, such as \(path.hasSuffix("/") ? path : path + "/")catalog.sqlite")
+        }
         if exists {
             try checkIsCatalog(path)
         } else {
@@ -103,10 +110,19 @@ package final class SQLiteStore: CatalogBackend {
         } catch let error as StoreError {
             throw error
         } catch let error as DatabaseError {
-            throw .cannotOpen(path: path, reason: error.message ?? error.description)
+            throw .cannotOpen(path: path, reason: unwritable(path) ?? error.message ?? error.description)
         } catch {
             throw .cannotOpen(path: path, reason: "\(error)")
         }
+    }
+
+    /// Why SQLite cannot work on the catalog at `path` although it exists and can be read: even
+    /// to read, it writes beside the file (the -wal and -shm files, the stored layouts' file).
+    static func unwritable(_ path: String) -> String? {
+        let folder = (path as NSString).deletingLastPathComponent
+        guard access(path, W_OK) != 0 || access(folder.isEmpty ? "." : folder, W_OK) != 0 else { return nil }
+        return "this user cannot write it or its folder, which SQLite needs even to read (the files it keeps beside the catalog); "
+            + "run catalog as the catalog's owner, or copy it"
     }
 
     private init(path: String, pool: DatabasePool, layoutQueue: DatabaseQueue, layoutWait: LayoutFile.Wait) {
@@ -144,6 +160,8 @@ package final class SQLiteStore: CatalogBackend {
             throw error
         } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB || error.resultCode == .SQLITE_CORRUPT {
             throw .notACatalog(path: path, reason: error.message ?? "not a database")
+        } catch let error as DatabaseError {
+            throw .cannotOpen(path: path, reason: unwritable(path) ?? error.message ?? "\(error)")
         } catch {
             throw .cannotOpen(path: path, reason: "\(error)")
         }

@@ -85,6 +85,23 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: folder), "nothing created")
     }
 
+    /// A --db that names a folder, or runs through a file, is said to be that (SQLite said
+    /// "disk I/O error" for the folder), and nothing is created.
+    @Test func aFolderOrAPathThroughAFileIsNamedAsSuch() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let library = try Library()
+        let file = try library.write("notes.txt", Data("notes".utf8))
+        for (db, reason) in [(library.root.path, "it is a folder; --db names the catalog's file, such as \(library.root.path)/catalog.sqlite"),
+                             (file + "/catalog.sqlite", "a part of the path is a file, not a folder")] {
+            for command in [["list"], ["scan", library.root.path]] {
+                let result = try run([command[0], "--db", db] + command.dropFirst())
+                #expect(result.status == 1)
+                #expect(result.stderr == "Error: cannot open the catalog at \(db): \(reason)\n", "\(result.stderr)")
+            }
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: library.root.path) == ["notes.txt"])
+    }
+
     /// `catalog layout` with options stores the configuration a query string parses to.
     @Test func commandLineOptionsAndAQueryStringGiveTheSameConfiguration() throws {
         try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
