@@ -102,6 +102,16 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: library.root.path) == ["notes.txt"])
     }
 
+    /// A configuration --drop cannot read is a usage error of `catalog layouts`, with its usage.
+    @Test func aBadConfigurationToDropShowsTheUsageOfLayouts() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let library = try Library()
+        let result = try run(["layouts", "--db", library.catalogPath, "--drop", "bogus=1"])
+        #expect(result.status == 2)
+        #expect(result.stderr.hasPrefix("Error: --drop: style must be one of"), "\(result.stderr)")
+        #expect(result.stderr.contains("Usage: catalog layouts "), "\(result.stderr)")
+    }
+
     /// `catalog layout` with options stores the configuration a query string parses to.
     @Test func commandLineOptionsAndAQueryStringGiveTheSameConfiguration() throws {
         try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")

@@ -67,6 +67,15 @@ struct Layouts: ParsableCommand {
         if let budget, Self.bytes(budget) == nil {
             throw ValidationError("--budget: \"\(budget)\" is not a size; give bytes, or a number with K, M or G (256M)")
         }
+        _ = try droppedConfiguration() // here, so that a bad one prints this command's usage
+    }
+
+    /// The configuration given to --drop, parsed.
+    func droppedConfiguration() throws -> LayoutConfiguration? {
+        guard let configuration else { return nil }
+        do { return try LayoutConfiguration(key: configuration) } catch {
+            throw ValidationError("--drop: \(error.description)")
+        }
     }
 
     func run() throws {
@@ -78,11 +87,7 @@ struct Layouts: ParsableCommand {
             print(json ? #"{"budget":\#(bytes),"dropped":\#(removed)}"# : "layout budget \(bytes) bytes; dropped \(removed) layouts")
         }
         if drop {
-            if let configuration {
-                let parsed: LayoutConfiguration
-                do { parsed = try LayoutConfiguration(key: configuration) } catch {
-                    throw ValidationError("--drop: \(error.description)")
-                }
+            if let parsed = try droppedConfiguration() {
                 let dropped = try catalog.dropLayout(parsed)
                 guard dropped else {
                     FileHandle.standardError.write(Data("no stored layout of \(parsed.key)\n".utf8))
