@@ -11,6 +11,10 @@ internal import CImageProbe
 /// }
 /// ```
 public enum ImageProbe {
+    /// The longest side, in pixels, a header may declare: past it the image is reported broken
+    /// (no format this reads stores more; PNG's header could say two billion).
+    public static let maximumSide = Int(CIP_MAX_SIDE)
+
     /// Probes the file at `path`, following symbolic links. FIFOs and devices are refused
     /// without blocking.
     public static func probe(path: String) throws(ImageProbeError) -> ImageInfo? {

@@ -40,7 +40,8 @@ import Testing
     }
 
     @Test(arguments: [
-        ("key,width,height\na,10,20\nb,0,5\n", 3, "width must be a whole number greater than 0"),
+        ("key,width,height\na,10,20\nb,0,5\n", 3, "width must be a whole number from 1 to 16777216, got \"0\""),
+        ("key,width,height\na,16777216,20\nb,5,16777217\n", 3, "height must be a whole number from 1 to 16777216, got \"16777217\""),
         ("key,width,height\na,10,20\na,1,1\n", 3, "appears twice"),
         ("key,width,height\na,10\n", 2, "expected 3 fields"),
         ("key,width,height\na,10,2.5\n", 2, "height must be a whole number"),
@@ -131,7 +132,7 @@ import Testing
         #expect((second.added, second.updated) == (1, 1))
         let generation = try store.generation()
         let bad = try library.write("bad.csv", Data("key,width,height\np4,1,1\np5,1,-1\n".utf8))
-        #expect(throws: StoreError.invalidInput(line: 3, reason: "height must be a whole number greater than 0, got \"-1\"")) {
+        #expect(throws: StoreError.invalidInput(line: 3, reason: "height must be a whole number from 1 to 16777216, got \"-1\"")) {
             try store.importItems(from: bad)
         }
         #expect(try store.items(order: .path).map { String(decoding: $0.key, as: UTF8.self) } == ["p1", "p2", "p3"])

@@ -1,4 +1,5 @@
 import CatalogModel
+import ImageProbe
 
 /// A field an import reads, named as in a CSV header or an NDJSON object.
 enum ImportField: Int, CaseIterable {
@@ -56,10 +57,11 @@ public enum ImportParser {
             if text.utf8.contains(0) { throw .invalidInput(line: line, reason: "\(name.name) holds a NUL byte") }
             return text
         }
-        func positive(_ name: ImportField) throws(StoreError) -> Int {
+        // Sides as a scanned image's may be (both stores take them; PostgreSQL's integer stops at 2^31).
+        func side(_ name: ImportField) throws(StoreError) -> Int {
             guard let text = try value(name) else { throw .invalidInput(line: line, reason: "\(name.name) is missing") }
-            guard let number = wholeNumber(text), number > 0 else {
-                throw .invalidInput(line: line, reason: "\(name.name) must be a whole number greater than 0, got \"\(text)\"")
+            guard let number = wholeNumber(text), (1...ImageProbe.maximumSide).contains(number) else {
+                throw .invalidInput(line: line, reason: "\(name.name) must be a whole number from 1 to \(ImageProbe.maximumSide), got \"\(text)\"")
             }
             return number
         }
@@ -78,7 +80,7 @@ public enum ImportParser {
             }
             date = normalized
         }
-        return ImportRow(line: line, key: key, width: try positive(.width), height: try positive(.height),
+        return ImportRow(line: line, key: key, width: try side(.width), height: try side(.height),
                          orientation: orientation, date: date, url: try value(.url), title: try value(.title))
     }
 
