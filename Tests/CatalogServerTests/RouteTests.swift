@@ -66,11 +66,11 @@ import Testing
                 let frame = try #require(items.first?["frame"] as? [String: Double])
                 #expect(frame["height"] == frame["width"].map { $0 * 1_000 })
             }
-            // Each strip a billion points tall at this width: 20 of them need more than 4,194,304 windows of 2,048 points.
+            // Each strip a billion points tall at this width: 20 of them need more than 2,097,152 windows of 2,048 points.
             try await client.execute(uri: "/api/page?width=1000000&cols=1", method: .get) { response in
                 #expect(response.status == .unprocessableContent)
                 let message = try response.error.message
-                #expect(message.hasPrefix("the layout would be longer than 4194304 pagination windows of 2048 points"), "\(message)")
+                #expect(message.hasPrefix("the layout would be longer than 2097152 pagination windows of 2048 points"), "\(message)")
             }
             try await client.execute(uri: "/api/page?width=375&cols=2&offset=100000", method: .get) { response in
                 #expect(response.status == .ok)
