@@ -226,14 +226,24 @@ extension SQLiteStore {
         try writeLayouts { db in try Self.evictLayouts(db, budget: budget, keeping: -1) }
     }
 
-    /// Removes every stored layout; returns how many.
+    /// Removes every stored layout; returns how many. The layout file then gives its pages back
+    /// to the disk (a delete only frees them for later stores), unless a reader keeps it busy
+    /// past `vacuumSeconds`: the next drop tries again.
     @discardableResult
     package func dropLayouts() throws(StoreError) -> Int {
-        try writeLayouts { db in
+        let dropped = try writeLayouts { db in
             try db.execute(sql: "DELETE FROM layouts")
             return db.changesCount
         }
+        // Outside a transaction, as VACUUM must be; the file is empty, so it writes a few pages.
+        try? layoutQueue.inDatabase { db in
+            try layoutWait.within(.seconds(Self.vacuumSeconds)) { try db.execute(sql: "VACUUM") }
+        }
+        return dropped
     }
+
+    /// How long emptying the layout file waits for its readers before it leaves the file as it is.
+    static let vacuumSeconds = 1
 
     /// Records that a layout served a page, at most once a minute (a page is otherwise read-only).
     package func touchLayout(id: Int64, lastUsedAt: String) throws(StoreError) {

@@ -503,6 +503,25 @@ import Testing
         #expect(try pager.expectPage(catalog, configuration, offset: 0).source == .stored)
     }
 
+    /// `catalog layouts --drop` gives the file's pages back to the disk: a delete alone left a
+    /// file of gigabytes that only later stores reused. One layout dropped leaves the pages free
+    /// for the next stores, as the budget's evictions do.
+    @Test func droppingEveryLayoutShrinksTheFile() throws {
+        let library = try Library()
+        let catalog = try library.catalog()
+        _ = try catalog.importItems(PagerTests.importRows(30_000))
+        for width in [375.0, 414, 600] { _ = try catalog.precompute(LayoutConfiguration(width: width)) }
+        func size() -> Int64 { (try? FileManager.default.attributesOfItem(atPath: library.layoutFilePath)[.size] as? Int64) ?? 0 }
+        let full = size()
+        #expect(try catalog.dropLayout(LayoutConfiguration(width: 414)))
+        #expect(size() == full, "one dropped: its pages stay for the next store")
+        #expect(try catalog.dropLayouts() == 2)
+        // An empty file is its schema: nine 64 KiB pages.
+        #expect(full > 2_500_000 && size() <= 16 * 65_536, "\(full) bytes, then \(size())")
+        #expect(try pager.expectPage(catalog, configuration, offset: 0).source == .computed)
+        #expect(try pager.expectPage(catalog, configuration, offset: 5000).source == .stored)
+    }
+
     /// An extension keeps the stored segments before its first changed window only if the
     /// layout it extends is still as it was read: one extended in place since (by another
     /// process, at another generation) keeps its id, and keeping its segments would mix two
