@@ -27,6 +27,9 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case unreachable(path: String, reason: String)
     /// The database reported an error.
     case database(String)
+    /// A stored window holds more items than a page reads the keys of at once (`limit`): read
+    /// it for a page's band alone instead.
+    case windowTooLarge(limit: Int)
 
     /// Whether a layout computed for a page may go unstored this time, the page then laid out
     /// from the snapshot it reads: a scan or import moved the catalog on while it was computed,
@@ -63,6 +66,8 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
             "cannot reach the catalog's database at \(path) (\(reason)); what was committed before is kept. Try again once it is back."
         case .database(let message):
             "database error: \(message)"
+        case .windowTooLarge(let limit):
+            "a stored window holds more than \(limit) items"
         }
     }
 }

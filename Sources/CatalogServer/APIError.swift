@@ -30,7 +30,7 @@ struct APIError: Error, Sendable {
         case let error as PageError:
             switch error {
             case .noSuchItem: self.init(status: 404, message: error.description, parameter: "item")
-            case .layout(.tooManyWindows): self.init(status: 422, message: error.description)
+            case .layout(.tooManyWindows), .tooManyItems: self.init(status: 422, message: error.description)
             case .layout: self.init(status: 500, message: "internal error") // the parser refused bad configurations already
             }
         case let error as OriginalFile.Problem:

@@ -137,6 +137,22 @@ import Testing
         #expect(throws: LayoutParameterError.self) { try SnapRequest(parameters: PageRequest.parameters(query: "width=375&style=carousel")) }
     }
 
+    /// Items each thousands of windows wide (a tall carousel over 64-point windows): the
+    /// windows around the target widen twice as far at each pass, and the answer is the table's.
+    @Test func snappingOverItemsThousandsOfWindowsWideEqualsTheTable() throws {
+        let library = try Library()
+        let catalog = try library.catalog()
+        _ = try catalog.importItems(PagerTests.importRows(30))
+        let configuration = try LayoutConfiguration(parameters: PageRequest.parameters(query: "width=700&style=carousel&item-height=50000&window=64"))
+        let table = try CarouselTable(items: Self.items(try catalog.items(order: .date)), style: CarouselLayout(itemHeight: 50_000))
+        for step in 0..<12 {
+            let proposed = Double(step) / 12 * table.contentWidth
+            let got = try #require(try catalog.snap(configuration, proposed: proposed, velocity: 0.4))
+            let want = try #require(table.snap(proposed: proposed, velocity: 0.4, viewportWidth: 700))
+            #expect(got.item.index == want.index && abs(got.offset - want.offset) < 1e-6, "proposed \(proposed)")
+        }
+    }
+
     @Test(arguments: Backend.allCases)
     func theCommandLineSnapsAndPagesACarousel(_ backend: Backend) throws {
         try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")

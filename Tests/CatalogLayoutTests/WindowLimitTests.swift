@@ -2,7 +2,7 @@ import CatalogLayout
 import Testing
 
 /// A layout whose content would need more pagination windows than its items may have (four
-/// starts an item, or 2,097,152) is refused before it takes the memory, in every style, and
+/// starts an item, or 65,536) is refused before it takes the memory, in every style, and
 /// the table is left as it was. One window a point here, so that a few items reach the limit.
 @Suite struct WindowLimitTests {
     static let normal: [LayoutItem] = (0..<100).map { (index: Int) -> LayoutItem in
@@ -19,7 +19,7 @@ import Testing
             LayoutItem(id: item.id + 100, width: item.size.width, height: item.size.height)
         }
         batch[50] = Self.strip
-        #expect(throws: LayoutError.tooManyWindows(limit: 2_097_152 / 2, windowHeight: 1)) { try layout.append(batch) }
+        #expect(throws: LayoutError.tooManyWindows(limit: 65_536 / 2, windowHeight: 1)) { try layout.append(batch) }
         let unchanged = layout.archive == before.archive && layout.table.windowStarts == before.table.windowStarts
         #expect(unchanged, "the layout as before the refused append") // a Bool: a failure does not print two archives
         batch.remove(at: 50)
@@ -32,13 +32,13 @@ import Testing
             try layout.append([LayoutItem(id: 7, width: 0, height: 5)])
         }
         // The same item in a layout of larger windows fits.
-        _ = try Layout(items: Self.normal + [Self.strip], style: style, windowHeight: 4)
+        _ = try Layout(items: Self.normal + [Self.strip], style: style, windowHeight: 128)
     }
 
     @Test func sectionsRefuseACellOrAHeaderPastTheLimit_andStayAsTheyWere() throws {
         let style = WaterfallLayout(width: 375, columns: 2)
         let starts = [SectionStart(offset: 0, key: 1), SectionStart(offset: 60, key: 2)]
-        let limit = LayoutError.tooManyWindows(limit: 2_097_152 / 3, windowHeight: 1) // two columns and the spanning list
+        let limit = LayoutError.tooManyWindows(limit: 65_536 / 3, windowHeight: 1) // two columns and the spanning list
         var layout = try Layout(items: Self.normal, sections: starts, sectioning: Sectioning(headerHeight: 10), style: style, windowHeight: 1)
         let (archive, windowStarts) = (layout.archive, layout.table.windowStarts)
         #expect(throws: limit) { try layout.append([Self.normal[0], Self.strip], sections: [SectionStart(offset: 0, key: 3)]) }
@@ -51,12 +51,12 @@ import Testing
     }
 
     @Test func justifiedRowsRefuseItemsThatCouldReachPastTheLimit() throws {
-        // A row a strip begins is at most 900,000 points tall (the target); the rows are not
+        // A row a strip begins is at most 20,000 points tall (the target); the rows are not
         // flowed yet when they are refused, so the check counts that much for each.
-        let style = JustifiedLayout(width: 375, rowHeight: 900_000)
+        let style = JustifiedLayout(width: 375, rowHeight: 20_000)
         var rows = try RowTable(items: Array(Self.normal.prefix(10)), style: style, windowHeight: 1)
         let before = rows.archive()
-        #expect(throws: LayoutError.tooManyWindows(limit: 2_097_152, windowHeight: 1)) { try rows.append([Self.strip, Self.strip]) }
+        #expect(throws: LayoutError.tooManyWindows(limit: 65_536, windowHeight: 1)) { try rows.append([Self.strip, Self.strip]) }
         let unchanged = rows.archive() == before && rows.count == 10
         #expect(unchanged, "the rows as before the refused append")
         try rows.append(Array(Self.normal[10..<20]))
@@ -69,14 +69,14 @@ import Testing
         var row = try CarouselTable(items: Array(Self.normal.prefix(10)), style: CarouselLayout(itemHeight: 100), windowHeight: 1)
         let before = row.archive()
         let panorama = LayoutItem(id: 998, width: 50_000, height: 1) // 5 million points wide
-        #expect(throws: LayoutError.tooManyWindows(limit: 2_097_152, windowHeight: 1)) { try row.append([panorama]) }
+        #expect(throws: LayoutError.tooManyWindows(limit: 65_536, windowHeight: 1)) { try row.append([panorama]) }
         let unchanged = row.archive() == before && row.count == 10
         #expect(unchanged, "the carousel as before the refused append")
     }
 
     @Test func theMessageSaysWhatMakesTheLayoutShorter() {
-        #expect(LayoutError.tooManyWindows(limit: 2_097_152, windowHeight: 2048).description
-                == "the layout would be longer than 2097152 pagination windows of 2048 points allow for its items; "
+        #expect(LayoutError.tooManyWindows(limit: 65_536, windowHeight: 2048).description
+                == "the layout would be longer than 65536 pagination windows of 2048 points allow for its items; "
                 + "a smaller width, item or row height, or more columns make it shorter")
     }
 }

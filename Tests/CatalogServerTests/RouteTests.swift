@@ -66,14 +66,42 @@ import Testing
                 let frame = try #require(items.first?["frame"] as? [String: Double])
                 #expect(frame["height"] == frame["width"].map { $0 * 1_000 })
             }
-            // Each strip a billion points tall at this width: 20 of them need more than 2,097,152 windows of 2,048 points.
+            // Each strip a billion points tall at this width: 20 of them need more than 65,536 windows of 2,048 points.
             try await client.execute(uri: "/api/page?width=1000000&cols=1", method: .get) { response in
                 #expect(response.status == .unprocessableContent)
                 let message = try response.error.message
-                #expect(message.hasPrefix("the layout would be longer than 2097152 pagination windows of 2048 points"), "\(message)")
+                #expect(message.hasPrefix("the layout would be longer than 65536 pagination windows of 2048 points"), "\(message)")
             }
             try await client.execute(uri: "/api/page?width=375&cols=2&offset=100000", method: .get) { response in
                 #expect(response.status == .ok)
+            }
+        }
+    }
+
+    /// A page that would hold more than 100,000 items is a 422, when its layout is computed
+    /// and when it is read from the stored windows (which are not read whole for their keys).
+    @Test func aPageOfMoreThanAHundredThousandItemsIs422() async throws {
+        let served = try ServedCatalog(images: [], imported: 0)
+        _ = try served.catalog.importItems(ServedCatalog.rows(100_500))
+        let tooMany = "the page would hold more than 100000 items; a smaller height, or fewer and wider columns, make fewer"
+        try await served.test { client in // computed
+            try await client.execute(uri: "/api/page?width=0.001&inset=0&spacing=0", method: .get) { response in
+                #expect(response.status == .unprocessableContent)
+                let message = try response.error.message
+                #expect(message == tooMany)
+            }
+        }
+        try await waitUntil("the layout stored") { try served.catalog.layouts().count == 1 }
+        try await served.test { client in // stored: one window holds every item
+            try await client.execute(uri: "/api/page?width=0.001&inset=0&spacing=0", method: .get) { response in
+                #expect(response.status == .unprocessableContent)
+                let message = try response.error.message
+                #expect(message == tooMany)
+            }
+            try await client.execute(uri: "/api/page?width=0.001&inset=0&spacing=0&height=0.01", method: .get) { response in
+                #expect(response.status == .ok, "a smaller viewport of the same layout: its band, not its window")
+                let items = try #require(try response.object["items"] as? [Any])
+                #expect(items.count < 100)
             }
         }
     }

@@ -172,13 +172,17 @@ enum Pager {
                 let middle = min(header.windowCount - 1, max(0, Int((max(0, target) / header.windowHeight).rounded(.down))))
                 var range = max(0, middle - 1)...min(header.windowCount - 1, middle + 1)
                 var items: [LayoutAttributes] = []
+                // Each pass widens twice as far as the one before: an item thousands of windows
+                // wide (a tall carousel over small windows) costs a few passes, not thousands.
+                var step = 4
                 while true {
                     items = try header.items(in: -Double.infinity..<Double.infinity, windows: snapshot.windows(layoutID: stored.id, range: range))
                     let centres = items.map { $0.frame.x + $0.frame.width / 2 }
                     let before = range.lowerBound == 0 || centres.contains { $0 < target }
                     let after = range.upperBound == header.windowCount - 1 || centres.contains { $0 > target }
                     if before && after { break }
-                    range = (before ? range.lowerBound : max(0, range.lowerBound - 4))...(after ? range.upperBound : min(header.windowCount - 1, range.upperBound + 4))
+                    range = (before ? range.lowerBound : max(0, range.lowerBound - step))...(after ? range.upperBound : min(header.windowCount - 1, range.upperBound + step))
+                    step *= 2
                 }
                 // The same rule as the table's, on these items alone (the offset clamped to the whole content).
                 table = try CarouselTable(style: header.carousel!.style, windowHeight: header.windowHeight)
@@ -339,6 +343,7 @@ enum Pager {
     static func makePage(_ attributes: [LayoutAttributes], snapshot: any CatalogSnapshot, request: PageRequest,
                          header: LayoutArchiveHeader, generation: Int64, offset: Double, itemCount: Int,
                          source: Page.Source) throws -> Page {
+        try PageError.check(attributes) // before the keys are read
         let cellIDs = attributes.compactMap { $0.kind == .cell ? $0.id : nil }
         let keys = try snapshot.keys(ids: cellIDs)
         return try makePage(attributes, keys: keys, request: request, header: header, generation: generation, offset: offset,

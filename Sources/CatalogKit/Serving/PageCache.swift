@@ -46,7 +46,10 @@ public final class PageCache: Sendable {
 
     /// The ids of the cells in a window's bytes: the items whose keys a page shows.
     static func cellIDs(_ header: LayoutArchiveHeader, _ bytes: [UInt8]) throws -> [Int64] {
-        try header.decodeWindow(bytes).compactMap { $0.kind == .cell ? $0.id : nil }
+        let ids = try header.decodeWindow(bytes).compactMap { $0.kind == .cell ? $0.id : nil }
+        // Before their keys are read: such a window is paged through the catalog, band by band.
+        if ids.count > PageError.maximumItems { throw StoreError.windowTooLarge(limit: PageError.maximumItems) }
+        return ids
     }
 
     /// `windowsPerLayout`: the windows kept per stored layout, each with its bytes and its
@@ -88,9 +91,18 @@ public final class PageCache: Sendable {
         return try cachedPage(request, generation: generation, offset: offset)
     }
 
-    /// The page from memory, reading what is missing; nil if the layout is not stored fresh or
-    /// the request scrolls to an item.
+    /// The page from memory, reading what is missing; nil if the layout is not stored fresh, the
+    /// request scrolls to an item, or a window it needs holds more items than a page may (the
+    /// caller reads the band alone).
     public func page(_ request: PageRequest) throws -> Page? {
+        do {
+            return try readingMissing(request)
+        } catch StoreError.windowTooLarge {
+            return nil
+        }
+    }
+
+    private func readingMissing(_ request: PageRequest) throws -> Page? {
         guard case .offset(let offset) = request.position, request.rect == nil else { return nil }
         let key = request.configuration.key
         let band = offset..<(offset + request.bandLength)
@@ -166,6 +178,7 @@ public final class PageCache: Sendable {
         }
         guard let (header, windows) = found else { return nil }
         let attributes = try header.items(in: band, windows: windows.map(\.bytes), pinningHeaders: request.pinHeaders)
+        try PageError.check(attributes)
         var keys: [Int64: ItemKey] = [:]
         for window in windows { keys.merge(window.keys) { first, _ in first } }
         return Pager.makePage(attributes, keys: keys, request: request, header: header, generation: generation,
