@@ -153,7 +153,8 @@ public struct Layout<Style: LayoutStyle>: Sendable {
         if !sized || table.firstRefused([item], rule: style.placement) != nil {
             return .invalidItemSize(index: firstIndex + offset, size: item.size)
         }
-        return .tooManyWindows(limit: windowLimit(items: firstIndex + items.count, lists: table.listCount), windowHeight: table.windowHeight)
+        let items = max(firstIndex + items.count, table.ids.capacity)
+        return .tooManyWindows(limit: windowLimit(items: items, lists: table.listCount), windowHeight: table.windowHeight)
     }
 
     private func validate(_ items: [LayoutItem], firstIndex: Int) throws(LayoutError) {

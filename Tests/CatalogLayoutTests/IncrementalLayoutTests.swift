@@ -21,7 +21,7 @@ import Testing
 
     @Test func randomEditsEqualAFullRecomputation() async {
         let sizes = zip(Gen.double(in: 10...500), Gen.double(in: 10...500))
-        await propertyCheck(count: 80, input: sizes.array(of: 0...2500), Gen.int(in: 1...5), Gen<RenderDirection>.case,
+        await propertyCheck(count: 80, input: sizes.array(of: 0...2500), Gen.int(in: 1...20), Gen<RenderDirection>.case,
                             zip(Gen<Edit>.case, Gen.double(in: 0...1), sizes.array(of: 1...40)).array(of: 1...6)) {
             initial, columns, direction, edits in
             let style = WaterfallLayout(width: 800, columns: columns, direction: direction)

@@ -9,7 +9,8 @@ import Testing
     static let sizes = zip(Gen.double(in: 1...4000), Gen.double(in: 1...4000)).array(of: 0...300)
 
     @Test func waterfallFramesAndBandsEqualTheReference() async {
-        await propertyCheck(count: 150, input: Self.sizes, Gen.int(in: 1...9), Gen.double(in: 200...2000),
+        // Past 16 columns a heap chooses the shortest, and one pass fills the column lists.
+        await propertyCheck(count: 150, input: Self.sizes, Gen.int(in: 1...40), Gen.double(in: 200...2000),
                             zip(Gen.double(in: 0...30), Gen.double(in: 0...30), Gen.double(in: 0...40), Gen<RenderDirection>.case),
                             zip(Gen.double(in: 0...25), Gen.double(in: 0...25), Gen.double(in: 0...25), Gen.double(in: 0...25)),
                             zip(Gen.double(in: 50...3000), Gen.double(in: -0.1...1.1).array(of: 12), Gen.double(in: 1...2000))) {
@@ -43,7 +44,7 @@ import Testing
     }
 
     @Test func gridAndListEqualTheReference() async {
-        await propertyCheck(count: 60, input: Self.sizes, Gen.int(in: 1...6), Gen.double(in: 100...1200),
+        await propertyCheck(count: 60, input: Self.sizes, Gen.int(in: 1...30), Gen.double(in: 100...1200),
                             zip(Gen.double(in: 0.2...3), Gen.double(in: 0...20), Gen.double(in: 0.1...2))) { sizes, columns, width, params in
             let (ratio, spacing, bandFraction) = params
             let items = sizes.enumerated().map { LayoutItem(id: Int64($0.offset), width: $0.element.0, height: $0.element.1) }

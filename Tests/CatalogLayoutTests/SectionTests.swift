@@ -43,7 +43,7 @@ import Testing
     static let cases = zip(
         zip(Gen.double(in: 1...4000), Gen.double(in: 1...4000), Gen.int(in: 0...3)).array(of: 1...160),
         zip(Gen.double(in: 0...60), Gen.double(in: 0...30), Gen.double(in: 0...40), Gen.int(in: 0...5), Gen.bool, Gen.double(in: 1...300)),
-        zip(Gen.double(in: 120...1600), Gen.int(in: 1...6), Gen.double(in: 0...20), Gen.double(in: 0...20), Gen.double(in: 0...20)),
+        zip(Gen.double(in: 120...1600), Gen.int(in: 1...24), Gen.double(in: 0...20), Gen.double(in: 0...20), Gen.double(in: 0...20)),
         Gen.int(in: 0...4)
     ).map { items, sectioning, geometry, style in
         // Keys: a run continues while the third value is not 0 (so some sections hold one item).

@@ -95,7 +95,7 @@ public struct CarouselTable: Sendable {
         }) { return refused }
         var reach = ids.isEmpty ? style.insets.left : contentRight
         for item in items { reach += style.spacing + item.size.width / item.size.height * style.itemHeight }
-        let limit = windowLimit(items: count + items.count, lists: 1)
+        let limit = windowLimit(items: max(count + items.count, ids.capacity), lists: 1)
         guard reach <= windowHeight * Double(limit) else { throw .tooManyWindows(limit: limit, windowHeight: windowHeight) }
         let firstChanged = ids.isEmpty ? 0 : Int((xs[count - 1] / windowHeight).rounded(.down))
         var x = ids.isEmpty ? style.insets.left : (contentRight + style.spacing)

@@ -79,7 +79,7 @@ extension RowTable {
             for item in first..<count { reach += min(target, available / aspects[item]) + style.rowSpacing }
         }
         for item in items { reach += min(target, available * item.size.height / item.size.width) + style.rowSpacing }
-        let limit = windowLimit(items: count + items.count, lists: 1)
+        let limit = windowLimit(items: max(count + items.count, ids.capacity), lists: 1)
         guard reach <= windowHeight * Double(limit) else { throw .tooManyWindows(limit: limit, windowHeight: windowHeight) }
     }
 

@@ -7,7 +7,8 @@ extension PlacementTable {
     /// (``windowLimit``): the table is left as it was and that item's offset in `items` is returned.
     package mutating func append(_ items: [LayoutItem], rule: PlacementRule, bounded: Bool = true) -> Int? {
         let columnWidth = geometry.columnWidth
-        let reach = bounded ? windowHeight * Double(windowLimit(items: count + items.count, lists: listCount)) : .infinity
+        // The items the layout will hold: reserved up front when it is computed in pieces.
+        let reach = bounded ? windowHeight * Double(windowLimit(items: max(count + items.count, ids.capacity), lists: listCount)) : .infinity
         return items.withUnsafeBufferPointer { items in
             switch rule.height {
             case .aspectRatio(let extra):
@@ -35,6 +36,7 @@ extension PlacementTable {
     private mutating func place<Source: PlacementSource>(_ source: Source, column rule: PlacementRule.Column, reach: Double) -> Int? {
         switch rule {
         case .shortestFirst where geometry.columnCount == 2: place(source, chooser: ShortestOfTwo(), reach: reach)
+        case .shortestFirst where geometry.columnCount > Self.perColumnPasses: place(source, chooser: ShortestFirstHeap(), reach: reach)
         case .shortestFirst: place(source, chooser: ShortestFirst(), reach: reach)
         case .cyclic: place(source, chooser: Cyclic(), reach: reach)
         case .cyclicReversed: place(source, chooser: CyclicReversed(), reach: reach)
@@ -160,9 +162,20 @@ extension PlacementTable {
         appendToColumnLists(newColumns, firstIndex: start, counts: Array(counts))
     }
 
-    /// Adds new items to their columns' lists: for each column, one branch-free pass over
-    /// the new items' columns writes its new indices into memory sized once.
+    /// Adds new items to their columns' lists: for each of a few columns, one branch-free pass
+    /// over the new items' columns writes its new indices into memory sized once; past
+    /// `perColumnPasses` columns (a pass each would cost items × columns), one pass appends
+    /// each item to its column's list. Full-span items (column -1) are in no list.
     mutating func appendToColumnLists(_ newColumns: [Int32], firstIndex: Int, counts: [Int32]) {
+        if columnItems.count > Self.perColumnPasses {
+            for column in columnItems.indices where columnItems[column].capacity < Int(counts[column]) {
+                columnItems[column].reserveAdvisedCapacity(max(Int(counts[column]), columnItems[column].capacity * 2))
+            }
+            for (offset, column) in newColumns.enumerated() where column >= 0 {
+                columnItems[Int(column)].append(Int32(truncatingIfNeeded: firstIndex + offset))
+            }
+            return
+        }
         newColumns.withUnsafeBufferPointer { newColumns in
             for column in columnItems.indices {
                 let adding = Int(counts[column]) - columnItems[column].count
@@ -190,6 +203,9 @@ extension PlacementTable {
             }
         }
     }
+
+    /// The most columns whose lists are filled a pass each (see `appendToColumnLists`).
+    static let perColumnPasses = 16
 
     /// Removes items from `index` on, restoring the column bottoms from the checkpoint at or
     /// before it and replaying only the placements between that checkpoint and `index`.
@@ -319,6 +335,37 @@ struct ShortestFirst: ColumnChooser {
             column += 1
         }
         return best
+    }
+}
+
+/// Shortest first over many columns: the columns in a binary heap by (bottom, index), so that an
+/// item costs log C comparisons rather than C (1,000 columns: 10 rather than 1,000), choosing as
+/// `ShortestFirst` does. Between two calls the plain placement loop raises only the bottom of the
+/// column returned, so each call first sifts that one down. Not for the loop with sections,
+/// whose full-span items raise every column.
+final class ShortestFirstHeap: ColumnChooser {
+    private var heap: [Int] = []
+
+    func column(for index: Int, bottoms: UnsafeMutableBufferPointer<Double>, count: Int) -> Int {
+        func less(_ a: Int, _ b: Int) -> Bool { bottoms[a] < bottoms[b] || (bottoms[a] == bottoms[b] && a < b) }
+        func siftDown(_ start: Int) {
+            var parent = start
+            while true {
+                let left = 2 * parent + 1
+                guard left < heap.count else { return }
+                let child = left + 1 < heap.count && less(heap[left + 1], heap[left]) ? left + 1 : left
+                guard less(heap[child], heap[parent]) else { return }
+                heap.swapAt(child, parent)
+                parent = child
+            }
+        }
+        if heap.isEmpty {
+            heap = Array(0..<count)
+            for start in stride(from: count / 2 - 1, through: 0, by: -1) { siftDown(start) }
+        } else {
+            siftDown(0)
+        }
+        return heap[0]
     }
 }
 
