@@ -200,6 +200,19 @@ import Testing
                 #expect(response.status == .partialContent)
                 #expect(response.data == bytes.dropFirst())
             }
+            // Past Int64 too; the unit in any case; a suffix of no bytes is unsatisfiable.
+            for range in ["bytes=1-99999999999999999999", "BYTES=1-"] {
+                try await client.execute(uri: "/api/items/\(jpeg.id)/original", method: .get, headers: [.range: range]) { response in
+                    #expect(response.status == .partialContent, "\(range)")
+                    #expect(response.data == bytes.dropFirst(), "\(range)")
+                }
+            }
+            try await client.execute(uri: "/api/items/\(jpeg.id)/original", method: .get, headers: [.range: "bytes=-0"]) { response in
+                #expect(response.status == .rangeNotSatisfiable)
+            }
+            try await client.execute(uri: "/api/items/\(jpeg.id)/original", method: .get, headers: [.range: "bytes=+1-4"]) { response in
+                #expect(response.status == .ok, "not digits: the header is ignored")
+            }
             try await client.execute(uri: "/api/items/\(jpeg.id)/original", method: .get,
                                      headers: [.range: "bytes=2-9", .ifRange: "\"an-older-tag\""]) { response in
                 #expect(response.status == .ok)
