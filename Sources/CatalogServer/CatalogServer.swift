@@ -137,7 +137,10 @@ public enum CatalogServer {
         ItemRoutes(service: service).add(to: router)
         CatalogRoutes(service: service).add(to: router)
         let pages = service.pages
-        let events = GenerationEvents(keepAlive: options.eventKeepAlive) { try? await service.run { try pages.generation() } }
+        // Half the connections at most stream events: the rest answer pages, health and sign-ins.
+        let events = GenerationEvents(keepAlive: options.eventKeepAlive, maxClients: max(1, options.limits.maxConnections / 2)) {
+            try? await service.run { try pages.generation() }
+        }
         ChangeRoutes(service: service, events: events, access: access).add(to: router)
         SessionRoutes(access: access).add(to: router)
         GalleryRoutes(service: service, access: access).add(to: router)

@@ -20,12 +20,20 @@ final class GenerationEvents: Sendable {
     private let read: @Sendable () async -> Int64?
     let pollInterval: Duration
     let keepAlive: Duration
+    /// The most clients streamed to at once: a stream holds its connection for as long as the
+    /// client likes, and the connections that are left must serve pages.
+    let maxClients: Int
 
-    init(pollInterval: Duration = .milliseconds(100), keepAlive: Duration = .seconds(15), read: @escaping @Sendable () async -> Int64?) {
+    init(pollInterval: Duration = .milliseconds(100), keepAlive: Duration = .seconds(15), maxClients: Int = .max,
+         read: @escaping @Sendable () async -> Int64?) {
         self.pollInterval = pollInterval
         self.keepAlive = keepAlive
+        self.maxClients = maxClients
         self.read = read
     }
+
+    /// Clients streamed to now.
+    var clientCount: Int { state.withLock { $0.clients.count } }
 
     /// The newest generation the poller saw.
     var generation: Int64? { state.withLock { $0.generation } }

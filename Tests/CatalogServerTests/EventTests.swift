@@ -66,6 +66,24 @@ import Testing
         for client in clients { #expect(client.waitFor(.seconds(5)) { _ in false } == false) } // closed: nothing more arrives
     }
 
+    /// Event streams take at most half the connections: past that a stream is refused (503,
+    /// Retry-After), and pages and health are still answered (512 streams locked every client
+    /// out before).
+    @Test func eventStreamsTakeAtMostHalfTheConnections() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: ServeBinaryTests.binary.path), "build the catalog binary first (swift build)")
+        let served = try ServedCatalog(imported: 20)
+        let server = try ServeBinaryTests.Server(["--db", served.path, "--max-connections", "6"])
+        let streams = try (0..<3).map { _ in try EventClient(address: server.address) }
+        for stream in streams { #expect(stream.waitFor { $0.contains("event: generation") }, "\(stream.text)") }
+        let refused = try EventClient(address: server.address)
+        #expect(refused.waitFor { $0.contains("\r\n\r\n{") }, "\(refused.text)")
+        #expect(refused.text.hasPrefix("HTTP/1.1 503"), "\(refused.text)")
+        #expect(refused.text.lowercased().contains("retry-after: 5"))
+        #expect(refused.text.contains("too many event streams are open (3)"))
+        #expect(try await server.get("/api/health").status == 200)
+        #expect(try await server.get("/api/page?width=375").status == 200)
+    }
+
     @Test func serveScanWatchesFolders_andItsChangesReachClients() async throws {
         try #require(FileManager.default.isExecutableFile(atPath: ServeBinaryTests.binary.path), "build the catalog binary first (swift build)")
         let served = try ServedCatalog(images: [])

@@ -23,6 +23,13 @@ struct ChangeRoutes {
             if let query = request.uri.query, !query.isEmpty {
                 throw APIError(status: 400, message: "/api/events takes no parameters")
             }
+            // A soft bound (two streams may open at the same moment): enough that event streams
+            // never take every connection.
+            guard events.clientCount < events.maxClients else {
+                var refused = APIError(status: 503, message: "too many event streams are open (\(events.maxClients)); try again")
+                refused.headers[.retryAfter] = "5"
+                throw refused
+            }
             let pages = service.pages
             let first = try await service.run { try pages.generation() }
             let events = events
