@@ -14,6 +14,8 @@ final class GenerationEvents: Sendable {
         var clients: [Int: AsyncStream<Wake>.Continuation] = [:]
         var nextID = 0
         var poller: Task<Void, Never>?
+        /// Places taken by streams whose response has not begun, by ticket, with when.
+        var reserved: [Int: ContinuousClock.Instant] = [:]
     }
 
     private let state = Mutex(State())
@@ -32,16 +34,35 @@ final class GenerationEvents: Sendable {
         self.read = read
     }
 
-    /// Clients streamed to now.
-    var clientCount: Int { state.withLock { $0.clients.count } }
+    /// Takes a place for a stream under `maxClients`, counting the places taken but not yet
+    /// streamed to (a stream's response begins after its request's handler returns; the places
+    /// of responses that never began go after a minute); nil when there is none.
+    func reserve() -> Int? {
+        state.withLock { state in
+            let now = ContinuousClock.now
+            state.reserved = state.reserved.filter { now - $0.value < .seconds(60) }
+            guard state.clients.count + state.reserved.count < maxClients else { return nil }
+            let ticket = state.nextID
+            state.nextID += 1
+            state.reserved[ticket] = now
+            return ticket
+        }
+    }
 
     /// The newest generation the poller saw.
     var generation: Int64? { state.withLock { $0.generation } }
 
-    /// A client's wake-ups, until `unsubscribe(id)` or `finish(id)`.
-    func subscribe(at generation: Int64) -> (id: Int, wakes: AsyncStream<Wake>) {
+    /// Gives back a place `reserve` took for a stream that will not begin.
+    func release(_ ticket: Int) {
+        _ = state.withLock { $0.reserved.removeValue(forKey: ticket) }
+    }
+
+    /// A client's wake-ups, until `unsubscribe(id)` or `finish(id)`; `ticket` (from `reserve`) is
+    /// the place it takes.
+    func subscribe(at generation: Int64, ticket: Int? = nil) -> (id: Int, wakes: AsyncStream<Wake>) {
         let (stream, continuation) = AsyncStream<Wake>.makeStream(bufferingPolicy: .bufferingNewest(1))
         return state.withLock { state in
+            if let ticket { state.reserved[ticket] = nil }
             let id = state.nextID
             state.nextID += 1
             state.clients[id] = continuation

@@ -48,6 +48,16 @@ import Testing
         #expect(Scanner.outermost(["/p/a", "/p/ab", "/p/a/b"]).walked == ["/p/a", "/p/ab"])
     }
 
+    /// A root inside another one that the other's walk does not enter (a hidden folder) stays a
+    /// root of its own; with --include-hidden it is walked with the other.
+    @Test func aRootTheOuterWalkDoesNotEnterIsScannedAsARoot() throws {
+        let library = try standardLibrary()
+        let hidden = library.root.path + "/.hidden"
+        let summary = try library.scan([library.root.path, hidden])
+        #expect(summary.added == 5 && summary.problems.isEmpty, "\(summary)")
+        #expect(Scanner.outermost([library.root.path, hidden], options: ScanOptions(includeHidden: true)).walked == [library.root.path])
+    }
+
     /// `catalog stats`: items by format (a format met again after others, in id order, counted
     /// once with the rest), the imported ones, and the files by status.
     @Test(arguments: Backend.allCases) func statsCountItemsByFormat_theImportedOnes_andFilesByStatus(_ backend: Backend) throws {

@@ -50,19 +50,25 @@ import Testing
         }
     }
 
-    @Test func justifiedRowsRefuseItemsThatCouldReachPastTheLimit() throws {
-        // A row a strip begins is at most 20,000 points tall (the target); the rows are not
-        // flowed yet when they are refused, so the check counts that much for each.
+    @Test func justifiedRowsRefuseWhatReachesPastTheLimit_andTakeWhatALooseBoundDoubted() throws {
+        // A strip alone would be millions of points tall, so its row stays unfinished and ends
+        // at the target, 20,000 points: ten sections of a strip each reach 200,000 points, past
+        // 65,536 windows of one point. (A normal item here is a row of its own, about 300.)
         let style = JustifiedLayout(width: 375, rowHeight: 20_000)
-        var rows = try RowTable(items: Array(Self.normal.prefix(10)), style: style, windowHeight: 1)
+        let keys: [UInt64] = [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]
+        var rows = try RowTable(items: Array(Self.normal.prefix(10)), style: style, sections: SectionStart.runs(of: keys),
+                                sectioning: Sectioning(), windowHeight: 1)
         let before = rows.archive()
-        #expect(throws: LayoutError.tooManyWindows(limit: 65_536, windowHeight: 1)) { try rows.append([Self.strip, Self.strip]) }
+        let alone = (0..<10).map { SectionStart(offset: $0, key: UInt64(2 + $0)) }
+        #expect(throws: LayoutError.tooManyWindows(limit: 65_536, windowHeight: 1)) {
+            try rows.append((0..<10).map { LayoutItem(id: Int64(500 + $0), width: 1, height: 20_000) }, sections: alone)
+        }
         let unchanged = rows.archive() == before && rows.count == 10
         #expect(unchanged, "the rows as before the refused append")
-        try rows.append(Array(Self.normal[10..<20]))
-        let whole = try RowTable(items: Array(Self.normal.prefix(20)), style: style, windowHeight: 1)
-        let same = rows.archive() == whole.archive()
-        #expect(same)
+        // Two strips join the open row: the bound taken before the flow (each strip's row up to
+        // twice the target) says too far, the flow itself fits, and the append is taken.
+        try rows.append([Self.strip, LayoutItem(id: 998, width: 1, height: 20_000)])
+        #expect(rows.count == 12 && rows.contentHeight < 65_536)
     }
 
     @Test func theCarouselRefusesItemsThatReachPastTheLimit() throws {

@@ -244,10 +244,15 @@ enum Pager {
                 let table = try layoutTable(from: LayoutArchive(header: stored.header, windows: windows))
                 let added = try items(from: stored.itemCount)
                 let starts = try sectionStarts(configuration, snapshot: snapshot, from: stored.itemCount, count: added.count)
-                let extended = try configuration.extend(table, with: added, sections: starts)
-                return Computed(table: extended, header: extended.archiveHeader(), generation: generation,
-                                previous: (stored.id, stored.generation, windows),
-                                seconds: Timestamps.seconds(since: start))
+                do {
+                    let extended = try configuration.extend(table, with: added, sections: starts)
+                    return Computed(table: extended, header: extended.archiveHeader(), generation: generation,
+                                    previous: (stored.id, stored.generation, windows),
+                                    seconds: Timestamps.seconds(since: start))
+                } catch LayoutError.tooManyWindows {
+                    // Stored before items were laid out within 1:1000, it may reach further than
+                    // the layout computed now: that one, below.
+                }
             }
             // A few items changed in the middle: the stored layout is kept up to the first
             // item that moved, changed size, came or went, and laid out again from there.
@@ -259,7 +264,11 @@ enum Pager {
                 var first = 0
                 let common = min(table.count, input.count)
                 while first < common, table.attributes(at: first).id == input[first].id, !changed.contains(input[first].id) { first += 1 }
-                if first > 0, let relaid = try configuration.relayout(table, from: first, with: Array(input[first...])) {
+                // As above: a layout stored before the 1:1000 bound may refuse what a new one takes.
+                let relaid: (any LayoutTable)?
+                do { relaid = first > 0 ? try configuration.relayout(table, from: first, with: Array(input[first...])) : nil }
+                catch LayoutError.tooManyWindows { relaid = nil }
+                if let relaid {
                     return Computed(table: relaid, header: relaid.archiveHeader(), generation: generation,
                                     previous: (stored.id, stored.generation, windows), seconds: Timestamps.seconds(since: start))
                 }

@@ -45,7 +45,8 @@ extension Catalog {
     /// every 200 ms between rescans.
     public func watch(_ roots: [String], options: ScanOptions = ScanOptions(), settings: WatchSettings = WatchSettings(),
                       stop: StopFlag, report: (WatchEvent) -> Void) throws(StoreError) {
-        let absolute = roots.map(Scanner.absolute)
+        // The roots the scans walk: one inside another is watched, as it is scanned, with it.
+        let absolute = Scanner.outermost(roots, options: options).walked.map(Scanner.absolute)
         let watcher = try FolderWatcher(includeHidden: options.includeHidden, limit: settings.folderLimit)
         // Watches first: a file written during the first scan is seen by one or the other.
         for root in absolute { watcher.add(root: root, folder: root) }

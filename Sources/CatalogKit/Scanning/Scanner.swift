@@ -74,7 +74,7 @@ package final class Scanner {
     /// problem in the summary says so): its files are not counted twice.
     func run(roots: [String], progress: ((ScanProgress) -> Void)? = nil) throws(StoreError) -> ScanSummary {
         self.progress = progress
-        let (walked, leftOut) = Self.outermost(roots)
+        let (walked, leftOut) = Self.outermost(roots, options: options)
         return try drive(roots: walked) { () throws(StoreError) in
             summary.problems += leftOut
             for root in walked { try scan(root: root) }
@@ -82,9 +82,14 @@ package final class Scanner {
     }
 
     /// The roots to walk, in the order given: each folder once, and none inside another one
-    /// given (compared as absolute paths, symbolic links not followed); and a line for each
-    /// root left out, saying why.
-    package static func outermost(_ roots: [String]) -> (walked: [String], leftOut: [String]) {
+    /// given that the other's walk reaches (compared as absolute paths, which `absolute` gives
+    /// with symbolic links resolved; one under a hidden folder the walk skips stays a root); and
+    /// a line for each root left out, saying why.
+    package static func outermost(_ roots: [String], options: ScanOptions = ScanOptions()) -> (walked: [String], leftOut: [String]) {
+        /// Whether the walk of `outer` enters every folder down to `path` (under it).
+        func reaches(_ path: String, from outer: String) -> Bool {
+            options.includeHidden || !path.dropFirst(outer == "/" ? 1 : outer.count + 1).split(separator: "/").contains { $0.hasPrefix(".") }
+        }
         let absolute = roots.map(Self.absolute)
         var walked: [String] = []
         var leftOut: [String] = []
@@ -92,7 +97,7 @@ package final class Scanner {
             let path = absolute[index]
             if absolute[..<index].contains(path) {
                 leftOut.append("\(root) is given twice: scanned once")
-            } else if let outer = absolute.firstIndex(where: { $0 != path && path.hasPrefix($0 == "/" ? "/" : $0 + "/") }) {
+            } else if let outer = absolute.firstIndex(where: { $0 != path && path.hasPrefix($0 == "/" ? "/" : $0 + "/") && reaches(path, from: $0) }) {
                 leftOut.append("\(root) is inside \(roots[outer]): scanned once")
             } else {
                 walked.append(root)

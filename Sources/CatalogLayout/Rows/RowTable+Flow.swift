@@ -34,7 +34,25 @@ extension RowTable {
             !($0.size.width > 0 && $0.size.height > 0 && $0.size.width < .infinity && $0.size.height < .infinity
               && ($0.size.width / $0.size.height) < .infinity)
         }) { return refused }
-        try checkReach(items, sections: starts.count)
+        let limit = windowLimit(items: max(count + items.count, ids.capacity), lists: 1)
+        let reach = windowHeight * Double(limit)
+        if reachBound(items, sections: starts.count) > reach {
+            // It may reach too far: flowed on a copy (the arrays copied once), kept only if it
+            // does not, so that a refused append leaves the table as it was.
+            var trial = self
+            let firstChanged = trial.flow(items, starts: starts)
+            guard trial.contentBottom <= reach else { throw .tooManyWindows(limit: limit, windowHeight: windowHeight) }
+            self = trial
+            rebuildWindows(from: firstChanged)
+            return nil
+        }
+        rebuildWindows(from: flow(items, starts: starts))
+        return nil
+    }
+
+    /// Flows `items` after the existing ones, sections beginning at `starts`, without the
+    /// windows; returns the first window to rebuild.
+    private mutating func flow(_ items: [LayoutItem], starts: [SectionStart]) -> Int {
         let continuing = !sectionStarts.isEmpty && starts[0].key == sectionKeys.last
         var flow = Flow(table: self)
         // A new section leaves the last one as it was: closed, its last row at the target.
@@ -59,28 +77,26 @@ extension RowTable {
             flow.add(&self, item: count - 1)
         }
         flow.close(&self)
-        rebuildWindows(from: firstChanged)
-        return nil
+        return firstChanged
     }
 
-    /// Throws ``LayoutError/tooManyWindows(limit:windowHeight:)`` before anything changes when
-    /// the content could reach past the windows the layout may have (``windowLimit``). The rows
-    /// are not flowed yet, so this is a bound: each row is charged to its first item, and is at
-    /// most the target height and at most the width over that item's aspect; each section adds
-    /// its header, footer, spacings and an unfinished last row, as does an open last row whose
-    /// items flow again.
-    func checkReach(_ items: [LayoutItem], sections: Int) throws(LayoutError) {
+    /// How far the content could reach with `items`, before they are flowed: a bound that is
+    /// cheap and loose (`place` flows a copy when it says too far). Each row is charged to its
+    /// first item: a row is at most twice the target height (one that is better without its
+    /// last item keeps the height it had, no further from the target than the other), and at
+    /// most the width over that item's aspect. Each section adds its header, footer, spacings
+    /// and an unfinished last row, as does an open last row whose items flow again.
+    func reachBound(_ items: [LayoutItem], sections: Int) -> Double {
         let target = style.rowHeight
         let available = style.contentWidth
         let perSection = (sectioning?.sectionSpacing ?? 0) + (sectioning?.headerHeight ?? 0) + (sectioning?.footerHeight ?? 0)
             + 2 * style.rowSpacing + target
         var reach = max(contentBottom, style.insets.top) + Double(sections + 1) * perSection
         if lastRowOpen, let first = rowFirsts.last {
-            for item in first..<count { reach += min(target, available / aspects[item]) + style.rowSpacing }
+            for item in first..<count { reach += min(2 * target, available / aspects[item]) + style.rowSpacing }
         }
-        for item in items { reach += min(target, available * item.size.height / item.size.width) + style.rowSpacing }
-        let limit = windowLimit(items: max(count + items.count, ids.capacity), lists: 1)
-        guard reach <= windowHeight * Double(limit) else { throw .tooManyWindows(limit: limit, windowHeight: windowHeight) }
+        for item in items { reach += min(2 * target, available * item.size.height / item.size.width) + style.rowSpacing }
+        return reach
     }
 
     /// The state of the row being filled and of the last section.

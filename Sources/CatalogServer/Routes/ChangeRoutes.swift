@@ -23,21 +23,25 @@ struct ChangeRoutes {
             if let query = request.uri.query, !query.isEmpty {
                 throw APIError(status: 400, message: "/api/events takes no parameters")
             }
-            // A soft bound (two streams may open at the same moment): enough that event streams
-            // never take every connection.
-            guard events.clientCount < events.maxClients else {
+            // A place taken now, under the lock that counts streams, so that many requests at
+            // once cannot all pass: event streams never take every connection.
+            guard let ticket = events.reserve() else {
                 var refused = APIError(status: 503, message: "too many event streams are open (\(events.maxClients)); try again")
                 refused.headers[.retryAfter] = "5"
                 throw refused
             }
             let pages = service.pages
-            let first = try await service.run { try pages.generation() }
+            let first: Int64
+            do { first = try await service.run { try pages.generation() } } catch {
+                events.release(ticket)
+                throw error
+            }
             let events = events
             let access = access
             let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-store",
                                        HTTPField.Name("X-Accel-Buffering")!: "no"]
             return Response(status: .ok, headers: headers, body: ResponseBody { writer in
-                let (id, wakes) = events.subscribe(at: first)
+                let (id, wakes) = events.subscribe(at: first, ticket: ticket)
                 defer { events.unsubscribe(id) }
                 try await withGracefulShutdownHandler {
                     try await writer.write(ByteBuffer(string: "retry: 2000\n\n" + Self.event(first)))
