@@ -7,8 +7,6 @@
 #   [BEFORE=BINARY] Benchmarks/scripts/first-page.sh [SIZE] [ROUNDS]   (default 10000000 items, 2 rounds)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-(cd .. && swift build -c release --product catalog >&2)
-catalog="$(cd .. && pwd)/.build/release/catalog"
 size="${1:-10000000}" rounds="${2:-2}"
 source scripts/serving-catalogs.sh
 builds=("now=$catalog")

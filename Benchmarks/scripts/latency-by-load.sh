@@ -9,8 +9,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/wrk-setup.sh
-(cd .. && swift build -c release --product catalog >&2)
-catalog="$(cd .. && pwd)/.build/release/catalog"
 size="${1:-10000000}"
 source scripts/serving-catalogs.sh
 

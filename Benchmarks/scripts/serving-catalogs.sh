@@ -1,8 +1,10 @@
-# Sourced, from Benchmarks/, by the serving benchmarks once `catalog` (a release binary) and
-# `size` are set: prints the machine, starts a throwaway PostgreSQL (postgres-server.sh), and
-# sets `sqlite` and `postgres` to catalogs of the same `size` generated rows, the SQLite one
-# reused from .corpus/work (imported-catalog.sh), the PostgreSQL one imported now; also makes
-# start_server (scripts/start-server.sh) available.
+# Sourced, from Benchmarks/, by the serving benchmarks once `size` is set: builds the release
+# binary and sets `catalog` to it, prints the machine, starts a throwaway PostgreSQL
+# (postgres-server.sh), and sets `sqlite` and `postgres` to catalogs of the same `size` generated
+# rows, the SQLite one reused from .corpus/work (imported-catalog.sh), the PostgreSQL one
+# imported now; also makes start_server (scripts/start-server.sh) available.
+(cd .. && swift build -c release --product catalog >&2)
+catalog="$(cd .. && pwd)/.build/release/catalog"
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
 source scripts/imported-catalog.sh
 source ../scripts/start-server.sh
