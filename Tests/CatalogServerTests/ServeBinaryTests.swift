@@ -65,17 +65,28 @@ import Testing
         }
     }
 
-    static func run(_ arguments: [String]) throws -> Data {
+    /// Runs the binary to its end: its exit status and what it wrote to stdout, or to stderr.
+    static func runToEnd(_ arguments: [String], readingStderr: Bool) throws -> (status: Int32, output: Data) {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
+        let pipe = Pipe()
+        process.standardOutput = readingStderr ? FileHandle.nullDevice : pipe
+        process.standardError = readingStderr ? pipe : FileHandle.nullDevice
         try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return data
+        return (process.terminationStatus, data)
+    }
+
+    static func run(_ arguments: [String]) throws -> Data {
+        try runToEnd(arguments, readingStderr: false).output
+    }
+
+    /// For a start that fails: the exit status and stderr.
+    static func runFailing(_ arguments: [String]) throws -> (status: Int32, stderr: String) {
+        let (status, output) = try runToEnd(arguments, readingStderr: true)
+        return (status, String(decoding: output, as: UTF8.self))
     }
 
     @Test func theBinaryServesWhatCatalogPagePrints_andStopsOnSIGTERM() async throws {
@@ -99,16 +110,8 @@ import Testing
         let served = try ServedCatalog(images: [])
         let bogus = served.folder.appendingPathComponent("notes.sqlite").path
         try Data("not a database at all".utf8).write(to: URL(fileURLWithPath: bogus))
-        let process = Process()
-        process.executableURL = Self.binary
-        process.arguments = ["serve", "--db", bogus, "--port", "0"]
-        let err = Pipe()
-        process.standardError = err
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 1)
+        let (status, message) = try Self.runFailing(["serve", "--db", bogus, "--port", "0"])
+        #expect(status == 1)
         #expect(message.contains("is not a catalog"))
         #expect(try Data(contentsOf: URL(fileURLWithPath: bogus)) == Data("not a database at all".utf8), "left untouched")
     }
@@ -118,16 +121,8 @@ import Testing
         try #require(FileManager.default.isExecutableFile(atPath: Self.binary.path), "build the catalog binary first (swift build)")
         let served = try ServedCatalog(images: [])
         let first = try Server(["--db", served.path])
-        let process = Process()
-        process.executableURL = Self.binary
-        process.arguments = ["serve", "--db", served.path, "--port", String(first.port)]
-        let err = Pipe()
-        process.standardError = err
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 1)
+        let (status, message) = try Self.runFailing(["serve", "--db", served.path, "--port", String(first.port)])
+        #expect(status == 1)
         #expect(message == "Error: cannot listen on 127.0.0.1:\(first.port): the port is in use (another server?); "
                 + "choose another --port, or --port 0 for any free one\n", "\(message)")
         #expect(first.stop() == 0, "the first server still ran")
