@@ -43,10 +43,10 @@ package final class SQLiteStore: CatalogBackend {
     package static func open(at path: String) throws(StoreError) -> SQLiteStore {
         let url = URL(fileURLWithPath: path)
         var info = stat()
-        if stat(path, &info) != 0, errno != ENOENT {
+        let exists = stat(path, &info) == 0
+        if !exists, errno != ENOENT {
             throw .cannotOpen(path: path, reason: errno == ENOTDIR ? "a part of the path is a file, not a folder" : SystemError.text())
         }
-        let exists = FileManager.default.fileExists(atPath: path)
         if exists, info.st_mode & S_IFMT == S_IFDIR {
             throw .cannotOpen(path: path, reason: "it is a folder; --db names the catalog's file, such as \(path.hasSuffix("/") ? path : path + "/")catalog.sqlite")
         }

@@ -7,10 +7,11 @@ public enum PageError: Error, Sendable, Hashable, CustomStringConvertible {
     case noSuchItem(Int64)
     /// The layout could not be computed.
     case layout(LayoutError)
-    /// The page, or a window of the layout it reads, would hold more than `limit` items.
+    /// The page would hold more than `limit` items.
     case tooManyItems(limit: Int)
 
-    /// The most items a page holds (and a stored window it reads): a page of the tallest
+    /// The most items a page holds (and whose keys the page cache reads of one stored window,
+    /// `StoreError.windowTooLarge`): a page of the tallest
     /// viewport (1,000,000 points) of a phone's two columns holds about 10,000; one request for
     /// a viewport full of items a thousandth of a point wide must not read and send them all.
     public static let maximumItems = 100_000
@@ -28,7 +29,6 @@ public enum PageError: Error, Sendable, Hashable, CustomStringConvertible {
         case .layout(let error): error.description
         case .tooManyItems(let limit):
             "the page would hold more than \(limit) items; a smaller height, or fewer and wider columns, make fewer"
-
         }
     }
 }
