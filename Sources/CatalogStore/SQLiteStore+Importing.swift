@@ -26,12 +26,12 @@ extension SQLiteStore {
                 defer {
                     try? db.execute(sql: "PRAGMA cache_size = -\(Self.cacheKiB); PRAGMA mmap_size = \(Self.mmapBytes); PRAGMA foreign_keys = ON; PRAGMA threads = 0")
                 }
-                var summary: ImportSummary?
+                var written: ImportWritten?
                 try db.inTransaction {
-                    summary = try Self.importItems(db, from: next, importedAt: importedAt)
-                    return .commit
+                    written = try Self.importItems(db, from: next, importedAt: importedAt)
+                    return written!.changed ? .commit : .rollback
                 }
-                return summary!
+                return written!.summary
             }
         } catch {
             throw StoreError.wrap(error)
@@ -39,15 +39,17 @@ extension SQLiteStore {
     }
 
     private static func importItems(_ db: Database, from next: () throws(StoreError) -> [ImportRow]?,
-                                    importedAt: String) throws -> ImportSummary {
+                                    importedAt: String) throws -> ImportWritten {
+        let current = try Int64.fetchOne(db, sql: "SELECT generation FROM catalog") ?? 0
         guard var rows = try next(), !rows.isEmpty else {
-            return ImportSummary(added: 0, updated: 0, generation: try Int64.fetchOne(db, sql: "SELECT generation FROM catalog") ?? 0)
+            return ImportWritten(summary: ImportSummary(added: 0, updated: 0, generation: current), changed: false)
         }
-        let generation = try nextGeneration(db) // every row inserts or updates, or the import fails
+        let generation = try nextGeneration(db)
         let before = try Int.fetchOne(db, sql: "SELECT count(*) FROM items")!
         // A change of more than a tenth of the catalog is a reload for clients, not a batch: not
-        // logged row by row (Migrations/0008_change_log_switch.sql). The length is known only
-        // at the end, so logging stops when the rows pass that mark; what was logged goes below.
+        // logged row by row (Migrations/0008_change_log_switch.sql). Its size is known only at
+        // the end, so logging stops when the rows added and updated pass that mark; what was
+        // logged goes below. Rows that leave their item as it was do not count.
         let reloadMark = max(ChangeLogBounds.reloadRows, before / 10)
         var unlogged = false
         // Into an empty catalog the date index is built once at the end, by sorting, instead of
@@ -57,44 +59,31 @@ extension SQLiteStore {
         let dateIndex = before == 0
             ? try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = 'items_by_date'") : nil
         if dateIndex != nil { try db.execute(sql: "DROP INDEX items_by_date") }
-        // A key that is a scanned file's path, or one this import already wrote (its row has
-        // this generation), is not overwritten: the WHERE leaves it and no row changes, which
-        // tells the conflict apart from an insert or an update.
-        let upsert = try BulkStatement(db, sql: upsertSQL(rows: 1, datesChange: true))
-        // The same for `importStatementRows` rows at once: one statement opens its cursors and
-        // descends the table and the key index once for all of them (half the time of a row per
-        // statement). First without `sort_date` among the columns it updates, for the rows
-        // whose date stays: SQLite rewrites an index entry of every column an UPDATE sets, even
-        // to the value it had, and entries of the date index, in key order, land all over it
-        // (importing 1,000,000 unchanged rows again: 9.4 s with the date set, 3.5 s without;
-        // BENCHMARKS.md, "Importing the same export again").
-        // The rows it leaves, whose dates change, an UPDATE that sets it writes next (not the
-        // upsert again: each row an upsert meets takes an id, as on PostgreSQL). A batch that
-        // changes fewer rows than it holds, or fails, is undone to its savepoint and run again
-        // row by row, which stops at the first refused row as before. While most dates change
-        // (an export whose dates all moved), the rows would be looked up twice: after a batch
-        // that left more than half its rows, the next `datedBatches` take the upsert that sets
-        // the date (1,000,000 rows all of whose dates changed: 14.6-15.3 s the two ways, 11.7 s
-        // this way, as before the two ways).
-        let batch = try BulkStatement(db, sql: upsertSQL(rows: Self.importStatementRows, datesChange: false))
-        let datedUpdate = try BulkStatement(db, sql: datedUpdateSQL(rows: Self.importStatementRows))
-        let datedBatch = try BulkStatement(db, sql: upsertSQL(rows: Self.importStatementRows, datesChange: true))
-        let datedBatches = 8
-        var datedLeft = 0
+        // Every row of the input lands in exactly one of `ImportStatements`' kinds, each of which
+        // leaves a row this import already met (its `imported_generation` is this generation),
+        // and a scanned file's path: a row none of them takes is refused. Many rows go to a
+        // statement at once (`importStatementRows`): one statement opens its cursors and descends
+        // the table and the key index once for all of them (half the time of a row per
+        // statement). A batch that some row of it is in no kind of, or that fails, is undone to
+        // its savepoint and run again row by row, which stops at the first refused row.
+        let batch = try ImportStatements(db, rows: Self.importStatementRows, emptyCatalog: before == 0)
+        let single = try ImportStatements(db, rows: 1, emptyCatalog: before == 0)
         let savepoint = try BulkStatement(db, sql: "SAVEPOINT import_rows")
         let release = try BulkStatement(db, sql: "RELEASE import_rows")
         let undo = try BulkStatement(db, sql: "ROLLBACK TO import_rows")
         let sourceOf = try BulkStatement(db, sql: "SELECT source FROM items WHERE key = ?1")
         var origins = WebOrigins(try BulkStatement(db, sql: "INSERT OR IGNORE INTO web_origins (origin) VALUES (?1)"))
+        var written = ImportCounts()
         func oneByOne(_ rows: ArraySlice<ImportRow>) throws {
             for row in rows {
-                bind(row, at: 0, to: upsert, importedAt: importedAt, generation: generation)
-                try upsert.run(db)
-                if db.changesCount == 0 {
+                guard let counts = try single.run(db, rows: 1, bind: {
+                    bind(row, at: 0, to: $0, importedAt: importedAt, generation: generation)
+                }) else {
                     sourceOf.bind(1, blob: row.key)
                     let reason = try sourceOf.run(db) == 0 ? "is a scanned file's path" : "appears twice"
                     throw StoreError.invalidInput(line: row.line, reason: "key \"\(row.key)\" \(reason)")
                 }
+                written.add(counts)
             }
         }
         var count = 0
@@ -102,32 +91,21 @@ extension SQLiteStore {
             var start = rows.startIndex
             while rows.endIndex - start >= Self.importStatementRows {
                 let slice = rows[start..<start + Self.importStatementRows]
-                func bindSlice(to statement: BulkStatement) {
-                    for (position, row) in slice.enumerated() {
-                        bind(row, at: Int32(position * upsertColumns), to: statement, importedAt: importedAt, generation: generation)
-                    }
-                }
-                let first = datedLeft > 0 ? datedBatch : batch
-                bindSlice(to: first)
                 try savepoint.run(db)
+                var counts: ImportCounts?
                 var failure: (any Error)?
-                var changed = 0
                 do {
-                    try first.run(db)
-                    changed = db.changesCount
-                    if datedLeft > 0 {
-                        datedLeft -= 1
-                    } else if changed != slice.count {
-                        if slice.count - changed > slice.count / 2 { datedLeft = datedBatches }
-                        // The rows written above now have this generation: it leaves them.
-                        bindSlice(to: datedUpdate)
-                        try datedUpdate.run(db)
-                        changed += db.changesCount
+                    counts = try batch.run(db, rows: slice.count) { statement in
+                        for (position, row) in slice.enumerated() {
+                            bind(row, at: Int32(position * upsertColumns), to: statement, importedAt: importedAt, generation: generation)
+                        }
                     }
                 } catch {
                     failure = error
                 }
-                if failure != nil || changed != slice.count {
+                if let counts {
+                    written.add(counts)
+                } else {
                     // An error that ended the transaction leaves no savepoint: it is the answer.
                     do { try undo.run(db) } catch { throw failure ?? error }
                     try oneByOne(slice)
@@ -146,12 +124,16 @@ extension SQLiteStore {
                 try flushCache(db)
             }
             count += rows.count
-            if !unlogged && before > 0 && count > reloadMark {
+            if !unlogged && before > 0 && written.added + written.updated > reloadMark {
                 unlogged = true
                 try db.execute(sql: "UPDATE change_log SET enabled = 0")
             }
             rows = try next() ?? []
         } while !rows.isEmpty
+        guard written.added + written.updated > 0 else {
+            // Nothing changed: the transaction is rolled back, and the generation stays.
+            return ImportWritten(summary: ImportSummary(added: 0, updated: 0, unchanged: written.unchanged, generation: current), changed: false)
+        }
         if unlogged {
             try db.execute(sql: "UPDATE change_log SET enabled = 1, kept_from = max(kept_from, ?)", arguments: [generation])
             try db.execute(sql: "DELETE FROM item_changes WHERE generation <= ?", arguments: [generation])
@@ -169,48 +151,151 @@ extension SQLiteStore {
             // (up to 12 bytes an item) take the rest of the import's memory bound.
             try db.execute(sql: "PRAGMA cache_size = -\(Self.importCacheKiB / 2); PRAGMA threads = 0")
         }
-        let added = try Int.fetchOne(db, sql: "SELECT count(*) FROM items")! - before
         try OrderData.refresh(db, force: true)
-        return ImportSummary(added: added, updated: count - added, generation: generation)
+        return ImportWritten(summary: ImportSummary(added: written.added, updated: written.updated, unchanged: written.unchanged,
+                                                    generation: generation), changed: true)
     }
 }
 
-/// The upsert of `rows` import rows, `upsertColumns` parameters each (bound by `bind`). An item
-/// imported again without a date keeps sorting by its first import's time (`imported_at`), not
-/// this import's: importing the same export again moves nothing. Without `datesChange`, it
-/// leaves (changes nothing of) the existing rows whose sort date would change, and never sets
-/// that column.
-private func upsertSQL(rows: Int, datesChange: Bool) -> String {
-    let sortDate = sortDateSQL(captureDate: "excluded.capture_date", given: "excluded.sort_date")
+/// An import's summary, and whether it changed the catalog (else its transaction is rolled back).
+private struct ImportWritten {
+    var summary: ImportSummary
+    var changed: Bool
+}
+
+/// How many rows of an import added an item, updated one, or left one as it was.
+private struct ImportCounts {
+    var added = 0
+    var updated = 0
+    var unchanged = 0
+
+    mutating func add(_ other: ImportCounts) {
+        added += other.added
+        updated += other.updated
+        unchanged += other.unchanged
+    }
+}
+
+/// The statements an import writes `rows` rows with, each bound (`upsertColumns` parameters a
+/// row, as `bind` binds them) just before it runs.
+///
+/// Into an empty catalog, one insert: a key it meets again appears twice. Into one with items,
+/// four kinds whose conditions part the rows, each run until the rows' count is reached, the
+/// kind that took most rows in the last run first (importing the same export again: the rows
+/// that leave their items as they were, nearly every row, in one statement):
+/// - `unchanged`: the row leaves its item as it was; only `imported_generation` is written;
+/// - `updated`: the row changes its item but not its sort date, which the statement does not
+///   set: SQLite rewrites an entry of every index of a column an UPDATE sets, even to the value
+///   it had, and the date index's entries, in key order, land all over it (importing 1,000,000
+///   unchanged rows again: 9.4 s with the date set, 3.5 s without; BENCHMARKS.md, "Importing
+///   the same export again");
+/// - `dated`: the row changes its item's sort date;
+/// - `added`: a key that is in no item yet. Only new items take an id.
+private final class ImportStatements {
+    private enum Kind { case added, updated, dated, unchanged }
+    private var statements: [(kind: Kind, statement: BulkStatement, last: Int)]
+
+    init(_ db: Database, rows: Int, emptyCatalog: Bool) throws {
+        let kinds: [Kind] = emptyCatalog ? [.added] : [.unchanged, .added, .updated, .dated]
+        statements = try kinds.map { kind in
+            let sql = switch kind {
+            case .added: emptyCatalog ? insertSQL(rows: rows) : insertNewSQL(rows: rows)
+            case .updated: updateSQL(rows: rows, dated: false)
+            case .dated: updateSQL(rows: rows, dated: true)
+            case .unchanged: markSQL(rows: rows)
+            }
+            return (kind, try BulkStatement(db, sql: sql), 0)
+        }
+    }
+
+    /// Runs the statements, each bound by `bind` first, until every one of the `rows` rows is
+    /// written; nil if some row is in no kind (the caller undoes what was written).
+    func run(_ db: Database, rows: Int, bind: (BulkStatement) -> Void) throws -> ImportCounts? {
+        var counts = ImportCounts()
+        var left = rows
+        for index in statements.indices {
+            statements[index].last = 0
+            guard left > 0 else { continue }
+            bind(statements[index].statement)
+            try statements[index].statement.run(db)
+            let changed = db.changesCount
+            statements[index].last = changed
+            left -= changed
+            switch statements[index].kind {
+            case .added: counts.added += changed
+            case .updated, .dated: counts.updated += changed
+            case .unchanged: counts.unchanged += changed
+            }
+        }
+        statements.sort { $0.last > $1.last }
+        return left == 0 ? counts : nil
+    }
+}
+
+/// The insert of `rows` import rows into an empty catalog: a key met twice is left (no row
+/// changes), which tells it apart.
+private func insertSQL(rows: Int) -> String {
     let values = (0..<rows).map { row in
         let parameters = importParameters(row: row)
-        return "(\(parameters[0]), 1, \(parameters[1...].joined(separator: ", ")))"
+        return "(\(parameters[0]), 1, \(parameters[1...].joined(separator: ", ")), \(parameters[11]))"
     }
     return """
-        INSERT INTO items (key, source, pixel_width, pixel_height, orientation, width, height, capture_date,
-                           imported_at, sort_date, url, title, changed_generation)
+        INSERT INTO items (\(insertedColumns))
         VALUES \(values.joined(separator: ", "))
-        ON CONFLICT(key) DO UPDATE SET pixel_width = excluded.pixel_width, pixel_height = excluded.pixel_height,
-            orientation = excluded.orientation, width = excluded.width, height = excluded.height,
-            capture_date = excluded.capture_date,\(datesChange ? " sort_date = \(sortDate)," : "")
-            url = excluded.url, title = excluded.title, changed_generation = excluded.changed_generation
-        WHERE items.source = 1 AND items.changed_generation < excluded.changed_generation\(datesChange ? "" : " AND items.sort_date IS \(sortDate)")
+        ON CONFLICT(key) DO NOTHING
         """
 }
 
-/// The update, for `rows` rows bound as for `upsertSQL`, of the imported items among them that
-/// this import has not written yet, their sort date included: the rows an upsert without
-/// `datesChange` left.
-private func datedUpdateSQL(rows: Int) -> String {
-    let values = (0..<rows).map { "(" + importParameters(row: $0).joined(separator: ", ") + ")" }
+/// The insert of those of `rows` import rows whose key is in no item yet.
+private func insertNewSQL(rows: Int) -> String {
+    """
+    INSERT INTO items (\(insertedColumns))
+    SELECT v.column1, 1, v.column2, v.column3, v.column4, v.column5, v.column6, v.column7, v.column8, v.column9,
+           v.column10, v.column11, v.column12, v.column12
+    FROM (VALUES \(valuesList(rows: rows))) AS v
+    WHERE NOT EXISTS (SELECT 1 FROM items WHERE items.key = v.column1)
+    """
+}
+
+private let insertedColumns = """
+    key, source, pixel_width, pixel_height, orientation, width, height, capture_date,
+    imported_at, sort_date, url, title, changed_generation, imported_generation
+    """
+
+/// The update of the imported items, not met yet by this import, that `rows` import rows
+/// change: with `dated`, those whose sort date changes (and it), else the others.
+private func updateSQL(rows: Int, dated: Bool) -> String {
+    let sortDate = sortDateSQL(captureDate: "v.column7", given: "v.column9")
     return """
         UPDATE items SET pixel_width = v.column2, pixel_height = v.column3, orientation = v.column4,
-            width = v.column5, height = v.column6, capture_date = v.column7,
-            sort_date = \(sortDateSQL(captureDate: "v.column7", given: "v.column9")),
-            url = v.column10, title = v.column11, changed_generation = v.column12
-        FROM (VALUES \(values.joined(separator: ", "))) AS v
-        WHERE items.key = v.column1 AND items.source = 1 AND items.changed_generation < v.column12
+            width = v.column5, height = v.column6, capture_date = v.column7,\(dated ? " sort_date = \(sortDate)," : "")
+            url = v.column10, title = v.column11, changed_generation = v.column12, imported_generation = v.column12
+        FROM (VALUES \(valuesList(rows: rows))) AS v
+        WHERE items.key = v.column1 AND items.source = 1 AND items.imported_generation < v.column12
+            AND \(dated ? "items.sort_date IS NOT \(sortDate)" : "items.sort_date IS \(sortDate) AND NOT (\(sameSQL))")
         """
+}
+
+/// The mark, on the imported items not met yet by this import that `rows` import rows leave as
+/// they are, that this import met them.
+private func markSQL(rows: Int) -> String {
+    """
+    UPDATE items SET imported_generation = v.column12
+    FROM (VALUES \(valuesList(rows: rows))) AS v
+    WHERE items.key = v.column1 AND items.source = 1 AND items.imported_generation < v.column12
+        AND items.sort_date IS \(sortDateSQL(captureDate: "v.column7", given: "v.column9")) AND \(sameSQL)
+    """
+}
+
+/// Whether the import row `v` leaves the item's columns it sets but the sort date as they are
+/// (the display size follows from the pixel size and the orientation).
+private let sameSQL = """
+    items.pixel_width = v.column2 AND items.pixel_height = v.column3 AND items.orientation = v.column4
+        AND items.capture_date IS v.column7 AND items.url IS v.column10 AND items.title IS v.column11
+    """
+
+private func valuesList(rows: Int) -> String {
+    (0..<rows).map { "(" + importParameters(row: $0).joined(separator: ", ") + ")" }.joined(separator: ", ")
 }
 
 private let upsertColumns = 12

@@ -134,32 +134,47 @@ import Testing
         try Self.expectChanges(catalog, from: first, to: second)
         let set = try catalog.changes(ChangeRequest(since: first.generation, order: .path))
         #expect(set.updates.inserts.count == 10 && set.updates.deletes.count == 0)
-        _ = try catalog.importItems(rows) // the same rows again: a new generation, nothing changed
+        // The same rows again: nothing changed, so no new generation; clients stay current.
+        let again = try catalog.importItems(rows)
+        #expect((again.added, again.updated, again.unchanged, again.generation) == (0, 0, 40, second.generation))
         let third = try Self.snapshot(catalog)
-        #expect(third.generation == second.generation + 1)
+        #expect(third.generation == second.generation)
         #expect(try catalog.changes(ChangeRequest(since: second.generation)).updates.isEmpty)
-        try Self.expectChanges(catalog, from: first, to: third)
+        // One row changed among the same rows: one update, logged as one.
+        rows[20].title = "retitled"
+        rows[21].height += 1
+        let one = try catalog.importItems(rows)
+        #expect((one.added, one.updated, one.unchanged, one.generation) == (0, 2, 38, second.generation + 1))
+        let fourth = try Self.snapshot(catalog)
+        try Self.expectChanges(catalog, from: first, to: fourth)
+        let pin21 = try #require(try catalog.items(order: .path).first { $0.key == Data(rows[21].key.utf8) })
+        #expect(try catalog.changes(ChangeRequest(since: second.generation)).updates.updates.map(\.id) == [pin21.id],
+                "a new title is no change of the layout's; a new height is")
     }
 
     /// A re-import of many rows, batches at a time (SQLite upserts 64 rows to a statement): rows
     /// whose date stays are written without their date, the rows whose date changed by an update
     /// after them, and a run of batches whose dates all changed by the upsert that sets them.
     /// Every way gives the facts, the orders, the change set and the ids that rows written one
-    /// at a time would: each upserted row takes one id, as on PostgreSQL.
+    /// at a time would: only a new item takes an id, as on PostgreSQL. The rows that leave their
+    /// items as they were count as unchanged.
     @Test(arguments: Backend.allCases)
     func reimportsInBatches_whateverShareOfTheirDatesChanged(_ backend: Backend) throws {
         let (library, catalog, first) = try Self.importedCatalog(backend, rows: 1_200)
         defer { withExtendedLifetime(library) {} }
-        var rows = PagerTests.importRows(1_200)
+        let original = PagerTests.importRows(1_200)
+        var rows = original
         for index in stride(from: 5, to: 400, by: 37) { rows[index].date = "1999-01-01T00:00:00" } // a few in a batch
         for index in 400..<760 { rows[index].date = "2030-06-0\(1 + index % 9)T00:00:00" } // whole batches
         for index in stride(from: 3, to: 1_200, by: 50) { rows[index].width += 1 } // sizes, some with dates
         // Batches 15 to 18 (rows 960 on) move no date: the upsert without it, after the run of
         // batches that set it.
+        let changed = zip(original, rows).filter { $0.date != $1.date || $0.width != $1.width }.count
+        #expect(changed > 360 && changed < 1_100, "\(changed): most rows in some batches, none in others")
         rows.insert(ImportRow(line: 0, key: "new-in-the-middle", width: 10, height: 10, date: "2024-05-05T00:00:00"), at: 500)
         for index in rows.indices { rows[index].line = index + 2 }
         let summary = try catalog.importItems(rows)
-        #expect((summary.added, summary.updated) == (1, 1_200))
+        #expect((summary.added, summary.updated, summary.unchanged) == (1, changed, 1_200 - changed))
         let second = try Self.snapshot(catalog)
         try Self.expectChanges(catalog, from: first, to: second)
         for item in try catalog.items(order: .path) {
@@ -167,7 +182,7 @@ import Testing
             let row = try #require(rows.first { $0.key == key })
             #expect(item.date == row.date && item.pixelWidth == row.width, "\(backend): \(key)")
         }
-        #expect(second.orders[.path]!.sorted() == Array(1...1_200) + [1_701], "\(backend): ids kept, and the new row's after 500 taken")
+        #expect(second.orders[.path]!.sorted() == Array(1...1_201), "\(backend): ids kept, and the next one for the new row")
         try OrderDataTests.expectCurrent(catalog, "\(backend)")
 
         var twice = rows // a key twice in one batch, both times with a date that moves
@@ -206,15 +221,18 @@ import Testing
         #expect(try catalog.changes(ChangeRequest(since: 0)).reload)
     }
 
-    /// An import of more than a tenth of the catalog (and more than 100,000 rows) is not logged row
-    /// by row: across it, a change set is a reload; after it, the log goes on.
+    /// An import that changes more than a tenth of the catalog (and more than 100,000 rows) is
+    /// not logged row by row: across it, a change set is a reload; after it, the log goes on.
+    /// Rows that leave their items as they were do not count.
     @Test(arguments: Backend.allCases)
     func aVeryLargeImportIsAReloadAcrossIt(_ backend: Backend) throws {
         let library = try Library(backend)
         let catalog = try library.catalog()
         _ = try catalog.importItems(PagerTests.importRows(20))
         let before = try catalog.generation()
-        var rows = PagerTests.importRows(100_001)
+        // 100,001 rows that change something: the first 20 rows are those already imported,
+        // unchanged but one, which do not count.
+        var rows = PagerTests.importRows(100_020)
         rows[3].width += 1 // an update among the additions
         _ = try catalog.importItems(rows)
         let big = try catalog.generation()
@@ -225,6 +243,12 @@ import Testing
         let after = try Self.snapshot(catalog)
         let set = try catalog.changes(ChangeRequest(since: big, order: .path))
         #expect(!set.reload && set.updates.updates.map(\.index) == [5] && set.to == after.generation)
+        // The whole export again with one row changed: one change, logged, not a reload.
+        rows[9].height += 1
+        let whole = try catalog.importItems(rows)
+        #expect((whole.added, whole.updated, whole.unchanged) == (0, 1, 100_019))
+        let changed = try catalog.changes(ChangeRequest(since: after.generation, order: .path))
+        #expect(!changed.reload && changed.updates.updates.map(\.index) == [9] && changed.to == after.generation + 1)
     }
 
     @Test(arguments: Backend.allCases)

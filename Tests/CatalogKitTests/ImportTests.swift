@@ -157,8 +157,8 @@ import Testing
     }
 
     /// Both stores give out the same ids for the same imports, so `list` and `page` print the
-    /// same: an upserted row takes an id on each (SQLite's AUTOINCREMENT, PostgreSQL's
-    /// sequence) though it keeps its own, and the next new item gets the same one on both.
+    /// same: only a new item takes an id (a row that updates an item, or leaves it as it was,
+    /// takes none), and the next new item gets the same one on both.
     @Test(arguments: Backend.allCases) func reimportsGiveTheSameIdsOnBothStores(_ backend: Backend) throws {
         let library = try Library(backend)
         let catalog = try library.catalog()
@@ -168,8 +168,57 @@ import Testing
         rows[0].width += 1
         #expect(try catalog.importItems(rows).added == 1)
         let ids = try catalog.items(order: .path).map(\.id)
-        #expect(ids == [1, 2, 3, 13], "\(backend): \(ids)")
+        #expect(ids == [1, 2, 3, 4], "\(backend): \(ids)")
         #expect(try catalog.items(order: .path).first?.width == rows[0].width)
+    }
+
+    /// Importing an export again that changes nothing leaves the catalog as it was: no new
+    /// generation, so its stored layouts stay current and its clients need no change set. A key
+    /// twice in one input is still refused when its first row changes nothing, in a statement
+    /// of many rows (SQLite writes 64 to a statement) and in the rows after the last such.
+    @Test(arguments: Backend.allCases) func anUnchangedExportAgain_changesNothing_andAKeyTwiceIsStillRefused(_ backend: Backend) throws {
+        let library = try Library(backend)
+        let catalog = try library.catalog()
+        let rows = PagerTests.importRows(150)
+        _ = try catalog.importItems(rows)
+        let configuration = LayoutConfiguration(width: 375)
+        _ = try catalog.precompute(configuration)
+        let generation = try catalog.generation()
+        let before = try catalog.items(order: .path)
+        let again = try catalog.importItems(rows)
+        #expect(again == ImportSummary(added: 0, updated: 0, unchanged: 150, generation: generation))
+        #expect(try catalog.generation() == generation)
+        #expect(try catalog.items(order: .path) == before)
+        #expect(try catalog.layouts().map(\.generation) == [generation], "\(backend): the stored layout is still current")
+
+        // Line 12 (in the first statement of 64) and line 140 (in the rows after the second)
+        // leave their items as they were; each key comes again later, once changed, once not.
+        for (first, second, changed) in [(10, 100, true), (10, 30, false), (138, 145, true), (138, 149, false)] {
+            var twice = rows
+            twice[second] = rows[first]
+            twice[second].line = rows[second].line
+            if changed { twice[second].width += 1 }
+            #expect(throws: StoreError.invalidInput(line: rows[second].line, reason: "key \"\(rows[first].key)\" appears twice"),
+                    "\(backend): lines \(rows[first].line) and \(rows[second].line)") {
+                try catalog.importItems(twice)
+            }
+        }
+        #expect(try catalog.generation() == generation)
+        #expect(try catalog.items(order: .path) == before)
+
+        // A new title, a new size and a new date among unchanged rows: three updates.
+        var changes = rows
+        changes[5].title = "new title"
+        changes[70].height += 1
+        changes[140].date = "1990-01-01T00:00:00"
+        let summary = try catalog.importItems(changes + PagerTests.importRows(2, from: 150))
+        #expect(summary == ImportSummary(added: 2, updated: 3, unchanged: 147, generation: generation + 1))
+        let items = Dictionary(uniqueKeysWithValues: try catalog.items(order: .path).map { (String(decoding: $0.key, as: UTF8.self), $0) })
+        #expect(items[changes[5].key]?.title == "new title")
+        #expect(items[changes[70].key]?.pixelHeight == changes[70].height)
+        #expect(items[changes[140].key]?.date == "1990-01-01T00:00:00")
+        #expect(items.values.map(\.id).sorted() == Array(1...152), "\(backend): only the new items took ids")
+        try OrderDataTests.expectCurrent(catalog, "\(backend)")
     }
 
     @Test(arguments: Backend.allCases) func aLongInputIsReadInPieces_withTheRowsOfAWholeRead(_ backend: Backend) throws {
@@ -205,7 +254,7 @@ import Testing
         let again = try catalog.store.importItems([ImportRow(line: 2, key: "undated", width: 6, height: 5),
                                                    ImportRow(line: 3, key: "dated", width: 5, height: 5)] + many,
                                                   importedAt: "2022-01-01T00:00:00")
-        #expect((again.added, again.updated) == (0, 72))
+        #expect((again.added, again.updated, again.unchanged) == (0, 2, 70), "the 70 others are as they were")
         let items = try catalog.items()
         #expect(items.prefix(3).map { String(decoding: $0.key, as: UTF8.self) } == ["other", "dated", "undated"], "\(backend)")
         #expect(items.prefix(3).map(\.date) == ["2021-01-01T00:00:00", "2020-01-01T00:00:00", "2020-01-01T00:00:00"],

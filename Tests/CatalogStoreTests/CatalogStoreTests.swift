@@ -140,7 +140,7 @@ final class TemporaryFolder {
             ImportRow(line: 2, key: "pin-1", width: 400, height: 300, orientation: 6, date: "2024-01-02T03:04:05", url: "https://x/1", title: "One"),
             ImportRow(line: 3, key: "pin-2", width: 100, height: 200),
         ], importedAt: "2026-01-01T00:00:00")
-        #expect(first == ImportSummary(added: 2, updated: 0, generation: 1))
+        #expect(first == ImportSummary(added: 2, updated: 0, unchanged: 0, generation: 1))
         let items = try store.items(order: .path)
         #expect(items.map { String(decoding: $0.key, as: UTF8.self) } == ["pin-1", "pin-2"])
         #expect((items[0].width, items[0].height, items[0].orientation) == (300, 400, 6), "orientation 6 swaps the display size")
@@ -191,12 +191,9 @@ final class TemporaryFolder {
         }
         #expect(try store.webOrigins(limit: 10) == (0..<5).map { "https://cdn\($0).example" })
         // Ids as one row per statement gives them: the scanned file 1, the first import 2-201;
-        // each update uses one up (AUTOINCREMENT), so the new rows take 402-701, in line order.
+        // an update takes none, so the new rows take 202-501, in line order.
         let ids: [Int64?] = (0..<500).map { index in stored["pin-\(index)"]?.id }
-        let expectedIDs: [Int64?] = (0..<500).map { (index: Int) -> Int64? in
-            let id: Int = index < 200 ? 2 + index : 202 + index
-            return Int64(id)
-        }
+        let expectedIDs: [Int64?] = (0..<500).map { Int64(2 + $0) }
         #expect(ids == expectedIDs)
         let generation = try store.generation()
         // Refused rows deep in a statement's rows, each named by its own line: a key twice in the

@@ -8,8 +8,10 @@ struct Import: ParsableCommand {
             Reads CSV (with a header row) or NDJSON (one JSON object per line). Fields: key \
             (required, unique), width and height (required, whole numbers > 0), orientation \
             (1-8, default 1), date (ISO 8601), url, title; other fields are ignored. Items are \
-            upserted by key. The first bad line stops the import with its line number, and the \
-            catalog is left as it was.
+            upserted by key: a row that leaves its item as it was counts as unchanged, and an \
+            import that adds and updates nothing leaves the catalog's generation (and its \
+            stored layouts) as they were. The first bad line stops the import with its line \
+            number, and the catalog is left as it was.
             """)
 
     @OptionGroup var catalog: CatalogOptions
@@ -26,9 +28,9 @@ struct Import: ParsableCommand {
     func run() throws {
         let summary = try catalog.open().importItems(from: file, format: format)
         if json {
-            print(#"{"added":\#(summary.added),"updated":\#(summary.updated),"generation":\#(summary.generation)}"#)
+            print(#"{"added":\#(summary.added),"updated":\#(summary.updated),"unchanged":\#(summary.unchanged),"generation":\#(summary.generation)}"#)
         } else {
-            print("added \(summary.added), updated \(summary.updated)")
+            print("added \(summary.added), updated \(summary.updated), unchanged \(summary.unchanged)")
         }
     }
 }
