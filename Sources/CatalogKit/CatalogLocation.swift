@@ -1,10 +1,31 @@
-/// Where the catalog lives: `--db PATH`, else `$CATALOG_DB`, else
-/// `$XDG_DATA_HOME/catalog/catalog.sqlite`, else `~/.local/share/catalog/catalog.sqlite`.
+import Foundation
+
+/// Where the catalog is: `--db`, else `$CATALOG_DB`, else the default file.
 public enum CatalogLocation {
     public static func resolve(explicit: String?, environment: [String: String]) -> String {
         if let explicit, !explicit.isEmpty { return explicit }
         if let path = environment["CATALOG_DB"], !path.isEmpty { return path }
         if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") { return data + "/catalog/catalog.sqlite" }
         return (environment["HOME"] ?? "") + "/.local/share/catalog/catalog.sqlite"
+    }
+
+    /// Why `explicit` (or `$CATALOG_DB` without it) cannot name a catalog, or nil: an empty
+    /// `--db` (an unset shell variable, which must not fall back to the default catalog), or a
+    /// URL of a scheme other than PostgreSQL's, which would otherwise be taken for a relative
+    /// path and made into folders and a new SQLite file.
+    public static func problem(explicit: String?, environment: [String: String]) -> String? {
+        if let explicit, explicit.isEmpty {
+            return "--db is empty: give a catalog file or a postgres:// URL, or leave --db out for the default catalog"
+        }
+        let location = resolve(explicit: explicit, environment: environment)
+        let source = explicit != nil ? "--db" : "$CATALOG_DB"
+        guard let schemeEnd = location.range(of: "://"), !location.hasPrefix("postgres://"), !location.hasPrefix("postgresql://")
+        else { return nil }
+        let scheme = location[..<schemeEnd.lowerBound]
+        guard let first = scheme.first, first.isASCII, first.isLetter,
+              scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+.-".contains($0)) })
+        else { return nil }
+        return "\(source) is a \(scheme):// URL; a catalog is an SQLite file (a path) or a PostgreSQL database "
+            + "(postgres:// or postgresql://). A file whose path starts so is ./\(scheme)://..."
     }
 }

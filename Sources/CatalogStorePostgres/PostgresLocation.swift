@@ -27,7 +27,13 @@ package struct PostgresLocation: Sendable, Hashable {
     }
 
     package init(url location: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws(StoreError) {
-        func refuse(_ reason: String) -> StoreError { .cannotOpen(path: location, reason: reason) }
+        // A message never shows a password given in the URL, which it refuses.
+        var shown = location
+        if var masked = URLComponents(string: location), masked.percentEncodedPassword != nil {
+            masked.percentEncodedPassword = "***"
+            shown = masked.string ?? "postgres://..."
+        }
+        func refuse(_ reason: String) -> StoreError { .cannotOpen(path: shown, reason: reason) }
         guard Self.isURL(location), let components = URLComponents(string: location) else {
             throw refuse("not a PostgreSQL URL; write postgres://USER@HOST:PORT/DATABASE")
         }

@@ -16,6 +16,12 @@ struct CatalogOptions: ParsableArguments {
 
     var path: String { CatalogLocation.resolve(explicit: db, environment: ProcessInfo.processInfo.environment) }
 
+    func validate() throws {
+        if let problem = CatalogLocation.problem(explicit: db, environment: ProcessInfo.processInfo.environment) {
+            throw ValidationError(problem)
+        }
+    }
+
     /// The catalog, created with its folder if it does not exist: for the commands that write it.
     func open() throws -> Catalog {
         try Catalog.open(at: path)

@@ -37,6 +37,38 @@ import Testing
         #expect(try library.items().count == 1)
     }
 
+    /// `--watch` with no root that can be scanned stops with exit 1 instead of watching nothing
+    /// until Ctrl-C.
+    @Test func watchingWithNoRootThatExists_stopsWithExit1() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let library = try Library()
+        let missing = library.root.path + "-typo"
+        let result = try run(["scan", "--watch", "--db", library.catalogPath, missing])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("error: \(missing): No such file or directory"), "\(result.stderr)")
+        #expect(result.stderr.contains("error: no root can be watched"), "\(result.stderr)")
+        #expect(!result.stderr.contains("watching 0 folders"), "\(result.stderr)")
+    }
+
+    /// An empty --db (an unset variable) is not the default catalog, another scheme's URL is not
+    /// a relative path, and a password in a URL is never printed back.
+    @Test func anEmptyDbOrAnotherSchemesURL_isRefused_andAPasswordIsNotShown() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let library = try Library()
+        let empty = try run(["list", "--db", ""])
+        #expect(empty.status == 2)
+        #expect(empty.stderr.hasPrefix("Error: --db is empty"), "\(empty.stderr)")
+        let other = try run(["scan", "--db", "mysql://host/catalog.sqlite", library.root.path])
+        #expect(other.status == 2)
+        #expect(other.stderr.hasPrefix("Error: --db is a mysql:// URL"), "\(other.stderr)")
+        let made = FileManager.default.fileExists(atPath: "mysql:") // relative to this process's folder, as for the tool
+        if made { try? FileManager.default.removeItem(atPath: "mysql:") }
+        #expect(!made, "no folder made of the URL")
+        let password = try run(["list", "--db", "postgres://someone:s3cret@localhost/db"])
+        #expect(password.status == 1)
+        #expect(password.stderr.contains("postgres://someone:***@localhost/db") && !password.stderr.contains("s3cret"), "\(password.stderr)")
+    }
+
     @Test func aFileGivenAsARootIsRefusedWithAMessage() throws {
         try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
         let library = try Library()

@@ -123,6 +123,12 @@ extension Scan {
             switch event {
             case .watching(let summary, let folders):
                 do { try report(summary) } catch { failedRoots = true }
+                guard folders > 0 else {
+                    // No root could be scanned: nothing would ever be watched (exit 1, as without --watch).
+                    printError("error: no root can be watched; stopping")
+                    stop.stop()
+                    return
+                }
                 printError("watching \(folders) folder\(folders == 1 ? "" : "s"); Ctrl-C stops")
             case .limitReached(let watched, let interval):
                 printError("warning: the kernel's inotify watch limit (fs.inotify.max_user_watches) was reached after \(watched) "
