@@ -36,11 +36,11 @@ final class GenerationEvents: Sendable {
 
     /// Takes a place for a stream under `maxClients`, counting the places taken but not yet
     /// streamed to (a stream's response begins after its request's handler returns; the places
-    /// of responses that never began go after a minute); nil when there is none.
+    /// of responses that never began go after 10 seconds); nil when there is none.
     func reserve() -> Int? {
         state.withLock { state in
             let now = ContinuousClock.now
-            state.reserved = state.reserved.filter { now - $0.value < .seconds(60) }
+            state.reserved = state.reserved.filter { now - $0.value < .seconds(10) }
             guard state.clients.count + state.reserved.count < maxClients else { return nil }
             let ticket = state.nextID
             state.nextID += 1
@@ -68,7 +68,7 @@ final class GenerationEvents: Sendable {
             state.clients[id] = continuation
             if state.generation == nil {
                 state.generation = generation
-            } else if state.generation != generation {
+            } else if let seen = state.generation, seen > generation {
                 continuation.yield(.changed) // the poller saw a newer one before this client subscribed
             }
             if state.poller == nil { state.poller = Task { await self.poll() } }
@@ -100,7 +100,8 @@ final class GenerationEvents: Sendable {
             sinceKeepAlive += pollInterval
             let now = await read()
             let wake: Wake? = state.withLock { state in
-                if let now, now != state.generation {
+                // Only forward: a poller cancelled while it read may still write what it read.
+                if let now, now > state.generation ?? .min {
                     state.generation = now
                     return .changed
                 }

@@ -31,6 +31,9 @@ import Testing
         }
 
         var text: String { received }
+
+        /// Whether the server closed the stream.
+        var isClosed: Bool { connection.isClosedByServer }
     }
 
     @Test func twoClientsSeeAnotherProcesssImport_andSIGTERMEndsTheStreams() async throws {
@@ -63,7 +66,7 @@ import Testing
         #expect(try await server.get("/api/changes?since=x").status == 400)
         #expect(try await server.get("/api/changes").status == 400)
         #expect(server.stop() == 0, "SIGTERM ends the server although two clients listen")
-        for client in clients { #expect(client.waitFor(.seconds(5)) { _ in false } == false) } // closed: nothing more arrives
+        for client in clients { #expect(client.waitFor(.seconds(5)) { _ in client.isClosed }, "the stream ends: \(client.text.suffix(200))") }
     }
 
     /// Event streams take at most half the connections: past that a stream is refused (503,
@@ -84,6 +87,26 @@ import Testing
         #expect(refused.text.contains("too many event streams are open (3)"))
         #expect(try await server.get("/api/health").status == 200)
         #expect(try await server.get("/api/page?width=375").status == 200)
+    }
+
+    /// HEAD has no body to stream, so it takes no place among the streams: many HEADs (which
+    /// used to hold a place each for a minute) leave every place to the clients that stream.
+    @Test func headRequestsTakeNoPlaceAmongTheStreams() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: ServeBinaryTests.binary.path), "build the catalog binary first (swift build)")
+        let served = try ServedCatalog(imported: 20)
+        let server = try ServeBinaryTests.Server(["--db", served.path, "--max-connections", "6"])
+        let port = try #require(Int(server.address.split(separator: ":").last!.filter(\.isNumber)))
+        for _ in 0..<10 {
+            let head = try RawConnection(port: port)
+            head.send("HEAD /api/events HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+            #expect(head.waitFor { $0.contains("\r\n\r\n") }, "\(head.text)")
+            #expect(head.text.hasPrefix("HTTP/1.1 200") && head.text.lowercased().contains("content-type: text/event-stream"), "\(head.text)")
+        }
+        let clients = try (0..<3).map { _ in try EventClient(address: server.address) }
+        for client in clients {
+            #expect(client.waitFor { $0.contains("event: generation") }, "\(client.text)")
+            #expect(client.text.hasPrefix("HTTP/1.1 200"), "\(client.text.prefix(200))")
+        }
     }
 
     @Test func serveScanWatchesFolders_andItsChangesReachClients() async throws {

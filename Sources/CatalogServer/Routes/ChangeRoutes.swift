@@ -23,6 +23,10 @@ struct ChangeRoutes {
             if let query = request.uri.query, !query.isEmpty {
                 throw APIError(status: 400, message: "/api/events takes no parameters")
             }
+            let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-store",
+                                       HTTPField.Name("X-Accel-Buffering")!: "no"]
+            // HEAD has no body, so no stream: it takes no place.
+            if request.method == .head { return Response(status: .ok, headers: headers) }
             // A place taken now, under the lock that counts streams, so that many requests at
             // once cannot all pass: event streams never take every connection.
             guard let ticket = events.reserve() else {
@@ -38,8 +42,6 @@ struct ChangeRoutes {
             }
             let events = events
             let access = access
-            let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-store",
-                                       HTTPField.Name("X-Accel-Buffering")!: "no"]
             return Response(status: .ok, headers: headers, body: ResponseBody { writer in
                 let (id, wakes) = events.subscribe(at: first, ticket: ticket)
                 defer { events.unsubscribe(id) }
@@ -48,7 +50,8 @@ struct ChangeRoutes {
                     var sent = first
                     for await wake in wakes {
                         if let access, !access.authenticates(request) { break }
-                        if let now = events.generation, now != sent {
+                        // Only forward: the poller's generation may trail the one this stream began with.
+                        if let now = events.generation, now > sent {
                             try await writer.write(ByteBuffer(string: Self.event(now)))
                             sent = now
                         } else if wake == .keepAlive {
