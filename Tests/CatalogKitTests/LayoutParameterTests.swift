@@ -119,6 +119,11 @@ import Testing
         #expect(error("width=0x10")?.parameter == "width")
         #expect(error("width=375&inset=0x8")?.parameter == "inset")
         #expect(try parse("width=1e3").configuration.width == 1000)
+        // Double(_:) stops at a NUL: what follows it must not pass unread.
+        #expect(error("width=375%00garbage")?.parameter == "width")
+        #expect(error("width=375&offset=10%00abc")?.parameter == "offset")
+        #expect(error("width=375&inset=8%00,1,1,1")?.parameter == "inset")
+        #expect(error("width=inf")?.parameter == "width")
     }
 
     @Test func theStoredKeyFormatIsUnchanged() throws {

@@ -74,6 +74,32 @@ extension PageCacheTests {
         #expect(most == 3, "the budget is reached and never passed")
     }
 
+    /// The windows kept stay within the cache's memory budget whatever windows the clients ask
+    /// for: a layout keeps a quarter of it at most, and the least recently used layouts go.
+    /// Every page still comes from the cache, equal to the catalog's.
+    @Test func theWindowsKeptStayWithinTheMemoryBudget() throws {
+        let (library, catalog, _) = try Self.stored(.sqlite, items: 2000, query: "width=414&cols=3&window=512")
+        defer { withExtendedLifetime(library) {} }
+        let budget = 64 << 10
+        let bounded = PageCache(catalog: catalog, budgetBytes: budget)
+        let unbounded = PageCache(catalog: catalog)
+        var largest = 0
+        for columns in 2...5 {
+            let query = "width=414&cols=\(columns)&window=512"
+            let height = try catalog.page(try PageRequest(query: query)).contentHeight // stores the layout
+            for offset in stride(from: 0.0, to: height, by: 700) {
+                let request = try PageRequest(query: query + "&offset=\(offset)&height=700")
+                let cached = try bounded.page(request)
+                #expect(cached != nil, "cols \(columns), offset \(offset): from the cache")
+                expectSame(cached, try catalog.page(request))
+                _ = try unbounded.page(request)
+                largest = max(largest, bounded.keptBytes)
+            }
+        }
+        #expect(largest <= budget && largest > budget / 2, "the budget is reached and never passed: \(largest)")
+        #expect(unbounded.keptBytes > 2 * budget, "the same pages without the budget keep more: \(unbounded.keptBytes)")
+    }
+
     /// A layout dropped and stored again while the catalog stays at one generation, under a new
     /// id (another layout was stored after it, so SQLite does not give the same id again): the
     /// cache, which reads windows by the id it kept, reads the layout again instead of sending

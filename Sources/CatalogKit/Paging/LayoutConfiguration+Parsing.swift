@@ -139,11 +139,11 @@ struct ParameterValues {
         try number(parameter, in: 0...LayoutParameter.maximumLength)
     }
 
-    /// A finite decimal number ("8", "0.5", "1e3"; not "0x10" or "nan"), with -0 read as 0 so
-    /// that equal layouts have equal keys.
+    /// A finite decimal number ("8", "0.5", "1e3"; not "0x10", "nan", or text after a NUL,
+    /// where `Double(_:)` stops reading), with -0 read as 0 so that equal layouts have equal keys.
     static func decimal(_ text: String) -> Double? {
         let trimmed = text.trimmed
-        guard !trimmed.contains(where: { $0 == "x" || $0 == "X" || $0 == "p" || $0 == "P" }),
+        guard trimmed.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || "+-.eE".utf8.contains($0) }),
               let value = Double(trimmed), value.isFinite else { return nil }
         return value + 0.0
     }

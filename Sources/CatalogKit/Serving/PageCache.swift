@@ -18,6 +18,11 @@ public final class PageCache: Sendable {
     let windowsPerLayout: Int
     /// Layouts kept before the least recently used is dropped.
     static let layouts = 16
+    /// The memory the windows kept may take, about (their bytes and their items' keys): past
+    /// it the least recently used layouts go, and past a quarter of it a layout keeps only the
+    /// windows of the band asked for. A client chooses the window's length (up to 100,000
+    /// items a window), so a count of windows alone bounds nothing.
+    let budgetBytes: Int
 
     struct State {
         var stamp: [Int64]?
@@ -26,6 +31,8 @@ public final class PageCache: Sendable {
         var generation: Int64 = -1
         var entries: [String: Entry] = [:]
         var clock = 0
+        /// The entries' `bytes`, summed.
+        var bytes = 0
     }
 
     struct Entry {
@@ -35,7 +42,17 @@ public final class PageCache: Sendable {
         var layoutID: Int64
         var windows: [Int: Window] = [:]
         var lastUse = 0
+        /// What its windows take, about (`PageCache.size`).
+        var bytes = 0
     }
+
+    /// What a window kept takes, about: its bytes, and each key with its dictionary entry.
+    static func size(_ window: Window) -> Int {
+        window.bytes.count + window.keys.values.reduce(0) { $0 + $1.key.count + ($1.url?.utf8.count ?? 0) + ($1.title?.utf8.count ?? 0) + 128 }
+    }
+
+    /// What the windows kept take, about (for tests).
+    var keptBytes: Int { state.withLock { $0.bytes } }
 
     typealias Window = StoredWindow
 
@@ -53,10 +70,11 @@ public final class PageCache: Sendable {
     }
 
     /// `windowsPerLayout`: the windows kept per stored layout, each with its bytes and its
-    /// items' paths.
-    public init(catalog: Catalog, windowsPerLayout: Int = 4096) {
+    /// items' paths; `budgetBytes`: the memory they may take in all, about.
+    public init(catalog: Catalog, windowsPerLayout: Int = 4096, budgetBytes: Int = 256 << 20) {
         self.catalog = catalog
         self.windowsPerLayout = max(1, windowsPerLayout)
+        self.budgetBytes = max(1, budgetBytes)
     }
 
     /// The catalog's generation, re-read only when the store's change stamp moved (or is too
@@ -144,20 +162,37 @@ public final class PageCache: Sendable {
         }
         guard let (header, layoutID, read) = filled else { return nil }
         let range = header.windows(for: band)
+        let sizes = read.mapValues(Self.size)
+        let adding = sizes.values.reduce(0, +)
         state.withLock { state in
             state.clock += 1
-            if state.entries[key]?.generation != generation || state.entries[key]?.layoutID != layoutID {
-                state.entries[key] = Entry(generation: generation, header: header, layoutID: layoutID)
+            // A slow request of a generation that has passed does not replace a newer entry (the
+            // page below then comes through the catalog).
+            if let old = state.entries[key], old.generation > generation { return }
+            if let old = state.entries[key], old.generation != generation || old.layoutID != layoutID {
+                state.bytes -= old.bytes
+                state.entries[key] = nil
             }
-            if state.entries[key]!.windows.count + read.count > windowsPerLayout {
+            if state.entries[key] == nil { state.entries[key] = Entry(generation: generation, header: header, layoutID: layoutID) }
+            var entry = state.entries.removeValue(forKey: key)!
+            state.bytes -= entry.bytes
+            if entry.windows.count + read.count > windowsPerLayout || entry.bytes + adding > budgetBytes / 4 {
                 // Past the budget, only the windows of this band stay: the page below needs them.
-                state.entries[key]!.windows = state.entries[key]!.windows.filter { range?.contains($0.key) == true }
+                entry.windows = entry.windows.filter { range?.contains($0.key) == true }
+                entry.bytes = entry.windows.values.reduce(0) { $0 + Self.size($1) }
             }
-            for (window, kept) in read { state.entries[key]!.windows[window] = kept }
-            state.entries[key]!.lastUse = state.clock
-            if state.entries.count > Self.layouts, let oldest = state.entries.min(by: { $0.value.lastUse < $1.value.lastUse })?.key {
-                state.entries[oldest] = nil
+            for (window, kept) in read {
+                if let replaced = entry.windows.updateValue(kept, forKey: window) { entry.bytes -= Self.size(replaced) }
+                entry.bytes += sizes[window]!
             }
+            entry.lastUse = state.clock
+            // The least recently used others go while there are too many, or they take too much.
+            while state.entries.count >= Self.layouts || (!state.entries.isEmpty && state.bytes + entry.bytes > budgetBytes),
+                  let oldest = state.entries.min(by: { $0.value.lastUse < $1.value.lastUse })?.key {
+                state.bytes -= state.entries.removeValue(forKey: oldest)!.bytes
+            }
+            state.bytes += entry.bytes
+            state.entries[key] = entry
         }
         return try cachedPage(request, generation: generation, offset: offset)
     }
