@@ -58,6 +58,9 @@ final class CatalogService: Sendable {
         self.storeLayout = storeLayout ?? { try catalog.storeLayout($0) }
         self.thumbnailCache = thumbnailCache
         pages = PageCache(catalog: catalog)
+        // Starts the store's change listener (PostgreSQL) now rather than at the first page: its
+        // heartbeat is what notices a database that stops answering, for every route.
+        _ = pages.knownGeneration()
         thumbnailThreads = NIOThreadPool(numberOfThreads: System.coreCount)
         thumbnailThreads.start()
         readThreads = NIOThreadPool(numberOfThreads: max(1, catalog.readConcurrency))

@@ -15,6 +15,8 @@ final class PostgresConnections: Sendable {
     let location: PostgresLocation
     private let configuration: PostgresConnection.Configuration
     private let idle = Mutex<[WatchedConnection]>([])
+    /// Every connection opened and not closed yet, idle or in use.
+    private let opened = Mutex<[ObjectIdentifier: WatchedConnection]>([:])
     private let nextID = Atomic<Int>(1)
     /// Idle connections kept at most; more are closed when given back.
     static let keptIdle = 8
@@ -37,7 +39,11 @@ final class PostgresConnections: Sendable {
     /// that does not answer is `StoreError.unreachable`.
     func open() throws(StoreError) -> WatchedConnection {
         do {
-            return WatchedConnection(try connecting().wait())
+            let watched = WatchedConnection(try connecting().wait())
+            let id = ObjectIdentifier(watched)
+            opened.withLock { $0[id] = watched }
+            watched.connection.closeFuture.whenComplete { [weak self] _ in _ = self?.opened.withLock { $0.removeValue(forKey: id) } }
+            return watched
         } catch {
             throw Self.isConnectionLoss(error) ? .unreachable(path: location.display, reason: Self.message(error))
                                                : .cannotOpen(path: location.display, reason: Self.message(error))
@@ -49,10 +55,32 @@ final class PostgresConnections: Sendable {
         try await connecting().get()
     }
 
+    /// A new connection, or `ConnectTimeout` past `Self.connectTimeout`: the configuration's
+    /// timeout covers the socket's connect only, and a server that accepts connections without
+    /// answering them (stopped with SIGSTOP, or its machine cut off behind a socket that still
+    /// accepts) would hold the startup exchange, and its caller, forever. A connection made after
+    /// its caller gave up is closed.
     private func connecting() -> EventLoopFuture<PostgresConnection> {
-        PostgresConnection.connect(on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration,
+        let loop = MultiThreadedEventLoopGroup.singleton.any()
+        let promise = loop.makePromise(of: PostgresConnection.self)
+        let giveUp = loop.scheduleTask(in: Self.connectTimeout) { promise.fail(ConnectTimeout()) }
+        PostgresConnection.connect(on: loop, configuration: configuration,
                                    id: nextID.wrappingAdd(1, ordering: .relaxed).oldValue, logger: Self.logger)
+            .hop(to: loop)
+            .whenComplete { result in
+                giveUp.cancel()
+                promise.futureResult.whenFailure { _ in
+                    if case .success(let late) = result { _ = late.close() as EventLoopFuture<Void> }
+                }
+                promise.completeWith(result) // ignored when the timeout failed it first
+            }
+        return promise.futureResult
     }
+
+    static let connectTimeout: TimeAmount = .seconds(10)
+    /// The longest a read's query may wait for its answer (reading the order data of
+    /// 10,000,000 items, the longest read, takes a few seconds).
+    static let readDeadline: TimeAmount = .seconds(30)
 
     /// Runs `body` on a connection; a failed connection is closed, a healthy one kept for the next
     /// call. With `retrying` (reads only: running them twice changes nothing), a call that failed
@@ -63,6 +91,10 @@ final class PostgresConnections: Sendable {
         let watched = try kept ?? open()
         let connection = watched.connection
         let session = PostgresSession(watched)
+        // A read that waits past the deadline gives up (its connection is closed) and is
+        // retried on a new connection, which a database that stopped answering does not give.
+        watched.deadline = retrying ? Self.readDeadline : nil
+        defer { watched.deadline = nil }
         do {
             let result = try body(session)
             giveBack(watched)
@@ -105,6 +137,18 @@ final class PostgresConnections: Sendable {
         for watched in idle.withLock({ idle in defer { idle.removeAll() }; return idle }) { try? watched.connection.close().wait() }
     }
 
+    /// Closes the idle connections, and those in use whose query has waited `stuck` or longer,
+    /// which fails it (`ConnectionGone`): what the change listener does when its heartbeat goes
+    /// unanswered. A database that stopped answering without closing its connections (frozen,
+    /// or cut off by a network that drops packets without a word) would otherwise hold every
+    /// caller until TCP gives up, a quarter of an hour later.
+    func closeStuck(waitingAtLeast stuck: Duration) {
+        closeAll()
+        let now = ContinuousClock.now
+        let waiting = opened.withLock { $0.values.filter { $0.waitingSince.map { now - $0 >= stuck } ?? false } }
+        for watched in waiting { _ = watched.connection.close() as EventLoopFuture<Void> }
+    }
+
     /// What the server or the connection said, in one line.
     static func message(_ error: any Error) -> String {
         if let error = error as? StoreError { return error.description }
@@ -123,7 +167,7 @@ final class PostgresConnections: Sendable {
     /// restarted, or cannot be reached), rather than that a statement failed.
     static func isConnectionLoss(_ error: any Error) -> Bool {
         if case StoreError.unreachable = error { return true }
-        if error is ConnectionGone { return true }
+        if error is ConnectionGone || error is ConnectTimeout { return true }
         // PostgresNIO's future-based calls turn errors into the older type: a closed connection,
         // an unclean shutdown (a protocol error by its text), a server error with its SQLSTATE.
         if let error = error as? PostgresError {
@@ -163,6 +207,18 @@ final class PostgresConnections: Sendable {
 final class WatchedConnection: Sendable {
     let connection: PostgresConnection
     private let inFlight = Mutex<(@Sendable () -> Void)?>(nil)
+    private let sentAt = Mutex<ContinuousClock.Instant?>(nil)
+    private let deadlineValue = Mutex<TimeAmount?>(nil)
+
+    /// How long each query may wait for its answer before the connection is closed (which fails
+    /// it), or nil for as long as it takes.
+    var deadline: TimeAmount? {
+        get { deadlineValue.withLock { $0 } }
+        set { deadlineValue.withLock { $0 = newValue } }
+    }
+
+    /// When the query waited for now was sent, or nil when none is.
+    var waitingSince: ContinuousClock.Instant? { sentAt.withLock { $0 } }
 
     init(_ connection: PostgresConnection) {
         self.connection = connection
@@ -186,10 +242,19 @@ final class WatchedConnection: Sendable {
     func waiting<T>(for future: EventLoopFuture<T>) -> () throws -> T {
         let promise = future.eventLoop.makePromise(of: T.self)
         inFlight.withLock { $0 = { promise.fail(ConnectionGone()) } } // ignored once answered
+        sentAt.withLock { $0 = .now }
         if connection.isClosed { promise.fail(ConnectionGone()) } // ended before the watcher was set
+        if let deadline {
+            let connection = connection
+            let giveUp = future.eventLoop.scheduleTask(in: deadline) { _ = connection.close() as EventLoopFuture<Void> }
+            future.whenComplete { _ in giveUp.cancel() }
+        }
         future.cascade(to: promise)
         return { [self] in
-            defer { inFlight.withLock { $0 = nil } }
+            defer {
+                inFlight.withLock { $0 = nil }
+                sentAt.withLock { $0 = nil }
+            }
             return try promise.futureResult.wait()
         }
     }
@@ -298,6 +363,11 @@ struct PostgresSession {
 /// The connection closed before its query was answered.
 struct ConnectionGone: Error, CustomStringConvertible {
     var description: String { "the server closed the connection" }
+}
+
+/// A new connection was not ready within `PostgresConnections.connectTimeout`.
+struct ConnectTimeout: Error, CustomStringConvertible {
+    var description: String { "the server did not answer within \(PostgresConnections.connectTimeout.nanoseconds / 1_000_000_000) s" }
 }
 
 /// Appends rows from the event loop and hands them over once the query is done.

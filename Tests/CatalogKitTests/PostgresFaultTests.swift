@@ -50,6 +50,40 @@ import Testing
         #expect(log.contains("the catalog's database answers again"), "\(log)")
     }
 
+    /// A database that stops answering without closing its connections (every process of it
+    /// stopped, as on a frozen machine or behind a network that drops packets without a word):
+    /// a request waiting on a connection it had, and a new one, get 503 within seconds, not
+    /// when TCP gives up a quarter of an hour later; the server serves again once it answers.
+    @Test func aDatabaseThatStopsAnswering_gets503WithinSeconds_andIsServedAgain() async throws {
+        let postgres = try TestPostgresServer.launch()
+        let library = try Library(.postgres, on: postgres)
+        _ = try library.catalog().importItems(PagerTests.importRows(50))
+        let stderr = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-serve-\(UUID().uuidString)").path
+        defer { unlink(stderr) }
+        let serve = try ServeProcess(["--db", library.catalogPath, "--quiet"], stderrPath: stderr)
+        defer { serve.stop() }
+        for offset in 0..<6 { #expect(try await serve.get("api/items?limit=2&offset=\(offset)").status == 200) }
+
+        try postgres.signalEveryProcess(SIGSTOP)
+        var frozen = true
+        defer { if frozen { try? postgres.signalEveryProcess(SIGCONT) } }
+        let start = ContinuousClock.now
+        let itemsURL = serve.address + "api/items?limit=2&offset=20"
+        async let waiting = ServeProcess.get(itemsURL, timeout: 300)
+        let health = try await serve.get("api/health", timeout: 300)
+        let items = try await waiting
+        let took = ContinuousClock.now - start
+        #expect(items.status == 503 && health.status == 503, "\(items.status) \(health.status)")
+        #expect(String(decoding: health.body, as: UTF8.self).contains(#""status":"unreachable""#))
+        #expect(took < .seconds(45), "answered after \(took)")
+        #expect(serve.process.isRunning, "nothing crashed")
+
+        try postgres.signalEveryProcess(SIGCONT)
+        frozen = false
+        _ = try await serve.waitFor("api/items?limit=2") { $0.status == 200 }
+        #expect(try await serve.get("api/health").status == 200)
+    }
+
     /// A scan whose database stops under it exits non-zero saying why; the next scan finishes
     /// the work, with every file once and the ids of the items that were there kept. The scan
     /// is held at a known point by a trigger that waits for an advisory lock this test holds.
@@ -129,9 +163,14 @@ final class ServeProcess {
         process.waitUntilExit()
     }
 
-    func get(_ path: String) async throws -> (status: Int, body: Data, headers: [String: String]) {
-        var request = URLRequest(url: try #require(URL(string: address + path)))
+    func get(_ path: String, timeout: TimeInterval = 60) async throws -> (status: Int, body: Data, headers: [String: String]) {
+        try await Self.get(address + path, timeout: timeout)
+    }
+
+    static func get(_ url: String, timeout: TimeInterval = 60) async throws -> (status: Int, body: Data, headers: [String: String]) {
+        var request = URLRequest(url: try #require(URL(string: url)))
         request.cachePolicy = .reloadIgnoringLocalCacheData
+        request.timeoutInterval = timeout
         let (data, response) = try await URLSession.shared.data(for: request)
         let http = try #require(response as? HTTPURLResponse)
         var headers: [String: String] = [:]

@@ -73,6 +73,24 @@ final class TestPostgresServer: Sendable {
         try Self.run(bin + "/pg_ctl", ["-D", data, "-m", "fast", "-w", "-t", "60", "stop"], asPostgres: true)
     }
 
+    /// Sends `signal` to the server and every process it started (SIGSTOP: a server that stops
+    /// answering without closing a connection; SIGCONT: it answers again).
+    func signalEveryProcess(_ signal: Int32) throws {
+        let text = try String(contentsOfFile: data + "/postmaster.pid", encoding: .utf8)
+        let postmaster = try #require(pid_t(text.split(separator: "\n").first ?? ""))
+        var children: [pid_t] = []
+        for entry in try FileManager.default.contentsOfDirectory(atPath: "/proc") {
+            guard let pid = pid_t(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { continue }
+            // Fields after the name: state, then the parent's pid.
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            if fields.count > 1, pid_t(fields[1]) == postmaster { children.append(pid) }
+        }
+        // Stopped children first, so none is started while the server stops; resumed after it.
+        let order = signal == SIGSTOP ? children + [postmaster] : [postmaster] + children
+        for pid in order { kill(pid, signal) }
+    }
+
     /// A new, empty database; its `postgres://` URL.
     func newDatabase() throws -> String {
         let name = "catalog_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
