@@ -231,20 +231,23 @@ final class WatchedConnection: Sendable {
 
     /// The answer to `future`, a query on this connection, or `ConnectionGone` when the
     /// connection ends first.
-    func answer<T>(_ future: EventLoopFuture<T>) throws -> T {
-        try waiting(for: future)()
+    func answer<T>(_ future: EventLoopFuture<T>, bounded: Bool = true) throws -> T {
+        try waiting(for: future, bounded: bounded)()
     }
 
     /// The same, waited for when the returned closure is called: the watcher is set now, so the
     /// caller can work while the query runs. One query at a time: wait for one before the next
     /// (a query given up on, its caller having thrown, may lose its watcher to the next one,
     /// such as the ROLLBACK; nothing waits for it then).
-    func waiting<T>(for future: EventLoopFuture<T>) -> () throws -> T {
+    /// `bounded`: whether the connection's `deadline` applies (not to a query whose rows stream
+    /// for as long as there are rows; the listener's heartbeat still ends it when the database
+    /// stops answering).
+    func waiting<T>(for future: EventLoopFuture<T>, bounded: Bool = true) -> () throws -> T {
         let promise = future.eventLoop.makePromise(of: T.self)
         inFlight.withLock { $0 = { promise.fail(ConnectionGone()) } } // ignored once answered
         sentAt.withLock { $0 = .now }
         if connection.isClosed { promise.fail(ConnectionGone()) } // ended before the watcher was set
-        if let deadline {
+        if bounded, let deadline {
             let connection = connection
             let giveUp = future.eventLoop.scheduleTask(in: deadline) { _ = connection.close() as EventLoopFuture<Void> }
             future.whenComplete { _ in giveUp.cancel() }
@@ -322,8 +325,8 @@ struct PostgresSession {
         _ = try answer(connection.simpleQuery(sql))
     }
 
-    private func answer<T>(_ future: EventLoopFuture<T>) throws -> T {
-        try watched.answer(future)
+    private func answer<T>(_ future: EventLoopFuture<T>, bounded: Bool = true) throws -> T {
+        try watched.answer(future, bounded: bounded)
     }
 
     /// Runs a script of several statements (a migration file) as one: PostgresNIO sends every
@@ -336,7 +339,7 @@ struct PostgresSession {
 
     /// Calls `body` with each row as it arrives, without holding them all.
     func forEachRow(_ query: PostgresQuery, _ body: @escaping @Sendable (PostgresRow) throws -> Void) throws {
-        _ = try answer(connection.query(query, logger: PostgresConnections.logger, body))
+        _ = try answer(connection.query(query, logger: PostgresConnections.logger, body), bounded: false)
     }
 
     /// The first column of the first row, or nil (no row, or NULL).
