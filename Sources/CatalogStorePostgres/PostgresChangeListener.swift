@@ -74,6 +74,14 @@ final class PostgresChangeListener: Sendable {
         }
     }
 
+    /// The epoch as `epoch()` gives it, without starting the listener; -1 while it was never
+    /// started (a command that reads once: the database it reads stays the one it opened).
+    func epochIfListening() -> Int64? {
+        state.withLock { state in
+            state.task == nil && !state.stopped ? -1 : state.connected ? state.epoch : nil
+        }
+    }
+
     private func start(_ state: inout State) {
         guard state.task == nil && !state.stopped else { return }
         // A thread of its own, not Swift's shared pool, whose few threads a synchronous

@@ -234,6 +234,22 @@ enum PostgresOrderData {
 final class OrderDataCache: Sendable {
     typealias Loaded = [(chunk: PostgresOrderData.Chunk, contents: PostgresOrderData.Contents)]
     private let held = Mutex<[ItemOrder: [Int64: PostgresOrderData.Contents]]>([:])
+    /// The change listener's epoch the chunks held were read in.
+    private let epoch = Mutex<Int64?>(nil)
+
+    /// The cache to read with while the change listener is at `epoch`: this one, emptied first
+    /// when the epoch moved (another database may be behind the URL now, dropped and made
+    /// again, restored or failed over to, whose chunks reuse the ids); while the listener is
+    /// not connected (nil), a new one, which holds what it reads for one snapshot only.
+    func current(epoch now: Int64?) -> OrderDataCache {
+        guard let now else { return OrderDataCache() }
+        let moved = epoch.withLock { epoch in
+            defer { epoch = now }
+            return epoch != now
+        }
+        if moved { held.withLock { $0 = [:] } }
+        return self
+    }
 
     /// The current order data of `order`: its chunks and their contents, or nil when it lags
     /// behind the catalog's generation (the readers lay out from the rows meanwhile).

@@ -180,6 +180,34 @@ import Testing
         try waitFor { try pages.generation() == 2 && pages.knownGeneration() == 2 }
     }
 
+    /// Another database behind the URL (dropped and made again with other items: a restore,
+    /// a failover): a server that laid out the first one's order data lays out the new one's,
+    /// whose chunks reuse the first one's ids, instead of failing every new configuration as
+    /// corrupt or laying it out from the old items.
+    @Test func anotherDatabaseBehindTheURL_isLaidOutFromItsOwnOrderData() throws {
+        let url = try TestPostgres.newDatabase()
+        let database = try #require(URLComponents(string: url)?.path.dropFirst()).description
+        let server = try Catalog.open(at: url)
+        _ = try server.importItems(PagerTests.importRows(300, seed: 1))
+        let pages = PageCache(catalog: server)
+        // The listener is connected (a stamp is given once the generation was read since).
+        try waitFor { _ = try pages.generation(); return server.store.changeStamp() != nil }
+        let epoch = try #require(server.store.changeStamp()).stamp[0]
+        _ = try server.page(PageRequest(query: "width=375&cols=2")) // reads the order data into memory
+
+        _ = try TestPostgres.psql("postgres", "DROP DATABASE \(database) WITH (FORCE)")
+        _ = try TestPostgres.psql("postgres", "CREATE DATABASE \(database)")
+        _ = try Catalog.open(at: url).importItems(PagerTests.importRows(200, seed: 2))
+        try waitFor { _ = try? pages.generation(); return server.store.changeStamp().map { $0.stamp[0] != epoch } ?? false } // connected again
+        let fresh = try Catalog.open(at: url) // a process that never saw the first database
+        for query in ["width=414&cols=3", "width=320&cols=4&sections=month"] {
+            let request = try PageRequest(query: query)
+            var served: Page?
+            #expect(throws: Never.self, "\(query)") { served = try server.page(request) }
+            #expect(served?.items == (try fresh.page(request)).items, "\(query)")
+        }
+    }
+
     /// `--read-db`: reads go to a streaming replica, writes to the primary. With the primary
     /// stopped, what was replicated is still read; a write says the primary cannot be reached.
     @Test func readsGoToTheReplica_andWritesToThePrimary() throws {
