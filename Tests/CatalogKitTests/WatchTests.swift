@@ -1,5 +1,6 @@
 import CatalogKit
 import Foundation
+import Synchronization
 import Testing
 
 /// `catalog scan --watch` on real files: created, modified, deleted and renamed files, files in
@@ -49,6 +50,45 @@ import Testing
     static func relative(_ library: Library) throws -> [String: (id: Int64, width: Int, height: Int)] {
         let prefix = library.root.path + "/"
         return Dictionary(uniqueKeysWithValues: try library.items().map { (String($0.key.dropFirst(prefix.count)), $0.value) })
+    }
+
+    /// A patient watch (`catalog serve --scan`) whose catalog another process is writing says
+    /// so once and waits for it, instead of stopping for good; then it scans and watches.
+    @Test func aPatientWatchWaitsForAnotherWriter_thenScansAndWatches() throws {
+        let library = try Library()
+        try library.write("a.jpg", Library.fixture("baseline.jpg"))
+        let catalog = try library.catalog()
+        var lock = Optional(try catalog.store.lockForWriting())
+        let stop = StopFlag()
+        let events = Mutex<[String]>([])
+        var settings = WatchSettings()
+        settings.patient = true
+        let patient = settings
+        let root = library.root.path
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            defer { done.signal() }
+            do {
+                try catalog.watch([root], settings: patient, stop: stop) { event in
+                    switch event {
+                    case .retrying(let error): events.withLock { $0.append("retrying: \(error)") }
+                    case .watching(let summary, let folders): events.withLock { $0.append("watching \(folders), added \(summary.added)") }
+                    default: break
+                    }
+                }
+            } catch {
+                events.withLock { $0.append("stopped: \(error)") }
+            }
+        }.start()
+        try waitFor { events.withLock { !$0.isEmpty } }
+        #expect(events.withLock { $0 } == ["retrying: \(StoreError.busy(path: catalog.location))"])
+        lock = nil // the other writer is done
+        try waitFor { events.withLock { $0.count > 1 } }
+        #expect(events.withLock { $0.last } == "watching 1, added 1")
+        stop.stop()
+        #expect(done.wait(timeout: .now() + 30) == .success)
+        #expect(try library.items().count == 1)
+        withExtendedLifetime(lock) {}
     }
 
     @Test func createdModifiedDeletedRenamedAndNewFoldersAreSeen() throws {

@@ -12,6 +12,11 @@ public struct WatchSettings: Sendable, Hashable {
     public var fallbackInterval: Duration = .seconds(60)
     /// Watch at most this many folders, as if the kernel's limit were reached there (tests).
     public var folderLimit: Int?
+    /// Whether the watch outlasts what a command would stop at (`catalog serve --scan`, which
+    /// goes on serving): the first scan waits for another process's scan or import to end, and
+    /// a database that cannot be reached is tried again, every second at first, every 30
+    /// seconds at most, the changes seen meanwhile kept for when it is back.
+    public var patient = false
 
     public init() {}
 }
@@ -25,6 +30,8 @@ public enum WatchEvent: Sendable {
     /// Folders were scanned again after file events (or every root, after a lost event or as
     /// the fallback).
     case rescanned(ScanSummary, folders: [String])
+    /// A patient watch cannot write now and tries again (said once until a write succeeds).
+    case retrying(StoreError)
 }
 
 /// Set from a signal handler or another thread to end a watch after its current rescan.
@@ -50,7 +57,32 @@ extension Catalog {
         let watcher = try FolderWatcher(includeHidden: options.includeHidden, limit: settings.folderLimit)
         // Watches first: a file written during the first scan is seen by one or the other.
         for root in absolute { watcher.add(root: root, folder: root) }
-        let first = try scan(roots, options: options)
+        var delay = Duration.seconds(1)
+        var said = false
+        /// Whether `error` is waited out: sleeps (a while, looking at `stop`) and says so once.
+        func waitOut(_ error: StoreError, busyToo: Bool) -> Bool {
+            switch error {
+            case .unreachable where settings.patient: break
+            case .busy where settings.patient && busyToo: break
+            default: return false
+            }
+            if !said { report(.retrying(error)) }
+            said = true
+            let until = ContinuousClock.now + delay
+            while !stop.isStopped && ContinuousClock.now < until { Thread.sleep(forTimeInterval: 0.2) }
+            delay = min(delay * 2, .seconds(30))
+            return true
+        }
+        var scanned: ScanSummary?
+        while scanned == nil && !stop.isStopped {
+            do {
+                scanned = try scan(roots, options: options)
+            } catch {
+                guard waitOut(error, busyToo: true) else { throw error }
+            }
+        }
+        guard let first = scanned else { return }
+        (delay, said) = (.seconds(1), false)
         report(.watching(first, folders: watcher.folderCount))
         var saidLimit = false
         var lastFull = ContinuousClock.now
@@ -83,8 +115,12 @@ extension Catalog {
                     pending.folders[root] = nil
                     report(.rescanned(summary, folders: outermost.map(\.path)))
                 }
+                (delay, said) = (.seconds(1), false)
             } catch .busy {
                 continue // another scan or import is writing: again once it is done
+            } catch {
+                // The changes seen stay pending for when the database is back.
+                guard waitOut(error, busyToo: false) else { throw error }
             }
         }
     }

@@ -144,6 +144,8 @@ extension Scan {
                         + "removed \(summary.removed), failed \(summary.failed); generation \(summary.generation)")
                 }
                 for problem in summary.problems { printError("warning: \(problem)") }
+            case .retrying(let error): // not patient: never said
+                printError("warning: \(error)")
             }
             fflush(nil) // every stream: a script reads each line as it comes
         }

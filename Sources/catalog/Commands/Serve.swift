@@ -212,10 +212,13 @@ extension Serve {
         let done = DispatchSemaphore(value: 0)
         let roots = scanRoots
         let options = ScanOptions(includeHidden: includeHidden)
+        var patient = WatchSettings()
+        patient.patient = true // the server goes on: so does its watch, through a busy catalog or an outage
+        let settings = patient
         let thread = Thread {
             defer { done.signal() }
             do {
-                try catalog.watch(roots, options: options, stop: stop) { event in
+                try catalog.watch(roots, options: options, settings: settings, stop: stop) { event in
                     switch event {
                     case .watching(let summary, let folders):
                         printError("scanned: added \(summary.added), updated \(summary.updated), removed \(summary.removed), "
@@ -227,6 +230,8 @@ extension Serve {
                     case .rescanned(let summary, let folders):
                         printError("rescanned \(folders.count) folder\(folders.count == 1 ? "" : "s"): added \(summary.added), "
                             + "updated \(summary.updated), moved \(summary.moved), removed \(summary.removed); generation \(summary.generation)")
+                    case .retrying(let error):
+                        printError("warning: watching waits: \(error); the changes seen meanwhile are scanned once it is back")
                     }
                 }
             } catch {
