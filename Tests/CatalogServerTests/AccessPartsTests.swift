@@ -46,6 +46,16 @@ struct AccessPartsTests {
         #expect((try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? NSNumber)?.intValue == 0o600)
         #expect(throws: AccessError.self) { try file.revoke("nobody") }
         #expect(throws: AccessError.self) { try file.revoke("ab") } // too short to be a fingerprint, and no such label
+        #expect(AccessError.noSuchToken("4af", file.path).description.hasSuffix("a fingerprint is 6 characters or more"))
+        // A label two tokens share names neither: nothing is revoked.
+        let (one, _) = try file.appendNewToken(note: "shared")
+        let (two, _) = try file.appendNewToken(note: "shared")
+        #expect { try file.revoke("shared") } throws: { error in
+            guard case AccessError.ambiguous(_, _, let fingerprints) = error else { return false }
+            return fingerprints.count == 2
+        }
+        let after = try String(contentsOfFile: file.path, encoding: .utf8)
+        #expect(after.contains(one) && after.contains(two))
     }
 
     @Test func aFileNameBecomesAQuotedASCIIFallbackAndAnExactEncodedName() {

@@ -4,6 +4,8 @@ public enum AccessError: Error, Sendable, CustomStringConvertible {
     case unreadable(String)
     case unwritable(String, String)
     case noSuchToken(String, String)
+    /// The selector names several tokens: their fingerprints.
+    case ambiguous(String, String, [String])
 
     public var description: String {
         switch self {
@@ -15,6 +17,10 @@ public enum AccessError: Error, Sendable, CustomStringConvertible {
             "cannot write the token file \(path): \(reason)"
         case .noSuchToken(let selector, let path):
             "no token in \(path) has the fingerprint or label \"\(selector)\" (see `catalog token list`)"
+                + (selector.count < 6 && selector.allSatisfy(\.isHexDigit) ? "; a fingerprint is 6 characters or more" : "")
+        case .ambiguous(let selector, let path, let fingerprints):
+            "\"\(selector)\" names \(fingerprints.count) tokens in \(path) (\(fingerprints.joined(separator: ", "))): "
+                + "revoke each by its fingerprint; nothing was revoked"
         }
     }
 }

@@ -78,9 +78,10 @@ public struct TokenFile: Sendable {
         return (tokens, warnings)
     }
 
-    /// Removes every token whose fingerprint starts with `selector` (at least 6 characters) or
-    /// whose label is `selector`; the file is replaced in one rename, keeping its owner and
-    /// mode. Returns the tokens removed.
+    /// Removes the token whose fingerprint starts with `selector` (at least 6 characters) or
+    /// whose label is `selector`; a selector that names several tokens is refused, and nothing
+    /// removed. The file is replaced in one rename, keeping its owner and mode. Returns the
+    /// token removed.
     public func revoke(_ selector: String) throws(AccessError) -> [AccessToken] {
         guard !selector.trimmingCharacters(in: .whitespaces).isEmpty else { throw .noSuchToken(selector, path) }
         guard FileManager.default.fileExists(atPath: path) else { throw .missing(path) }
@@ -100,6 +101,8 @@ public struct TokenFile: Sendable {
             kept.append(line)
         }
         guard !removed.isEmpty else { throw .noSuchToken(selector, path) }
+        // One token at a time: a label two tokens share, or a short fingerprint, names none.
+        guard removed.count == 1 else { throw .ambiguous(selector, path, removed.map(\.fingerprint)) }
         // The new file takes the old one's owner and mode: a server that could read it still can.
         var original = stat()
         guard stat(path, &original) == 0 else { throw .unwritable(path, String(cString: strerror(errno))) }
