@@ -94,7 +94,7 @@ public enum LayoutParameter: String, Sendable, Hashable, CaseIterable {
         case .minScale, .minAlpha: return "a number from 0 to 1"
         case .offset: return "a number of points from 0 to \(Self.maximumOffset.formatted)"
         case .height: return "a number of points from 0 to \(Self.maximumPageHeight.formatted)"
-        case .item: return "an item id (a whole number; see `catalog list`)"
+        case .item: return "an item id (a whole number from 1; see `catalog list`)"
         case .rect: return "four numbers x,y,width,height in points: x and y within ±\(Self.maximumOffset.formatted), width 0 to "
             + "\(Self.maximumLength.formatted), height 0 to \(Self.maximumPageHeight.formatted); without offset, height or item"
         }

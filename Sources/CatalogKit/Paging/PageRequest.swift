@@ -86,7 +86,7 @@ public struct PageRequest: Sendable, Hashable {
                 height = max(0, r.y + r.height - max(0, r.y))
             }
         } else if let text = values[.item] {
-            guard let id = Int64(text.trimmed) else { throw LayoutParameterError(.item, text) }
+            guard let id = Int64(text.trimmed), id > 0 else { throw LayoutParameterError(.item, text) } // ids start at 1
             position = .item(id)
         } else {
             position = .offset(offset)
