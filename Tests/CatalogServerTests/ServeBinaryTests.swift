@@ -157,11 +157,13 @@ import Testing
             let items = try #require(page["items"] as? [[String: Any]])
             // Same 24x16 image everywhere: 117-point items, the first ones in index order.
             #expect(items.map { $0["index"] as? Int } == Array(0..<items.count).map { Optional($0) })
-            #expect(items.count <= 14)
+            let itemCount = try #require(page["itemCount"] as? Int)
+            #expect(items.count == min(itemCount, 14), "a page shows the first items of the generation it read")
             generations.append(try #require(page["generation"] as? Int))
         }
         scan.waitUntilExit()
         #expect(scan.terminationStatus == 0)
+        #expect(!generations.isEmpty, "pages were read while the scan ran")
         #expect(generations == generations.sorted())
         let (_, body, _) = try await server.get("/api/page?width=375")
         let last = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
