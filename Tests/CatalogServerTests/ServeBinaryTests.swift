@@ -130,6 +130,23 @@ import Testing
 
     /// Pages while `catalog scan` writes the same catalog from another process: every page is
     /// whole and from one generation, and generations never go back.
+    /// Options that cannot work are usage errors naming them, before anything is said of the
+    /// host: a host that does not resolve is not "reachable beyond this machine", a proxy is an
+    /// address, and a token file missing on loopback is not mended by serving on loopback.
+    @Test(arguments: [
+        (["--host", "nosuchhost.invalid"], "--host \"nosuchhost.invalid\" cannot be resolved"),
+        (["--trusted-proxy", "banana"], "--trusted-proxy must be an IP address"),
+        (["--token-file", "/nonexistent/catalog.tokens"], "there is no token file at /nonexistent/catalog.tokens."),
+    ])
+    func optionsThatCannotWorkAreNamed(_ arguments: [String], _ message: String) throws {
+        let served = try ServedCatalog(imported: 3)
+        let (status, stderr) = try Self.runFailing(["serve", "--db", served.path, "--port", "0"] + arguments)
+        #expect(status == 2)
+        #expect(stderr.contains(message), "\(stderr)")
+        #expect(!stderr.contains("reachable beyond this machine") && !stderr.contains("serve on loopback"), "\(stderr)")
+        #expect(stderr.components(separatedBy: "Make a token").count <= 2, "said once: \(stderr)")
+    }
+
     @Test func pagesDuringAScanNeverFailNorMixGenerations() async throws {
         try #require(FileManager.default.isExecutableFile(atPath: Self.binary.path), "build the catalog binary first (swift build)")
         let served = try ServedCatalog(images: [])

@@ -6,7 +6,7 @@ struct Import: ParsableCommand {
         abstract: "Add or update items whose images are not local files.",
         discussion: """
             Reads CSV (with a header row) or NDJSON (one JSON object per line). Fields: key \
-            (required, unique), width and height (required, whole numbers > 0), orientation \
+            (required, unique), width and height (required, whole numbers from 1 to 16777216), orientation \
             (1-8, default 1), date (ISO 8601), url, title; other fields are ignored. Items are \
             upserted by key: a row that leaves its item as it was counts as unchanged, and an \
             import that adds and updates nothing leaves the catalog's generation (and its \

@@ -124,6 +124,22 @@ struct Serve: AsyncParsableCommand {
         if replica != nil, !scanRoots.isEmpty {
             throw ValidationError("--scan and --read-db do not go together: run `catalog scan --watch` against the primary instead")
         }
+        // A peer is an address as the socket gives it: a name or a typo would never match one.
+        for proxy in trustedProxies where !Self.isIPAddress(proxy) {
+            throw ValidationError("--trusted-proxy must be an IP address such as 127.0.0.1 or ::1, got \"\(proxy)\"")
+        }
+        // Before anything is said of the host (loopback or not, access control): it must be one.
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var found: UnsafeMutablePointer<addrinfo>?
+        let code = getaddrinfo(host, nil, &hints, &found)
+        if let found { freeaddrinfo(found) }
+        if code != 0 { throw ValidationError("--host \"\(host)\" cannot be resolved: \(String(cString: gai_strerror(code)))") }
+    }
+
+    static func isIPAddress(_ text: String) -> Bool {
+        var v4 = in_addr(), v6 = in6_addr()
+        return inet_pton(AF_INET, text, &v4) == 1 || inet_pton(AF_INET6, text, &v6) == 1
     }
 
     /// The replica to read from: --read-db, else $CATALOG_READ_DB.
@@ -181,14 +197,21 @@ extension Serve {
         do {
             count = try file.read().tokens.count
         } catch {
-            let reason = named == nil
-                ? "catalog serve on \(host) is reachable beyond this machine, so it needs access control, and there is no token file at \(path)"
-                : "\(error)"
+            let reason = if named == nil {
+                "catalog serve on \(host) is reachable beyond this machine, so it needs access control, and there is no token file at \(path)"
+            } else if case AccessError.missing = error {
+                "there is no token file at \(path)" // the next line says how to make one
+            } else {
+                "\(error)"
+            }
+            let otherwise = beyondThisMachine
+                ? "Or serve on loopback (the default --host), or pass --no-auth to serve without (anyone who can reach the port sees every photo)."
+                : "Or leave out --token-file (and $CATALOG_TOKEN_FILE): on loopback the server needs no token."
             printError("""
                 error: \(reason).
                   Make a token:  catalog token new\(named == nil ? catalog.db.map { " --db \($0)" } ?? "" : " --token-file \(path)")
                   then start again; clients send it as `Authorization: Bearer TOKEN`, and the gallery asks for it once.
-                  Or serve on loopback (the default --host), or pass --no-auth to serve without (anyone who can reach the port sees every photo).
+                  \(otherwise)
                 """)
             Foundation.exit(2)
         }

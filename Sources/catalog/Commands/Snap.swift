@@ -14,7 +14,7 @@ struct Snap: ParsableCommand {
     @OptionGroup var catalog: CatalogOptions
     @OptionGroup var layout: LayoutOptions
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("The offset along x where the fling would stop.", valueName: "x"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("The offset along x where the fling would stop (within ±10^12 points).", valueName: "x"))
     var proposed: String
 
     @Option(parsing: .unconditional, help: ArgumentHelp("The fling's velocity: positive to the right, negative to the left. Default: 0.", valueName: "v"))

@@ -21,8 +21,9 @@ struct Thumbnails: ParsableCommand {
 
             Memory stays bounded whatever a header declares: a baseline JPEG is decoded a few \
             rows at a time at its reduced scale; a progressive JPEG whose coefficients need more \
-            than 512 MiB, a PNG of more than 67,108,864 pixels (8192 x 8192), and a file over \
-            1 GiB are refused with an error ("too large"), never decoded.
+            than 512 MiB, a PNG, GIF, WebP, HEIC or AVIF image of more than 67,108,864 pixels \
+            (8192 x 8192), and a file over 1 GiB are refused with an error ("too large"), never \
+            decoded.
             """)
 
     @OptionGroup var catalog: CatalogOptions
