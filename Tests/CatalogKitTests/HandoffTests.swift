@@ -9,18 +9,22 @@ import Testing
     @Test func itemsArriveInOrder_andATakenItemIsNotKeptWhileLaterOnesWait() {
         let handoff = Handoff<Payload>(capacity: 3)
         weak var first: Payload?
+        let later: [Payload]
         do {
             let items = [Payload(), Payload(), Payload()]
             first = items[0]
+            later = Array(items.dropFirst())
             for item in items { #expect(handoff.put(item)) }
             #expect(handoff.take() === items[0])
         }
         // The consumer let go of the first item: nothing else may hold it (an import's batch
         // kept alive here would keep its rows in memory).
         #expect(first == nil)
-        let later = handoff.take()
-        #expect(handoff.put(Payload()), "room again after a take")
-        #expect(handoff.take() !== later)
+        #expect(handoff.take() === later[0], "the second item put is the second taken")
+        let fourth = Payload()
+        #expect(handoff.put(fourth), "room again after a take")
+        #expect(handoff.take() === later[1], "the third item put is the third taken")
+        #expect(handoff.take() === fourth, "the item put last is taken last")
     }
 
     @Test func aProducerWaitsForRoom_andStopsWhenTheConsumerCancels() {

@@ -740,23 +740,33 @@ import Testing
     }
 
     /// A reader of the layout file holding it (its shared lock) on a thread of its own until
-    /// `release` is signalled; returns once the reader holds it, and the semaphore the reader
-    /// signals when it has let go.
-    static func holdReading(_ path: String, until release: DispatchSemaphore) -> DispatchSemaphore {
+    /// `release` is signalled; returns once the reader holds it (an issue when it could not open
+    /// or hold it), and the semaphore the reader signals when it has let go.
+    static func holdReading(_ path: String, until release: DispatchSemaphore,
+                            sourceLocation: SourceLocation = #_sourceLocation) -> DispatchSemaphore {
         let holding = DispatchSemaphore(value: 0)
         let done = DispatchSemaphore(value: 0)
+        let failure = Mutex<(any Error)?>(nil)
         Thread.detachNewThread {
             defer { done.signal() }
-            guard let reader = try? DatabaseQueue(path: path) else { holding.signal(); return }
-            try? reader.inTransaction(.deferred) { db in
-                _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM layouts") // takes the shared lock
-                holding.signal()
-                // A minute at most, so that a store that never waits fails the test, not hangs it.
-                _ = release.wait(timeout: .now() + 60)
-                return .commit
+            do {
+                let reader = try DatabaseQueue(path: path)
+                try reader.inTransaction(.deferred) { db in
+                    _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM layouts") // takes the shared lock
+                    holding.signal()
+                    // A minute at most, so that a store that never waits fails the test, not hangs it.
+                    _ = release.wait(timeout: .now() + 60)
+                    return .commit
+                }
+            } catch {
+                failure.withLock { $0 = error }
+                holding.signal() // wakes the caller when it failed before holding the file
             }
         }
         holding.wait()
+        if let error = failure.withLock({ $0 }) {
+            Issue.record(error, "the reader could not open or hold the layout file", sourceLocation: sourceLocation)
+        }
         return done
     }
 
@@ -782,13 +792,18 @@ import Testing
         // of 0.4 s; at the seventh commit (0.6 s after the first) a reader holds the file, and
         // lets go once the store has waited for it once.
         store.layoutWait.setBudgets(store: .milliseconds(400), cleanup: .seconds(30))
-        store.layoutWait.setOnWait { _ in releases.0.signal() }
+        let waits = Mutex(0)
+        store.layoutWait.setOnWait { _ in
+            waits.withLock { $0 += 1 }
+            releases.0.signal()
+        }
         store.layoutPieces.set(bytes: 64 << 10) {
             let count = commits.withLock { $0 += 1; return $0 }
             Thread.sleep(forTimeInterval: 0.1) // a slow store, not a wait for a condition
             if count == 6 { holdReading(until: releases.0) }
         }
         #expect(try save("slow") == .stored, "its wait is within the budget; its writing does not count")
+        #expect(waits.withLock { $0 } >= 1, "the store waited for the reader")
         #expect(commits.withLock { $0 } >= 8, "\(commits.withLock { $0 }) commits")
         #expect(readers.withLock { $0.count } == 1)
         #expect(try rows() == ["slow": false])

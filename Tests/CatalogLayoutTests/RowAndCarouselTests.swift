@@ -33,8 +33,12 @@ import Testing
                 keys.append(key)
             }
             let sectioning = sectioned ? Sectioning(headerHeight: headerHeight < 10 ? 0 : headerHeight, footerHeight: footer < 8 ? 0 : footer, sectionSpacing: 12) : nil
+            // Every generated style and sectioning is valid (at least 72 points between the insets).
             guard let table = try? RowTable(items: items, style: style, sections: sectioned ? SectionStart.runs(of: keys) : nil,
-                                            sectioning: sectioning, windowHeight: windowHeight) else { return }
+                                            sectioning: sectioning, windowHeight: windowHeight) else {
+                Issue.record("refused")
+                return
+            }
             let reference = JustifiedReference(items: items, keys: sectioned ? keys : nil, style: style, sectioning: sectioning)
             #expect(abs(table.contentHeight - reference.contentHeight) <= 1e-6)
             let all = table.items(in: -1..<(reference.contentHeight + 1))
@@ -143,7 +147,10 @@ import Testing
             }
             let split = items.count / 2
             guard var part = try? CarouselTable(items: Array(items[..<split]), style: style, windowHeight: windowWidth),
-                  var readBack = try? CarouselTable(archive: part.archive()) else { return }
+                  var readBack = try? CarouselTable(archive: part.archive()) else {
+                Issue.record("the first half could not be laid out or read back")
+                return
+            }
             try? part.append(Array(items[split...]))
             try? readBack.append(Array(items[split...]))
             #expect(part.archive() == archive && readBack.archive() == archive)
@@ -155,7 +162,10 @@ import Testing
             values, proposed, velocity, viewport in
             let items = values.enumerated().map { LayoutItem(id: Int64($0.offset), width: $0.element.0, height: $0.element.1) }
             let style = CarouselLayout(itemHeight: 200)
-            guard let table = try? CarouselTable(items: items, style: style) else { return }
+            guard let table = try? CarouselTable(items: items, style: style) else {
+                Issue.record("refused")
+                return
+            }
             let reference = CarouselReference(items: items, style: style)
             for v in [0, velocity] {
                 let got = table.snap(proposed: proposed, velocity: v, viewportWidth: viewport)

@@ -224,7 +224,12 @@ final class TemporaryFolder {
                          "https://i.pinimg.com#f", "https://i.pinimg.com:443/a", "https://i.pinimg.com.evil/a", "https://i.pinimg.co/a",
                          "http://i.pinimg.com/a", "https://", "https:///a", "ftp://i.pinimg.com/a", "https://i.pinimg.comx", "/relative",
                          "https://ünï.example/a", "https://ÜNÏ.example/a", ""]
-        for origin in addresses.compactMap(WebOrigin.origin(of:)) {
+        let origins = addresses.compactMap(WebOrigin.origin(of:))
+        #expect(!origins.isEmpty)
+        #expect(WebOrigin.origin(of: "https://i.pinimg.com/a.jpg") == Array("https://i.pinimg.com".utf8))
+        #expect(WebOrigin.origin(of: "HTTPS://I.PINIMG.COM/b.jpg") == Array("https://i.pinimg.com".utf8), "lowercased")
+        #expect(WebOrigin.origin(of: "ftp://i.pinimg.com/a") == nil)
+        for origin in origins {
             for address in addresses {
                 #expect(WebOrigin.is(address, from: origin) == (WebOrigin.origin(of: address) == origin),
                         "\(address) from \(String(decoding: origin, as: UTF8.self))")
