@@ -6,6 +6,8 @@
 # on two cores shared with wrk and the database: this says from what load on the p99 is queueing.
 # Each backend's files are read into the page cache before its server starts.
 #   Benchmarks/scripts/latency-by-load.sh [SIZE]     (default 10000000 imported items)
+# SERVE_WITH=BINARY serves with another build (the catalogs are made by this tree's);
+# SERVE_ARGS="--page-cache-mb 1024" passes options to both servers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/wrk-setup.sh
@@ -23,7 +25,8 @@ for db in "$sqlite" "$postgres"; do
     name=$([ "$db" = "$sqlite" ] && echo SQLite || echo PostgreSQL)
     # each backend's files read into the page cache first, as a server that has run a while has them
     if [ "$db" = "$sqlite" ]; then cat "$sqlite"* > /dev/null; else cat "$pg_server"/data/base/*/* > /dev/null 2>&1 || true; fi
-    start_server "$catalog" --quiet --db "$db"
+    # shellcheck disable=SC2086 # SERVE_ARGS is words
+    start_server "${SERVE_WITH:-$catalog}" --quiet --db "$db" ${SERVE_ARGS:-}
     wrk -t2 -c64 -d10s -s "$work/pages.lua" "$url" > /dev/null # the warm-up
     for c in 1 2 4 8 16 64; do
         wrk -t$((c < 2 ? 1 : 2)) -c$c -d10s --latency -s "$work/pages.lua" "$url" > "$work/wrk.out"

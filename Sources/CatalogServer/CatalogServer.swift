@@ -24,6 +24,9 @@ public enum CatalogServer {
         /// Origins (`https://app.example.com`) whose pages may read the API cross-origin.
         public var corsOrigins: [String] = []
         public var limits = ConnectionLimits()
+        /// The memory the page cache may take, about: the stored layouts' windows and their
+        /// items' keys read for pages (`PageCache`).
+        public var pageCacheBytes = PageCache.defaultBudgetBytes
         /// The host of `--public-url` when access control is off: a Host an open loopback server
         /// also answers (a proxy that passes the public name on).
         public var publicHost: String?
@@ -99,7 +102,8 @@ public enum CatalogServer {
         var quietLogger = logger
         quietLogger.logLevel = .error // Hummingbird's own messages: only errors
         let host = options.host
-        let service = service ?? CatalogService(catalog: catalog, thumbnailCache: ThumbnailCache(root: options.thumbnailCache), errorLog: quietLogger)
+        let service = service ?? CatalogService(catalog: catalog, thumbnailCache: ThumbnailCache(root: options.thumbnailCache), errorLog: quietLogger,
+                                                  pageCacheBytes: options.pageCacheBytes)
         return Application(
             router: router(service: service, options: options, accessLog: options.quiet ? nil : logger, errorLog: quietLogger),
             server: .guardedHTTP1(limits: options.limits),

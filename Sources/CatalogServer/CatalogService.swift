@@ -52,12 +52,12 @@ final class CatalogService: Sendable {
     private let storeLayout: @Sendable (ComputedLayout) throws -> Bool
 
     init(catalog: Catalog, thumbnailCache: ThumbnailCache, errorLog: Logger,
-         storeLayout: (@Sendable (ComputedLayout) throws -> Bool)? = nil) {
+         storeLayout: (@Sendable (ComputedLayout) throws -> Bool)? = nil, pageCacheBytes: Int = PageCache.defaultBudgetBytes) {
         self.catalog = catalog
         self.errorLog = errorLog
         self.storeLayout = storeLayout ?? { try catalog.storeLayout($0) }
         self.thumbnailCache = thumbnailCache
-        pages = PageCache(catalog: catalog)
+        pages = PageCache(catalog: catalog, budgetBytes: pageCacheBytes)
         // Starts the store's change listener (PostgreSQL) now rather than at the first page: its
         // heartbeat is what notices a database that stops answering, for every route.
         _ = pages.knownGeneration()

@@ -19,9 +19,9 @@ public final class PageCache: Sendable {
     /// Layouts kept before the least recently used is dropped.
     static let layouts = 16
     /// The memory the windows kept may take, about (their bytes and their items' keys): past
-    /// it the least recently used layouts go, and past a quarter of it a layout keeps only the
-    /// windows of the band asked for. A client chooses the window's length (up to 100,000
-    /// items a window), so a count of windows alone bounds nothing.
+    /// it the least recently used layouts go, then a random half or so of the windows of the
+    /// layout read (never those of the band asked for). A client chooses the window's length
+    /// (up to 100,000 items a window), so a count of windows alone bounds nothing.
     let budgetBytes: Int
 
     struct State {
@@ -69,9 +69,14 @@ public final class PageCache: Sendable {
         return ids
     }
 
-    /// `windowsPerLayout`: the windows kept per stored layout, each with its bytes and its
-    /// items' paths; `budgetBytes`: the memory they may take in all, about.
-    public init(catalog: Catalog, windowsPerLayout: Int = 4096, budgetBytes: Int = 256 << 20) {
+    /// The default of `budgetBytes`: the windows of a 375-point, 2-column layout of about
+    /// 1,000,000 imported items, with their keys, addresses and titles.
+    public static let defaultBudgetBytes = 256 << 20
+
+    /// `windowsPerLayout`: the windows kept per stored layout at most (past it, only the band's
+    /// stay), each with its bytes and its items' paths; `budgetBytes`: the memory they may take
+    /// in all, about.
+    public init(catalog: Catalog, windowsPerLayout: Int = .max, budgetBytes: Int = PageCache.defaultBudgetBytes) {
         self.catalog = catalog
         self.windowsPerLayout = max(1, windowsPerLayout)
         self.budgetBytes = max(1, budgetBytes)
@@ -163,7 +168,6 @@ public final class PageCache: Sendable {
         guard let (header, layoutID, read) = filled else { return nil }
         let range = header.windows(for: band)
         let sizes = read.mapValues(Self.size)
-        let adding = sizes.values.reduce(0, +)
         state.withLock { state in
             state.clock += 1
             // A slow request of a generation that has passed does not replace a newer entry (the
@@ -176,8 +180,8 @@ public final class PageCache: Sendable {
             if state.entries[key] == nil { state.entries[key] = Entry(generation: generation, header: header, layoutID: layoutID) }
             var entry = state.entries.removeValue(forKey: key)!
             state.bytes -= entry.bytes
-            if entry.windows.count + read.count > windowsPerLayout || entry.bytes + adding > budgetBytes / 4 {
-                // Past the budget, only the windows of this band stay: the page below needs them.
+            if entry.windows.count + read.count > windowsPerLayout {
+                // Past the count, only the windows of this band stay: the page below needs them.
                 entry.windows = entry.windows.filter { range?.contains($0.key) == true }
                 entry.bytes = entry.windows.values.reduce(0) { $0 + Self.size($1) }
             }
@@ -190,6 +194,16 @@ public final class PageCache: Sendable {
             while state.entries.count >= Self.layouts || (!state.entries.isEmpty && state.bytes + entry.bytes > budgetBytes),
                   let oldest = state.entries.min(by: { $0.value.lastUse < $1.value.lastUse })?.key {
                 state.bytes -= state.entries.removeValue(forKey: oldest)!.bytes
+            }
+            if entry.bytes > budgetBytes {
+                // This layout alone passes the budget: windows other than the band's go, picked at
+                // random, down to three quarters of it (so that this happens once per quarter of
+                // the budget read, not at every window). What is kept stays a fair sample of
+                // the layout, whichever part the clients read.
+                for window in entry.windows.keys.shuffled() where entry.bytes > budgetBytes / 4 * 3 {
+                    if range?.contains(window) == true { continue }
+                    entry.bytes -= Self.size(entry.windows.removeValue(forKey: window)!)
+                }
             }
             state.bytes += entry.bytes
             state.entries[key] = entry
