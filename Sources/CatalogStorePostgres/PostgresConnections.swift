@@ -157,10 +157,21 @@ final class PostgresConnections: Sendable {
                 let state = error.serverInfo?[.sqlState].map { " (SQLSTATE \($0))" } ?? ""
                 return message + state
             }
-            if let underlying = error.underlying { return "\(error.code): \(underlying)" }
+            if let underlying = error.underlying { return connectionFailure(underlying) ?? "\(error.code): \(underlying)" }
             return "\(error.code)"
         }
-        return "\(error)"
+        return connectionFailure(error) ?? "\(error)"
+    }
+
+    /// A connection that could not be made, in the system's words ("cannot connect: Connection
+    /// refused"), rather than NIO's description of the call that failed; nil for other errors.
+    private static func connectionFailure(_ error: any Error) -> String? {
+        if let error = error as? IOError { return "cannot connect: " + String(cString: strerror(error.errnoCode)) }
+        if let error = error as? NIOConnectionError {
+            if let first = error.connectionErrors.first?.error { return connectionFailure(first) ?? "cannot connect: \(first)" }
+            if error.dnsAError != nil || error.dnsAAAAError != nil { return "cannot connect: the host name \(error.host) does not resolve" }
+        }
+        return nil
     }
 
     /// Whether `error` says the connection is gone or could not be made (the server stopped,

@@ -43,6 +43,9 @@ extension PostgresStore {
             """)
         var origins = Set<[UInt8]>()
         let count = try copy(first, then: next, importedAt: importedAt, origins: &origins, into: session)
+        // A temporary table has no statistics: without them the planner may join a few rows
+        // with a whole catalog by scanning it, where each row's key is one index lookup.
+        try session.execute("ANALYZE import_rows")
         // The first refused line, as the SQLite store refuses it row by row.
         if let refused = try session.rows("""
             SELECT line, key, reason FROM (

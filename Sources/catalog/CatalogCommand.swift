@@ -18,6 +18,10 @@ struct CatalogCommand: AsyncParsableCommand {
     /// Usage errors (bad options, failed validation) exit with 2, other errors with 1; both
     /// print one message on stderr.
     static func main() async {
+        if let unknown = unknownCommand(CommandLine.arguments.dropFirst().first) {
+            printError("Error: \(unknown)\nSee 'catalog --help' for the commands.")
+            Foundation.exit(2)
+        }
         do {
             var command = try parseAsRoot()
             if var command = command as? any AsyncParsableCommand {
@@ -32,5 +36,33 @@ struct CatalogCommand: AsyncParsableCommand {
             }
             exit(withError: error)
         }
+    }
+}
+
+extension CatalogCommand {
+    /// What is wrong with `first`, the first argument, when it should name a command and names
+    /// none (the parser would say "unexpected arguments"); nil for a command, an option, `help`
+    /// or nothing.
+    static func unknownCommand(_ first: String?) -> String? {
+        guard let first, !first.hasPrefix("-"), first != "help" else { return nil }
+        let names = configuration.subcommands.map { $0._commandName }
+        guard !names.contains(first) else { return nil }
+        let nearest = names.map { (name: $0, distance: editDistance($0, first)) }.min { $0.distance < $1.distance }
+        let guess = nearest.flatMap { $0.distance <= 2 ? "; did you mean '\($0.name)'?" : nil } ?? ""
+        return "unknown command '\(first)'\(guess) (the commands: \(names.joined(separator: ", ")))"
+    }
+
+    /// Levenshtein distance, by characters.
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        var previous = Array(0...b.count)
+        for (i, x) in a.enumerated() {
+            var current = [i + 1]
+            for (j, y) in b.enumerated() {
+                current.append(min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1)))
+            }
+            previous = current
+        }
+        return previous[b.count]
     }
 }

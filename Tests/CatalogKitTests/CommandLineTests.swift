@@ -37,6 +37,19 @@ import Testing
         #expect(try library.items().count == 1)
     }
 
+    /// A mistyped command is named, with the command it is nearest to (the parser said "2
+    /// unexpected arguments").
+    @Test func aMistypedCommandIsNamed_withTheNearestOne() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let typo = try run(["scna", "Pictures"])
+        #expect(typo.status == 2)
+        #expect(typo.stderr.hasPrefix("Error: unknown command 'scna'; did you mean 'scan'?"), "\(typo.stderr)")
+        let far = try run(["frobnicate"])
+        #expect(far.status == 2)
+        #expect(far.stderr.hasPrefix("Error: unknown command 'frobnicate' (the commands: scan, import,"), "\(far.stderr)")
+        #expect(try run(["help", "scan"]).status == 0)
+    }
+
     /// `--watch` with no root that can be scanned stops with exit 1 instead of watching nothing
     /// until Ctrl-C.
     @Test func watchingWithNoRootThatExists_stopsWithExit1() throws {
