@@ -76,7 +76,9 @@ import Testing
             try Catalog.open(at: url)
         } throws: { error in
             guard case StoreError.cannotOpen(let path, let message) = error else { return false }
-            return path == url && message.contains(reason)
+            // The URL as given, but never its password.
+            return path == url.replacingOccurrences(of: ":secret@", with: ":***@") && message.contains(reason)
+                && !"\(error)".contains("secret")
         }
     }
 
