@@ -195,6 +195,10 @@ import Testing
         #expect(Set(list[0].keys) == ["index", "title", "firstItem", "itemCount", "headerY", "headerHeight", "itemBottom", "end"])
         let table = try BuiltTool.run(["sections"] + db + ["--width", "375", "--sections", "year"])
         #expect(String(decoding: table.stdout, as: UTF8.self).hasPrefix("6 sections of 400 items"))
+        #expect(!table.stderr.contains("hint:"))
+        let none = try BuiltTool.run(["sections"] + db + ["--width", "375"])
+        #expect(none.status == 0 && String(decoding: none.stdout, as: UTF8.self).hasPrefix("0 sections of 400 items"))
+        #expect(none.stderr.contains("hint: a layout has sections only with --sections"), "\(none.stderr)")
 
         let page = try BuiltTool.run(["page"] + db + ["--width", "375", "--sections", "year", "--offset", "3000", "--pin-headers", "--json"])
         #expect(page.status == 0)

@@ -17,7 +17,11 @@ struct Sections: ParsableCommand {
     var json = false
 
     func run() throws {
-        let list = try catalog.openExisting().sections(try layout.configuration())
+        let configuration = try layout.configuration()
+        let list = try catalog.openExisting().sections(configuration)
         print(json ? SectionText.json(list) : SectionText.table(list))
+        if configuration.sections == .none && configuration.spanEvery == 0 {
+            printError("hint: a layout has sections only with --sections year, month or folder, or --span-every")
+        }
     }
 }
