@@ -136,6 +136,7 @@ import Testing
     @Test(arguments: [
         (["--host", "nosuchhost.invalid"], "--host \"nosuchhost.invalid\" cannot be resolved"),
         (["--trusted-proxy", "banana"], "--trusted-proxy must be an IP address"),
+        (["--read-db", "/tmp/replica.sqlite"], "--read-db is a PostgreSQL replica's postgres:// URL"),
         (["--token-file", "/nonexistent/catalog.tokens"], "there is no token file at /nonexistent/catalog.tokens."),
     ])
     func optionsThatCannotWorkAreNamed(_ arguments: [String], _ message: String) throws {

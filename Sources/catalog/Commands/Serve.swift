@@ -128,6 +128,9 @@ struct Serve: AsyncParsableCommand {
         for origin in corsOrigins where ServeAccess.origin(of: origin) == nil {
             throw ValidationError("--cors-origin must be an origin such as https://app.example.com, got \"\(origin)\"")
         }
+        if let replica, !replica.hasPrefix("postgres://"), !replica.hasPrefix("postgresql://") {
+            throw ValidationError("--read-db is a PostgreSQL replica's postgres:// URL, got \"\(replica.prefix(60))\"")
+        }
         if replica != nil, !scanRoots.isEmpty {
             throw ValidationError("--scan and --read-db do not go together: run `catalog scan --watch` against the primary instead")
         }
@@ -194,7 +197,8 @@ extension Serve {
         let named = tokenFile ?? (noAuth ? nil : environment["CATALOG_TOKEN_FILE"])
         let beyondThisMachine = !ServeAccess.isLoopback(host: host) || publicURL.map { !ServeAccess.isLoopback(url: $0) } ?? false
         if noAuth {
-            printError("warning: access control is off (--no-auth): anyone who can reach \(host):\(port) can see and download every photo"
+            let place = port == 0 ? "\(host) on the port it listens on" : "\(host):\(port)"
+            printError("warning: access control is off (--no-auth): anyone who can reach \(place) can see and download every photo"
                 + (beyondThisMachine ? "" : " (on loopback: anyone and anything on this machine)"))
             return nil
         }
