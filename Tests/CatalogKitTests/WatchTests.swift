@@ -91,6 +91,36 @@ import Testing
         withExtendedLifetime(lock) {}
     }
 
+    /// A folder whose name is not UTF-8 is watched like any other: a file written into it, and
+    /// one into a folder made in it later, are indexed (the watcher's paths are bytes; it used to
+    /// skip such a folder, and rescan a path with U+FFFD in place of the byte).
+    @Test func foldersWhoseNamesAreNotUTF8AreWatched() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let library = try Library()
+        try library.write("a.jpg", Library.fixture("baseline.jpg"))
+        func cString<T>(_ bytes: [UInt8], _ body: (UnsafePointer<CChar>) -> T) -> T {
+            (bytes + [0]).withUnsafeBufferPointer { $0.withMemoryRebound(to: CChar.self) { body($0.baseAddress!) } }
+        }
+        func write(_ path: [UInt8], _ data: Data) {
+            let fd = cString(path) { open($0, O_WRONLY | O_CREAT | O_TRUNC, 0o644) }
+            #expect(fd >= 0)
+            data.withUnsafeBytes { _ = Glibc.write(fd, $0.baseAddress, $0.count) }
+            close(fd)
+        }
+        let bad = Array(library.root.path.utf8) + Array("/bad".utf8) + [0xFF]
+        #expect(cString(bad) { mkdir($0, 0o755) } == 0)
+        let watcher = try Watcher(["scan", "--db", library.catalogPath, "--watch", library.root.path])
+        defer { watcher.process.terminate(); watcher.process.waitUntilExit() }
+        #expect(watcher.next(matching: { $0.hasPrefix("added ") })?.hasPrefix("added 1,") == true)
+
+        write(bad + Array("/b.png".utf8), try Library.fixture("rgb.png"))
+        try watcher.waitFor(library, "a file in a folder whose name is not UTF-8") { $0.count == 2 }
+        let inner = bad + Array("/new".utf8) + [0xFE]
+        #expect(cString(inner) { mkdir($0, 0o755) } == 0)
+        write(inner + Array("/c.jpg".utf8), try Library.fixture("progressive.jpg"))
+        try watcher.waitFor(library, "a file in a folder made later in it") { $0.count == 3 }
+    }
+
     @Test func createdModifiedDeletedRenamedAndNewFoldersAreSeen() throws {
         try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
         let library = try Library()

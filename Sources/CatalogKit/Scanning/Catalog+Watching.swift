@@ -28,8 +28,8 @@ public enum WatchEvent: Sendable {
     /// The kernel's inotify watch limit was reached: said once; full rescans every `interval`.
     case limitReached(watched: Int, interval: Duration)
     /// Folders were scanned again after file events (or every root, after a lost event or as
-    /// the fallback).
-    case rescanned(ScanSummary, folders: [String])
+    /// the fallback): their paths' bytes (`PathText` prints them).
+    case rescanned(ScanSummary, folders: [[UInt8]])
     /// A patient watch cannot write now and tries again (said once until a write succeeds).
     case retrying(StoreError)
 }
@@ -56,7 +56,7 @@ extension Catalog {
         let absolute = Scanner.outermost(roots, options: options).walked.map(Scanner.absolute)
         let watcher = try FolderWatcher(includeHidden: options.includeHidden, limit: settings.folderLimit)
         // Watches first: a file written during the first scan is seen by one or the other.
-        for root in absolute { watcher.add(root: root, folder: root) }
+        for root in absolute { watcher.add(root: root, folder: Array(root.utf8)) }
         var delay = Duration.seconds(1)
         var said = false
         /// Whether `error` is waited out: sleeps (a while, looking at `stop`) and says so once.
@@ -102,11 +102,11 @@ extension Catalog {
                 if pending.overflowed || (watcher.limitReached && ContinuousClock.now - lastFull >= settings.fallbackInterval) {
                     // Events were lost: folders made meanwhile are watched too (a folder watched
                     // already keeps its watch), then everything is scanned.
-                    if pending.overflowed { for root in absolute { watcher.add(root: root, folder: root) } }
+                    if pending.overflowed { for root in absolute { watcher.add(root: root, folder: Array(root.utf8)) } }
                     let summary = try scan(roots, options: options)
                     lastFull = ContinuousClock.now
                     pending = FolderWatcher.Changes()
-                    report(.rescanned(summary, folders: absolute))
+                    report(.rescanned(summary, folders: absolute.map { Array($0.utf8) }))
                     continue
                 }
                 for (root, folders) in pending.folders.sorted(by: { $0.key < $1.key }) {

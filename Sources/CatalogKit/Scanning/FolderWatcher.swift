@@ -5,15 +5,16 @@ import Glibc
 /// written, deleted, renamed or touched. Folders created (or moved in) later are watched as
 /// their events arrive. When the kernel's watch limit (fs.inotify.max_user_watches) is reached,
 /// `limitReached` says so and the folders past it are not watched: the caller falls back to
-/// periodic full rescans.
+/// periodic full rescans. Paths are bytes, as the kernel gives them: a folder whose name is not
+/// UTF-8 is watched like any other.
 final class FolderWatcher {
     /// What a round of events asks for.
     struct Changes {
         /// Folders to scan again, by root (absolute paths): recursively (a folder that came or
         /// went with what is in it), or only the files directly in it.
-        var folders: [String: [String: Bool]] = [:]
+        var folders: [String: [[UInt8]: Bool]] = [:]
 
-        mutating func note(_ folder: String, root: String, recursive: Bool) {
+        mutating func note(_ folder: [UInt8], root: String, recursive: Bool) {
             folders[root, default: [:]][folder, default: false] = folders[root]?[folder] == true || recursive
         }
         /// The kernel's event queue overflowed: events were lost, scan every root again.
@@ -22,7 +23,7 @@ final class FolderWatcher {
     }
 
     private let fd: Int32
-    private var watched: [Int32: (root: String, path: String)] = [:]
+    private var watched: [Int32: (root: String, path: [UInt8])] = [:]
     private let includeHidden: Bool
     /// At most this many folders (nil: as many as the kernel allows): the kernel's limit, tested.
     private let limit: Int?
@@ -41,43 +42,49 @@ final class FolderWatcher {
 
     deinit { close(fd) }
 
+    /// `body` with `path` as a C string.
+    static func withCString<T>(_ path: [UInt8], _ body: (UnsafePointer<CChar>) -> T) -> T {
+        (path + [0]).withUnsafeBufferPointer { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { body($0.baseAddress!) }
+        }
+    }
+
     /// Watches `folder` (under `root`) and every folder under it.
-    func add(root: String, folder: String) {
+    func add(root: String, folder: [UInt8]) {
         var stack = [folder]
         while let path = stack.popLast(), !limitReached {
             if let limit, watched.count >= limit {
                 limitReached = true
                 break
             }
-            let wd = inotify_add_watch(fd, path, Self.mask)
+            let wd = Self.withCString(path) { inotify_add_watch(fd, $0, Self.mask) }
             if wd < 0 {
                 if errno == ENOSPC { limitReached = true }
                 continue // gone or unreadable: its parent's events still cover it
             }
             watched[wd] = (root, path)
-            guard let directory = opendir(path) else { continue }
+            guard let directory = Self.withCString(path, { opendir($0) }) else { continue }
             defer { closedir(directory) }
             while let entry = readdir(directory) {
                 let type = entry.pointee.d_type
                 guard type == UInt8(DT_DIR) || type == UInt8(DT_UNKNOWN) else { continue }
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                    String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-                }
-                if name == "." || name == ".." || (!includeHidden && name.hasPrefix(".")) { continue }
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix(while: { $0 != 0 })) }
+                if name == [46] || name == [46, 46] || (!includeHidden && name.first == 46) { continue } // ".", "..", hidden
                 if type == UInt8(DT_UNKNOWN) { // a file system that does not say: ask, without following links
                     var info = stat()
-                    guard fstatat(dirfd(directory), name, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFDIR else { continue }
+                    guard Self.withCString(name, { fstatat(dirfd(directory), $0, &info, AT_SYMLINK_NOFOLLOW) }) == 0,
+                          info.st_mode & S_IFMT == S_IFDIR else { continue }
                 }
-                stack.append(path + "/" + name)
+                stack.append(path + [47] + name)
             }
         }
     }
 
     /// Stops watching `folder` and the folders under it (moved away: their watches would
     /// report under the old path).
-    private func remove(folder: String) {
-        let prefix = folder + "/"
-        for (wd, entry) in watched where entry.path == folder || entry.path.hasPrefix(prefix) {
+    private func remove(folder: [UInt8]) {
+        let prefix = folder + [47]
+        for (wd, entry) in watched where entry.path == folder || entry.path.starts(with: prefix) {
             inotify_rm_watch(fd, wd)
             watched[wd] = nil
         }
@@ -114,14 +121,14 @@ final class FolderWatcher {
                     return (event.wd, event.mask, Int(event.len))
                 }
                 let nameStart = offset + MemoryLayout<inotify_event>.size
-                let name = String(decoding: buffer[nameStart..<(nameStart + length)].prefix(while: { $0 != 0 }), as: UTF8.self)
+                let name = Array(buffer[nameStart..<(nameStart + length)].prefix(while: { $0 != 0 }))
                 offset = nameStart + length
                 handle(wd: wd, mask: mask, name: name, into: &changes)
             }
         }
     }
 
-    private func handle(wd: Int32, mask: UInt32, name: String, into changes: inout Changes) {
+    private func handle(wd: Int32, mask: UInt32, name: [UInt8], into changes: inout Changes) {
         if mask & UInt32(IN_Q_OVERFLOW) != 0 {
             changes.overflowed = true
             return
@@ -134,8 +141,8 @@ final class FolderWatcher {
         if mask & UInt32(IN_DELETE_SELF | IN_MOVE_SELF) != 0 {
             return // the parent's event names it
         }
-        if !includeHidden && name.hasPrefix(".") { return }
-        let path = name.isEmpty ? folder : folder + "/" + name
+        if !includeHidden && name.first == 46 { return } // hidden
+        let path = name.isEmpty ? folder : folder + [47] + name
         if mask & UInt32(IN_ISDIR) != 0 {
             // A folder that came or went: everything under it, recursively (gone: its files vanish).
             if mask & UInt32(IN_MOVED_FROM | IN_DELETE) != 0 { remove(folder: path) }
@@ -149,14 +156,14 @@ final class FolderWatcher {
 
 extension FolderWatcher.Changes {
     /// A root's folders to scan, without those inside a folder scanned recursively.
-    static func outermost(_ folders: [String: Bool]) -> [(path: String, recursive: Bool)] {
+    static func outermost(_ folders: [[UInt8]: Bool]) -> [(path: [UInt8], recursive: Bool)] {
         folders.filter { folder, _ in
-            var ancestor = Substring(folder)
-            while let slash = ancestor.lastIndex(of: "/"), slash > ancestor.startIndex {
+            var ancestor = folder[...]
+            while let slash = ancestor.lastIndex(of: 47), slash > ancestor.startIndex {
                 ancestor = ancestor[..<slash]
-                if folders[String(ancestor)] == true { return false }
+                if folders[Array(ancestor)] == true { return false }
             }
             return true
-        }.map { (path: $0.key, recursive: $0.value) }.sorted { $0.path < $1.path }
+        }.map { (path: $0.key, recursive: $0.value) }.sorted { $0.path.lexicographicallyPrecedes($1.path) }
     }
 }

@@ -109,7 +109,7 @@ package final class Scanner {
     /// Scans folders of one root again (absolute paths under it, none inside another one that is
     /// scanned recursively): what a watcher does when files change there. `recursive: false`
     /// scans only the files directly in the folder. Moves between the folders keep their items.
-    func run(root: String, folders: [(path: String, recursive: Bool)]) throws(StoreError) -> ScanSummary {
+    func run(root: String, folders: [(path: [UInt8], recursive: Bool)]) throws(StoreError) -> ScanSummary {
         try drive(roots: [root]) { () throws(StoreError) in try scan(root: root, folders: folders) }
     }
 
@@ -132,18 +132,18 @@ package final class Scanner {
 
     /// Scans a root, or with `folders` only those folders under it (a folder gone means its
     /// files vanished).
-    private func scan(root: String, folders: [(path: String, recursive: Bool)]? = nil) throws(StoreError) {
+    private func scan(root: String, folders: [(path: [UInt8], recursive: Bool)]? = nil) throws(StoreError) {
         let absolute = Self.absolute(root)
         var walks: [(fd: Int32, path: [UInt8], recursive: Bool)] = []
         var unreadable: [Data] = []
         if let folders {
             for (folder, recursive) in folders {
-                let fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK)
+                let fd = FolderWatcher.withCString(folder) { open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK) }
                 if fd >= 0 {
-                    walks.append((fd, Array(folder.utf8), recursive))
+                    walks.append((fd, folder, recursive))
                 } else if errno != ENOENT && errno != ENOTDIR {
-                    unreadable.append(Data(Array(folder.utf8) + [47]))
-                    summary.problems.append("\(folder): \(SystemError.text()); skipped, nothing under it removed")
+                    unreadable.append(Data(folder + [47]))
+                    summary.problems.append("\(PathText.display(folder)): \(SystemError.text()); skipped, nothing under it removed")
                 }
             }
         } else {
@@ -168,8 +168,8 @@ package final class Scanner {
         let steps = walk(walks)
         defer { steps.stop() }
         knownFiles = []
-        for (folder, recursive) in folders ?? [(absolute, true)] {
-            var prefix = Data(folder.utf8)
+        for (folder, recursive) in folders ?? [(Array(absolute.utf8), true)] {
+            var prefix = Data(folder)
             if prefix.last != 47 { prefix.append(47) }
             let known = try store.knownFiles(under: prefix)
             // One level: the files of subfolders are not looked at, so they must not vanish.

@@ -134,7 +134,7 @@ extension Scan {
                 printError("warning: the kernel's inotify watch limit (fs.inotify.max_user_watches) was reached after \(watched) "
                     + "folders; the others are not watched: every root is scanned again every \(interval.components.seconds) s")
             case .rescanned(let summary, let folders):
-                let shown = folders.count == 1 ? PathText.display(Array(folders[0].utf8)) : "\(folders.count) folders"
+                let shown = folders.count == 1 ? PathText.display(folders[0]) : "\(folders.count) folders"
                 if json {
                     print(#"{"rescanned":[\#(folders.map(PathText.jsonString).joined(separator: ","))],"added":\#(summary.added),"#
                         + #""updated":\#(summary.updated),"moved":\#(summary.moved),"removed":\#(summary.removed),"#
