@@ -48,6 +48,8 @@ import Testing
         #expect(far.status == 2)
         #expect(far.stderr.hasPrefix("Error: unknown command 'frobnicate' (the commands: scan, import,"), "\(far.stderr)")
         #expect(try run(["help", "scan"]).status == 0)
+        let help = try run(["help", "nothing"])
+        #expect(help.status == 2 && help.stderr.hasPrefix("Error: unknown command 'nothing'"), "\(help.stderr)")
     }
 
     /// `--watch` with no root that can be scanned stops with exit 1 instead of watching nothing

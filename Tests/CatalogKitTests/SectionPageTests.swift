@@ -199,6 +199,8 @@ import Testing
         let none = try BuiltTool.run(["sections"] + db + ["--width", "375"])
         #expect(none.status == 0 && String(decoding: none.stdout, as: UTF8.self).hasPrefix("0 sections of 400 items"))
         #expect(none.stderr.contains("hint: a layout has sections only with --sections"), "\(none.stderr)")
+        let pinned = try BuiltTool.run(["page"] + db + ["--width", "375", "--pin-headers"])
+        #expect(pinned.status == 0 && pinned.stderr.contains("hint: --pin-headers pins section headers, and this layout has none"))
 
         let page = try BuiltTool.run(["page"] + db + ["--width", "375", "--sections", "year", "--offset", "3000", "--pin-headers", "--json"])
         #expect(page.status == 0)

@@ -60,8 +60,12 @@ struct PageCommand: ParsableCommand {
     }
 
     func run() throws {
-        let page = try catalog.openExisting().page(try request())
+        let request = try request()
+        let page = try catalog.openExisting().page(request)
         if page.itemCount == 0 { printError("the catalog is empty: run `catalog scan FOLDER` or `catalog import FILE` first") }
+        if pinHeaders, request.configuration.sections == .none, request.configuration.spanEvery == 0 {
+            printError("hint: --pin-headers pins section headers, and this layout has none: give --sections year, month or folder")
+        }
         print(json ? PageText.json(page, withSource: true) : PageText.table(page))
     }
 }
