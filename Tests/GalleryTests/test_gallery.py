@@ -423,6 +423,9 @@ def test_sections_show_their_headers_pinned_and_a_scrubber_that_jumps(browser, s
         box = browser.execute_script("""const p = document.getElementById('pinned').getBoundingClientRect();
             const s = document.getElementById('scroller').getBoundingClientRect(); return p.top - s.top;""")
         assert box <= 0.5, "held at the top of the view (or pushed up by the section's end)"
+    else:
+        # Past the section's items (its footer, or the space before the next header): none pinned.
+        wait(browser, "document.getElementById('pinned').hidden")
     screenshot(browser, "09-sections-pinned")
     # The scrubber lists years and months; a label jumps to its section.
     labels = browser.execute_script("return [...document.querySelectorAll('#scrubber button')].map((b) => Number(b.dataset.section))")
