@@ -74,6 +74,7 @@ import Testing
         _ = try library.catalog()
         let scan = try BuiltTool.start(["scan", "--db", library.catalogPath, "--batch-size", "50", library.root.path])
         var generations: [Int64] = []
+        var itemCounts: [Int] = []
         let configuration = LayoutConfiguration(width: 375)
         // Every file is the same 24x16 image: in two 175.5-point columns each item is 117
         // points tall, so the first 812 points hold the first items in index order, as many
@@ -89,6 +90,7 @@ import Testing
             let store = try library.catalog()
             let page = try store.page(PageRequest(configuration: configuration, position: .offset(0), height: 812))
             generations.append(page.generation)
+            itemCounts.append(page.itemCount)
             // Same snapshot: the page's layout covers exactly the items of its generation.
             #expect(page.items.allSatisfy { !$0.path.isEmpty }, "every item of the page has its row")
             #expect(page.items.map(\.index) == Array(0..<expectedCount(page.itemCount)), "generation \(page.generation)")
@@ -99,6 +101,7 @@ import Testing
         #expect(scan.terminationStatus == 0)
         #expect(generations.count > 1)
         #expect(generations == generations.sorted())
+        #expect(itemCounts.contains { $0 > 0 && $0 < 3000 }, "some pages were read mid-scan: \(itemCounts.prefix(20))")
         let final = try library.catalog().page(PageRequest(configuration: configuration, position: .offset(0), height: 812))
         #expect(final.itemCount == 3000)
     }
