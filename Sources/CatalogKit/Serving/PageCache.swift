@@ -19,8 +19,8 @@ public final class PageCache: Sendable {
     /// Layouts kept before the least recently used is dropped.
     static let layouts = 16
     /// The memory the windows kept may take, about (their bytes and their items' keys): past
-    /// it the least recently used layouts go, then a random half or so of the windows of the
-    /// layout read (never those of the band asked for). A client chooses the window's length
+    /// it the least recently used layouts go, then windows of the layout read picked at random
+    /// (never those of the band asked for), down to three quarters of it. A client chooses the window's length
     /// (up to 100,000 items a window), so a count of windows alone bounds nothing.
     let budgetBytes: Int
 
