@@ -36,11 +36,12 @@ final class GenerationEvents: Sendable {
 
     /// Takes a place for a stream under `maxClients`, counting the places taken but not yet
     /// streamed to (a stream's response begins after its request's handler returns; the places
-    /// of responses that never began go after 10 seconds); nil when there is none.
+    /// of responses that never began go after a minute, longer than the handler's read of the
+    /// generation may take); nil when there is none.
     func reserve() -> Int? {
         state.withLock { state in
             let now = ContinuousClock.now
-            state.reserved = state.reserved.filter { now - $0.value < .seconds(10) }
+            state.reserved = state.reserved.filter { now - $0.value < .seconds(60) }
             guard state.clients.count + state.reserved.count < maxClients else { return nil }
             let ticket = state.nextID
             state.nextID += 1

@@ -132,7 +132,10 @@ final class PostgresChangeListener: Sendable {
                 // The database may have stopped answering without a word (the heartbeat closed
                 // the connection): the callers waiting on it longer than a heartbeat get their
                 // error now, and no idle connection is handed out again.
-                if !Task.isCancelled { connections.closeStuck(waitingAtLeast: .seconds(Self.heartbeatTimeout.nanoseconds / 1_000_000_000)) }
+                // Unless a new connection answers: only the listener's connection was lost.
+                if !Task.isCancelled, await !Self.answers(connections) {
+                    connections.closeStuck(waitingAtLeast: .seconds(Self.heartbeatTimeout.nanoseconds / 1_000_000_000))
+                }
                 try? await connection.close()
                 heartbeat.cancel()
                 replicaCheck?.cancel()

@@ -62,12 +62,17 @@ final class PostgresConnections: Sendable {
     /// its caller gave up is closed.
     private func connecting() -> EventLoopFuture<PostgresConnection> {
         let loop = MultiThreadedEventLoopGroup.singleton.any()
+        // Connections still being made, given up on or not: past a few, a server that does not
+        // answer them would otherwise gather one socket per request for as long as it is away.
+        let pending = pendingConnects
+        guard pending.enter(limit: Self.pendingConnectsAtMost) else { return loop.makeFailedFuture(ConnectTimeout()) }
         let promise = loop.makePromise(of: PostgresConnection.self)
         let giveUp = loop.scheduleTask(in: Self.connectTimeout) { promise.fail(ConnectTimeout()) }
         PostgresConnection.connect(on: loop, configuration: configuration,
                                    id: nextID.wrappingAdd(1, ordering: .relaxed).oldValue, logger: Self.logger)
             .hop(to: loop)
             .whenComplete { result in
+                pending.leave()
                 giveUp.cancel()
                 promise.futureResult.whenFailure { _ in
                     if case .success(let late) = result { _ = late.close() as EventLoopFuture<Void> }
@@ -78,6 +83,9 @@ final class PostgresConnections: Sendable {
     }
 
     static let connectTimeout: TimeAmount = .seconds(10)
+    /// Connections being made at once at most (see `connecting`).
+    static let pendingConnectsAtMost = 16
+    private let pendingConnects = PendingCount()
     /// The longest a read's query may wait for its answer (reading the order data of
     /// 10,000,000 items, the longest read, takes a few seconds).
     static let readDeadline: TimeAmount = .seconds(30)
@@ -93,14 +101,16 @@ final class PostgresConnections: Sendable {
         let session = PostgresSession(watched)
         // A read that waits past the deadline gives up (its connection is closed) and is
         // retried on a new connection, which a database that stopped answering does not give.
+        // Cleared before the connection is given back: another caller may take it at once.
         watched.deadline = retrying ? Self.readDeadline : nil
-        defer { watched.deadline = nil }
         do {
             let result = try body(session)
+            watched.deadline = nil
             giveBack(watched)
             return result
         } catch {
             // A server error leaves the connection usable once any transaction is rolled back.
+            watched.deadline = nil
             if !connection.isClosed, !Self.isConnectionLoss(error), (try? session.execute("ROLLBACK")) != nil {
                 giveBack(watched)
             } else {
@@ -137,15 +147,18 @@ final class PostgresConnections: Sendable {
         for watched in idle.withLock({ idle in defer { idle.removeAll() }; return idle }) { try? watched.connection.close().wait() }
     }
 
-    /// Closes the idle connections, and those in use whose query has waited `stuck` or longer,
-    /// which fails it (`ConnectionGone`): what the change listener does when its heartbeat goes
-    /// unanswered. A database that stopped answering without closing its connections (frozen,
-    /// or cut off by a network that drops packets without a word) would otherwise hold every
-    /// caller until TCP gives up, a quarter of an hour later.
+    /// Closes the idle connections, and the reads whose query has waited `stuck` or longer,
+    /// which fails them (`ConnectionGone`): what the change listener does when its heartbeat goes
+    /// unanswered and a new connection does not answer either. A database that stopped
+    /// answering without closing its connections (frozen, or cut off by a network that drops
+    /// packets without a word) would otherwise hold every reader until TCP gives up, a quarter
+    /// of an hour later. Writes (a scan's batch, an import) are left to end as they end.
     func closeStuck(waitingAtLeast stuck: Duration) {
         closeAll()
         let now = ContinuousClock.now
-        let waiting = opened.withLock { $0.values.filter { $0.waitingSince.map { now - $0 >= stuck } ?? false } }
+        let waiting = opened.withLock {
+            $0.values.filter { $0.deadline != nil && ($0.waitingSince.map { now - $0 >= stuck } ?? false) }
+        }
         for watched in waiting { _ = watched.connection.close() as EventLoopFuture<Void> }
     }
 
@@ -256,7 +269,10 @@ final class WatchedConnection: Sendable {
     func waiting<T>(for future: EventLoopFuture<T>, bounded: Bool = true) -> () throws -> T {
         let promise = future.eventLoop.makePromise(of: T.self)
         inFlight.withLock { $0 = { promise.fail(ConnectionGone()) } } // ignored once answered
-        sentAt.withLock { $0 = .now }
+        let sent = ContinuousClock.now
+        sentAt.withLock { $0 = sent }
+        // Answered is no longer waiting, though the caller may look at the answer later.
+        future.whenComplete { [weak self] _ in self?.sentAt.withLock { if $0 == sent { $0 = nil } } }
         if connection.isClosed { promise.fail(ConnectionGone()) } // ended before the watcher was set
         if bounded, let deadline {
             let connection = connection
@@ -411,5 +427,23 @@ final class Accumulator<Value: Sendable>: Sendable {
 
     func take() -> Value {
         value.withLock { $0 }
+    }
+}
+
+/// Connections being made, shared by a pool and the callbacks of its connects.
+final class PendingCount: Sendable {
+    private let value = Atomic<Int>(0)
+
+    /// Counts one more, unless `limit` are already counted.
+    func enter(limit: Int) -> Bool {
+        guard value.wrappingAdd(1, ordering: .relaxed).oldValue < limit else {
+            value.wrappingSubtract(1, ordering: .relaxed)
+            return false
+        }
+        return true
+    }
+
+    func leave() {
+        value.wrappingSubtract(1, ordering: .relaxed)
     }
 }

@@ -225,6 +225,26 @@ enum PostgresOrderData {
     }
 }
 
+/// The order data a store keeps in memory, one `OrderDataCache` per change-listener epoch.
+final class OrderDataCaches: Sendable {
+    private let kept = Mutex<(epoch: Int64, cache: OrderDataCache)?>(nil)
+
+    /// The cache to read with while the change listener is at `epoch`: a new one when the epoch
+    /// moved (another database may be behind the URL now, dropped and made again, restored or
+    /// failed over to, whose chunks reuse the ids; a snapshot still reading the old one fills
+    /// the cache it took, which is dropped); while the listener is not connected (nil), a new
+    /// one that holds what it reads for one snapshot only.
+    func current(epoch: Int64?) -> OrderDataCache {
+        guard let epoch else { return OrderDataCache() }
+        return kept.withLock { kept in
+            if let kept, kept.epoch == epoch { return kept.cache }
+            let cache = OrderDataCache()
+            kept = (epoch, cache)
+            return cache
+        }
+    }
+}
+
 /// A server's order data in memory, by chunk id: a chunk is never changed, only deleted and
 /// written anew, so one this process holds is good for as long as the order lists it.
 /// Revalidating costs one read of the chunk list (a few thousand short rows at 10M items);
@@ -234,22 +254,6 @@ enum PostgresOrderData {
 final class OrderDataCache: Sendable {
     typealias Loaded = [(chunk: PostgresOrderData.Chunk, contents: PostgresOrderData.Contents)]
     private let held = Mutex<[ItemOrder: [Int64: PostgresOrderData.Contents]]>([:])
-    /// The change listener's epoch the chunks held were read in.
-    private let epoch = Mutex<Int64?>(nil)
-
-    /// The cache to read with while the change listener is at `epoch`: this one, emptied first
-    /// when the epoch moved (another database may be behind the URL now, dropped and made
-    /// again, restored or failed over to, whose chunks reuse the ids); while the listener is
-    /// not connected (nil), a new one, which holds what it reads for one snapshot only.
-    func current(epoch now: Int64?) -> OrderDataCache {
-        guard let now else { return OrderDataCache() }
-        let moved = epoch.withLock { epoch in
-            defer { epoch = now }
-            return epoch != now
-        }
-        if moved { held.withLock { $0 = [:] } }
-        return self
-    }
 
     /// The current order data of `order`: its chunks and their contents, or nil when it lags
     /// behind the catalog's generation (the readers lay out from the rows meanwhile).

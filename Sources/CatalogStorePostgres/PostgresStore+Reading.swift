@@ -233,7 +233,7 @@ extension PostgresStore {
 
     package func withSnapshot<T: Sendable>(_ body: (any CatalogSnapshot) throws -> T) throws -> T {
         try readPassingErrors { session in
-            try session.transaction(Self.beginSnapshot) { try body(PostgresSnapshot(session: session, orderCache: orderCache.current(epoch: listener.epochIfListening()))) }
+            try session.transaction(Self.beginSnapshot) { try body(PostgresSnapshot(session: session, orderCache: orderCaches.current(epoch: listener.epochIfListening()))) }
         }
     }
 

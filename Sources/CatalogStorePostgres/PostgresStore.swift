@@ -18,7 +18,7 @@ package final class PostgresStore: CatalogBackend {
     let readers: PostgresConnections
     let listener: PostgresChangeListener
     /// The order data this process has read, by chunk.
-    let orderCache = OrderDataCache()
+    let orderCaches = OrderDataCaches()
     /// Stored layouts' windows this process has read.
     let segmentCache = SegmentCache()
     /// Whether the statement pages read most is prepared (off once the database refused it).
