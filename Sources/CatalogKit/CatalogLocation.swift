@@ -1,7 +1,13 @@
+import CatalogStorePostgres
 import Foundation
 
 /// Where the catalog is: `--db`, else `$CATALOG_DB`, else the default file.
 public enum CatalogLocation {
+    /// Whether `location` names a PostgreSQL catalog (`postgres://`, `postgresql://`) rather than a file.
+    public static func isPostgres(_ location: String) -> Bool {
+        PostgresLocation.isURL(location)
+    }
+
     public static func resolve(explicit: String?, environment: [String: String]) -> String {
         if let explicit, !explicit.isEmpty { return explicit }
         if let path = environment["CATALOG_DB"], !path.isEmpty { return path }
@@ -19,8 +25,7 @@ public enum CatalogLocation {
         }
         let location = resolve(explicit: explicit, environment: environment)
         let source = explicit != nil ? "--db" : "$CATALOG_DB"
-        guard let schemeEnd = location.range(of: "://"), !location.hasPrefix("postgres://"), !location.hasPrefix("postgresql://")
-        else { return nil }
+        guard let schemeEnd = location.range(of: "://"), !isPostgres(location) else { return nil }
         let scheme = location[..<schemeEnd.lowerBound]
         guard let first = scheme.first, first.isASCII, first.isLetter,
               scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+.-".contains($0)) })

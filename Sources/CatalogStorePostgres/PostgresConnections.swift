@@ -64,15 +64,17 @@ final class PostgresConnections: Sendable {
         let loop = MultiThreadedEventLoopGroup.singleton.any()
         // Connections still being made, given up on or not: past a few, a server that does not
         // answer them would otherwise gather one socket per request for as long as it is away.
-        let pending = pendingConnects
-        guard pending.enter(limit: Self.pendingConnectsAtMost) else { return loop.makeFailedFuture(ConnectTimeout()) }
+        guard pendingConnects.wrappingAdd(1, ordering: .relaxed).oldValue < Self.pendingConnectsAtMost else {
+            pendingConnects.wrappingSubtract(1, ordering: .relaxed)
+            return loop.makeFailedFuture(ConnectTimeout())
+        }
         let promise = loop.makePromise(of: PostgresConnection.self)
         let giveUp = loop.scheduleTask(in: Self.connectTimeout) { promise.fail(ConnectTimeout()) }
         PostgresConnection.connect(on: loop, configuration: configuration,
                                    id: nextID.wrappingAdd(1, ordering: .relaxed).oldValue, logger: Self.logger)
             .hop(to: loop)
-            .whenComplete { result in
-                pending.leave()
+            .whenComplete { [self] result in
+                pendingConnects.wrappingSubtract(1, ordering: .relaxed)
                 giveUp.cancel()
                 promise.futureResult.whenFailure { _ in
                     if case .success(let late) = result { _ = late.close() as EventLoopFuture<Void> }
@@ -85,7 +87,7 @@ final class PostgresConnections: Sendable {
     static let connectTimeout: TimeAmount = .seconds(10)
     /// Connections being made at once at most (see `connecting`).
     static let pendingConnectsAtMost = 16
-    private let pendingConnects = PendingCount()
+    private let pendingConnects = Atomic<Int>(0)
     /// The longest a read's query may wait for its answer (reading the order data of
     /// 10,000,000 items, the longest read, takes a few seconds).
     static let readDeadline: TimeAmount = .seconds(30)
@@ -427,23 +429,5 @@ final class Accumulator<Value: Sendable>: Sendable {
 
     func take() -> Value {
         value.withLock { $0 }
-    }
-}
-
-/// Connections being made, shared by a pool and the callbacks of its connects.
-final class PendingCount: Sendable {
-    private let value = Atomic<Int>(0)
-
-    /// Counts one more, unless `limit` are already counted.
-    func enter(limit: Int) -> Bool {
-        guard value.wrappingAdd(1, ordering: .relaxed).oldValue < limit else {
-            value.wrappingSubtract(1, ordering: .relaxed)
-            return false
-        }
-        return true
-    }
-
-    func leave() {
-        value.wrappingSubtract(1, ordering: .relaxed)
     }
 }

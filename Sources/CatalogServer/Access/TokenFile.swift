@@ -1,3 +1,4 @@
+import CatalogKit
 import Crypto
 import Foundation
 #if canImport(Glibc)
@@ -23,7 +24,7 @@ public struct TokenFile: Sendable {
     /// `$XDG_CONFIG_HOME/catalog/HOST-DATABASE.tokens` (else under `~/.config`).
     public static func defaultPath(forCatalog catalogPath: String, environment: [String: String]? = nil) -> String {
         let environment = environment ?? ProcessInfo.processInfo.environment
-        guard catalogPath.hasPrefix("postgres://") || catalogPath.hasPrefix("postgresql://") else {
+        guard CatalogLocation.isPostgres(catalogPath) else {
             return URL(fileURLWithPath: catalogPath).deletingPathExtension().appendingPathExtension("tokens").path
         }
         let url = URLComponents(string: catalogPath)

@@ -128,7 +128,7 @@ struct Serve: AsyncParsableCommand {
         for origin in corsOrigins where ServeAccess.origin(of: origin) == nil {
             throw ValidationError("--cors-origin must be an origin such as https://app.example.com, got \"\(origin)\"")
         }
-        if let replica, !replica.hasPrefix("postgres://"), !replica.hasPrefix("postgresql://") {
+        if let replica, !CatalogLocation.isPostgres(replica) {
             throw ValidationError("--read-db is a PostgreSQL replica's postgres:// URL, got \"\(replica.prefix(60))\"")
         }
         if replica != nil, !scanRoots.isEmpty {
