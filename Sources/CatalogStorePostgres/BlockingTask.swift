@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import Synchronization
 
 /// Runs async work (PostgresNIO's COPY has only an async API) for a synchronous caller, on a
@@ -69,5 +70,22 @@ final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
             condition.unlock()
             for job in taken { job.runSynchronously(on: asUnownedTaskExecutor()) }
         }
+    }
+}
+
+/// A task executor that runs its jobs on a NIO event loop: a task that only sends statements on
+/// that loop's connection and awaits their answers then never leaves the loop's thread. Its jobs
+/// must not block (the loop's other channels wait meanwhile).
+final class EventLoopExecutor: TaskExecutor, Sendable {
+    let eventLoop: any EventLoop
+
+    init(_ eventLoop: any EventLoop) {
+        self.eventLoop = eventLoop
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let executor = self
+        eventLoop.execute { job.runSynchronously(on: executor.asUnownedTaskExecutor()) }
     }
 }

@@ -309,12 +309,13 @@ struct PostgresSession {
 
     /// Every row of a prepared statement: parsed and planned once per connection (PostgresNIO
     /// keeps it by name), then only bound and run. PostgresNIO runs it only from async code, so
-    /// a task on `statementThread` runs it and this thread waits for the task: not a task on
-    /// Swift's shared pool, whose few threads synchronous callers like this one may all be
-    /// holding while they wait.
+    /// a task runs it on the connection's own event loop (`EventLoopExecutor`) and this thread
+    /// waits for the task: not a task on Swift's shared pool, whose few threads synchronous
+    /// callers like this one may all be holding while they wait, and not a thread of its own,
+    /// which the statement and each of its answers would hop to and back from.
     func rows<Statement: PostgresPreparedStatement>(_ statement: Statement) throws -> [Statement.Row] where Statement.Row: Sendable {
         let promise = connection.eventLoop.makePromise(of: [Statement.Row].self)
-        Task(executorPreference: Self.statementThread) { [connection] in
+        Task(executorPreference: EventLoopExecutor(connection.eventLoop)) { [connection] in
             do {
                 var rows: [Statement.Row] = []
                 for try await row in try await connection.execute(statement, logger: PostgresConnections.logger) { rows.append(row) }
@@ -333,10 +334,6 @@ struct PostgresSession {
             throw error
         }
     }
-
-    /// The thread prepared statements are sent and their rows decoded on, for every connection:
-    /// a few microseconds a statement, the rest of the wait being the database's.
-    static let statementThread = ThreadExecutor(name: "catalog.postgres.prepared")
 
     /// Sends `query` now; its rows are waited for when the returned closure is called.
     func rowsLater(_ query: PostgresQuery) -> () throws -> [PostgresRow] {
