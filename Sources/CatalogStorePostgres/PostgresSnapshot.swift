@@ -96,28 +96,9 @@ struct PostgresSnapshot: CatalogSnapshot {
 
     func keys(ids: [Int64]) throws -> [Int64: ItemKey] {
         guard !ids.isEmpty else { return [:] }
-        var keys: [Int64: ItemKey] = [:]
-        for row in try session.rows(PostgresQuery(unsafeSQL: "SELECT 0::int8, \(Self.keyColumns) WHERE i.id = ANY($1)",
-                                                  binds: try PostgresStore.binds(ids))) {
-            if case (_, let id?, let key?) = try Self.itemKey(row) { keys[id] = key }
-        }
-        return keys
-    }
-
-    /// What `keys(ids:)` reads of an item, after one column of the caller's: its id, key, file
-    /// identity (scanned) and address and title (imported).
-    static let keyColumns = """
-        i.id, i.key, f.device, f.inode, f.size, f.mtime_ns, i.url, i.title FROM items i LEFT JOIN files f ON f.item_id = i.id
-        """
-
-    /// The first column of a row of a caller's column then `keyColumns`, and its item's id and
-    /// key, nil when the item columns are all NULL (an outer join that matched no item).
-    static func itemKey(_ row: PostgresRow) throws -> (first: Int64, id: Int64?, key: ItemKey?) {
-        let (first, id, key, device, inode, size, mtime, url, title) = try row.decode(
-            (Int64, Int64?, Data?, Int64?, Int64?, Int64?, Int64?, String?, String?).self)
-        guard let id, let key else { return (first, nil, nil) }
-        let file = device.map { FileIdentity(device: $0, inode: inode ?? 0, size: size ?? 0, mtimeNanoseconds: mtime ?? 0) }
-        return (first, id, ItemKey(key: key, file: file, url: url, title: title))
+        let packed = try session.value(PostgresQuery(unsafeSQL: "SELECT \(StoredWindowKeys.Packed.select) WHERE i.id = ANY($1)",
+                                                     binds: try PostgresStore.binds(ids)), as: Data.self)
+        return try packed.map(StoredWindowKeys.Packed.keys) ?? [:]
     }
 
     /// Items in `order` with their display sizes: from the order data when it is current, else

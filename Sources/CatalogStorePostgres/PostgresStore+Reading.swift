@@ -296,11 +296,9 @@ extension PostgresStore {
             let cells = try windows.map(ids)
             // The keys' statement also says whether the layout is still the one stored, fresh,
             // for the configuration (the segments' statement said so, but they may come from memory).
-            var keys: [Int64: ItemKey] = [:]
-            for (current, id, key) in try keyRows(session, StoredWindowKeys(ids: cells.flatMap { $0 }, configuration: configuration, layoutID: layoutID)) {
-                guard current == generation else { return nil }
-                if let id, let key { keys[id] = key }
-            }
+            let read = try keyRows(session, StoredWindowKeys(ids: cells.flatMap { $0 }, configuration: configuration, layoutID: layoutID))
+            guard read.generation == generation else { return nil }
+            let keys = read.keys
             return zip(windows, cells).map { bytes, ids in
                 var own: [Int64: ItemKey] = [:]
                 for id in ids { own[id] = keys[id] }
@@ -315,12 +313,16 @@ extension PostgresStore {
     /// they are off for this store from then on; a plan whose result type a schema change
     /// changed (0A000) is on every connection of the time, so those are closed. Either way
     /// `Unpreparable` asks the caller to read again.
-    private func keyRows(_ session: PostgresSession, _ statement: StoredWindowKeys) throws -> [StoredWindowKeys.Row] {
+    private func keyRows(_ session: PostgresSession, _ statement: StoredWindowKeys) throws -> StoredWindowKeys.Row {
+        func one(_ rows: [StoredWindowKeys.Row]) throws -> StoredWindowKeys.Row {
+            guard rows.count == 1 else { throw StoreError.database("the keys' statement gave \(rows.count) rows, not one") }
+            return rows[0]
+        }
         guard prepares.load(ordering: .relaxed) else {
-            return try session.rows(PostgresQuery(unsafeSQL: StoredWindowKeys.sql, binds: try statement.makeBindings())).map(statement.decodeRow)
+            return try one(session.rows(PostgresQuery(unsafeSQL: StoredWindowKeys.sql, binds: try statement.makeBindings())).map(statement.decodeRow))
         }
         do {
-            return try session.rows(statement)
+            return try one(session.rows(statement))
         } catch let error where ["26000", "42P05"].contains(PostgresConnections.sqlState(error)) {
             prepares.store(false, ordering: .relaxed)
             throw StoredWindowKeys.Unpreparable()

@@ -286,3 +286,71 @@ extension PageCacheTests {
         #expect(try catalog.store.withSnapshot { try $0.keys(ids: []) }.isEmpty)
     }
 }
+
+extension PageCacheTests {
+    /// The same files scanned and the same rows imported into an SQLite catalog and a
+    /// PostgreSQL one give the same stored pages, item for item: paths, file versions,
+    /// addresses and titles (NULL, empty, with a tab, a backslash, a quote and non-ASCII text),
+    /// however each store reads its items' keys (on PostgreSQL, packed into one blob a page).
+    @Test func storedPagesAreTheSameOnBothBackends_pathsVersionsAddressesAndTitles() throws {
+        let files = try Library(.sqlite)
+        for (index, fixture) in ["baseline.jpg", "progressive.jpg", "gray-alpha.png", "exif6.webp"].enumerated() {
+            try files.write("folder \(index)/Ünïcode \(index).\((fixture as NSString).pathExtension)", try Library.fixture(fixture))
+        }
+        let titles: [String?] = [nil, "", "tab\there", #"back\slash "quoted""#, "日本語のタイトル 🖼", "plain"]
+        let rows = PagerTests.importRows(600).enumerated().map { index, row in
+            var row = row
+            row.url = index % 3 == 0 ? nil : "https://example.com/\(index)?q=ä"
+            row.title = titles[index % titles.count]
+            return row
+        }
+        let postgres = try Library(.postgres)
+        let request = try PageRequest(query: "width=414&cols=3&window=512&height=900")
+        var pages: [[Page.Item]] = []
+        for catalog in [try files.catalog(), try postgres.catalog()] {
+            let summary = try catalog.scan([files.root.path])
+            #expect(summary.failed == 0 && summary.added == 4)
+            _ = try catalog.importItems(rows)
+            let height = try catalog.page(request).contentHeight // stores the layout
+            let cache = PageCache(catalog: catalog)
+            var items: [Page.Item] = []
+            for offset in stride(from: 0.0, to: height, by: 700) {
+                let page = try #require(try cache.page(try PageRequest(query: "width=414&cols=3&window=512&height=900&offset=\(offset)")))
+                items += page.items
+            }
+            pages.append(items)
+        }
+        #expect(pages[0].count > 600, "every item, some twice")
+        #expect(pages[0].filter { $0.version != nil }.count >= 4, "the scanned files have versions")
+        #expect(Set(pages[0].compactMap(\.title)).count == titles.count - 1)
+        let first = zip(pages[0], pages[1]).enumerated().first { $0.element.0 != $0.element.1 }
+        #expect(pages[0].count == pages[1].count && first == nil,
+                "\(pages[0].count) and \(pages[1].count) items; the first that differs: \(String(describing: first))")
+    }
+}
+
+extension PageCacheTests {
+    /// The blob a PostgreSQL store reads its items' keys from: a record of each kind read back,
+    /// and any blob cut short or with a bad length or flag an error, never a crash.
+    @Test func packedKeys_readBack_andABrokenBlobIsAnError() throws {
+        func int(_ value: some FixedWidthInteger) -> [UInt8] { withUnsafeBytes(of: value.bigEndian) { Array($0) } }
+        let scanned = int(Int64(7)) + int(Int32(3)) + Array("a/b".utf8) + [1] + int(Int64(2)) + int(Int64(3)) + int(Int64(4)) + int(Int64(5))
+            + int(Int32(-1)) + int(Int32(-1))
+        let imported = int(Int64(9)) + int(Int32(5)) + Array("pin-1".utf8) + [0] + int(Int32(4)) + Array("http".utf8)
+            + int(Int32(0))
+        let keys = try StoredWindowKeys.Packed.keys(Data(scanned + imported))
+        #expect(keys == [7: ItemKey(key: Data("a/b".utf8), file: FileIdentity(device: 2, inode: 3, size: 4, mtimeNanoseconds: 5)),
+                         9: ItemKey(key: Data("pin-1".utf8), file: nil, url: "http", title: "")])
+        #expect(try StoredWindowKeys.Packed.keys(Data()).isEmpty)
+        let whole = scanned + imported
+        for cut in 1..<whole.count where cut != scanned.count {
+            #expect(throws: StoreError.self, "cut at \(cut)") { try StoredWindowKeys.Packed.keys(Data(whole.prefix(cut))) }
+        }
+        var badFlag = imported
+        badFlag[8 + 4 + 5] = 2
+        #expect(throws: StoreError.self) { try StoredWindowKeys.Packed.keys(Data(badFlag)) }
+        var badLength = imported
+        badLength.replaceSubrange(8..<12, with: int(Int32(-2)))
+        #expect(throws: StoreError.self) { try StoredWindowKeys.Packed.keys(Data(badLength)) }
+    }
+}
