@@ -6,7 +6,8 @@
 # on two cores shared with wrk and the database: this says from what load on the p99 is queueing.
 # Each backend's files are read into the page cache before its server starts.
 #   Benchmarks/scripts/latency-by-load.sh [SIZE]     (default 10000000 imported items)
-# SERVE_WITH=BINARY serves with another build (the catalogs are made by this tree's);
+# SERVE_WITH="BINARY..." serves with other builds, each in turn on both backends, in one run (the
+# catalogs are made by this tree's; the name of each binary's file labels its rows);
 # SERVE_ARGS="--page-cache-mb 1024" passes options to both servers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,22 +21,25 @@ done
 random_pages "$catalog" "$sqlite"
 
 echo "## $size imported items, 375 points, 2 columns, stored layout, one server"
-printf '%-10s %11s %12s %9s %9s %9s\n' backend connections requests/s p50 p90 p99
+printf '%-10s %-20s %11s %12s %9s %9s %9s\n' backend build connections requests/s p50 p90 p99
 for db in "$sqlite" "$postgres"; do
-    name=$([ "$db" = "$sqlite" ] && echo SQLite || echo PostgreSQL)
-    # each backend's files read into the page cache first, as a server that has run a while has them
-    if [ "$db" = "$sqlite" ]; then cat "$sqlite"* > /dev/null; else cat "$pg_server"/data/base/*/* > /dev/null 2>&1 || true; fi
-    # shellcheck disable=SC2086 # SERVE_ARGS is words
-    start_server "${SERVE_WITH:-$catalog}" --quiet --db "$db" ${SERVE_ARGS:-}
-    wrk -t2 -c64 -d10s -s "$work/pages.lua" "$url" > /dev/null # the warm-up
-    for c in 1 2 4 8 16 64; do
-        wrk -t$((c < 2 ? 1 : 2)) -c$c -d10s --latency -s "$work/pages.lua" "$url" > "$work/wrk.out"
-        awk -v name="$name" -v c="$c" '
-            /Requests\/sec/ { rate = $2 }
-            $1 == "50%" { p50 = $2 } $1 == "90%" { p90 = $2 } $1 == "99%" { p99 = $2 }
-            /Non-2xx/ { bad = "  (" $0 ")" }
-            END { printf "%-10s %11d %12.0f %9s %9s %9s%s\n", name, c, rate, p50, p90, p99, bad }' "$work/wrk.out"
+    for build in ${SERVE_WITH:-$catalog}; do
+        name=$([ "$db" = "$sqlite" ] && echo SQLite || echo PostgreSQL)
+        label=$(basename "$build")
+        # each backend's files read into the page cache first, as a server that has run a while has them
+        if [ "$db" = "$sqlite" ]; then cat "$sqlite"* > /dev/null; else cat "$pg_server"/data/base/*/* > /dev/null 2>&1 || true; fi
+        # shellcheck disable=SC2086 # SERVE_ARGS is words
+        start_server "$build" --quiet --db "$db" ${SERVE_ARGS:-}
+        wrk -t2 -c64 -d10s -s "$work/pages.lua" "$url" > /dev/null # the warm-up
+        for c in 1 2 4 8 16 64; do
+            wrk -t$((c < 2 ? 1 : 2)) -c$c -d10s --latency -s "$work/pages.lua" "$url" > "$work/wrk.out"
+            awk -v name="$name" -v build="$label" -v c="$c" '
+                /Requests\/sec/ { rate = $2 }
+                $1 == "50%" { p50 = $2 } $1 == "90%" { p90 = $2 } $1 == "99%" { p99 = $2 }
+                /Non-2xx/ { bad = "  (" $0 ")" }
+                END { printf "%-10s %-20s %11d %12.0f %9s %9s %9s%s\n", name, build, c, rate, p50, p90, p99, bad }' "$work/wrk.out"
+        done
+        kill -TERM "$server"; wait "$server" || true
     done
-    kill -TERM "$server"; wait "$server" || true
 done
 rm -f "$work/wrk.out"

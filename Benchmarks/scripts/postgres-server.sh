@@ -2,6 +2,7 @@
 # temporary folder, Unix socket only, as `postgres` when root; durability settings left at
 # their defaults) that is stopped and removed when the script exits, and sets `psql` (an array:
 # psql on it as the superuser) and `pg_server`; pg_url DB prints the postgres:// URL of DB on it.
+# PG_SETTINGS="-c shared_buffers=4GB ..." adds settings to the server's command line.
 start_postgres() {
     local bin port
     bin="$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)"
@@ -14,7 +15,7 @@ start_postgres() {
     pg_port=$((20000 + RANDOM % 30000))
     "${as_postgres[@]}" "$bin/initdb" -D "$pg_server/data" -U postgres --auth=trust -E UTF8 --no-locale > /dev/null
     "${as_postgres[@]}" "$bin/pg_ctl" -D "$pg_server/data" -l "$pg_server/log" -w start \
-        -o "-k $pg_server -c listen_addresses='' -p $pg_port -c max_wal_size=4GB -c max_connections=300" > /dev/null
+        -o "-k $pg_server -c listen_addresses='' -p $pg_port -c max_wal_size=4GB -c max_connections=300 ${PG_SETTINGS:-}" > /dev/null
     trap '"${as_postgres[@]}" "$pg_bin/pg_ctl" -D "$pg_server/data" -m fast -w stop > /dev/null; rm -rf "$pg_server"' EXIT
     psql=(psql -X -q -h "$pg_server" -p "$pg_port" -U postgres)
 }
