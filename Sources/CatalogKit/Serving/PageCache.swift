@@ -24,11 +24,18 @@ public final class PageCache: Sendable {
     /// (up to 100,000 items a window), so a count of windows alone bounds nothing.
     let budgetBytes: Int
 
-    struct State {
+    /// The generation last read, and the change stamp it was read at: under a lock of its own,
+    /// which every request takes, apart from the windows'.
+    private let known = Mutex(Known())
+
+    struct Known {
         var stamp: [Int64]?
         /// When the generation was last read (nanoseconds since 1970).
         var readAt: Int64 = 0
         var generation: Int64 = -1
+    }
+
+    struct State {
         var entries: [String: Entry] = [:]
         var clock = 0
         /// The entries' `bytes`, summed.
@@ -89,10 +96,10 @@ public final class PageCache: Sendable {
         let stamp = catalog.store.changeStamp()
         let readAt = WallClock.nanoseconds()
         let generation = try catalog.generation()
-        state.withLock { state in
-            state.stamp = stamp?.stamp
-            state.readAt = readAt
-            state.generation = generation
+        known.withLock { known in
+            known.stamp = stamp?.stamp
+            known.readAt = readAt
+            known.generation = generation
         }
         return generation
     }
@@ -101,8 +108,8 @@ public final class PageCache: Sendable {
     /// blocking I/O but two `stat` calls on SQLite; none on PostgreSQL, whose listener is told).
     public func knownGeneration() -> Int64? {
         guard let (stamp, lastChange) = catalog.store.changeStamp() else { return nil }
-        return state.withLock { state in
-            state.stamp == stamp && state.readAt > lastChange + 1_000_000_000 ? state.generation : nil
+        return known.withLock { known in
+            known.stamp == stamp && known.readAt > lastChange + 1_000_000_000 ? known.generation : nil
         }
     }
 
@@ -168,45 +175,67 @@ public final class PageCache: Sendable {
         guard let (header, layoutID, read) = filled else { return nil }
         let range = header.windows(for: band)
         let sizes = read.mapValues(Self.size)
-        state.withLock { state in
+        // What is pushed out is freed after the lock is let go: a quarter of the budget is tens
+        // of thousands of windows, each with its keys, and every request waits for the lock.
+        let gone = state.withLock { state -> (entries: [Entry], windows: [Window]) in
+            var gone: (entries: [Entry], windows: [Window]) = ([], [])
             state.clock += 1
             // A slow request of a generation that has passed does not replace a newer entry (the
             // page below then comes through the catalog).
-            if let old = state.entries[key], old.generation > generation { return }
+            if let old = state.entries[key], old.generation > generation { return gone }
             if let old = state.entries[key], old.generation != generation || old.layoutID != layoutID {
                 state.bytes -= old.bytes
-                state.entries[key] = nil
+                gone.entries.append(state.entries.removeValue(forKey: key)!)
             }
             if state.entries[key] == nil { state.entries[key] = Entry(generation: generation, header: header, layoutID: layoutID) }
             var entry = state.entries.removeValue(forKey: key)!
             state.bytes -= entry.bytes
             if entry.windows.count + read.count > windowsPerLayout {
                 // Past the count, only the windows of this band stay: the page below needs them.
-                entry.windows = entry.windows.filter { range?.contains($0.key) == true }
+                for window in entry.windows.keys.filter({ range?.contains($0) != true }) {
+                    gone.windows.append(entry.windows.removeValue(forKey: window)!)
+                }
                 entry.bytes = entry.windows.values.reduce(0) { $0 + Self.size($1) }
             }
             for (window, kept) in read {
-                if let replaced = entry.windows.updateValue(kept, forKey: window) { entry.bytes -= Self.size(replaced) }
+                if let replaced = entry.windows.updateValue(kept, forKey: window) {
+                    entry.bytes -= Self.size(replaced)
+                    gone.windows.append(replaced)
+                }
                 entry.bytes += sizes[window]!
             }
             entry.lastUse = state.clock
             // The least recently used others go while there are too many, or they take too much.
             while state.entries.count >= Self.layouts || (!state.entries.isEmpty && state.bytes + entry.bytes > budgetBytes),
                   let oldest = state.entries.min(by: { $0.value.lastUse < $1.value.lastUse })?.key {
-                state.bytes -= state.entries.removeValue(forKey: oldest)!.bytes
+                let old = state.entries.removeValue(forKey: oldest)!
+                state.bytes -= old.bytes
+                gone.entries.append(old)
             }
             if entry.bytes > budgetBytes {
                 // This layout alone passes the budget: windows other than the band's go, picked at
                 // random, down to three quarters of it (so that this happens once per quarter of
                 // the budget read, not at every window). What is kept stays a fair sample of
-                // the layout, whichever part the clients read.
-                for window in entry.windows.keys.shuffled() where entry.bytes > budgetBytes / 4 * 3 {
-                    if range?.contains(window) == true { continue }
-                    entry.bytes -= Self.size(entry.windows.removeValue(forKey: window)!)
+                // the layout, whichever part the clients read. (Not a run of the table's slots:
+                // removing neighbouring slots one by one shifts the rest of their run each time.)
+                var windows = Array(entry.windows.keys)
+                var left = windows.count
+                while entry.bytes > budgetBytes / 4 * 3 && left > 0 {
+                    windows.swapAt(Int.random(in: 0..<left), left - 1) // a shuffle, as far as it is needed
+                    left -= 1
+                    if range?.contains(windows[left]) == true { continue }
+                    let removed = entry.windows.removeValue(forKey: windows[left])!
+                    entry.bytes -= Self.size(removed)
+                    gone.windows.append(removed)
                 }
             }
             state.bytes += entry.bytes
             state.entries[key] = entry
+            return gone
+        }
+        if !gone.entries.isEmpty || !gone.windows.isEmpty {
+            // Freed on another thread: tens of thousands of windows take a while to free.
+            DispatchQueue.global(qos: .utility).async { withExtendedLifetime(gone) {} }
         }
         return try cachedPage(request, generation: generation, offset: offset)
     }
