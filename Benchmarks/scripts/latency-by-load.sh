@@ -8,7 +8,9 @@
 #   Benchmarks/scripts/latency-by-load.sh [SIZE]     (default 10000000 imported items)
 # SERVE_WITH="BINARY..." serves with other builds, each in turn on both backends, in one run (the
 # catalogs are made by this tree's; the name of each binary's file labels its rows);
-# SERVE_ARGS="--page-cache-mb 1024" passes options to both servers.
+# SERVE_ARGS="--page-cache-mb 1024" passes options to both servers. FRESH_OFFSETS=1 gives each
+# wrk run and thread offsets of its own; without it every run asks for the same offsets in the same
+# order (seed 7), so a server's page cache holds most of what a run asks for from the runs before.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/wrk-setup.sh
@@ -30,9 +32,13 @@ for db in "$sqlite" "$postgres"; do
         if [ "$db" = "$sqlite" ]; then cat "$sqlite"* > /dev/null; else cat "$pg_server"/data/base/*/* > /dev/null 2>&1 || true; fi
         # shellcheck disable=SC2086 # SERVE_ARGS is words
         start_server "$build" --quiet --db "$db" ${SERVE_ARGS:-}
-        wrk -t2 -c64 -d10s -s "$work/pages.lua" "$url" > /dev/null # the warm-up
+        run=1 # with FRESH_OFFSETS, each wrk run's seed
+        # shellcheck disable=SC2086 # -- and the seed are two words
+        wrk -t2 -c64 -d10s -s "$work/pages.lua" "$url" ${FRESH_OFFSETS:+-- $run} > /dev/null # the warm-up
         for c in 1 2 4 8 16 64; do
-            wrk -t$((c < 2 ? 1 : 2)) -c$c -d10s --latency -s "$work/pages.lua" "$url" > "$work/wrk.out"
+            run=$((run + 1))
+            # shellcheck disable=SC2086
+            wrk -t$((c < 2 ? 1 : 2)) -c$c -d10s --latency -s "$work/pages.lua" "$url" ${FRESH_OFFSETS:+-- $run} > "$work/wrk.out"
             awk -v name="$name" -v build="$label" -v c="$c" '
                 /Requests\/sec/ { rate = $2 }
                 $1 == "50%" { p50 = $2 } $1 == "90%" { p90 = $2 } $1 == "99%" { p99 = $2 }
