@@ -53,15 +53,24 @@ public final class PageCache: Sendable {
         var bytes = 0
     }
 
-    /// What a window kept takes, about: its bytes, and each key with its dictionary entry.
+    /// What a window kept takes, about: its bytes, its keys packed, and its entry in the table.
     static func size(_ window: Window) -> Int {
-        window.bytes.count + window.keys.values.reduce(0) { $0 + $1.key.count + ($1.url?.utf8.count ?? 0) + ($1.title?.utf8.count ?? 0) + 128 }
+        window.bytes.count + window.keys.count + 96
     }
 
     /// What the windows kept take, about (for tests).
     var keptBytes: Int { state.withLock { $0.bytes } }
 
-    typealias Window = StoredWindow
+    /// A window kept: its bytes and its items' keys, packed.
+    struct Window: Sendable {
+        var bytes: [UInt8]
+        var keys: PackedKeys
+
+        init(_ stored: StoredWindow) {
+            bytes = stored.bytes
+            keys = PackedKeys(stored.keys)
+        }
+    }
 
     /// How many windows are kept for a configuration (for tests).
     func keptWindows(configuration key: String) -> Int {
@@ -154,7 +163,7 @@ public final class PageCache: Sendable {
                 let header = known.header
                 read = try catalog.store.storedWindows(configuration: key, layoutID: known.layoutID, generation: generation,
                                                        range: first...last, ids: { try Self.cellIDs(header, $0) })
-                    .map { Dictionary(uniqueKeysWithValues: zip(first...last, $0)) }
+                    .map { Dictionary(uniqueKeysWithValues: zip(first...last, $0.map(Window.init))) }
             }
             // Nil when that layout is no longer the one stored (dropped, stored again) or the
             // catalog moved on: the layout is read again below, and its entry replaces this one.
@@ -169,7 +178,7 @@ public final class PageCache: Sendable {
                 guard let range = header.windows(for: band) else { return (header, stored.id, [:]) }
                 guard let windows = try snapshot.storedWindows(layoutID: stored.id, range: range, ids: { try Self.cellIDs(header, $0) })
                 else { return nil }
-                return (header, stored.id, Dictionary(uniqueKeysWithValues: zip(range, windows)))
+                return (header, stored.id, Dictionary(uniqueKeysWithValues: zip(range, windows.map(Window.init))))
             }
         }
         guard let (header, layoutID, read) = filled else { return nil }
@@ -258,7 +267,7 @@ public final class PageCache: Sendable {
         let attributes = try header.items(in: band, windows: windows.map(\.bytes), pinningHeaders: request.pinHeaders)
         try PageError.check(attributes)
         var keys: [Int64: ItemKey] = [:]
-        for window in windows { keys.merge(window.keys) { first, _ in first } }
+        for window in windows { window.keys.add(to: &keys) }
         return Pager.makePage(attributes, keys: keys, request: request, header: header, generation: generation,
                               offset: offset, itemCount: header.itemCount, source: .stored) { _ in nil }
     }
