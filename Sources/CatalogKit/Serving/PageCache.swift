@@ -86,7 +86,7 @@ public final class PageCache: Sendable {
     }
 
     /// The default of `budgetBytes`: the windows of a 375-point, 2-column layout of about
-    /// 1,000,000 imported items, with their keys, addresses and titles.
+    /// 2,500,000 imported items, with their keys, addresses and titles (about 100 bytes an item).
     public static let defaultBudgetBytes = 256 << 20
 
     /// `windowsPerLayout`: the windows kept per stored layout at most (past it, only the band's

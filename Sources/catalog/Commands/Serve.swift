@@ -85,7 +85,7 @@ struct Serve: AsyncParsableCommand {
 
     @Option(name: .customLong("page-cache-mb"), parsing: .unconditional,
             help: ArgumentHelp("Memory for the pages of stored layouts (their windows and their items' keys), in MiB. "
-                + "256 holds a 2-column layout of about 1,000,000 imported items; random offsets over a larger catalog "
+                + "256 holds a 2-column layout of about 2,500,000 imported items; random offsets over a larger catalog "
                 + "read the database for the pages it does not hold.", valueName: "MiB"))
     var pageCacheMB = 256
 
