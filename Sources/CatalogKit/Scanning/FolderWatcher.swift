@@ -42,13 +42,6 @@ final class FolderWatcher {
 
     deinit { close(fd) }
 
-    /// `body` with `path` as a C string.
-    static func withCString<T>(_ path: [UInt8], _ body: (UnsafePointer<CChar>) -> T) -> T {
-        (path + [0]).withUnsafeBufferPointer { bytes in
-            bytes.withMemoryRebound(to: CChar.self) { body($0.baseAddress!) }
-        }
-    }
-
     /// Watches `folder` (under `root`) and every folder under it.
     func add(root: String, folder: [UInt8]) {
         var stack = [folder]
@@ -57,13 +50,13 @@ final class FolderWatcher {
                 limitReached = true
                 break
             }
-            let wd = Self.withCString(path) { inotify_add_watch(fd, $0, Self.mask) }
+            let wd = CPath.with(path) { inotify_add_watch(fd, $0, Self.mask) }
             if wd < 0 {
                 if errno == ENOSPC { limitReached = true }
                 continue // gone or unreadable: its parent's events still cover it
             }
             watched[wd] = (root, path)
-            guard let directory = Self.withCString(path, { opendir($0) }) else { continue }
+            guard let directory = CPath.with(path, { opendir($0) }) else { continue }
             defer { closedir(directory) }
             while let entry = readdir(directory) {
                 let type = entry.pointee.d_type
@@ -72,7 +65,7 @@ final class FolderWatcher {
                 if name == [46] || name == [46, 46] || (!includeHidden && name.first == 46) { continue } // ".", "..", hidden
                 if type == UInt8(DT_UNKNOWN) { // a file system that does not say: ask, without following links
                     var info = stat()
-                    guard Self.withCString(name, { fstatat(dirfd(directory), $0, &info, AT_SYMLINK_NOFOLLOW) }) == 0,
+                    guard CPath.with(name, { fstatat(dirfd(directory), $0, &info, AT_SYMLINK_NOFOLLOW) }) == 0,
                           info.st_mode & S_IFMT == S_IFDIR else { continue }
                 }
                 stack.append(path + [47] + name)

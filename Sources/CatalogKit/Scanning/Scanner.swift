@@ -138,7 +138,7 @@ package final class Scanner {
         var unreadable: [Data] = []
         if let folders {
             for (folder, recursive) in folders {
-                let fd = FolderWatcher.withCString(folder) { open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK) }
+                let fd = CPath.with(folder) { open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK) }
                 if fd >= 0 {
                     walks.append((fd, folder, recursive))
                 } else if errno != ENOENT && errno != ENOTDIR {
@@ -363,10 +363,7 @@ package final class Scanner {
 
     /// Probes one path again (a hard-linked file whose probe was deferred).
     private func probe(path: Data) throws(StoreError) -> FileChange {
-        let fd = path.withUnsafeBytes { raw in
-            let bytes = Array(raw.bindMemory(to: CChar.self)) + [0]
-            return open(bytes, O_RDONLY | O_NONBLOCK | O_CLOEXEC | (options.followSymlinks ? 0 : O_NOFOLLOW))
-        }
+        let fd = CPath.with(path) { open($0, O_RDONLY | O_NONBLOCK | O_CLOEXEC | (options.followSymlinks ? 0 : O_NOFOLLOW)) }
         var info = stat()
         guard fd >= 0, fstat(fd, &info) == 0 else {
             let reason = SystemError.text() // before close, which may change errno
