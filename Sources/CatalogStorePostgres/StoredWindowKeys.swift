@@ -38,10 +38,7 @@ struct StoredWindowKeys: PostgresPreparedStatement {
         return Row(generation: generation, keys: try packed.map(Packed.keys) ?? [:])
     }
 
-    /// An item's record in the blob, big-endian: its id (8 bytes), its key (a 4-byte length,
-    /// then the bytes), a byte 1 and its file's device, inode, size and mtime in nanoseconds
-    /// (8 bytes each) when it has a file, else a byte 0, then its address and its title (each a
-    /// 4-byte length, −1 for NULL, then UTF-8).
+    /// The items' keys as `PackedItemKeys` records, made by the database.
     enum Packed {
         /// The blob of the items a WHERE clause that follows chooses.
         static let select = """
@@ -59,51 +56,8 @@ struct StoredWindowKeys: PostgresPreparedStatement {
         /// The keys in `blob`, by item id.
         static func keys(_ blob: Data) throws -> [Int64: ItemKey] {
             var keys: [Int64: ItemKey] = [:]
-            try blob.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
-                var reader = Reader(bytes: bytes)
-                while !reader.isAtEnd {
-                    let id = try reader.int64()
-                    guard let key = try reader.field() else { throw reader.corrupt }
-                    var file: FileIdentity?
-                    switch try reader.byte() {
-                    case 0: break
-                    case 1: file = FileIdentity(device: try reader.int64(), inode: try reader.int64(),
-                                                size: try reader.int64(), mtimeNanoseconds: try reader.int64())
-                    default: throw reader.corrupt
-                    }
-                    let url = try reader.field().map { String(decoding: $0, as: UTF8.self) }
-                    let title = try reader.field().map { String(decoding: $0, as: UTF8.self) }
-                    keys[id] = ItemKey(key: key, file: file, url: url, title: title)
-                }
-            }
+            try PackedItemKeys(bytes: [UInt8](blob)).add(to: &keys)
             return keys
-        }
-
-        private struct Reader {
-            let bytes: UnsafeRawBufferPointer
-            var at = 0
-            var isAtEnd: Bool { at == bytes.count }
-            var corrupt: StoreError { StoreError.database("the database sent items' keys that cannot be read (at byte \(at) of \(bytes.count))") }
-
-            mutating func take(_ count: Int) throws -> UnsafeRawBufferPointer {
-                guard count >= 0, count <= bytes.count - at else { throw corrupt }
-                defer { at += count }
-                return UnsafeRawBufferPointer(rebasing: bytes[at..<at + count])
-            }
-
-            mutating func byte() throws -> UInt8 {
-                try take(1)[0]
-            }
-
-            mutating func int64() throws -> Int64 {
-                Int64(bigEndian: try take(8).loadUnaligned(as: Int64.self))
-            }
-
-            /// A 4-byte length and that many bytes; nil for −1.
-            mutating func field() throws -> Data? {
-                let length = Int32(bigEndian: try take(4).loadUnaligned(as: Int32.self))
-                return length == -1 ? nil : Data(try take(Int(length)))
-            }
         }
     }
 }

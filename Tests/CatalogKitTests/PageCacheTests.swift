@@ -358,21 +358,21 @@ extension PageCacheTests {
 extension PageCacheTests {
     /// The keys a page cache keeps for a window, packed in one buffer, read back as they were;
     /// a key already there is kept (two windows may share an item).
-    @Test func packedKeysInTheCache_readBackAsTheyWere() {
+    @Test func packedKeysInTheCache_readBackAsTheyWere() throws {
         let keys: [Int64: ItemKey] = [
             1: ItemKey(key: Data("/photos/Ünï/a.jpg".utf8), file: FileIdentity(device: 7, inode: -3, size: 1 << 40, mtimeNanoseconds: 1_700_000_000_123_456_789)),
             2: ItemKey(key: Data("pin-2".utf8), file: nil, url: "https://example.com/ä", title: "日本語 🖼"),
             3: ItemKey(key: Data(), file: nil, url: "", title: nil),
             Int64.max: ItemKey(key: Data([0, 255, 47]), file: nil, url: nil, title: "tab\tand\\"),
         ]
-        let packed = PackedKeys(keys)
+        let packed = PackedItemKeys(keys)
         var read: [Int64: ItemKey] = [:]
-        packed.add(to: &read)
+        try packed.add(to: &read)
         #expect(read == keys)
         var held: [Int64: ItemKey] = [2: ItemKey(key: Data("other".utf8), file: nil)]
-        packed.add(to: &held)
+        try packed.add(to: &held)
         #expect(held[2]?.key == Data("other".utf8) && held.count == 4)
-        #expect(PackedKeys([:]).count == 0)
-        #expect(packed.count < keys.count * 100, "packed: \(packed.count) bytes")
+        #expect(PackedItemKeys([:]).bytes.isEmpty)
+        #expect(packed.bytes.count < keys.count * 100, "packed: \(packed.bytes.count) bytes")
     }
 }

@@ -55,7 +55,7 @@ public final class PageCache: Sendable {
 
     /// What a window kept takes, about: its bytes, its keys packed, and its entry in the table.
     static func size(_ window: Window) -> Int {
-        window.bytes.count + window.keys.count + 96
+        window.bytes.count + window.keys.bytes.count + 96
     }
 
     /// What the windows kept take, about (for tests).
@@ -64,11 +64,11 @@ public final class PageCache: Sendable {
     /// A window kept: its bytes and its items' keys, packed.
     struct Window: Sendable {
         var bytes: [UInt8]
-        var keys: PackedKeys
+        var keys: PackedItemKeys
 
         init(_ stored: StoredWindow) {
             bytes = stored.bytes
-            keys = PackedKeys(stored.keys)
+            keys = PackedItemKeys(stored.keys)
         }
     }
 
@@ -267,7 +267,7 @@ public final class PageCache: Sendable {
         let attributes = try header.items(in: band, windows: windows.map(\.bytes), pinningHeaders: request.pinHeaders)
         try PageError.check(attributes)
         var keys: [Int64: ItemKey] = [:]
-        for window in windows { window.keys.add(to: &keys) }
+        for window in windows { try window.keys.add(to: &keys) }
         return Pager.makePage(attributes, keys: keys, request: request, header: header, generation: generation,
                               offset: offset, itemCount: header.itemCount, source: .stored) { _ in nil }
     }
