@@ -296,7 +296,10 @@ extension PostgresStore {
             let cells = try windows.map(ids)
             // The keys' statement also says whether the layout is still the one stored, fresh,
             // for the configuration (the segments' statement said so, but they may come from memory).
-            let read = try keyRows(session, StoredWindowKeys(ids: cells.flatMap { $0 }, configuration: configuration, layoutID: layoutID))
+            // Sent with those of other pages missing at the same time, on this connection or theirs.
+            let read = try keyBatches.read(StoredWindowKeys(ids: cells.flatMap { $0 }, configuration: configuration, layoutID: layoutID)) {
+                try keyRows(session, $0)
+            }
             guard read.generation == generation else { return nil }
             let keys = read.keys
             return zip(windows, cells).map { bytes, ids in

@@ -23,6 +23,8 @@ package final class PostgresStore: CatalogBackend {
     let segmentCache = SegmentCache()
     /// Whether the statement pages read most is prepared (off once the database refused it).
     let prepares = Atomic<Bool>(true)
+    /// The keys' statements of pages read at the same time, sent as one.
+    let keyBatches = KeyReadBatches()
     package var location: String { connections.location.display }
     /// A read mostly waits for the server's answers: as many at once as connections are kept.
     package var readConcurrency: Int { PostgresConnections.keptIdle }

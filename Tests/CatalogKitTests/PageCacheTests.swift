@@ -228,6 +228,47 @@ extension PageCacheTests {
         #expect(try read(first) == nil, "the id the segments were kept under is not the one stored")
     }
 
+    /// Pages that miss at the same time on many threads share the keys' statements (at most
+    /// as many run at once as cores): each read still gets its own windows and keys, as read alone.
+    @Test func postgresReadsAtTheSameTime_shareStatements_andEachGetsItsOwnKeys() throws {
+        let library = try Library(.postgres)
+        let catalog = try library.catalog()
+        _ = try catalog.importItems(PagerTests.importRows(2000))
+        _ = try catalog.page(try PageRequest(query: "width=414&cols=3&window=512"))
+        let stored = try #require(try catalog.layouts().first)
+        let header = try #require(try Pager.readableHeader(stored))
+        let generation = try catalog.generation()
+        let ids: @Sendable ([UInt8]) throws -> [Int64] = { try PageCache.cellIDs(header, $0) }
+        let expected = try catalog.store.withSnapshot { snapshot in
+            try snapshot.allWindows(layoutID: stored.id).map { ($0, try snapshot.keys(ids: try ids($0))) }
+        }
+        #expect(expected.count > 20)
+        let store = try #require(catalog.store as? PostgresStore)
+        let before = store.keyBatches.readsAnswered.load(ordering: .relaxed)
+        let threads = 8, rounds = 30
+        let wrong = Mutex<[String]>([])
+        let group = DispatchGroup()
+        for thread in 0..<threads {
+            KeyReadBatchesTests.spawn(group) {
+                for round in 0..<rounds {
+                    let first = (thread * 7 + round * 13) % (expected.count - 1)
+                    do {
+                        let read = try catalog.store.storedWindows(configuration: stored.configuration, layoutID: stored.id,
+                                                                   generation: generation, range: first...(first + 1), ids: ids)
+                        if read?.map(\.bytes) != expected[first...(first + 1)].map(\.0) || read?.map(\.keys) != expected[first...(first + 1)].map(\.1) {
+                            wrong.withLock { $0.append("windows \(first) and \(first + 1)") }
+                        }
+                    } catch {
+                        wrong.withLock { $0.append("\(error)") }
+                    }
+                }
+            }
+        }
+        group.wait()
+        #expect(wrong.withLock { $0 } == [])
+        #expect(store.keyBatches.readsAnswered.load(ordering: .relaxed) - before == threads * rounds, "every read answered once")
+    }
+
     /// A column whose type changed under the keys' prepared plan (SQLSTATE 0A000, as after a
     /// schema change): the read is answered all the same, on new connections, still prepared.
     @Test func postgresReadsTheKeysAgain_whenASchemaChangeOutdatesThePreparedPlan() throws {
