@@ -39,7 +39,8 @@ final class KeyReadBatches: Sendable {
         var waiting: [Read] = []
     }
 
-    private let state = Mutex(State())
+    /// Taken by every page that misses, from the read threads: a `SleepingLock`, as the page cache's.
+    private let state = SleepingLock(State())
     let inFlight: Int
     /// Ids a statement carries at most: more waiting go in the statement after it.
     static let maximumIDs = 4_096
