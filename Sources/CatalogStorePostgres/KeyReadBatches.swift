@@ -16,8 +16,8 @@ final class KeyReadBatches: Sendable {
     private final class Read: Sendable {
         let statement: StoredWindowKeys
         let done = DispatchSemaphore(value: 0)
-        /// Set under the batches' lock before `done` is signalled: the result, or that this read
-        /// is to send the next statement.
+        /// Set before `done` is signalled: the result, or that this read is to send the next
+        /// statement.
         let outcome = Mutex<Outcome?>(nil)
 
         enum Outcome {
