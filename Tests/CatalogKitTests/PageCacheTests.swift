@@ -55,6 +55,21 @@ extension PageCacheTests {
         return (library, catalog, request)
     }
 
+    /// What the store's `storedWindows` must give for the layout stored first in `catalog`: every
+    /// window's bytes with its items' keys, read in one snapshot; with the layout, its generation
+    /// and how a window's cell ids are read.
+    static func storedWindowsAndKeys(_ catalog: Catalog) throws
+        -> (stored: StoredLayout, generation: Int64, ids: @Sendable ([UInt8]) throws -> [Int64], windows: [([UInt8], [Int64: ItemKey])]) {
+        let stored = try #require(try catalog.layouts().first)
+        let header = try #require(try Pager.readableHeader(stored))
+        let generation = try catalog.generation()
+        let ids: @Sendable ([UInt8]) throws -> [Int64] = { try PageCache.cellIDs(header, $0) }
+        let windows = try catalog.store.withSnapshot { snapshot in
+            try snapshot.allWindows(layoutID: stored.id).map { ($0, try snapshot.keys(ids: try ids($0))) }
+        }
+        return (stored, generation, ids, windows)
+    }
+
     /// A cache that keeps fewer windows than a scroll through the layout touches drops them and
     /// reads them again, and every page still comes from it, equal to the catalog's.
     @Test func pastItsWindowBudget_theCacheStillAnswersEveryPage() throws {
@@ -193,13 +208,7 @@ extension PageCacheTests {
         let catalog = try library.catalog()
         _ = try catalog.importItems(PagerTests.importRows(1500))
         _ = try catalog.page(try PageRequest(query: "width=414&cols=3&window=512"))
-        let stored = try #require(try catalog.layouts().first)
-        let header = try #require(try Pager.readableHeader(stored))
-        let generation = try catalog.generation()
-        let ids = { (bytes: [UInt8]) in try PageCache.cellIDs(header, bytes) }
-        let expected = try catalog.store.withSnapshot { snapshot in
-            try snapshot.allWindows(layoutID: stored.id).map { ($0, try snapshot.keys(ids: try ids($0))) }
-        }
+        let (stored, generation, ids, expected) = try Self.storedWindowsAndKeys(catalog)
         #expect(expected.count > 2 * LayoutSegment.windowsPerSegment, "three segments at least")
         #expect(expected.contains { $0.1.values.contains { $0.file != nil } }, "scanned items among them")
         let read = { (range: ClosedRange<Int>) in
@@ -231,17 +240,9 @@ extension PageCacheTests {
     /// Pages that miss at the same time on many threads share the keys' statements (at most
     /// as many run at once as cores): each read still gets its own windows and keys, as read alone.
     @Test func postgresReadsAtTheSameTime_shareStatements_andEachGetsItsOwnKeys() throws {
-        let library = try Library(.postgres)
-        let catalog = try library.catalog()
-        _ = try catalog.importItems(PagerTests.importRows(2000))
-        _ = try catalog.page(try PageRequest(query: "width=414&cols=3&window=512"))
-        let stored = try #require(try catalog.layouts().first)
-        let header = try #require(try Pager.readableHeader(stored))
-        let generation = try catalog.generation()
-        let ids: @Sendable ([UInt8]) throws -> [Int64] = { try PageCache.cellIDs(header, $0) }
-        let expected = try catalog.store.withSnapshot { snapshot in
-            try snapshot.allWindows(layoutID: stored.id).map { ($0, try snapshot.keys(ids: try ids($0))) }
-        }
+        let (library, catalog, _) = try Self.stored(.postgres, items: 2000, query: "width=414&cols=3&window=512")
+        defer { withExtendedLifetime(library) {} }
+        let (stored, generation, ids, expected) = try Self.storedWindowsAndKeys(catalog)
         #expect(expected.count > 20)
         let store = try #require(catalog.store as? PostgresStore)
         let before = store.keyBatches.readsAnswered.load(ordering: .relaxed)
