@@ -81,17 +81,12 @@ extension PostgresStore {
             // 1,000,000 rows in 4.1 s instead of 7.9 s upserted with the index in place. So is
             // the unique key index: its constraint, which PostgreSQL named items_key_key for
             // Migrations/postgres/0001's `key bytea NOT NULL UNIQUE`, made again after the
-            // insert (0.6 to 1.5 s less at 1,000,000 rows). So is the index of the keys a page
-            // reads (Migrations/postgres/0006), made again from its own definition (0.3 s less).
-            // A refused import rolls them all back.
-            let keysIndex = try session.value("SELECT indexdef FROM pg_indexes WHERE schemaname = current_schema() AND indexname = 'items_keys'", as: String.self)
-            if keysIndex != nil { try session.execute("DROP INDEX items_keys") }
+            // insert (0.6 to 1.5 s less at 1,000,000 rows). A refused import rolls both back.
             try session.execute("DROP INDEX items_by_date")
             try session.execute("ALTER TABLE items DROP CONSTRAINT items_key_key")
             added = try session.execute(PostgresQuery(unsafeSQL: insert, binds: try binds(importedAt, generation)))
             try session.execute("ALTER TABLE items ADD CONSTRAINT items_key_key UNIQUE (key)")
             try session.execute("CREATE INDEX items_by_date ON items (sort_date DESC, key ASC)")
-            if let keysIndex { try session.execute(PostgresQuery(unsafeSQL: keysIndex)) }
         } else {
             // Only the items a row changes are written (every update is a new row version), and
             // only new items take an id, as on SQLite.

@@ -310,26 +310,22 @@ extension PostgresStore {
         }
     }
 
-    /// The keys' statement's row: from the index `items_keys`, then from the table for the items
-    /// it leaves out, if the statement asked for any.
-    private func keyRows(_ session: PostgresSession, _ statement: StoredWindowKeys) throws -> StoredWindowKeys.Row {
-        try statement.completed(try indexedKeyRows(session, statement)) { rest in
-            try Self.one(session.rows(PostgresQuery(unsafeSQL: StoredWindowKeys.everyItemSQL, binds: try rest.makeBindings())).map(rest.decodeRow))
-        }
-    }
-
-    /// The statement's row, prepared while the database keeps prepared statements. Where it
+    /// The statement's rows, prepared while the database keeps prepared statements. Where it
     /// does not (a pooler in transaction mode that does not keep them: SQLSTATE 26000, or
     /// 42P05 when another client's statement of the same name is on the server connection),
     /// they are off for this store from then on; a plan whose result type a schema change
     /// changed (0A000) is on every connection of the time, so those are closed. Either way
     /// `Unpreparable` asks the caller to read again.
-    private func indexedKeyRows(_ session: PostgresSession, _ statement: StoredWindowKeys) throws -> StoredWindowKeys.Row {
+    private func keyRows(_ session: PostgresSession, _ statement: StoredWindowKeys) throws -> StoredWindowKeys.Row {
+        func one(_ rows: [StoredWindowKeys.Row]) throws -> StoredWindowKeys.Row {
+            guard rows.count == 1 else { throw StoreError.database("the keys' statement gave \(rows.count) rows, not one") }
+            return rows[0]
+        }
         guard prepares.load(ordering: .relaxed) else {
-            return try Self.one(session.rows(PostgresQuery(unsafeSQL: StoredWindowKeys.sql, binds: try statement.makeBindings())).map(statement.decodeRow))
+            return try one(session.rows(PostgresQuery(unsafeSQL: StoredWindowKeys.sql, binds: try statement.makeBindings())).map(statement.decodeRow))
         }
         do {
-            return try Self.one(session.rows(statement))
+            return try one(session.rows(statement))
         } catch let error where ["26000", "42P05"].contains(PostgresConnections.sqlState(error)) {
             prepares.store(false, ordering: .relaxed)
             throw StoredWindowKeys.Unpreparable()
@@ -337,11 +333,6 @@ extension PostgresStore {
             readers.closeAll()
             throw StoredWindowKeys.Unpreparable()
         }
-    }
-
-    private static func one(_ rows: [StoredWindowKeys.Row]) throws -> StoredWindowKeys.Row {
-        guard rows.count == 1 else { throw StoreError.database("the keys' statement gave \(rows.count) rows, not one") }
-        return rows[0]
     }
 
     /// Bindings for a query written with $1, $2...: the SQL names its order column, which

@@ -7,27 +7,19 @@ import PostgresNIO
 /// `configuration` (else −1), and the keys of the items `ids`, packed by the database into one
 /// blob (`Packed`), so that a page's few dozen items are one row of two cells to decode, not a
 /// row of eight cells each. Prepared once per connection: at a few dozen items, parsing and
-/// planning it cost more than running it. It reads the keys from the index `items_keys`
-/// (Migrations/postgres/0006) alone; the few items that index leaves out are read from the table
-/// by a second statement (`completed`).
+/// planning it cost more than running it.
 struct StoredWindowKeys: PostgresPreparedStatement {
     struct Row: Sendable {
         var generation: Int64
         var keys: [Int64: ItemKey]
     }
 
-    static let name = "catalog_stored_window_keys_indexed"
-    static let sql = statement(where: "i.id = ANY($1) AND \(Packed.short)")
-    /// The same for any item, read from the table: for those `items_keys` leaves out.
-    static let everyItemSQL = statement(where: "i.id = ANY($1)")
-
-    private static func statement(where condition: String) -> String {
-        """
+    static let name = "catalog_stored_window_keys_packed"
+    static let sql = """
         SELECT coalesce((SELECT c.generation FROM catalog c JOIN layouts l ON l.configuration = $2 AND l.id = $3
                          AND l.generation = c.generation), -1),
-               (SELECT \(Packed.select) WHERE \(condition))
+               (SELECT \(Packed.select) WHERE i.id = ANY($1))
         """
-    }
 
     /// The database would not run it prepared on this connection: read again, on another
     /// (unprepared where a pooler refused it).
@@ -46,26 +38,8 @@ struct StoredWindowKeys: PostgresPreparedStatement {
         return Row(generation: generation, keys: try packed.map(Packed.keys) ?? [:])
     }
 
-    /// `row`, the statement's, with the keys of the items it did not find (left out of the index:
-    /// their key, address and title are long) read by `read` for them alone, unprepared. The two
-    /// statements are two snapshots: the generation is the one both saw, else −1 (a write came
-    /// between them, and the caller reads again).
-    func completed(_ row: Row, read: (StoredWindowKeys) throws -> Row) throws -> Row {
-        guard !ids.allSatisfy({ row.keys[$0] != nil }) else { return row }
-        var rest = self
-        rest.ids = Array(Set(ids).subtracting(row.keys.keys)).sorted()
-        let more = try read(rest)
-        var row = row
-        row.keys.merge(more.keys) { first, _ in first }
-        if more.generation != row.generation { row.generation = -1 }
-        return row
-    }
-
     /// The items' keys as `PackedItemKeys` records, made by the database.
     enum Packed {
-        /// Items whose key, address and title `items_keys` holds: its predicate, word for word.
-        static let short = "octet_length(i.key) + coalesce(octet_length(i.url), 0) + coalesce(octet_length(i.title), 0) < 2000"
-
         /// The blob of the items a WHERE clause that follows chooses.
         static let select = """
             string_agg(\(record), ''::bytea) FROM items i LEFT JOIN files f ON f.item_id = i.id

@@ -290,45 +290,6 @@ extension PageCacheTests {
         #expect((catalog.store as? PostgresStore)?.prepares.load(ordering: .relaxed) == true, "a schema change is not a pooler")
     }
 
-    /// Items whose key, address and title together are too long for the index `items_keys`
-    /// (Migrations/postgres/0006) are left out of it: a page that misses reads them from the
-    /// table, and every window gets the same keys as read from the table alone.
-    @Test func postgresStoredWindows_readItemsTheKeysIndexLeavesOut_fromTheTable() throws {
-        let library = try Library(.postgres)
-        let catalog = try library.catalog()
-        var rows = PagerTests.importRows(300)
-        for index in stride(from: 0, to: rows.count, by: 7) {
-            rows[index].url = "https://example.com/\(index)"
-            rows[index].title = String(repeating: "long title \(index) ", count: 200)
-        }
-        _ = try catalog.importItems(rows)
-        _ = try catalog.page(try PageRequest(query: "width=414&cols=3&window=512"))
-        let database = OrderDataTests.database(library)
-        let left = try TestPostgres.psql(database, "SELECT count(*) FROM items WHERE NOT (\(StoredWindowKeys.Packed.short.replacingOccurrences(of: "i.", with: "")))")
-        #expect(left.trimmingCharacters(in: .whitespacesAndNewlines) == "43", "the long items are left out of the index")
-        let (stored, generation, ids, expected) = try Self.storedWindowsAndKeys(catalog)
-        let read = try #require(try catalog.store.storedWindows(configuration: stored.configuration, layoutID: stored.id, generation: generation,
-                                                                range: 0...(expected.count - 1), ids: ids))
-        let sameKeys = read.map(\.keys) == expected.map(\.1) // not printed when they differ: 43 titles of 3 KB
-        #expect(read.map(\.bytes) == expected.map(\.0))
-        #expect(sameKeys, "every window's keys as read from the table")
-        let titles = Set(read.flatMap { $0.keys.values.compactMap(\.title) })
-        #expect(titles.filter { $0.utf8.count > 2000 }.count == 43, "every long title, whole")
-    }
-
-    /// The keys' statement is answered from the index `items_keys` alone: its condition is the
-    /// index's predicate word for word (else the planner cannot use the index, and every page
-    /// that misses reads the table again). Checked with every other way to read items off.
-    @Test func postgresKeysStatement_isAnIndexOnlyScanOfTheKeysIndex() throws {
-        let (library, _, _) = try Self.stored(.postgres, items: 300, query: "width=414&cols=3&window=512")
-        let statement = StoredWindowKeys.sql.replacingOccurrences(of: "$1", with: "'{1,2,3}'::int8[]")
-            .replacingOccurrences(of: "$2", with: "'c'").replacingOccurrences(of: "$3", with: "1")
-        let plan = try TestPostgres.psql(OrderDataTests.database(library), """
-            SET enable_seqscan = off; SET enable_bitmapscan = off; SET enable_indexscan = off; EXPLAIN \(statement)
-            """)
-        #expect(plan.contains("Index Only Scan using items_keys on items"), "\(plan)")
-    }
-
     /// The keys a page shows, by item id, in one read whatever the number of ids: each item's
     /// key, its file's identity (scanned) or its address and title (imported); ids asked twice
     /// or unknown change nothing.
