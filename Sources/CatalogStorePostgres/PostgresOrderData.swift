@@ -36,7 +36,13 @@ enum PostgresOrderData {
     }
 
     /// An item's month section key in SQL, as `SectionGrouping.month(ofDate:)` gives it.
-    static let monthSQL = "CASE WHEN sort_date ~ '^[0-9]{4}-[0-9]{2}' THEN (substr(sort_date, 1, 4) || substr(sort_date, 6, 2))::int8 ELSE 0 END"
+    static let monthSQL = month(of: "sort_date")
+
+    /// The month section key of the date `text` (an SQL expression); it reads the first 7
+    /// characters only.
+    static func month(of text: String) -> String {
+        "CASE WHEN \(text) ~ '^[0-9]{4}-[0-9]{2}' THEN (substr(\(text), 1, 4) || substr(\(text), 6, 2))::int8 ELSE 0 END"
+    }
     /// An item's parent folder in SQL: its key's bytes up to the last '/', escaped (`encode`'s
     /// escape format keeps every '/' and writes no other, so the cut is where the bytes' is).
     /// An import key without a '/' (most are) costs no escaping.
@@ -169,7 +175,17 @@ enum PostgresOrderData {
         let size = OrderChunking.chunkSize
         let first = "n % \(size) = 0"
         // Sections are worked out after the sort (a window's arguments and its level's columns
-        // are), and only where a run starts is its key carried on to the grouping.
+        // are), and only where a run starts is its key carried on to the grouping. Each item's
+        // folder, and in path order its month, is worked out once, before the window (as its
+        // argument and lag's, it would be worked out twice). In date order the month changes
+        // only every few thousand items: the window carries the date's first 7 characters, and
+        // the month is worked out only where they differ from the item before's (its regular
+        // expression costs about 0.2 s a million items). At 1,000,000 items, date order 3.5 s →
+        // 2.8 s, path order 3.1 s → 2.7 s (BENCHMARKS.md).
+        let (carried, month) = order == .date
+            ? ("left(sort_date, 7) AS month",
+               "CASE WHEN \(first) OR (month IS DISTINCT FROM month_before AND \(Self.month(of: "month")) <> \(Self.month(of: "month_before"))) THEN \(Self.month(of: "month")) END")
+            : ("\(monthSQL) AS month", "CASE WHEN \(first) OR month IS DISTINCT FROM month_before THEN month END")
         try session.execute(PostgresQuery(unsafeSQL: """
             INSERT INTO order_chunks (item_order, lo_date, lo_key, count, entries, month_starts, months, folder_starts, folders)
             SELECT '\(order.rawValue)', (array_agg(lo_date) FILTER (WHERE \(first)))[1], (array_agg(key) FILTER (WHERE \(first)))[1], count(*),
@@ -177,13 +193,13 @@ enum PostgresOrderData {
                    array_agg((n % \(size))::int4 ORDER BY n) FILTER (WHERE month IS NOT NULL), array_agg(month ORDER BY n) FILTER (WHERE month IS NOT NULL),
                    array_agg((n % \(size))::int4 ORDER BY n) FILTER (WHERE folder IS NOT NULL),
                    array_agg(decode(folder, 'escape') ORDER BY n) FILTER (WHERE folder IS NOT NULL)
-            FROM (SELECT n, id, width, height, lo_date, key,
-                         CASE WHEN \(first) OR month IS DISTINCT FROM month_before THEN month END AS month,
+            FROM (SELECT n, id, width, height, lo_date, key, \(month) AS month,
                          CASE WHEN \(first) OR folder IS DISTINCT FROM folder_before THEN folder END AS folder
                   FROM (SELECT id, width, height, \(date) AS lo_date, key, row_number() OVER w - 1 AS n,
-                               \(monthSQL) AS month, lag(\(monthSQL)) OVER w AS month_before,
-                               \(folderSQL) AS folder, lag(\(folderSQL)) OVER w AS folder_before
-                        FROM (\(ranged)) AS ranged WINDOW w AS (ORDER BY \(PostgresStore.orderBy(order)))) AS numbered) AS started
+                               month, lag(month) OVER w AS month_before, folder, lag(folder) OVER w AS folder_before
+                        FROM (SELECT id, width, height, sort_date, key, \(carried), \(folderSQL) AS folder
+                              FROM (\(ranged)) AS r OFFSET 0) AS ranged
+                        WINDOW w AS (ORDER BY \(PostgresStore.orderBy(order)))) AS numbered) AS started
             GROUP BY n / \(size)
             """, binds: binds))
     }

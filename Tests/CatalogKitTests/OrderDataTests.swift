@@ -305,6 +305,32 @@ import Testing
         try Self.expectCurrent(catalog, "one more in the middle of f1")
     }
 
+    /// Month runs where neighbours' dates differ in their first seven characters yet have the
+    /// same month key (dates that are not "YYYY-MM...", all month 0), and where they share it
+    /// with different days: one run each, in both orders (PostgreSQL works out the month in date
+    /// order only where the first seven characters change).
+    @Test(arguments: Backend.allCases)
+    func monthRunsOfDatesThatAreNotMonths(_ backend: Backend) throws {
+        let library = try Library(backend)
+        let catalog = try library.catalog()
+        let dates = ["zz", "sometime", "someday-1", "9999", "2024-3-05", "2024-03-05", "2024-03-01T10:00:00", "2024-03", "2024-02-29",
+                     "1999-12-31", "199x-12-31", "", "2024-03-05"]
+        _ = try catalog.importItems(dates.enumerated().map { index, date in
+            ImportRow(line: index + 2, key: "k\(index)", width: 10, height: 10, orientation: 1, date: date)
+        })
+        try Self.expectCurrent(catalog, "dates that are not months")
+        if backend == .postgres {
+            // As stored, too: a chunk's month runs start where the month changes, as the
+            // migration says (a reader would join runs of equal months, so the read above cannot tell).
+            let repeated = try TestPostgres.psql(Self.database(library), """
+                SELECT count(*) FROM order_chunks, LATERAL (SELECT m, lag(m) OVER (ORDER BY i) AS before
+                                                             FROM unnest(months) WITH ORDINALITY AS u(m, i)) AS runs
+                WHERE m = before
+                """)
+            #expect(repeated.trimmingCharacters(in: .whitespacesAndNewlines) == "0", "no run repeats the month before")
+        }
+    }
+
     /// While the order data lags behind (mid-scan), sections come from the rows: on PostgreSQL the
     /// database finds where they start. Dates without a month, keys without a folder, folders
     /// whose bytes PostgreSQL escapes.
