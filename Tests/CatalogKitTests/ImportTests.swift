@@ -139,6 +139,31 @@ import Testing
         #expect(try store.generation() == generation)
     }
 
+    /// Into an empty catalog, keys that come twice refuse the import at the first line that
+    /// repeats one (not the first key repeated): on PostgreSQL they are found only when the key
+    /// index is made after the insert, and the whole import is rolled back all the same. The
+    /// catalog stays empty, and the same rows without the repeats import, keys unique.
+    @Test(arguments: Backend.allCases) func intoAnEmptyCatalog_keysTwiceRefuseTheImportAtTheFirstRepeat(_ backend: Backend) throws {
+        let library = try Library(backend)
+        let catalog = try library.catalog()
+        let rows = PagerTests.importRows(500)
+        var twice = rows
+        twice[300].key = rows[10].key // the first key repeated ...
+        twice[200].key = rows[20].key // ... repeated later than this one
+        let generation = try catalog.generation()
+        #expect(throws: StoreError.invalidInput(line: rows[200].line, reason: "key \"\(rows[20].key)\" appears twice")) {
+            try catalog.importItems(twice)
+        }
+        #expect(try catalog.items(order: .path).isEmpty)
+        #expect(try catalog.generation() == generation)
+        #expect(try catalog.importItems(rows).added == 500)
+        #expect(throws: StoreError.invalidInput(line: 3, reason: "key \"\(rows[0].key)\" appears twice")) {
+            try catalog.importItems([rows[0], ImportRow(line: 3, key: rows[0].key, width: 1, height: 1, orientation: 1)])
+        }
+        let again = try catalog.importItems(rows.map { var row = $0; row.width += 1; return row })
+        #expect((again.added, again.updated) == (0, 500), "each key one item: the key index is back")
+    }
+
     /// A CSV of several MiB, read in pieces cut where records end: quoted titles holding commas,
     /// doubled quotes and line breaks land across the cuts.
     static func longCSV(rows: Int, badRecord: Int? = nil, repeatKeyAt: Int? = nil) -> String {
