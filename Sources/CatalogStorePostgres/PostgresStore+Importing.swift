@@ -4,10 +4,11 @@ import NIOCore
 import PostgresNIO
 
 extension PostgresStore {
-    /// Upserts rows by key in one transaction: the rows stream into a temporary table with COPY
-    /// (batch by batch from `next`, so memory holds one batch), are checked there (a key seen
+    /// Upserts rows by key in one transaction: the rows stream with COPY (batch by batch from
+    /// `next`, so memory holds one batch) into a temporary table, are checked there (a key seen
     /// twice, a scanned file's path: the first such line is refused and nothing is written), and
-    /// go into the items with one INSERT (with ON CONFLICT unless the catalog was empty).
+    /// go into the items with one UPDATE and one INSERT; into an empty catalog, straight into the
+    /// items (`importIntoEmptyCatalog`).
     package func importItems(from next: () throws(StoreError) -> [ImportRow]?, importedAt: String) throws(StoreError) -> ImportSummary {
         do {
             return try connections.withSession { session in
@@ -34,58 +35,43 @@ extension PostgresStore {
         }
         let generation = try nextGeneration(session)
         let before = try session.value("SELECT count(*)::int8 FROM items", as: Int.self) ?? 0
-        try session.script("""
-            CREATE TEMPORARY TABLE import_rows (
-                line bigint NOT NULL, key text NOT NULL, pixel_width integer NOT NULL, pixel_height integer NOT NULL,
-                orientation smallint NOT NULL, width integer NOT NULL, height integer NOT NULL, capture_date text,
-                sort_date text NOT NULL, url text, title text
-            ) ON COMMIT DROP
-            """)
         var origins = Set<[UInt8]>()
-        let count = try copy(first, then: next, importedAt: importedAt, origins: &origins, into: session)
-        // A temporary table has no statistics: without them the planner may join a few rows
-        // with a whole catalog by scanning it, where each row's key is one index lookup.
-        try session.execute("ANALYZE import_rows")
-        // The first refused line, as the SQLite store refuses it row by row. Into an empty
-        // catalog, only once the unique key index made after the insert finds a key twice: a
-        // sort of every key for nothing, most of the time (0.6 s at 1,000,000 rows).
-        if before > 0 { try refuseFirstBadLine(session) }
-        // A change of more than a tenth of the catalog is a reload for clients: not logged row by
-        // row. Rows that leave their items as they are do not count: when the input is past the
-        // mark, the rows that would change something are counted first.
-        let reloadMark = max(ChangeLogBounds.reloadRows, before / 10)
-        var unlogged = false
-        if before > 0 && count > reloadMark {
-            let changing = try session.value(PostgresQuery(unsafeSQL: """
-                SELECT count(*)::int8 FROM import_rows r LEFT JOIN items ON items.key = convert_to(r.key, 'UTF8')
-                WHERE items.id IS NULL OR \(differs)
-                """), as: Int.self) ?? 0
-            unlogged = changing > reloadMark
-        }
-        if unlogged { try session.execute("UPDATE change_log SET enabled = false") }
+        let count: Int
         var added = 0
         var updated = 0
+        var unlogged = false
         if before == 0 {
-            // Into an empty catalog no key can conflict with an item (and a key the input holds
-            // twice is found when the unique key index is made), so the date index is built once
-            // at the end by sorting, as the SQLite store does:
-            // 1,000,000 rows in 4.1 s instead of 7.9 s upserted with the index in place. So is
-            // the unique key index: its constraint, which PostgreSQL named items_key_key for
-            // Migrations/postgres/0001's `key bytea NOT NULL UNIQUE`, made again after the
-            // insert (0.6 to 1.5 s less at 1,000,000 rows). A refused import rolls both back.
-            try session.execute("DROP INDEX items_by_date")
-            try session.execute("ALTER TABLE items DROP CONSTRAINT items_key_key")
-            added = try session.execute(PostgresQuery(unsafeSQL: insert, binds: try binds(importedAt, generation)))
-            try session.execute("SAVEPOINT unique_keys")
-            do {
-                try session.execute("ALTER TABLE items ADD CONSTRAINT items_key_key UNIQUE (key)")
-            } catch where PostgresConnections.sqlState(error) == "23505" {
-                try session.execute("ROLLBACK TO SAVEPOINT unique_keys")
-                try refuseFirstBadLine(session)
-                throw error
-            }
-            try session.execute("CREATE INDEX items_by_date ON items (sort_date DESC, key ASC)")
+            count = try importIntoEmptyCatalog(session, first: first, then: next, importedAt: importedAt, generation: generation,
+                                               origins: &origins)
+            added = count
         } else {
+            try session.script("""
+                CREATE TEMPORARY TABLE import_rows (
+                    line bigint NOT NULL, key text NOT NULL, pixel_width integer NOT NULL, pixel_height integer NOT NULL,
+                    orientation smallint NOT NULL, width integer NOT NULL, height integer NOT NULL, capture_date text,
+                    sort_date text NOT NULL, url text, title text
+                ) ON COMMIT DROP
+                """)
+            count = try copy(first, then: next, origins: &origins, into: session, table: "import_rows") { row, buffer in
+                CopyText.append(row, importedAt: importedAt, to: &buffer)
+            }
+            // A temporary table has no statistics: without them the planner may join a few rows
+            // with a whole catalog by scanning it, where each row's key is one index lookup.
+            try session.execute("ANALYZE import_rows")
+            // The first refused line, as the SQLite store refuses it row by row.
+            try refuseFirstBadLine(session)
+            // A change of more than a tenth of the catalog is a reload for clients: not logged row by
+            // row. Rows that leave their items as they are do not count: when the input is past the
+            // mark, the rows that would change something are counted first.
+            let reloadMark = max(ChangeLogBounds.reloadRows, before / 10)
+            if count > reloadMark {
+                let changing = try session.value(PostgresQuery(unsafeSQL: """
+                    SELECT count(*)::int8 FROM import_rows r LEFT JOIN items ON items.key = convert_to(r.key, 'UTF8')
+                    WHERE items.id IS NULL OR \(differs)
+                    """), as: Int.self) ?? 0
+                unlogged = changing > reloadMark
+            }
+            if unlogged { try session.execute("UPDATE change_log SET enabled = false") }
             // Only the items a row changes are written (every update is a new row version), and
             // only new items take an id, as on SQLite.
             updated = try session.execute(PostgresQuery(unsafeSQL: """
@@ -113,6 +99,50 @@ extension PostgresStore {
         try PostgresOrderData.refresh(session, force: true)
         _ = try pruneStaleLayouts(session)
         return ImportSummary(added: added, updated: updated, unchanged: count - added - updated, generation: generation)
+    }
+
+    /// The columns of `items` an import into an empty catalog copies, in `CopyText.appendItem`'s order.
+    private static let copiedColumns = ["key", "source", "pixel_width", "pixel_height", "orientation", "width", "height",
+                                        "capture_date", "imported_at", "sort_date", "url", "title", "changed_generation"]
+
+    /// Into an empty catalog no key can conflict with an item, so the rows are copied straight
+    /// into `items` (one COPY, in line order, so the ids follow the lines), with the unique key
+    /// index and the date index dropped before and made again after by sorting, as the SQLite
+    /// store builds its own. A key the input holds twice is found when the unique key index is
+    /// made: the first line that repeats one is worked out then, from the ids (given one after
+    /// the other: the dropped index holds the table's lock, so no other writer takes an id
+    /// meanwhile) and the lines the rows came from. Returns how many rows it copied.
+    /// 1,000,000 rows: the insert from a temporary table took 4.1 s instead of 7.9 s upserted with
+    /// the indexes in place, the unique key index made after it 0.6 to 1.5 s less; the COPY
+    /// straight into `items` saves the temporary table's COPY and the insert from it (BENCHMARKS.md).
+    private static func importIntoEmptyCatalog(_ session: PostgresSession, first: [ImportRow], then next: () throws(StoreError) -> [ImportRow]?,
+                                               importedAt: String, generation: Int64, origins: inout Set<[UInt8]>) throws -> Int {
+        // The constraint's name is PostgreSQL's for Migrations/postgres/0001's `key bytea NOT NULL UNIQUE`.
+        try session.execute("DROP INDEX items_by_date")
+        try session.execute("ALTER TABLE items DROP CONSTRAINT items_key_key")
+        var lines = LineNumbers()
+        let count = try copy(first, then: next, origins: &origins, into: session, table: "items", columns: copiedColumns) { row, buffer in
+            lines.append(row.line)
+            CopyText.appendItem(row, importedAt: importedAt, generation: generation, to: &buffer)
+        }
+        try session.execute("SAVEPOINT unique_keys")
+        do {
+            try session.execute("ALTER TABLE items ADD CONSTRAINT items_key_key UNIQUE (key)")
+        } catch where PostgresConnections.sqlState(error) == "23505" {
+            try session.execute("ROLLBACK TO SAVEPOINT unique_keys")
+            // The second item of each key seen twice (a key's items in id order); the first of those.
+            if let repeated = try session.rows("""
+                SELECT id - (SELECT min(id) FROM items), convert_from(key, 'UTF8') FROM (
+                    SELECT id, key, row_number() OVER (PARTITION BY key ORDER BY id) AS seen FROM items) AS numbered
+                WHERE seen = 2 ORDER BY id LIMIT 1
+                """).first {
+                let (index, key) = try repeated.decode((Int, String).self)
+                throw StoreError.invalidInput(line: lines[index], reason: "key \"\(key)\" appears twice")
+            }
+            throw error
+        }
+        try session.execute("CREATE INDEX items_by_date ON items (sort_date DESC, key ASC)")
+        return count
     }
 
     /// Throws for the first line of `import_rows` that cannot be imported: its key came on a
@@ -156,18 +186,20 @@ extension PostgresStore {
         let summary: ImportSummary
     }
 
-    /// Streams the rows into `import_rows` with COPY (text format); returns how many. `next`
+    /// Streams the rows into `table` (its `columns`, all when empty) with COPY (text format), each
+    /// as `encode` writes it; returns how many. `next`
     /// is called on this thread only: the rows are encoded here (and their web origins noted)
     /// and handed to the COPY, which
     /// runs on a thread of its own (PostgresNIO's COPY is async), a few buffers ahead at most.
-    private static func copy(_ first: [ImportRow], then next: () throws(StoreError) -> [ImportRow]?, importedAt: String,
-                             origins: inout Set<[UInt8]>, into session: PostgresSession) throws -> Int {
+    private static func copy(_ first: [ImportRow], then next: () throws(StoreError) -> [ImportRow]?, origins: inout Set<[UInt8]>,
+                             into session: PostgresSession, table: String, columns: [String] = [],
+                             encode: (ImportRow, inout ByteBuffer) -> Void) throws -> Int {
         // A buffer, the producer's error, or nil at the end.
         let buffers = Handoff<Result<ByteBuffer, any Error>?>(capacity: 4)
         let connection = session.connection
         let copying = BlockingTask {
             defer { buffers.cancel() } // a failed COPY stops the producer below at its next put
-            try await connection.copyFrom(table: "import_rows", logger: PostgresConnections.logger) { writer in
+            try await connection.copyFrom(table: table, columns: columns, logger: PostgresConnections.logger) { writer in
                 while let buffer = try buffers.take()?.get() { try await writer.write(buffer) }
             }
         }
@@ -178,7 +210,7 @@ extension PostgresStore {
             repeat {
                 var buffer = ByteBuffer()
                 for row in rows {
-                    CopyText.append(row, importedAt: importedAt, to: &buffer)
+                    encode(row, &buffer)
                     if let url = row.url, let origin = runs.next(url) { origins.insert(origin) }
                 }
                 guard buffers.put(.success(buffer)) else { break }
@@ -218,6 +250,40 @@ enum CopyText {
         buffer.writeInteger(UInt8(ascii: "\n"))
     }
 
+    /// A row as the columns of `PostgresStore.copiedColumns`: the key as bytea (hex).
+    static func appendItem(_ row: ImportRow, importedAt: String, generation: Int64, to buffer: inout ByteBuffer) {
+        let swapped = row.orientation >= 5
+        buffer.writeString("\\\\x")
+        var key = row.key
+        key.withUTF8 { bytes in
+            for byte in bytes {
+                buffer.writeInteger(hexDigits[Int(byte >> 4)])
+                buffer.writeInteger(hexDigits[Int(byte & 0x0F)])
+            }
+        }
+        buffer.writeInteger(UInt8(ascii: "\t"))
+        number(1, &buffer) // source: an import
+        number(row.width, &buffer)
+        number(row.height, &buffer)
+        number(row.orientation, &buffer)
+        number(swapped ? row.height : row.width, &buffer)
+        number(swapped ? row.width : row.height, &buffer)
+        field(row.date, &buffer)
+        buffer.writeInteger(UInt8(ascii: "\t"))
+        field(importedAt, &buffer)
+        buffer.writeInteger(UInt8(ascii: "\t"))
+        field(row.date ?? importedAt, &buffer)
+        buffer.writeInteger(UInt8(ascii: "\t"))
+        field(row.url, &buffer)
+        buffer.writeInteger(UInt8(ascii: "\t"))
+        field(row.title, &buffer)
+        buffer.writeInteger(UInt8(ascii: "\t"))
+        buffer.writeString(String(generation))
+        buffer.writeInteger(UInt8(ascii: "\n"))
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
     /// A whole number and the tab after it (a short string: no allocation).
     static func number(_ value: Int, _ buffer: inout ByteBuffer) {
         buffer.writeString(String(value))
@@ -245,5 +311,32 @@ enum CopyText {
                 }
             }
         }
+    }
+}
+
+/// The input lines of the rows of an import, by position: kept as the positions where a line is
+/// not the one after the line before (a record over several lines, the first row), so a file of
+/// one record a line costs one entry.
+struct LineNumbers {
+    private var starts: [(position: Int, line: Int)] = []
+    private(set) var count = 0
+
+    mutating func append(_ line: Int) {
+        if let last = starts.last, last.line + (count - last.position) == line {
+            count += 1
+            return
+        }
+        starts.append((count, line))
+        count += 1
+    }
+
+    subscript(position: Int) -> Int {
+        // The last start at or before `position`.
+        var low = 0, high = starts.count
+        while high - low > 1 {
+            let middle = (low + high) / 2
+            if starts[middle].position <= position { low = middle } else { high = middle }
+        }
+        return starts[low].line + (position - starts[low].position)
     }
 }

@@ -140,8 +140,9 @@ import Testing
     }
 
     /// Into an empty catalog, keys that come twice refuse the import at the first line that
-    /// repeats one (not the first key repeated): on PostgreSQL they are found only when the key
-    /// index is made after the insert, and the whole import is rolled back all the same. The
+    /// repeats one (not the first key repeated): on PostgreSQL, which copies the rows straight
+    /// into the items, they are found only when the key index is made after the copy, and the
+    /// line worked out from the item's id; the whole import is rolled back all the same. The
     /// catalog stays empty, and the same rows without the repeats import, keys unique.
     @Test(arguments: Backend.allCases) func intoAnEmptyCatalog_keysTwiceRefuseTheImportAtTheFirstRepeat(_ backend: Backend) throws {
         let library = try Library(backend)
@@ -162,6 +163,17 @@ import Testing
         }
         let again = try catalog.importItems(rows.map { var row = $0; row.width += 1; return row })
         #expect((again.added, again.updated) == (0, 500), "each key one item: the key index is back")
+
+        // Records over several lines before the repeat, in a file: the line is the record's first.
+        let other = try Library(backend)
+        let text = Self.longCSV(rows: 30_000, repeatKeyAt: 25_000)
+        guard case .failure(let expected) = parse(text, .csv), case .invalidInput(let line, _) = expected else {
+            Issue.record("a whole read refuses it too")
+            return
+        }
+        #expect(line > 25_000 + 2 + 3_000, "past the lines of the records over two")
+        #expect(throws: expected) { try other.catalog().importItems(from: try other.write("twice.csv", Data(text.utf8))) }
+        #expect(try other.catalog().items(order: .path).isEmpty)
     }
 
     /// A CSV of several MiB, read in pieces cut where records end: quoted titles holding commas,
