@@ -120,24 +120,41 @@ extension PostgresStore {
         // The constraint's name is PostgreSQL's for Migrations/postgres/0001's `key bytea NOT NULL UNIQUE`.
         try session.execute("DROP INDEX items_by_date")
         try session.execute("ALTER TABLE items DROP CONSTRAINT items_key_key")
+        // Where the ids' sequence stands (read under the table's lock), to put it back if the
+        // import is refused: a sequence is not rolled back, and SQLite gives the next import's
+        // items the ids this one would have taken.
+        let sequence = try session.value("SELECT pg_get_serial_sequence('items', 'id')", as: String.self) ?? "items_id_seq"
+        guard let (lastValue, isCalled) = try session.rows(PostgresQuery(unsafeSQL: "SELECT last_value, is_called FROM \(sequence)")).first?
+            .decode((Int64, Bool).self) else { throw StoreError.database("cannot read the sequence \(sequence)") }
         var lines = LineNumbers()
-        let count = try copy(first, then: next, origins: &origins, into: session, table: "items", columns: copiedColumns) { row, buffer in
-            lines.append(row.line)
-            CopyText.appendItem(row, importedAt: importedAt, generation: generation, to: &buffer)
-        }
-        try session.execute("SAVEPOINT unique_keys")
+        try session.execute("SAVEPOINT copying")
+        let count: Int
         do {
-            try session.execute("ALTER TABLE items ADD CONSTRAINT items_key_key UNIQUE (key)")
-        } catch where PostgresConnections.sqlState(error) == "23505" {
-            try session.execute("ROLLBACK TO SAVEPOINT unique_keys")
-            // The second item of each key seen twice (a key's items in id order); the first of those.
-            if let repeated = try session.rows("""
-                SELECT id - (SELECT min(id) FROM items), convert_from(key, 'UTF8') FROM (
-                    SELECT id, key, row_number() OVER (PARTITION BY key ORDER BY id) AS seen FROM items) AS numbered
-                WHERE seen = 2 ORDER BY id LIMIT 1
-                """).first {
-                let (index, key) = try repeated.decode((Int, String).self)
-                throw StoreError.invalidInput(line: lines[index], reason: "key \"\(key)\" appears twice")
+            count = try copy(first, then: next, origins: &origins, into: session, table: "items", columns: copiedColumns) { row, buffer in
+                lines.append(row.line)
+                CopyText.appendItem(row, importedAt: importedAt, generation: generation, to: &buffer)
+            }
+            try session.execute("SAVEPOINT unique_keys")
+            do {
+                try session.execute("ALTER TABLE items ADD CONSTRAINT items_key_key UNIQUE (key)")
+            } catch where PostgresConnections.sqlState(error) == "23505" {
+                try session.execute("ROLLBACK TO SAVEPOINT unique_keys")
+                // The second item of each key seen twice (a key's items in id order); the first of those.
+                if let repeated = try session.rows("""
+                    SELECT id - (SELECT min(id) FROM items), convert_from(key, 'UTF8') FROM (
+                        SELECT id, key, row_number() OVER (PARTITION BY key ORDER BY id) AS seen FROM items) AS numbered
+                    WHERE seen = 2 ORDER BY id LIMIT 1
+                    """).first {
+                    let (index, key) = try repeated.decode((Int, String).self)
+                    throw StoreError.invalidInput(line: lines[index], reason: "key \"\(key)\" appears twice")
+                }
+                throw error
+            }
+        } catch {
+            // Refused (a key twice, a line the parser refused mid-COPY): the sequence put back, on a
+            // connection that still answers; the caller rolls the rest back.
+            if (try? session.execute("ROLLBACK TO SAVEPOINT copying")) != nil {
+                _ = try? session.execute(PostgresQuery(unsafeSQL: "SELECT setval($1::regclass, $2, $3)", binds: try binds(sequence, lastValue, isCalled)))
             }
             throw error
         }

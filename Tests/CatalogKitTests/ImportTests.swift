@@ -158,6 +158,7 @@ import Testing
         #expect(try catalog.items(order: .path).isEmpty)
         #expect(try catalog.generation() == generation)
         #expect(try catalog.importItems(rows).added == 500)
+        #expect(Set(try catalog.items(order: .path).map(\.id)) == Set(1...500), "the ids the refused import would have taken, as on SQLite")
         #expect(throws: StoreError.invalidInput(line: 3, reason: "key \"\(rows[0].key)\" appears twice")) {
             try catalog.importItems([rows[0], ImportRow(line: 3, key: rows[0].key, width: 1, height: 1, orientation: 1)])
         }
@@ -165,15 +166,19 @@ import Testing
         #expect((again.added, again.updated) == (0, 500), "each key one item: the key index is back")
 
         // Records over several lines before the repeat, in a file: the line is the record's first.
+        // And a line the parser refuses deep in the file, once PostgreSQL has copied rows before it.
         let other = try Library(backend)
-        let text = Self.longCSV(rows: 30_000, repeatKeyAt: 25_000)
-        guard case .failure(let expected) = parse(text, .csv), case .invalidInput(let line, _) = expected else {
-            Issue.record("a whole read refuses it too")
-            return
+        for (name, text) in [("twice.csv", Self.longCSV(rows: 30_000, repeatKeyAt: 25_000)), ("bad.csv", Self.longCSV(rows: 30_000, badRecord: 29_000))] {
+            guard case .failure(let expected) = parse(text, .csv), case .invalidInput(let line, _) = expected else {
+                Issue.record("a whole read refuses \(name) too")
+                continue
+            }
+            #expect(line > 25_000 + 2 + 3_000, "\(name): past the lines of the records over two")
+            #expect(throws: expected) { try other.catalog().importItems(from: try other.write(name, Data(text.utf8))) }
+            #expect(try other.catalog().items(order: .path).isEmpty)
         }
-        #expect(line > 25_000 + 2 + 3_000, "past the lines of the records over two")
-        #expect(throws: expected) { try other.catalog().importItems(from: try other.write("twice.csv", Data(text.utf8))) }
-        #expect(try other.catalog().items(order: .path).isEmpty)
+        _ = try other.catalog().importItems(from: try other.write("good.csv", Data(Self.longCSV(rows: 2_000).utf8)))
+        #expect(Set(try other.catalog().items(order: .path).map(\.id)) == Set(1...2_000), "no id taken by the refused imports")
     }
 
     /// A CSV of several MiB, read in pieces cut where records end: quoted titles holding commas,
