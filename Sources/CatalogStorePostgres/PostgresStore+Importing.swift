@@ -337,6 +337,8 @@ enum CopyText {
 struct LineNumbers {
     private var starts: [(position: Int, line: Int)] = []
     private(set) var count = 0
+    /// Positions kept (for tests).
+    var entries: Int { starts.count }
 
     mutating func append(_ line: Int) {
         if let last = starts.last, last.line + (count - last.position) == line {
