@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Issue #19, point 7: `catalog import` into PostgreSQL (COPY into a temporary table, then one
-# INSERT ... ON CONFLICT) next to psql's \copy of the same CSV into a bare table, on a throwaway
+# Issue #19, point 7: `catalog import` into an empty PostgreSQL catalog (COPY straight into the
+# items, then their indexes and order data) next to psql's \copy of the same CSV into a bare table, on a throwaway
 # server started here (initdb into a temporary folder, Unix socket only, as `postgres` when
 # root; durability settings left at their defaults), and the import's peak resident memory.
 #   Benchmarks/scripts/postgres-import.sh [LINES] [RUNS]     (defaults: 1000000 lines, 3 runs)
