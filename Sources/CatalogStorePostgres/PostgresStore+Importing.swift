@@ -247,29 +247,17 @@ extension PostgresStore {
 
 /// COPY's text format: tab-separated fields, `\N` for NULL, backslash escapes.
 enum CopyText {
+    /// A row as the columns of the temporary table `import_rows`.
     static func append(_ row: ImportRow, importedAt: String, to buffer: inout ByteBuffer) {
-        let swapped = row.orientation >= 5
         number(row.line, &buffer)
-        field(row.key, &buffer)
-        buffer.writeInteger(UInt8(ascii: "\t"))
-        number(row.width, &buffer)
-        number(row.height, &buffer)
-        number(row.orientation, &buffer)
-        number(swapped ? row.height : row.width, &buffer)
-        number(swapped ? row.width : row.height, &buffer)
-        field(row.date, &buffer)
-        buffer.writeInteger(UInt8(ascii: "\t"))
-        field(row.date ?? importedAt, &buffer)
-        buffer.writeInteger(UInt8(ascii: "\t"))
-        field(row.url, &buffer)
-        buffer.writeInteger(UInt8(ascii: "\t"))
-        field(row.title, &buffer)
-        buffer.writeInteger(UInt8(ascii: "\n"))
+        text(row.key, &buffer)
+        sizesAndDate(row, &buffer)
+        sortDateAndWeb(row, importedAt: importedAt, &buffer)
+        endRow(&buffer)
     }
 
     /// A row as the columns of `PostgresStore.copiedColumns`: the key as bytea (hex).
     static func appendItem(_ row: ImportRow, importedAt: String, generation: Int64, to buffer: inout ByteBuffer) {
-        let swapped = row.orientation >= 5
         buffer.writeString("\\\\x")
         var key = row.key
         key.withUTF8 { bytes in
@@ -280,26 +268,45 @@ enum CopyText {
         }
         buffer.writeInteger(UInt8(ascii: "\t"))
         number(1, &buffer) // source: an import
+        sizesAndDate(row, &buffer)
+        text(importedAt, &buffer)
+        sortDateAndWeb(row, importedAt: importedAt, &buffer)
+        number(Int(generation), &buffer)
+        endRow(&buffer)
+    }
+
+    /// Pixel width and height, orientation, display width and height (after orientation), and
+    /// capture date: the columns both tables have in this order.
+    private static func sizesAndDate(_ row: ImportRow, _ buffer: inout ByteBuffer) {
+        let swapped = row.orientation >= 5
         number(row.width, &buffer)
         number(row.height, &buffer)
         number(row.orientation, &buffer)
         number(swapped ? row.height : row.width, &buffer)
         number(swapped ? row.width : row.height, &buffer)
-        field(row.date, &buffer)
-        buffer.writeInteger(UInt8(ascii: "\t"))
-        field(importedAt, &buffer)
-        buffer.writeInteger(UInt8(ascii: "\t"))
-        field(row.date ?? importedAt, &buffer)
-        buffer.writeInteger(UInt8(ascii: "\t"))
-        field(row.url, &buffer)
-        buffer.writeInteger(UInt8(ascii: "\t"))
-        field(row.title, &buffer)
-        buffer.writeInteger(UInt8(ascii: "\t"))
-        buffer.writeString(String(generation))
+        text(row.date, &buffer)
+    }
+
+    /// The sort date (the capture date, else the import's time), address and title.
+    private static func sortDateAndWeb(_ row: ImportRow, importedAt: String, _ buffer: inout ByteBuffer) {
+        text(row.date ?? importedAt, &buffer)
+        text(row.url, &buffer)
+        text(row.title, &buffer)
+    }
+
+    /// Ends the row: the tab after its last field becomes the line's end.
+    private static func endRow(_ buffer: inout ByteBuffer) {
+        buffer.moveWriterIndex(to: buffer.writerIndex - 1)
         buffer.writeInteger(UInt8(ascii: "\n"))
     }
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    /// A text field and the tab after it.
+    static func text(_ value: String?, _ buffer: inout ByteBuffer) {
+        field(value, &buffer)
+        buffer.writeInteger(UInt8(ascii: "\t"))
+    }
 
     /// A whole number and the tab after it (a short string: no allocation).
     static func number(_ value: Int, _ buffer: inout ByteBuffer) {
