@@ -404,12 +404,22 @@ enum OrderData {
         }
     }
 
-    /// Cuts rows (id, width, height, sort_date, key) into chunks and inserts them, with the
-    /// runs of their section keys.
+    /// One chunk as cut: its first entry's sort key, its entries and its section runs.
+    struct CutChunk {
+        var lo: SortKey
+        var count: Int
+        var entries: [UInt8]
+        var sections: [UInt8]
+    }
+
+    /// Cuts rows (id, width, height, sort_date, key) into chunks, with the runs of their section
+    /// keys, and inserts them; or, made without a database, keeps them in `cut` (an import's
+    /// rows are cut on a thread of its own while SQLite builds an index: ImportedOrder).
     struct ChunkWriter {
-        let db: Database
         let order: ItemOrder
-        let insert: BulkStatement
+        private let db: Database?
+        private let insert: BulkStatement?
+        private(set) var cut: [CutChunk] = []
         var entries: [UInt8] = []
         var count = 0
         var lo = SortKey(date: [], key: [])
@@ -421,6 +431,11 @@ enum OrderData {
             insert = try BulkStatement(db, sql: """
                 INSERT INTO order_chunks (item_order, lo_date, lo_key, count, entries, sections) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
                 """)
+            entries.reserveCapacity(OrderData.chunkSize * OrderData.entrySize)
+        }
+
+        init(order: ItemOrder) {
+            (self.order, db, insert) = (order, nil, nil)
             entries.reserveCapacity(OrderData.chunkSize * OrderData.entrySize)
         }
 
@@ -456,16 +471,26 @@ enum OrderData {
 
         mutating func flush() throws {
             guard count > 0 else { return }
-            insert.bind(1, order.rawValue)
-            insert.bind(2, String(decoding: lo.date, as: UTF8.self))
-            insert.bind(3, blob: lo.key)
-            insert.bind(4, count)
-            insert.bind(5, blob: entries)
-            insert.bind(6, blob: sections.encoded())
-            try insert.run(db)
+            if let db {
+                try write(CutChunk(lo: lo, count: count, entries: entries, sections: sections.encoded()), db)
+            } else {
+                cut.append(CutChunk(lo: lo, count: count, entries: entries, sections: sections.encoded()))
+            }
             entries.removeAll(keepingCapacity: true)
             sections = SectionBlob(reusing: sections)
             count = 0
+        }
+
+        /// Inserts a chunk (cut by this writer or another of the same order).
+        func write(_ chunk: CutChunk, _ db: Database) throws {
+            guard let insert else { preconditionFailure("a chunk writer without a database") }
+            insert.bind(1, order.rawValue)
+            insert.bind(2, String(decoding: chunk.lo.date, as: UTF8.self))
+            insert.bind(3, blob: chunk.lo.key)
+            insert.bind(4, chunk.count)
+            insert.bind(5, blob: chunk.entries)
+            insert.bind(6, blob: chunk.sections)
+            try insert.run(db)
         }
     }
 }
