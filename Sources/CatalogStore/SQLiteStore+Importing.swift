@@ -2,6 +2,7 @@ package import CatalogModel
 import Foundation
 import GRDB
 import GRDBSQLite
+import Synchronization
 
 extension SQLiteStore {
     /// Upserts rows by key in one transaction, batch by batch from `next`: a refused row leaves
@@ -28,7 +29,8 @@ extension SQLiteStore {
                 }
                 var written: ImportWritten?
                 try db.inTransaction {
-                    written = try Self.importItems(db, from: next, importedAt: importedAt)
+                    written = try Self.importItems(db, from: next, importedAt: importedAt,
+                                                   orderBytes: importOrderBytes.load(ordering: .relaxed))
                     return written!.changed ? .commit : .rollback
                 }
                 return written!.summary
@@ -38,8 +40,9 @@ extension SQLiteStore {
         }
     }
 
+    /// `orderBytes`: the most the import holds of its rows to make the order data from.
     private static func importItems(_ db: Database, from next: () throws(StoreError) -> [ImportRow]?,
-                                    importedAt: String) throws -> ImportWritten {
+                                    importedAt: String, orderBytes: Int) throws -> ImportWritten {
         let current = try Int64.fetchOne(db, sql: "SELECT generation FROM catalog") ?? 0
         guard var rows = try next(), !rows.isEmpty else {
             return ImportWritten(summary: ImportSummary(added: 0, updated: 0, generation: current), changed: false)
@@ -59,6 +62,10 @@ extension SQLiteStore {
         let dateIndex = before == 0
             ? try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = 'items_by_date'") : nil
         if dateIndex != nil { try db.execute(sql: "DROP INDEX items_by_date") }
+        // Into an empty catalog the order data is made from the rows themselves, while they fit
+        // their budget, not read back from the items (ImportedOrder).
+        let imported = dateIndex != nil ? ImportedOrder(budget: orderBytes, importedAt: importedAt) : nil
+        defer { imported?.finish() }
         // Every row of the input lands in exactly one of `ImportStatements`' kinds, each of which
         // leaves a row this import already met (its `imported_generation` is this generation),
         // and a scanned file's path: a row none of them takes is refused. Many rows go to a
@@ -117,6 +124,7 @@ extension SQLiteStore {
             for row in rows {
                 if let url = row.url { try origins.note(url, db) }
             }
+            imported?.note(rows)
             if count / Self.importFlushRows != (count + rows.count) / Self.importFlushRows {
                 // Every dirty page to the WAL once, in one pass: past a full cache SQLite would
                 // otherwise spill one page per page it needs, the same date-index pages over and
@@ -146,12 +154,19 @@ extension SQLiteStore {
             // run, in less memory. The cache's dirty pages are written out first.
             try flushCache(db)
             try db.execute(sql: "PRAGMA cache_size = -\(Self.importSortKiB); PRAGMA threads = \(Self.importSortThreads)")
+            // The pages the smaller cache let go are free, but malloc keeps them: they go back to
+            // the system before the sorts take memory of their own.
+            releaseFreeMemory()
+            // The order data is cut from the rows on a thread of its own while SQLite sorts.
+            if let imported { try OrderData.startCutting(db, imported, items: written.added) }
             try db.execute(sql: dateIndex)
-            // The order data's rebuild below runs on half the import's cache: its sizes by id
-            // (up to 12 bytes an item) take the rest of the import's memory bound.
+            // The order data's rebuild below (when the rows did not fit their budget) runs on half
+            // the import's cache: its sizes by id (up to 12 bytes an item) take the rest of the
+            // import's memory bound.
             try db.execute(sql: "PRAGMA cache_size = -\(Self.importCacheKiB / 2); PRAGMA threads = 0")
         }
-        try OrderData.refresh(db, force: true)
+        let fromRows = try imported.map { try OrderData.rebuild(db, from: $0) } ?? false
+        if !fromRows { try OrderData.refresh(db, force: true) }
         return ImportWritten(summary: ImportSummary(added: written.added, updated: written.updated, unchanged: written.unchanged,
                                                     generation: generation), changed: true)
     }
@@ -333,6 +348,17 @@ private func bind(_ row: ImportRow, at offset: Int32, to statement: BulkStatemen
 private func flushCache(_ db: Database) throws {
     let code = sqlite3_db_cacheflush(db.sqliteConnection)
     if code != SQLITE_OK { throw DatabaseError(resultCode: ResultCode(rawValue: code)) }
+}
+
+/// Gives the memory malloc holds free back to the system: glibc's `malloc_trim`, which Swift's
+/// Glibc module does not declare, looked up by name.
+private func releaseFreeMemory() {
+    #if canImport(Glibc)
+    typealias Trim = @convention(c) (Int) -> Int32
+    if let trim = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") { // RTLD_DEFAULT
+        _ = unsafeBitCast(trim, to: Trim.self)(0)
+    }
+    #endif
 }
 
 /// The origins (`scheme://host[:port]`, lowercased) of imported web addresses, written to

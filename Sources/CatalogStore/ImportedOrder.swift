@@ -1,0 +1,405 @@
+import CatalogModel
+import Foundation
+import GRDB
+
+/// The order data of an import into an empty catalog, made from the rows it writes instead of
+/// read back from the items and their indexes once they are written (BENCHMARKS.md, "What the
+/// order data costs a scan and an import"):
+/// - the writer hands each batch of rows over once it is inserted (`note`);
+/// - a thread of this order's own copies what the orders need of them, and sorts them in both
+///   orders in runs of `runSize` rows as they come, on the core the writer leaves idle;
+/// - at the end, while SQLite builds the date index, a thread merges the runs and cuts them
+///   into chunks (`cut(firstID:)`), which the writer inserts (`OrderData.rebuild(_:from:)`).
+///
+/// Bounded: the rows' keys, dates and sizes take at most `budget` bytes (their sorted runs 8
+/// bytes a row more), and past it they are dropped and the import rebuilds the order data from
+/// the indexes as before (an import of 10,000,000 rows, within its memory bound).
+final class ImportedOrder: @unchecked Sendable {
+    // Written by the thread that notes rows until `finish()` returns, read by the one that cuts.
+    /// Every row, in the order noted (`NotedRow`).
+    private var bytes: [UInt8] = []
+    /// How many rows were noted, once `finish()` returned.
+    private(set) var count = 0
+    /// Where the first row of the run not sorted yet starts in `bytes`.
+    private var runStart = 0
+    /// How many leading bytes every key noted shares: the sorts skip them.
+    private var sharedKeyBytes = Int.max
+    /// The rows (where they start in `bytes`), each run of `runSize` sorted on its own as soon
+    /// as it is noted, in key order and in date order: cutting merges the runs.
+    private var keyRuns: [UInt32] = []
+    private var dateRuns: [UInt32] = []
+    private let budget: Int
+    /// Set once the rows passed the budget: nothing more is noted.
+    private(set) var dropped = false
+    /// Batches of rows on their way from the writer to the thread that notes them; nil ends them.
+    private let incoming = Handoff<[ImportRow]?>(capacity: 16)
+    private let noted = DispatchSemaphore(value: 0)
+    private var finished = false
+    private var started = false
+    private var cut: (date: [OrderData.CutChunk], path: [OrderData.CutChunk])?
+    private let done = DispatchSemaphore(value: 0)
+
+    /// How many rows are sorted at a time while the import writes.
+    private let runSize: Int
+
+    /// Starts the thread that notes rows; `finish()` must end it. `importedAt` is the sort
+    /// date of a row without one.
+    init(budget: Int, importedAt: String, runSize: Int = 1 << 16) {
+        self.budget = min(budget, Int(UInt32.max))
+        self.runSize = max(1, runSize)
+        // Untouched capacity is address space, not memory: the rows never move as they grow.
+        bytes.reserveCapacity(self.budget)
+        Thread.detachNewThread { [self] in
+            while let rows = incoming.take() { note(rows, importedAt: importedAt) }
+            if !dropped && runStart < bytes.count { sortRun() }
+            noted.signal()
+        }
+    }
+
+    /// Hands rows just written, in the order their ids were given, to the thread that notes them.
+    func note(_ rows: [ImportRow]) {
+        incoming.put(rows)
+    }
+
+    /// Waits until every row handed over is noted, and ends the thread that notes them. Called
+    /// once the import wrote its last row, or failed.
+    func finish() {
+        guard !finished else { return }
+        finished = true
+        incoming.put(nil)
+        noted.wait()
+    }
+
+    private func note(_ rows: [ImportRow], importedAt: String) {
+        for row in rows {
+            guard !dropped else { return }
+            var key = row.key
+            var date = row.date ?? importedAt
+            key.withUTF8 { key in
+                date.withUTF8 { date in
+                    let swapped = row.orientation >= 5
+                    append(key: UnsafeRawBufferPointer(key), date: UnsafeRawBufferPointer(date),
+                           width: swapped ? row.height : row.width, height: swapped ? row.width : row.height)
+                }
+            }
+            if count == keyRuns.count + runSize { sortRun() }
+        }
+    }
+
+    private func append(key: UnsafeRawBufferPointer, date: UnsafeRawBufferPointer, width: Int, height: Int) {
+        guard bytes.count + NotedRow.header + key.count + date.count <= budget else {
+            dropped = true
+            (bytes, keyRuns, dateRuns) = ([], [], [])
+            return
+        }
+        if count > 0 {
+            let limit = min(sharedKeyBytes, key.count)
+            sharedKeyBytes = bytes.withUnsafeBytes { base in
+                let firstKey = NotedRow(base, at: 0).key
+                var shared = 0
+                while shared < limit, firstKey[shared] == key[shared] { shared += 1 }
+                return shared
+            }
+        } else {
+            sharedKeyBytes = key.count
+        }
+        let (width, height) = OrderData.fitted(Int64(width), Int64(height))
+        for value in [width, height, UInt32(key.count), UInt32(date.count), UInt32(count)] {
+            withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+        }
+        bytes.append(contentsOf: key)
+        bytes.append(contentsOf: date)
+        count += 1
+    }
+
+    /// Sorts the rows noted since the last run, in both orders (while the import still writes,
+    /// on the thread that notes them). Their keys share at least the bytes all keys share at
+    /// the end, which each sort may skip.
+    private func sortRun() {
+        let shared = sharedKeyBytes
+        bytes.withUnsafeBytes { base in
+            var run: [UInt32] = []
+            var start = runStart
+            while start < base.count {
+                run.append(UInt32(start))
+                start += NotedRow(base, at: UInt32(start)).size
+            }
+            var keys = run.map { KeyPlace(base, at: $0, shared: shared) }
+            keys.withUnsafeMutableBufferPointer { $0.sort { KeyPlace.precedes($0, $1, base, shared: shared) } }
+            keyRuns.append(contentsOf: keys.lazy.map(\.start))
+            var dates = run.map { DatePlace(base, at: $0, shared: shared) }
+            dates.withUnsafeMutableBufferPointer { $0.sort { DatePlace.precedes($0, $1, base, shared: shared) } }
+            dateRuns.append(contentsOf: dates.lazy.map(\.start))
+        }
+        runStart = bytes.count
+    }
+
+    /// Starts merging the sorted runs in both orders and cutting them into chunks, on a thread
+    /// of its own, the nth row noted being item `firstID + n`; `chunks()` waits for it. Only
+    /// once `finish()` returned.
+    func cut(firstID: Int64) {
+        started = true
+        Thread.detachNewThread { [self] in
+            defer { done.signal() }
+            guard !dropped else { return }
+            let shared = sharedKeyBytes
+            cut = bytes.withUnsafeBytes { base in
+                (cut(.date, DatePlace.self, base, shared: shared, firstID: firstID, merging: dateRuns),
+                 cut(.path, KeyPlace.self, base, shared: shared, firstID: firstID, merging: keyRuns))
+            }
+        }
+    }
+
+    /// Each order's chunks, once `cut(firstID:)` is done; nil when it was not started or the rows
+    /// were dropped.
+    func chunks() -> (date: [OrderData.CutChunk], path: [OrderData.CutChunk])? {
+        guard started else { return nil }
+        done.wait()
+        done.signal()
+        return cut
+    }
+
+    /// Cuts the rows into chunks in `order`, merging the sorted runs in `runs`.
+    private func cut<Place: RowPlace>(_ order: ItemOrder, _: Place.Type, _ base: UnsafeRawBufferPointer, shared: Int, firstID: Int64,
+                                      merging runs: [UInt32]) -> [OrderData.CutChunk] {
+        var writer = OrderData.ChunkWriter(order: order)
+        var merge = RunMerge<Place>(runs, runSize: runSize, base, shared: shared)
+        while let start = merge.next() {
+            let row = NotedRow(base, at: start)
+            // Cutting without a database does not throw.
+            try! writer.append(id: firstID + Int64(row.position), width: Int64(row.width), height: Int64(row.height),
+                               month: SectionGrouping.month(ofDate: row.date), itemKey: row.key) {
+                OrderData.SortKey(order: order, date: Array(row.date), key: Array(row.key))
+            }
+        }
+        try! writer.flush()
+        return writer.cut
+    }
+}
+
+/// One row as noted, where it starts in `ImportedOrder.bytes`: its display size, the lengths of
+/// its key and sort date, its position among the rows (little-endian UInt32s), then the bytes of
+/// its key and date.
+private struct NotedRow {
+    static let header = 20
+    var width: UInt32
+    var height: UInt32
+    var position: UInt32
+    var key: UnsafeRawBufferPointer
+    var date: UnsafeRawBufferPointer
+
+    init(_ base: UnsafeRawBufferPointer, at start: UInt32) {
+        let start = Int(start)
+        func field(_ index: Int) -> UInt32 { UInt32(littleEndian: base.loadUnaligned(fromByteOffset: start + 4 * index, as: UInt32.self)) }
+        let (keyCount, dateCount) = (Int(field(2)), Int(field(3)))
+        let key = start + Self.header
+        (width, height, position) = (field(0), field(1), field(4))
+        self.key = UnsafeRawBufferPointer(rebasing: base[key..<key + keyCount])
+        date = UnsafeRawBufferPointer(rebasing: base[key + keyCount..<key + keyCount + dateCount])
+    }
+
+    var size: Int { Self.header + key.count + date.count }
+}
+
+/// A row's place in an order: the first bytes of what it sorts by, zero-padded and read
+/// big-endian, so that comparing them never contradicts comparing the bytes in full; only rows
+/// equal in them compare their bytes.
+private protocol RowPlace {
+    /// Where the row starts in `ImportedOrder.bytes`.
+    var start: UInt32 { get }
+    /// The place of the row at `start`, whose key's first `shared` bytes every key shares.
+    init(_ base: UnsafeRawBufferPointer, at start: UInt32, shared: Int)
+    static func precedes(_ a: Self, _ b: Self, _ base: UnsafeRawBufferPointer, shared: Int) -> Bool
+}
+
+/// Keys in order: SQLite's `ORDER BY key` (bytes compared, a shorter one first where one
+/// begins the other), by the 16 bytes of each key past those every key shares.
+private struct KeyPlace: RowPlace {
+    var first: UInt64
+    var second: UInt64
+    var start: UInt32
+
+    init(_ base: UnsafeRawBufferPointer, at start: UInt32, shared: Int) {
+        (first, second, _) = words(NotedRow(base, at: start).key, from: shared, count: 2)
+        self.start = start
+    }
+
+    static func precedes(_ a: Self, _ b: Self, _ base: UnsafeRawBufferPointer, shared: Int) -> Bool {
+        if a.first != b.first { return a.first < b.first }
+        if a.second != b.second { return a.second < b.second }
+        return compare(NotedRow(base, at: a.start).key, NotedRow(base, at: b.start).key, from: shared + 16) < 0
+    }
+}
+
+/// Dates newest first, then keys: SQLite's `ORDER BY sort_date DESC, key`, by the first 24
+/// bytes of the date, its length (past 24: the rest compared in full), then as `KeyPlace`.
+private struct DatePlace: RowPlace {
+    var first: UInt64
+    var second: UInt64
+    var third: UInt64
+    var firstOfKey: UInt64
+    var secondOfKey: UInt64
+    /// The date's length, 25 for any longer.
+    var length: UInt32
+    var start: UInt32
+
+    init(_ base: UnsafeRawBufferPointer, at start: UInt32, shared: Int) {
+        let row = NotedRow(base, at: start)
+        (first, second, third) = words(row.date, from: 0, count: 3)
+        (firstOfKey, secondOfKey, _) = words(row.key, from: shared, count: 2)
+        length = UInt32(min(row.date.count, 25))
+        self.start = start
+    }
+
+    static func precedes(_ a: Self, _ b: Self, _ base: UnsafeRawBufferPointer, shared: Int) -> Bool {
+        if a.first != b.first { return a.first > b.first }
+        if a.second != b.second { return a.second > b.second }
+        if a.third != b.third { return a.third > b.third }
+        if a.length != b.length { return a.length > b.length }
+        if a.length > 24 {
+            let order = compare(NotedRow(base, at: a.start).date, NotedRow(base, at: b.start).date, from: 24)
+            if order != 0 { return order > 0 }
+        }
+        if a.firstOfKey != b.firstOfKey { return a.firstOfKey < b.firstOfKey }
+        if a.secondOfKey != b.secondOfKey { return a.secondOfKey < b.secondOfKey }
+        return compare(NotedRow(base, at: a.start).key, NotedRow(base, at: b.start).key, from: shared + 16) < 0
+    }
+}
+
+/// The rows of sorted runs in one order: each run's next rows wait in a block, the first of
+/// each block in a heap, the first in the order on top. A block's rows are read together, many
+/// reads in flight, since the rows of a run lie all over `ImportedOrder.bytes`.
+private struct RunMerge<Place: RowPlace> {
+    private struct Run {
+        var block: [Place] = []
+        var taken = 0
+        var next: Int
+        let end: Int
+    }
+
+    private var runs: [Run]
+    /// Indices into `runs`, as a binary heap by each run's first row not taken yet.
+    private var heap: [Int] = []
+    private let starts: [UInt32]
+    private let base: UnsafeRawBufferPointer
+    private let shared: Int
+    private static var blockSize: Int { 32 }
+
+    init(_ starts: [UInt32], runSize: Int, _ base: UnsafeRawBufferPointer, shared: Int) {
+        (self.starts, self.base, self.shared) = (starts, base, shared)
+        runs = stride(from: 0, to: starts.count, by: runSize).map { Run(next: $0, end: min($0 + runSize, starts.count)) }
+        for index in runs.indices where refill(index) { push(index) }
+    }
+
+    /// The next row in the order (where it starts), nil after the last.
+    mutating func next() -> UInt32? {
+        guard let top = heap.first else { return nil }
+        let start = runs[top].block[runs[top].taken].start
+        runs[top].taken += 1
+        if runs[top].taken < runs[top].block.count || refill(top) {
+            siftDown()
+        } else {
+            heap[0] = heap[heap.count - 1]
+            heap.removeLast()
+            if !heap.isEmpty { siftDown() }
+        }
+        return start
+    }
+
+    private func head(_ run: Int) -> Place {
+        runs[run].block[runs[run].taken]
+    }
+
+    private func precedes(_ a: Int, _ b: Int) -> Bool {
+        Place.precedes(head(a), head(b), base, shared: shared)
+    }
+
+    /// Reads the next block of run `index`; false when the run has no more rows.
+    private mutating func refill(_ index: Int) -> Bool {
+        let (next, end) = (runs[index].next, runs[index].end)
+        guard next < end else { return false }
+        let last = min(next + Self.blockSize, end)
+        runs[index].block.removeAll(keepingCapacity: true)
+        for position in next..<last { runs[index].block.append(Place(base, at: starts[position], shared: shared)) }
+        (runs[index].taken, runs[index].next) = (0, last)
+        return true
+    }
+
+    private mutating func push(_ run: Int) {
+        heap.append(run)
+        var child = heap.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard precedes(heap[child], heap[parent]) else { break }
+            heap.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    private mutating func siftDown() {
+        var parent = 0
+        while true {
+            var first = parent
+            let left = 2 * parent + 1
+            if left < heap.count && precedes(heap[left], heap[first]) { first = left }
+            if left + 1 < heap.count && precedes(heap[left + 1], heap[first]) { first = left + 1 }
+            guard first != parent else { return }
+            heap.swapAt(first, parent)
+            parent = first
+        }
+    }
+}
+
+/// `count` (2 or 3) words of `bytes` from `from` on, zero-padded, read big-endian.
+private func words(_ bytes: UnsafeRawBufferPointer, from: Int, count: Int) -> (UInt64, UInt64, UInt64) {
+    var padded: (UInt64, UInt64, UInt64) = (0, 0, 0)
+    let end = min(bytes.count, from + 8 * count)
+    if end > from {
+        withUnsafeMutableBytes(of: &padded) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[from..<end])) }
+    }
+    return (UInt64(bigEndian: padded.0), UInt64(bigEndian: padded.1), UInt64(bigEndian: padded.2))
+}
+
+/// memcmp's order of `a` and `b` from byte `from` on, a shorter one first where one begins the other.
+private func compare(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer, from: Int) -> Int32 {
+    let (x, y) = (max(0, a.count - from), max(0, b.count - from))
+    let common = min(x, y)
+    if common > 0 {
+        let order = memcmp(a.baseAddress! + from, b.baseAddress! + from, common)
+        if order != 0 { return order }
+    }
+    return x < y ? -1 : x > y ? 1 : 0
+}
+
+extension OrderData {
+    /// Starts cutting `imported`, the rows of an import into an empty catalog, into both orders'
+    /// chunks (`ImportedOrder.cut(firstID:)`), once they are written; `items` is how many items
+    /// the catalog holds. Not started when the rows were dropped or are not the items.
+    static func startCutting(_ db: Database, _ imported: ImportedOrder, items: Int) throws {
+        imported.finish()
+        guard !imported.dropped, items == imported.count,
+              let ids = try Row.fetchOne(db, sql: "SELECT min(id), max(id) FROM items") else { return }
+        let (firstID, lastID): (Int64?, Int64?) = (ids[0], ids[1])
+        // Ids are given one after the other: as many between the first and the last as rows.
+        guard let firstID, let lastID, lastID - firstID + 1 == Int64(items) else { return }
+        imported.cut(firstID: firstID)
+    }
+
+    /// Writes both orders again from the chunks cut from `imported`: what `refresh(_:force: true)`
+    /// writes from the indexes, chunk for chunk. False, writing nothing, when none were cut (then
+    /// the caller refreshes).
+    static func rebuild(_ db: Database, from imported: ImportedOrder) throws -> Bool {
+        guard let cut = imported.chunks() else { return false }
+        for order in ItemOrder.allCases {
+            let chunks = order == .date ? cut.date : cut.path
+            try db.execute(sql: "DELETE FROM order_chunks WHERE item_order = ?", arguments: [order.rawValue])
+            let writer = try ChunkWriter(db, order: order)
+            for chunk in chunks { try writer.write(chunk, db) }
+        }
+        try db.execute(sql: "DELETE FROM order_changes")
+        try db.execute(sql: """
+            UPDATE order_data SET generation = (SELECT generation FROM catalog), max_item_id = (SELECT coalesce(max(id), 0) FROM items)
+            """)
+        return true
+    }
+}

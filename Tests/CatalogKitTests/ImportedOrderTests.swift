@@ -1,0 +1,120 @@
+import CatalogKit
+import CatalogModel
+@testable import CatalogStore
+import Foundation
+import GRDB
+import Synchronization
+import Testing
+
+/// The order data an import into an empty catalog cuts from its own rows (ImportedOrder), held
+/// against the order data rebuilt from the items' indexes: chunk for chunk, byte for byte.
+@Suite struct ImportedOrderTests {
+    /// Every chunk of both orders, all its columns but the rowid, in the orders' order.
+    static func chunks(_ path: String) throws -> [String] {
+        try DatabaseQueue(path: path).read { db in
+            try String.fetchAll(db, sql: """
+                SELECT item_order || '|' || lo_date || '|' || hex(lo_key) || '|' || count || '|' || hex(entries) || '|' || hex(sections)
+                FROM order_chunks ORDER BY item_order, lo_date DESC, lo_key
+                """)
+        }
+    }
+
+    /// Rebuilds the catalog's order data from its indexes, as a scan's end does, and returns its chunks.
+    static func rebuiltChunks(_ library: Library, _ catalog: Catalog) throws -> [String] {
+        try DatabaseQueue(path: library.catalogPath).write { try $0.execute(sql: "UPDATE order_data SET generation = -1") }
+        try catalog.store.refreshOrderData()
+        return try chunks(library.catalogPath)
+    }
+
+    /// Rows that sort in awkward ways. Keys: all share "https://example.com/" (which the sort
+    /// skips), many are alike in the 16 bytes after it, one is the start of another ("…-1",
+    /// "…-12"), some in folders and some not, one not ASCII. Dates: many equal (the keys break
+    /// the tie), some alike in their first 24 bytes and longer, one the start of another, one
+    /// equal to another but for a NUL after it (alike in their zero-padded bytes), some not
+    /// dates at all, some none (the import's date). Sizes: swapped by orientation; with `huge`,
+    /// some past 2³² (stored halved until they fit, so `catalog list` gives other sizes).
+    static func awkwardRows(_ count: Int, huge: Bool = false) -> [ImportRow] {
+        var state: UInt64 = 7
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        let bases = ["https://example.com/photos/2024/summer/IMG_0001", "https://example.com/photos/2024/summer/IMG_0001.jpeg",
+                     "https://example.com/photos/2024/summer/deep/IMG", "https://example.com/x", "https://example.com/caf\u{E9}/y",
+                     "https://example.com/photos/2024/summes"]
+        let dates: [String?] = ["2024-03-05T10:00:00Z", "2024-03-05T10:00:00.000+01:00", "2024-03-05T10:00:00.000+02:00",
+                                "2024-03-05T10:00:00.000+01:00 (CET)", "2024-03-05", "2024", "", "zz", "ann\u{E9}e-05",
+                                "2019-12-31T23:59:59Z", "2024-03-05T10:00:01Z", "2024\u{0}", nil]
+        return (0..<count).map { index in
+            let past = huge && next(50) == 0
+            return ImportRow(line: index + 2, key: "\(bases[next(bases.count)])-\(index)",
+                             width: past ? 5_000_000_000 + next(1_000) : 1 + next(5_000), height: 1 + next(5_000),
+                             orientation: 1 + next(8), date: dates[next(dates.count)])
+        }
+    }
+
+    /// An import into an empty catalog writes the order data it cut from its rows: the same
+    /// chunks a rebuild from the indexes writes, and the same items as `catalog list`.
+    @Test func intoAnEmptyCatalog_theOrderDataCutFromTheRowsIsWhatARebuildWrites() throws {
+        let library = try Library()
+        let catalog = try library.catalog()
+        _ = try catalog.importItems(Self.awkwardRows(10_000))
+        try OrderDataTests.expectCurrent(catalog, "cut from the rows")
+        let cut = try Self.chunks(library.catalogPath)
+        #expect(cut.count >= 6, "two orders of 10,000 items in chunks of 4,096")
+        #expect(try Self.rebuiltChunks(library, catalog) == cut)
+    }
+
+    /// The rows cut in runs of any size, merged: one row a run, runs that end before the last
+    /// row, one run for all. Against the same rows' order data rebuilt from a catalog's indexes.
+    @Test(arguments: [1, 7, 4_096, 100_000])
+    func runsOfAnySizeMergeIntoTheOrder(runSize: Int) throws {
+        let library = try Library()
+        let catalog = try library.catalog()
+        let rows = Self.awkwardRows(9_000, huge: true)
+        _ = try catalog.importItems(rows)
+        let expected = try Self.rebuiltChunks(library, catalog)
+        let (importedAt, firstID) = try DatabaseQueue(path: library.catalogPath).read { db in
+            (try String.fetchOne(db, sql: "SELECT imported_at FROM items LIMIT 1") ?? "", try Int64.fetchOne(db, sql: "SELECT min(id) FROM items") ?? 0)
+        }
+        let imported = ImportedOrder(budget: 1 << 24, importedAt: importedAt, runSize: runSize)
+        for start in stride(from: 0, to: rows.count, by: 1_000) { imported.note(Array(rows[start..<min(start + 1_000, rows.count)])) }
+        imported.finish()
+        #expect(imported.count == rows.count && !imported.dropped)
+        imported.cut(firstID: firstID)
+        let chunks = try #require(imported.chunks())
+        let cut = ItemOrder.allCases.flatMap { order in
+            (order == .date ? chunks.date : chunks.path).map { chunk in
+                "\(order.rawValue)|\(String(decoding: chunk.lo.date, as: UTF8.self))|\(Self.hex(chunk.lo.key))|\(chunk.count)|"
+                    + "\(Self.hex(chunk.entries))|\(Self.hex(chunk.sections))"
+            }
+        }
+        #expect(cut.count == expected.count)
+        #expect(cut == expected, "first difference at chunk \(zip(cut, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? -1)")
+    }
+
+    /// Rows past the budget are dropped: nothing is cut, and the import reads its order data back
+    /// from the items instead, as current as ever.
+    @Test func rowsPastTheBudgetAreDropped_andTheImportRebuildsFromTheIndexes() throws {
+        let imported = ImportedOrder(budget: 2_000, importedAt: "2026-01-01T00:00:00Z", runSize: 8)
+        imported.note(Self.awkwardRows(30))
+        imported.note(Self.awkwardRows(30))
+        imported.finish()
+        #expect(imported.dropped)
+        imported.cut(firstID: 1)
+        #expect(imported.chunks() == nil)
+
+        let library = try Library()
+        let catalog = try library.catalog()
+        let store = try #require(catalog.store as? SQLiteStore)
+        store.importOrderBytes.store(5_000, ordering: .relaxed)
+        _ = try catalog.importItems(Self.awkwardRows(10_000))
+        try OrderDataTests.expectCurrent(catalog, "rebuilt from the indexes")
+        let made = try Self.chunks(library.catalogPath)
+        #expect(try Self.rebuiltChunks(library, catalog) == made)
+    }
+
+    static func hex(_ bytes: [UInt8]) -> String {
+        bytes.map { String(format: "%02X", $0) }.joined()
+    }
+}
