@@ -12,7 +12,7 @@ public enum SectionGrouping: String, Sendable, Hashable, CaseIterable {
     package static func month(ofDate date: UnsafeRawBufferPointer) -> UInt64 {
         guard date.count >= 7, date[4] == UInt8(ascii: "-") else { return 0 }
         var value: UInt64 = 0
-        for offset in [0, 1, 2, 3, 5, 6] {
+        for offset in 0..<7 where offset != 4 {
             let digit = date[offset] &- UInt8(ascii: "0")
             guard digit < 10 else { return 0 }
             value = value * 10 + UInt64(digit)

@@ -209,9 +209,9 @@ enum OrderData {
     /// Appends one entry.
     static func encode(id: Int64, width: Int64, height: Int64, into bytes: inout [UInt8]) {
         let (width, height) = fitted(width, height)
-        withUnsafeBytes(of: id.littleEndian) { bytes.append(contentsOf: $0) }
-        withUnsafeBytes(of: width.littleEndian) { bytes.append(contentsOf: $0) }
-        withUnsafeBytes(of: height.littleEndian) { bytes.append(contentsOf: $0) }
+        // One append of the 16 bytes: the width in the low half of the second word, the height in its high half.
+        var entry = (id.littleEndian, (UInt64(height) << 32 | UInt64(width)).littleEndian)
+        withUnsafeBytes(of: &entry) { bytes.append(contentsOf: $0) }
     }
 
     /// A size as stored: a side past 2³²−1 is halved with the other until both fit (the aspect
