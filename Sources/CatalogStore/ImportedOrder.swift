@@ -51,7 +51,6 @@ final class ImportedOrder: @unchecked Sendable {
         bytes.reserveCapacity(self.budget)
         Thread.detachNewThread { [self] in
             while let rows = incoming.take() { note(rows, importedAt: importedAt) }
-            if !dropped && runStart < bytes.count { sortRun() }
             noted.signal()
         }
     }
@@ -141,7 +140,11 @@ final class ImportedOrder: @unchecked Sendable {
         started = true
         Thread.detachNewThread { [self] in
             defer { done.signal() }
+            // Behind SQLite's index build, which it would otherwise slow by as much as it takes:
+            // the writer waits for the index first, then for this.
+            lowerThisThreadsPriority()
             guard !dropped else { return }
+            if runStart < bytes.count { sortRun() } // the last run, shorter than the others
             let shared = sharedKeyBytes
             cut = bytes.withUnsafeBytes { base in
                 (cut(.date, DatePlace.self, base, shared: shared, firstID: firstID, merging: dateRuns),
@@ -267,7 +270,7 @@ private struct DatePlace: RowPlace {
 }
 
 /// The rows of sorted runs in one order: each run's next rows wait in a block, the first of
-/// each block in a heap, the first in the order on top. A block's rows are read together, many
+/// each run in a heap, the first in the order on top. A block's rows are read together, many
 /// reads in flight, since the rows of a run lie all over `ImportedOrder.bytes`.
 private struct RunMerge<Place: RowPlace> {
     private struct Run {
@@ -278,8 +281,8 @@ private struct RunMerge<Place: RowPlace> {
     }
 
     private var runs: [Run]
-    /// Indices into `runs`, as a binary heap by each run's first row not taken yet.
-    private var heap: [Int] = []
+    /// Each run's first row not taken yet, with its run, as a binary heap.
+    private var heap: [(place: Place, run: Int)] = []
     private let starts: [UInt32]
     private let base: UnsafeRawBufferPointer
     private let shared: Int
@@ -288,49 +291,48 @@ private struct RunMerge<Place: RowPlace> {
     init(_ starts: [UInt32], runSize: Int, _ base: UnsafeRawBufferPointer, shared: Int) {
         (self.starts, self.base, self.shared) = (starts, base, shared)
         runs = stride(from: 0, to: starts.count, by: runSize).map { Run(next: $0, end: min($0 + runSize, starts.count)) }
-        for index in runs.indices where refill(index) { push(index) }
+        for index in runs.indices {
+            if let place = take(index) { push(place, run: index) }
+        }
     }
 
     /// The next row in the order (where it starts), nil after the last.
     mutating func next() -> UInt32? {
         guard let top = heap.first else { return nil }
-        let start = runs[top].block[runs[top].taken].start
-        runs[top].taken += 1
-        if runs[top].taken < runs[top].block.count || refill(top) {
-            siftDown()
+        if let place = take(top.run) {
+            heap[0].place = place
         } else {
             heap[0] = heap[heap.count - 1]
             heap.removeLast()
-            if !heap.isEmpty { siftDown() }
         }
-        return start
+        siftDown()
+        return top.place.start
     }
 
-    private func head(_ run: Int) -> Place {
-        runs[run].block[runs[run].taken]
+    /// The next row of run `index`, its next block read when the last is taken; nil when the run ended.
+    private mutating func take(_ index: Int) -> Place? {
+        if runs[index].taken == runs[index].block.count {
+            let (next, end) = (runs[index].next, runs[index].end)
+            guard next < end else { return nil }
+            let last = min(next + Self.blockSize, end)
+            runs[index].block.removeAll(keepingCapacity: true)
+            for position in next..<last { runs[index].block.append(Place(base, at: starts[position], shared: shared)) }
+            (runs[index].taken, runs[index].next) = (0, last)
+        }
+        runs[index].taken += 1
+        return runs[index].block[runs[index].taken - 1]
     }
 
     private func precedes(_ a: Int, _ b: Int) -> Bool {
-        Place.precedes(head(a), head(b), base, shared: shared)
+        Place.precedes(heap[a].place, heap[b].place, base, shared: shared)
     }
 
-    /// Reads the next block of run `index`; false when the run has no more rows.
-    private mutating func refill(_ index: Int) -> Bool {
-        let (next, end) = (runs[index].next, runs[index].end)
-        guard next < end else { return false }
-        let last = min(next + Self.blockSize, end)
-        runs[index].block.removeAll(keepingCapacity: true)
-        for position in next..<last { runs[index].block.append(Place(base, at: starts[position], shared: shared)) }
-        (runs[index].taken, runs[index].next) = (0, last)
-        return true
-    }
-
-    private mutating func push(_ run: Int) {
-        heap.append(run)
+    private mutating func push(_ place: Place, run: Int) {
+        heap.append((place, run))
         var child = heap.count - 1
         while child > 0 {
             let parent = (child - 1) / 2
-            guard precedes(heap[child], heap[parent]) else { break }
+            guard precedes(child, parent) else { break }
             heap.swapAt(child, parent)
             child = parent
         }
@@ -341,8 +343,8 @@ private struct RunMerge<Place: RowPlace> {
         while true {
             var first = parent
             let left = 2 * parent + 1
-            if left < heap.count && precedes(heap[left], heap[first]) { first = left }
-            if left + 1 < heap.count && precedes(heap[left + 1], heap[first]) { first = left + 1 }
+            if left < heap.count && precedes(left, first) { first = left }
+            if left + 1 < heap.count && precedes(left + 1, first) { first = left + 1 }
             guard first != parent else { return }
             heap.swapAt(first, parent)
             parent = first
@@ -350,14 +352,27 @@ private struct RunMerge<Place: RowPlace> {
     }
 }
 
+/// Lowers the calling thread's priority (nice 10: a tenth of the CPU of a thread at the default
+/// when both want it, all of it when the other waits). Linux's setpriority takes the calling
+/// thread for "this process".
+private func lowerThisThreadsPriority() {
+    #if canImport(Glibc)
+    _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
+    #endif
+}
+
 /// `count` (2 or 3) words of `bytes` from `from` on, zero-padded, read big-endian.
 private func words(_ bytes: UnsafeRawBufferPointer, from: Int, count: Int) -> (UInt64, UInt64, UInt64) {
-    var padded: (UInt64, UInt64, UInt64) = (0, 0, 0)
-    let end = min(bytes.count, from + 8 * count)
-    if end > from {
-        withUnsafeMutableBytes(of: &padded) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[from..<end])) }
-    }
-    return (UInt64(bigEndian: padded.0), UInt64(bigEndian: padded.1), UInt64(bigEndian: padded.2))
+    (word(bytes, at: from), word(bytes, at: from + 8), count > 2 ? word(bytes, at: from + 16) : 0)
+}
+
+/// The 8 bytes of `bytes` at `offset`, zero-padded past its end, read big-endian.
+private func word(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> UInt64 {
+    let available = bytes.count - offset
+    if available >= 8 { return UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) }
+    var value: UInt64 = 0
+    for index in 0..<max(0, available) { value |= UInt64(bytes[offset + index]) << (56 - 8 * index) }
+    return value
 }
 
 /// memcmp's order of `a` and `b` from byte `from` on, a shorter one first where one begins the other.
