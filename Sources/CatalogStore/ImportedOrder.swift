@@ -15,10 +15,10 @@ import GRDB
 /// bytes a row more), and past it they are dropped and the import rebuilds the order data from
 /// the indexes as before (an import of 10,000,000 rows, within its memory bound).
 final class ImportedOrder: @unchecked Sendable {
-    // Written by the thread that notes rows until `finish()` returns, read by the one that cuts.
+    // Written by the thread that notes rows until it signals `noted`, read by the one that cuts.
     /// Every row, in the order noted (`NotedRow`).
     private var bytes: [UInt8] = []
-    /// How many rows were noted, once `finish()` returned.
+    /// How many rows were noted (read once they are all noted).
     private(set) var count = 0
     /// Where the first row of the run not sorted yet starts in `bytes`.
     private var runStart = 0
@@ -34,7 +34,7 @@ final class ImportedOrder: @unchecked Sendable {
     /// Batches of rows on their way from the writer to the thread that notes them; nil ends them.
     private let incoming = Handoff<[ImportRow]?>(capacity: 16)
     private let noted = DispatchSemaphore(value: 0)
-    private var finished = false
+    private var closed = false
     private var started = false
     private var cut: (date: [OrderData.CutChunk], path: [OrderData.CutChunk])?
     private let done = DispatchSemaphore(value: 0)
@@ -42,7 +42,7 @@ final class ImportedOrder: @unchecked Sendable {
     /// How many rows are sorted at a time while the import writes.
     private let runSize: Int
 
-    /// Starts the thread that notes rows; `finish()` must end it. `importedAt` is the sort
+    /// Starts the thread that notes rows; `close()` must end it. `importedAt` is the sort
     /// date of a row without one.
     init(budget: Int, importedAt: String, runSize: Int = 1 << 16) {
         self.budget = min(budget, Int(UInt32.max))
@@ -60,13 +60,12 @@ final class ImportedOrder: @unchecked Sendable {
         incoming.put(rows)
     }
 
-    /// Waits until every row handed over is noted, and ends the thread that notes them. Called
-    /// once the import wrote its last row, or failed.
-    func finish() {
-        guard !finished else { return }
-        finished = true
+    /// Tells the thread that notes rows that no more come: it ends once it noted those handed
+    /// over. Called once the import wrote its last row, or failed.
+    func close() {
+        guard !closed else { return }
+        closed = true
         incoming.put(nil)
-        noted.wait()
     }
 
     private func note(_ rows: [ImportRow], importedAt: String) {
@@ -134,16 +133,19 @@ final class ImportedOrder: @unchecked Sendable {
     }
 
     /// Starts merging the sorted runs in both orders and cutting them into chunks, on a thread
-    /// of its own, the nth row noted being item `firstID + n`; `chunks()` waits for it. Only
-    /// once `finish()` returned.
-    func cut(firstID: Int64) {
+    /// of its own, once the last rows are noted, the nth row noted being item `firstID + n`;
+    /// `chunks()` waits for it. Nothing is cut when the rows were dropped, or are not the
+    /// catalog's `items` items from `firstID` to `lastID`. Only once `close()` was called.
+    func cut(firstID: Int64, lastID: Int64, items: Int) {
         started = true
         Thread.detachNewThread { [self] in
             defer { done.signal() }
             // Behind SQLite's index build, which it would otherwise slow by as much as it takes:
             // the writer waits for the index first, then for this.
             lowerThisThreadsPriority()
-            guard !dropped else { return }
+            noted.wait()
+            // Ids are given one after the other: as many between the first and the last as rows.
+            guard !dropped, count == items, lastID - firstID + 1 == Int64(items) else { return }
             if runStart < bytes.count { sortRun() } // the last run, shorter than the others
             let shared = sharedKeyBytes
             cut = bytes.withUnsafeBytes { base in
@@ -153,8 +155,8 @@ final class ImportedOrder: @unchecked Sendable {
         }
     }
 
-    /// Each order's chunks, once `cut(firstID:)` is done; nil when it was not started or the rows
-    /// were dropped.
+    /// Each order's chunks, once `cut(firstID:lastID:items:)` is done; nil when it was not started
+    /// or cut nothing.
     func chunks() -> (date: [OrderData.CutChunk], path: [OrderData.CutChunk])? {
         guard started else { return nil }
         done.wait()
@@ -388,16 +390,14 @@ private func compare(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer, f
 
 extension OrderData {
     /// Starts cutting `imported`, the rows of an import into an empty catalog, into both orders'
-    /// chunks (`ImportedOrder.cut(firstID:)`), once they are written; `items` is how many items
-    /// the catalog holds. Not started when the rows were dropped or are not the items.
+    /// chunks (`ImportedOrder.cut(firstID:lastID:items:)`), once they are all written; `items` is
+    /// how many items the catalog holds.
     static func startCutting(_ db: Database, _ imported: ImportedOrder, items: Int) throws {
-        imported.finish()
-        guard !imported.dropped, items == imported.count,
-              let ids = try Row.fetchOne(db, sql: "SELECT min(id), max(id) FROM items") else { return }
+        imported.close()
+        guard let ids = try Row.fetchOne(db, sql: "SELECT min(id), max(id) FROM items") else { return }
         let (firstID, lastID): (Int64?, Int64?) = (ids[0], ids[1])
-        // Ids are given one after the other: as many between the first and the last as rows.
-        guard let firstID, let lastID, lastID - firstID + 1 == Int64(items) else { return }
-        imported.cut(firstID: firstID)
+        guard let firstID, let lastID else { return }
+        imported.cut(firstID: firstID, lastID: lastID, items: items)
     }
 
     /// Writes both orders again from the chunks cut from `imported`: what `refresh(_:force: true)`

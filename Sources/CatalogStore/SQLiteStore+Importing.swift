@@ -65,7 +65,7 @@ extension SQLiteStore {
         // Into an empty catalog the order data is made from the rows themselves, while they fit
         // their budget, not read back from the items (ImportedOrder).
         let imported = dateIndex != nil ? ImportedOrder(budget: orderBytes, importedAt: importedAt) : nil
-        defer { imported?.finish() }
+        defer { imported?.close() }
         // Every row of the input lands in exactly one of `ImportStatements`' kinds, each of which
         // leaves a row this import already met (its `imported_generation` is this generation),
         // and a scanned file's path: a row none of them takes is refused. Many rows go to a
