@@ -102,9 +102,9 @@ final class ImportedOrder: @unchecked Sendable {
             sharedKeyBytes = key.count
         }
         let (width, height) = OrderData.fitted(Int64(width), Int64(height))
-        for value in [width, height, UInt32(key.count), UInt32(date.count), UInt32(count)] {
-            withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
-        }
+        var header = (width.littleEndian, height.littleEndian, UInt32(key.count).littleEndian, UInt32(date.count).littleEndian,
+                      UInt32(count).littleEndian)
+        withUnsafeBytes(of: &header) { bytes.append(contentsOf: $0) }
         bytes.append(contentsOf: key)
         bytes.append(contentsOf: date)
         count += 1

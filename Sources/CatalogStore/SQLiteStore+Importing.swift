@@ -151,13 +151,14 @@ extension SQLiteStore {
             // SQLite's sorter sorts runs as large as the page cache, then merges them. Runs of
             // a few MiB sort in the CPU's caches, and a second thread sorts one run while the
             // first reads the next: 1,000,000 rows sort in about half the time of one 64 MiB
-            // run, in less memory. The cache's dirty pages are written out first.
-            // The order data is cut from the rows on a thread of its own while SQLite sorts.
+            // run, in less memory. The cache's dirty pages are written out first. Meanwhile the
+            // order data is cut from the rows on a thread of its own.
             if let imported { try OrderData.startCutting(db, imported, items: written.added) }
             try flushCache(db)
             try db.execute(sql: "PRAGMA cache_size = -\(Self.importSortKiB); PRAGMA threads = \(Self.importSortThreads)")
             // The pages the smaller cache let go are free, but malloc keeps them: they go back to
-            // the system before the sorts take memory of their own.
+            // the system before SQLite's sorter takes memory of its own (10,000,000 rows: a peak
+            // of 263-303 MB without this, 271 MB with it and the rows' order data).
             releaseFreeMemory()
             try db.execute(sql: dateIndex)
             // The order data's rebuild below (when the rows did not fit their budget) runs on half
