@@ -3,13 +3,14 @@ import Foundation
 import GRDB
 
 /// The order data of an import into an empty catalog, made from the rows it writes instead of
-/// read back from the items and their indexes once they are written (BENCHMARKS.md, "What the
-/// order data costs a scan and an import"):
+/// read back from the items and their indexes once they are written (BENCHMARKS.md, "An
+/// import's order data cut from its own rows"):
 /// - the writer hands each batch of rows over once it is inserted (`note`);
 /// - a thread of this order's own copies what the orders need of them, and sorts them in both
 ///   orders in runs of `runSize` rows as they come, on the core the writer leaves idle;
-/// - at the end, while SQLite builds the date index, a thread merges the runs and cuts them
-///   into chunks (`cut(firstID:)`), which the writer inserts (`OrderData.rebuild(_:from:)`).
+/// - at the end, while the writer flushes and SQLite builds the date index, a thread merges the
+///   runs and cuts them into chunks (`cut(firstID:lastID:items:)`), which the writer then
+///   inserts (`OrderData.rebuild(_:from:)`).
 ///
 /// Bounded: the rows' keys, dates and sizes take at most `budget` bytes (their sorted runs 8
 /// bytes a row more), and past it they are dropped and the import rebuilds the order data from
