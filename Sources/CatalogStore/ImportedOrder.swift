@@ -12,17 +12,19 @@ import GRDB
 ///   runs and cuts them into chunks (`cut(firstID:lastID:items:)`), which the writer then
 ///   inserts (`OrderData.rebuild(_:from:)`).
 ///
-/// Bounded: the rows' keys, dates and sizes take at most `budget` bytes (their sorted runs 8
-/// bytes a row more), and past it they are dropped and the import rebuilds the order data from
-/// the indexes as before (an import of 10,000,000 rows, within its memory bound).
+/// Bounded: the rows' keys, dates and sizes, their sorted runs and the chunks cut from them take
+/// at most `budget` bytes; past it the rows are dropped and the import rebuilds the order data
+/// from the indexes as before (an import of 10,000,000 rows, within its memory bound).
 final class ImportedOrder: @unchecked Sendable {
     // Written by the thread that notes rows until it signals `noted`, read by the one that cuts.
     /// Every row, in the order noted (`NotedRow`).
     private var bytes: [UInt8] = []
     /// How many rows were noted (read once they are all noted).
     private(set) var count = 0
-    /// Where the first row of the run not sorted yet starts in `bytes`.
+    /// Where the first row of the run not sorted yet starts in `bytes`, and where the last row
+    /// noted starts.
     private var runStart = 0
+    private var lastStart = 0
     /// How many leading bytes every key noted shares: the sorts skip them.
     private var sharedKeyBytes = Int.max
     /// The rows (where they start in `bytes`), each run of `runSize` sorted on its own as soon
@@ -42,6 +44,11 @@ final class ImportedOrder: @unchecked Sendable {
 
     /// How many rows are sorted at a time while the import writes.
     private let runSize: Int
+    /// What the rows noted take, and will take once cut: their bytes, and `bytesBeside` each.
+    private var charged = 0
+    /// What a row takes beside its bytes: its place in both orders' runs (8 bytes) and its entry
+    /// in both orders' chunks (32), with their section runs.
+    private static let bytesBeside = 44
 
     /// Starts the thread that notes rows; `close()` must end it. `importedAt` is the sort
     /// date of a row without one.
@@ -86,7 +93,8 @@ final class ImportedOrder: @unchecked Sendable {
     }
 
     private func append(key: UnsafeRawBufferPointer, date: UnsafeRawBufferPointer, width: Int, height: Int) {
-        guard bytes.count + NotedRow.header + key.count + date.count <= budget else {
+        charged += NotedRow.header + key.count + date.count + Self.bytesBeside
+        guard charged <= budget else {
             dropped = true
             (bytes, keyRuns, dateRuns) = ([], [], [])
             return
@@ -103,6 +111,7 @@ final class ImportedOrder: @unchecked Sendable {
             sharedKeyBytes = key.count
         }
         let (width, height) = OrderData.fitted(Int64(width), Int64(height))
+        lastStart = bytes.count
         var header = (width.littleEndian, height.littleEndian, UInt32(key.count).littleEndian, UInt32(date.count).littleEndian,
                       UInt32(count).littleEndian)
         withUnsafeBytes(of: &header) { bytes.append(contentsOf: $0) }
@@ -134,25 +143,30 @@ final class ImportedOrder: @unchecked Sendable {
     }
 
     /// Starts merging the sorted runs in both orders and cutting them into chunks, on a thread
-    /// of its own, once the last rows are noted, the nth row noted being item `firstID + n`;
-    /// `chunks()` waits for it. Nothing is cut when the rows were dropped, or are not the
-    /// catalog's `items` items from `firstID` to `lastID`. Only once `close()` was called.
-    func cut(firstID: Int64, lastID: Int64, items: Int) {
+    /// of its own, once the last rows are noted (it closes the rows), the nth row noted being
+    /// item `firstID + n`; `chunks()` waits for it. Nothing is cut when the rows were dropped,
+    /// or are not the catalog's `items` items from `firstID` (whose key is `firstKey`) to
+    /// `lastID` (`lastKey`). Once only: a second call does nothing.
+    func cut(firstID: Int64, lastID: Int64, items: Int, firstKey: [UInt8], lastKey: [UInt8]) {
+        guard !started else { return }
+        close()
         started = true
         Thread.detachNewThread { [self] in
             defer { done.signal() }
-            // Behind SQLite's index build, which it would otherwise slow by as much as it takes:
-            // the writer waits for the index first, then for this.
-            lowerThisThreadsPriority()
             noted.wait()
-            // Ids are given one after the other: as many between the first and the last as rows.
-            guard !dropped, count == items, lastID - firstID + 1 == Int64(items) else { return }
+            // Ids are given one after the other: as many between the first and the last as
+            // rows, and the first and last rows are those items.
+            guard !dropped, count == items, count > 0, lastID - firstID + 1 == Int64(items),
+                  bytes.withUnsafeBytes({ NotedRow($0, at: 0).key.elementsEqual(firstKey)
+                                          && NotedRow($0, at: UInt32(lastStart)).key.elementsEqual(lastKey) })
+            else { return }
             if runStart < bytes.count { sortRun() } // the last run, shorter than the others
             let shared = sharedKeyBytes
             cut = bytes.withUnsafeBytes { base in
                 (cut(.date, DatePlace.self, base, shared: shared, firstID: firstID, merging: dateRuns),
                  cut(.path, KeyPlace.self, base, shared: shared, firstID: firstID, merging: keyRuns))
             }
+            (bytes, keyRuns, dateRuns) = ([], [], []) // while the writer inserts the chunks
         }
     }
 
@@ -368,15 +382,6 @@ private struct RunMerge<Place: RowPlace> {
     }
 }
 
-/// Lowers the calling thread's priority (nice 10: a tenth of the CPU of a thread at the default
-/// when both want it, all of it when the other waits). Linux's setpriority takes the calling
-/// thread for "this process".
-private func lowerThisThreadsPriority() {
-    #if canImport(Glibc)
-    _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
-    #endif
-}
-
 /// `count` (2 or 3) words of `bytes` from `from` on, zero-padded, read big-endian.
 private func words(_ bytes: UnsafeRawBufferPointer, from: Int, count: Int) -> (UInt64, UInt64, UInt64) {
     (word(bytes, at: from), word(bytes, at: from + 8), count > 2 ? word(bytes, at: from + 16) : 0)
@@ -391,15 +396,16 @@ private func word(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> UInt64 {
     return value
 }
 
-/// memcmp's order of `a` and `b` from byte `from` on, a shorter one first where one begins the other.
+/// memcmp's order of `a` and `b`, whose bytes before `from` compare equal (zero-padded), from
+/// byte `from` on: a shorter one first where one begins the other, which its length alone tells
+/// (two keys that end before `from`, equal but for zeros after the shorter one, differ in it).
 private func compare(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer, from: Int) -> Int32 {
-    let (x, y) = (max(0, a.count - from), max(0, b.count - from))
-    let common = min(x, y)
+    let common = min(max(0, a.count - from), max(0, b.count - from))
     if common > 0 {
         let order = memcmp(a.baseAddress! + from, b.baseAddress! + from, common)
         if order != 0 { return order }
     }
-    return x < y ? -1 : x > y ? 1 : 0
+    return a.count < b.count ? -1 : a.count > b.count ? 1 : 0
 }
 
 extension OrderData {
@@ -408,10 +414,13 @@ extension OrderData {
     /// how many items the catalog holds.
     static func startCutting(_ db: Database, _ imported: ImportedOrder, items: Int) throws {
         imported.close()
-        guard let ids = try Row.fetchOne(db, sql: "SELECT min(id), max(id) FROM items") else { return }
-        let (firstID, lastID): (Int64?, Int64?) = (ids[0], ids[1])
-        guard let firstID, let lastID else { return }
-        imported.cut(firstID: firstID, lastID: lastID, items: items)
+        guard let ends = try Row.fetchOne(db, sql: """
+            SELECT first.id, first.key, last.id, last.key
+            FROM items AS first, items AS last
+            WHERE first.id = (SELECT min(id) FROM items) AND last.id = (SELECT max(id) FROM items)
+            """) else { return }
+        let (firstKey, lastKey): (Data, Data) = (ends[1], ends[3])
+        imported.cut(firstID: ends[0], lastID: ends[2], items: items, firstKey: [UInt8](firstKey), lastKey: [UInt8](lastKey))
     }
 
     /// Writes both orders again from the chunks cut from `imported`: what `refresh(_:force: true)`

@@ -33,6 +33,7 @@ extension SQLiteStore {
                                                    orderBytes: importOrderBytes.load(ordering: .relaxed))
                     return written!.changed ? .commit : .rollback
                 }
+                if written!.changed && written!.orderDataFromRows { importsWithOrderDataFromRows.add(1, ordering: .relaxed) }
                 return written!.summary
             }
         } catch {
@@ -169,7 +170,7 @@ extension SQLiteStore {
         let fromRows = try imported.map { try OrderData.rebuild(db, from: $0) } ?? false
         if !fromRows { try OrderData.refresh(db, force: true) }
         return ImportWritten(summary: ImportSummary(added: written.added, updated: written.updated, unchanged: written.unchanged,
-                                                    generation: generation), changed: true)
+                                                    generation: generation), changed: true, orderDataFromRows: fromRows)
     }
 }
 
@@ -177,6 +178,8 @@ extension SQLiteStore {
 private struct ImportWritten {
     var summary: ImportSummary
     var changed: Bool
+    /// Whether the order data was cut from the rows (ImportedOrder), not read back from the items.
+    var orderDataFromRows = false
 }
 
 /// How many rows of an import added an item, updated one, or left one as it was.

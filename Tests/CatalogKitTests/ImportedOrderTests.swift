@@ -33,7 +33,10 @@ import Testing
     /// equal to another but for a NUL after it (alike in their zero-padded bytes), some not
     /// dates at all, some none (the import's date). Sizes: swapped by orientation; with `huge`,
     /// some past 2³² (stored halved until they fit, so `catalog list` gives other sizes).
-    static func awkwardRows(_ count: Int, huge: Bool = false) -> [ImportRow] {
+    /// Last, pairs of keys equal but for a NUL after one (the longer one first), which end
+    /// within the 16 bytes the sort compares as integers. With `sharedStart`, the first rows all
+    /// share a longer start than the rest (runs sorted before the rest come skip more bytes).
+    static func awkwardRows(_ count: Int, huge: Bool = false, sharedStart: Int = 0) -> [ImportRow] {
         var state: UInt64 = 7
         func next(_ bound: Int) -> Int {
             state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
@@ -45,11 +48,16 @@ import Testing
         let dates: [String?] = ["2024-03-05T10:00:00Z", "2024-03-05T10:00:00.000+01:00", "2024-03-05T10:00:00.000+02:00",
                                 "2024-03-05T10:00:00.000+01:00 (CET)", "2024-03-05", "2024", "", "zz", "ann\u{E9}e-05",
                                 "2019-12-31T23:59:59Z", "2024-03-05T10:00:01Z", "2024\u{0}", nil]
-        return (0..<count).map { index in
+        let pairs = min(20, count / 10)
+        let rows = (0..<(count - 2 * pairs)).map { index in
             let past = huge && next(50) == 0
-            return ImportRow(line: index + 2, key: "\(bases[next(bases.count)])-\(index)",
+            return ImportRow(line: index + 2, key: "\(bases[index < sharedStart ? 0 : next(bases.count)])-\(index)",
                              width: past ? 5_000_000_000 + next(1_000) : 1 + next(5_000), height: 1 + next(5_000),
                              orientation: 1 + next(8), date: dates[next(dates.count)])
+        }
+        return rows + (0..<(2 * pairs)).map { index in
+            ImportRow(line: rows.count + index + 2, key: "https://example.com/z\(index / 2)" + (index % 2 == 0 ? "\u{0}" : ""),
+                      width: 100, height: 100, orientation: 1, date: "2024-03-05T10:00:00Z")
         }
     }
 
@@ -58,7 +66,9 @@ import Testing
     @Test func intoAnEmptyCatalog_theOrderDataCutFromTheRowsIsWhatARebuildWrites() throws {
         let library = try Library()
         let catalog = try library.catalog()
+        let store = try #require(catalog.store as? SQLiteStore)
         _ = try catalog.importItems(Self.awkwardRows(10_000))
+        #expect(store.importsWithOrderDataFromRows.load(ordering: .relaxed) == 1, "the order data was cut from the rows")
         try OrderDataTests.expectCurrent(catalog, "cut from the rows")
         let cut = try Self.chunks(library.catalogPath)
         #expect(cut.count >= 6, "two orders of 10,000 items in chunks of 4,096")
@@ -71,7 +81,7 @@ import Testing
     func runsOfAnySizeMergeIntoTheOrder(runSize: Int) throws {
         let library = try Library()
         let catalog = try library.catalog()
-        let rows = Self.awkwardRows(9_000, huge: true)
+        let rows = Self.awkwardRows(9_000, huge: true, sharedStart: 2_000)
         _ = try catalog.importItems(rows)
         let expected = try Self.rebuiltChunks(library, catalog)
         let (importedAt, firstID) = try DatabaseQueue(path: library.catalogPath).read { db in
@@ -79,8 +89,8 @@ import Testing
         }
         let imported = ImportedOrder(budget: 1 << 24, importedAt: importedAt, runSize: runSize)
         for start in stride(from: 0, to: rows.count, by: 1_000) { imported.note(Array(rows[start..<min(start + 1_000, rows.count)])) }
-        imported.close()
-        imported.cut(firstID: firstID, lastID: firstID + Int64(rows.count) - 1, items: rows.count)
+        imported.cut(firstID: firstID, lastID: firstID + Int64(rows.count) - 1, items: rows.count,
+                     firstKey: Array(rows[0].key.utf8), lastKey: Array(rows[rows.count - 1].key.utf8))
         let chunks = try #require(imported.chunks())
         #expect(imported.count == rows.count && !imported.dropped)
         let cut = ItemOrder.allCases.flatMap { order in
@@ -99,8 +109,7 @@ import Testing
         let imported = ImportedOrder(budget: 2_000, importedAt: "2026-01-01T00:00:00Z", runSize: 8)
         imported.note(Self.awkwardRows(30))
         imported.note(Self.awkwardRows(30))
-        imported.close()
-        imported.cut(firstID: 1, lastID: 60, items: 60)
+        imported.cut(firstID: 1, lastID: 60, items: 60, firstKey: [], lastKey: [])
         #expect(imported.chunks() == nil)
         #expect(imported.dropped)
 
@@ -109,19 +118,24 @@ import Testing
         let store = try #require(catalog.store as? SQLiteStore)
         store.importOrderBytes.store(5_000, ordering: .relaxed)
         _ = try catalog.importItems(Self.awkwardRows(10_000))
+        #expect(store.importsWithOrderDataFromRows.load(ordering: .relaxed) == 0, "the order data was read back from the items")
         try OrderDataTests.expectCurrent(catalog, "rebuilt from the indexes")
         let made = try Self.chunks(library.catalogPath)
         #expect(try Self.rebuiltChunks(library, catalog) == made)
     }
 
-    /// Rows that are not the catalog's items (as many as it holds, with ids one after the other)
-    /// are not cut: the import reads its order data back from the items instead.
-    @Test(arguments: [(items: 60, lastID: 60, cut: true), (items: 61, lastID: 61, cut: false), (items: 60, lastID: 75, cut: false)])
-    func onlyRowsThatAreTheItemsAreCut(items: Int, lastID: Int64, cut: Bool) {
+    /// Rows that are not the catalog's items (as many as it holds, with ids one after the
+    /// other, the first and the last the items at the ends) are not cut: the import reads its
+    /// order data back from the items instead. A second cut does nothing.
+    @Test(arguments: [(items: 60, lastID: 60, ends: (0, 59), cut: true), (items: 61, lastID: 61, ends: (0, 59), cut: false),
+                      (items: 60, lastID: 75, ends: (0, 59), cut: false), (items: 60, lastID: 60, ends: (1, 59), cut: false),
+                      (items: 60, lastID: 60, ends: (0, 58), cut: false)])
+    func onlyRowsThatAreTheItemsAreCut(items: Int, lastID: Int64, ends: (first: Int, last: Int), cut: Bool) {
+        let rows = Self.awkwardRows(60)
         let imported = ImportedOrder(budget: 1 << 20, importedAt: "2026-01-01T00:00:00Z", runSize: 8)
-        imported.note(Self.awkwardRows(60))
-        imported.close()
-        imported.cut(firstID: 1, lastID: lastID, items: items)
+        imported.note(rows)
+        imported.cut(firstID: 1, lastID: lastID, items: items, firstKey: Array(rows[ends.first].key.utf8), lastKey: Array(rows[ends.last].key.utf8))
+        imported.cut(firstID: 1, lastID: 60, items: 60, firstKey: Array(rows[0].key.utf8), lastKey: Array(rows[59].key.utf8))
         #expect((imported.chunks() != nil) == cut)
     }
 
