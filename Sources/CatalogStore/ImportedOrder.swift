@@ -39,7 +39,7 @@ final class ImportedOrder: @unchecked Sendable {
     private let noted = DispatchSemaphore(value: 0)
     private var closed = false
     private var started = false
-    private var cut: (date: [OrderData.CutChunk], path: [OrderData.CutChunk])?
+    private var chunksCut: (date: [OrderData.CutChunk], path: [OrderData.CutChunk])?
     private let done = DispatchSemaphore(value: 0)
 
     /// How many rows are sorted at a time while the import writes.
@@ -162,9 +162,9 @@ final class ImportedOrder: @unchecked Sendable {
             else { return }
             if runStart < bytes.count { sortRun() } // the last run, shorter than the others
             let shared = sharedKeyBytes
-            cut = bytes.withUnsafeBytes { base in
-                (cut(.date, DatePlace.self, base, shared: shared, firstID: firstID, merging: dateRuns),
-                 cut(.path, KeyPlace.self, base, shared: shared, firstID: firstID, merging: keyRuns))
+            chunksCut = bytes.withUnsafeBytes { base in
+                (cutChunks(.date, DatePlace.self, base, shared: shared, firstID: firstID, merging: dateRuns),
+                 cutChunks(.path, KeyPlace.self, base, shared: shared, firstID: firstID, merging: keyRuns))
             }
             (bytes, keyRuns, dateRuns) = ([], [], []) // while the writer inserts the chunks
         }
@@ -176,19 +176,19 @@ final class ImportedOrder: @unchecked Sendable {
         guard started else { return nil }
         done.wait()
         done.signal()
-        return cut
+        return chunksCut
     }
 
     /// Cuts the rows into chunks in `order`, merging the sorted runs in `runs`.
-    private func cut<Place: RowPlace>(_ order: ItemOrder, _: Place.Type, _ base: UnsafeRawBufferPointer, shared: Int, firstID: Int64,
-                                      merging runs: [UInt32]) -> [OrderData.CutChunk] {
+    private func cutChunks<Place: RowPlace>(_ order: ItemOrder, _: Place.Type, _ base: UnsafeRawBufferPointer, shared: Int,
+                                            firstID: Int64, merging runs: [UInt32]) -> [OrderData.CutChunk] {
         var writer = OrderData.ChunkWriter(order: order)
         var merge = RunMerge<Place>(runs, runSize: runSize, base, shared: shared)
         while let start = merge.next() {
             let row = NotedRow(base, at: start)
             // Cutting without a database does not throw.
             try! writer.append(id: firstID + Int64(row.position), width: Int64(row.width), height: Int64(row.height),
-                               month: SectionGrouping.month(ofDate: row.date), itemKey: row.key) {
+                               date: row.date, itemKey: row.key) {
                 OrderData.SortKey(order: order, date: Array(row.date), key: Array(row.key))
             }
         }
@@ -427,17 +427,15 @@ extension OrderData {
     /// writes from the indexes, chunk for chunk. False, writing nothing, when none were cut (then
     /// the caller refreshes).
     static func rebuild(_ db: Database, from imported: ImportedOrder) throws -> Bool {
-        guard let cut = imported.chunks() else { return false }
+        guard let cut = imported.chunks(),
+              let generation = try Int64.fetchOne(db, sql: "SELECT generation FROM catalog") else { return false }
         for order in ItemOrder.allCases {
             let chunks = order == .date ? cut.date : cut.path
             try db.execute(sql: "DELETE FROM order_chunks WHERE item_order = ?", arguments: [order.rawValue])
             let writer = try ChunkWriter(db, order: order)
             for chunk in chunks { try writer.write(chunk, db) }
         }
-        try db.execute(sql: "DELETE FROM order_changes")
-        try db.execute(sql: """
-            UPDATE order_data SET generation = (SELECT generation FROM catalog), max_item_id = (SELECT coalesce(max(id), 0) FROM items)
-            """)
+        try markCurrent(db, generation: generation)
         return true
     }
 }

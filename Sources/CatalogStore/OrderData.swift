@@ -268,10 +268,16 @@ enum OrderData {
             case .merge(let chunks, let runs): try merge(db, order: order, chunks: chunks, runs: runs)
             }
         }
+        try markCurrent(db, generation: generation)
+        return true
+    }
+
+    /// Records that the order data now holds the items of `generation`: no change is pending,
+    /// and items added later have larger ids than any now.
+    static func markCurrent(_ db: Database, generation: Int64) throws {
         try db.execute(sql: "DELETE FROM order_changes")
         try db.execute(sql: "UPDATE order_data SET generation = ?, max_item_id = (SELECT coalesce(max(id), 0) FROM items)",
                        arguments: [generation])
-        return true
     }
 
     /// Which chunks of `order` hold a changed key, and how many entries rewriting them costs.
@@ -471,11 +477,8 @@ enum OrderData {
 
         mutating func flush() throws {
             guard count > 0 else { return }
-            if let db {
-                try write(CutChunk(lo: lo, count: count, entries: entries, sections: sections.encoded()), db)
-            } else {
-                cut.append(CutChunk(lo: lo, count: count, entries: entries, sections: sections.encoded()))
-            }
+            let chunk = CutChunk(lo: lo, count: count, entries: entries, sections: sections.encoded())
+            if let db { try write(chunk, db) } else { cut.append(chunk) }
             entries.removeAll(keepingCapacity: true)
             sections = SectionBlob(reusing: sections)
             count = 0
