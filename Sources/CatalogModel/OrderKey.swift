@@ -39,6 +39,14 @@ package enum OrderChunking {
     /// Entries a refresh inside a scan batch may rewrite; more waits for the end of the scan.
     package static let batchBudget = 8 * chunkSize
 
+    /// A display size as order data keeps it: a side past 2³²−1 is halved with the other until
+    /// both fit (the aspect ratio, all a layout uses, stays within a part in 2³²).
+    package static func fitted(_ width: Int64, _ height: Int64) -> (UInt32, UInt32) {
+        var (width, height) = (max(1, width), max(1, height))
+        while width > Int64(UInt32.max) || height > Int64(UInt32.max) { (width, height) = (max(1, width / 2), max(1, height / 2)) }
+        return (UInt32(width), UInt32(height))
+    }
+
     /// What one batch's refresh may rewrite: one chunk, or four entries per changed one, up to
     /// `batchBudget`. A first scan's batches land all over the order, so each would rewrite it
     /// whole: past that, the order data waits for the forced refresh at the scan's end instead

@@ -208,18 +208,10 @@ enum OrderData {
 
     /// Appends one entry.
     static func encode(id: Int64, width: Int64, height: Int64, into bytes: inout [UInt8]) {
-        let (width, height) = fitted(width, height)
+        let (width, height) = OrderChunking.fitted(width, height)
         // One append of the 16 bytes: the width in the low half of the second word, the height in its high half.
         var entry = (id.littleEndian, (UInt64(height) << 32 | UInt64(width)).littleEndian)
         withUnsafeBytes(of: &entry) { bytes.append(contentsOf: $0) }
-    }
-
-    /// A size as stored: a side past 2³²−1 is halved with the other until both fit (the aspect
-    /// ratio, all a layout uses, stays within a part in 2³²).
-    static func fitted(_ width: Int64, _ height: Int64) -> (UInt32, UInt32) {
-        var (width, height) = (max(1, width), max(1, height))
-        while width > Int64(UInt32.max) || height > Int64(UInt32.max) { (width, height) = (max(1, width / 2), max(1, height / 2)) }
-        return (UInt32(width), UInt32(height))
     }
 
     // MARK: Keeping it
@@ -355,7 +347,7 @@ enum OrderData {
             let statement = try BulkStatement(db, sql: hasMonths ? "SELECT id, width, height, sort_date FROM items" : "SELECT id, width, height FROM items")
             try statement.forEachRow(db) { row in
                 let id = row.int64(0)
-                let (width, height) = OrderData.fitted(row.int64(1), row.int64(2))
+                let (width, height) = OrderChunking.fitted(row.int64(1), row.int64(2))
                 let packed = UInt64(width) << 32 | UInt64(height)
                 if useDense { dense[Int(id)] = packed } else { sparse[id] = packed }
                 // YYYYMM, the month's two digits unchecked: at most 999,999.

@@ -65,7 +65,7 @@ extension SQLiteStore {
         if dateIndex != nil { try db.execute(sql: "DROP INDEX items_by_date") }
         // Into an empty catalog the order data is made from the rows themselves, while they fit
         // their budget, not read back from the items (ImportedOrder).
-        let imported = dateIndex != nil ? ImportedOrder(budget: orderBytes, importedAt: importedAt) : nil
+        let imported = dateIndex != nil ? ImportedOrder<OrderData.ChunkWriter>(budget: orderBytes, importedAt: importedAt) : nil
         defer { imported?.close() }
         // Every row of the input lands in exactly one of `ImportStatements`' kinds, each of which
         // leaves a row this import already met (its `imported_generation` is this generation),

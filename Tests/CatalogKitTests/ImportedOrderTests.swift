@@ -87,7 +87,7 @@ import Testing
         let (importedAt, firstID) = try DatabaseQueue(path: library.catalogPath).read { db in
             (try String.fetchOne(db, sql: "SELECT imported_at FROM items LIMIT 1") ?? "", try Int64.fetchOne(db, sql: "SELECT min(id) FROM items") ?? 0)
         }
-        let imported = ImportedOrder(budget: 1 << 24, importedAt: importedAt, runSize: runSize)
+        let imported = ImportedOrder<OrderData.ChunkWriter>(budget: 1 << 24, importedAt: importedAt, runSize: runSize)
         for start in stride(from: 0, to: rows.count, by: 1_000) { imported.note(Array(rows[start..<min(start + 1_000, rows.count)])) }
         imported.cut(firstID: firstID, lastID: firstID + Int64(rows.count) - 1, items: rows.count,
                      firstKey: Array(rows[0].key.utf8), lastKey: Array(rows[rows.count - 1].key.utf8))
@@ -106,7 +106,7 @@ import Testing
     /// Rows past the budget are dropped: nothing is cut, and the import reads its order data back
     /// from the items instead, as current as ever.
     @Test func rowsPastTheBudgetAreDropped_andTheImportRebuildsFromTheIndexes() throws {
-        let imported = ImportedOrder(budget: 2_000, importedAt: "2026-01-01T00:00:00Z", runSize: 8)
+        let imported = ImportedOrder<OrderData.ChunkWriter>(budget: 2_000, importedAt: "2026-01-01T00:00:00Z", runSize: 8)
         imported.note(Self.awkwardRows(30))
         imported.note(Self.awkwardRows(30))
         imported.cut(firstID: 1, lastID: 60, items: 60, firstKey: [], lastKey: [])
@@ -132,7 +132,7 @@ import Testing
                       (items: 60, lastID: 60, ends: (0, 58), cut: false)])
     func onlyRowsThatAreTheItemsAreCut(items: Int, lastID: Int64, ends: (first: Int, last: Int), cut: Bool) {
         let rows = Self.awkwardRows(60)
-        let imported = ImportedOrder(budget: 1 << 20, importedAt: "2026-01-01T00:00:00Z", runSize: 8)
+        let imported = ImportedOrder<OrderData.ChunkWriter>(budget: 1 << 20, importedAt: "2026-01-01T00:00:00Z", runSize: 8)
         imported.note(rows)
         imported.cut(firstID: 1, lastID: lastID, items: items, firstKey: Array(rows[ends.first].key.utf8), lastKey: Array(rows[ends.last].key.utf8))
         imported.cut(firstID: 1, lastID: 60, items: 60, firstKey: Array(rows[0].key.utf8), lastKey: Array(rows[59].key.utf8))

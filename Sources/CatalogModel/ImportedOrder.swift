@@ -1,22 +1,107 @@
-import CatalogModel
 import Foundation
-import GRDB
+
+/// What cuts the rows of one order, given in that order, into a store's chunks of order data
+/// (each store keeps its own columns): SQLite's `OrderData.ChunkWriter`, PostgreSQL's
+/// `PostgresOrderData.ChunkCutter`.
+package protocol OrderChunkCutter {
+    associatedtype Chunk: Sendable
+    init(order: ItemOrder)
+    /// The next item of the order: its id, its display size (`OrderChunking.fitted`), its sort
+    /// date and its key.
+    mutating func append(id: Int64, width: UInt32, height: UInt32, date: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer)
+    /// The chunks, once every item is appended.
+    mutating func finish() -> [Chunk]
+}
 
 /// The order data of an import into an empty catalog, made from the rows it writes instead of
 /// read back from the items and their indexes once they are written (BENCHMARKS.md, "An
-/// import's order data cut from its own rows"):
-/// - the writer hands each batch of rows over once it is inserted (`note`);
+/// import's order data cut from its own rows"), on either store:
+/// - the writer hands each batch of rows over once it is written (`note`);
 /// - a thread of this order's own copies what the orders need of them, and sorts them in both
-///   orders in runs of `runSize` rows as they come, on the core the writer leaves idle;
-/// - at the end, while the writer flushes and SQLite builds the date index, a thread merges the
-///   runs and cuts them into chunks (`cut(firstID:lastID:items:)`), which the writer then
-///   inserts (`OrderData.rebuild(_:from:)`).
+///   orders in runs of `runSize` rows as they come, on the core the writer leaves idle
+///   (`ImportedRows`);
+/// - at the end, while the writer flushes and the database builds its indexes, a thread merges
+///   the runs and `Cutter` cuts them into chunks (`cut(firstID:lastID:items:firstKey:lastKey:)`),
+///   which the writer then inserts.
 ///
 /// Bounded: the rows' keys, dates and sizes, their sorted runs and the chunks cut from them take
 /// at most `budget` bytes; past it the rows are dropped and the import rebuilds the order data
 /// from the indexes as before (an import of 10,000,000 rows, within its memory bound).
-final class ImportedOrder: @unchecked Sendable {
-    // Written by the thread that notes rows until it signals `noted`, read by the one that cuts.
+package final class ImportedOrder<Cutter: OrderChunkCutter>: @unchecked Sendable {
+    /// Written by the thread that notes them until it signals `noted`, then by the one that cuts.
+    private let rows: ImportedRows
+    /// Batches of rows on their way from the writer to the thread that notes them; nil ends them.
+    private let incoming = Handoff<[ImportRow]?>(capacity: 16)
+    private let noted = DispatchSemaphore(value: 0)
+    private var closed = false
+    private var started = false
+    private var chunksCut: (date: [Cutter.Chunk], path: [Cutter.Chunk])?
+    private let done = DispatchSemaphore(value: 0)
+
+    /// Starts the thread that notes rows; `close()` must end it. `importedAt` is the sort
+    /// date of a row without one.
+    package init(budget: Int, importedAt: String, runSize: Int = 1 << 16) {
+        let rows = ImportedRows(budget: budget, runSize: runSize)
+        self.rows = rows
+        Thread.detachNewThread { [incoming, noted] in
+            while let batch = incoming.take() { rows.note(batch, importedAt: importedAt) }
+            noted.signal()
+        }
+    }
+
+    /// How many rows were noted (once they are all noted), and whether they passed the budget.
+    package var count: Int { rows.count }
+    package var dropped: Bool { rows.dropped }
+
+    /// Hands rows just written, in the order their ids were given, to the thread that notes them.
+    package func note(_ rows: [ImportRow]) {
+        incoming.put(rows)
+    }
+
+    /// Tells the thread that notes rows that no more come: it ends once it noted those handed
+    /// over. Called once the import wrote its last row, or failed.
+    package func close() {
+        guard !closed else { return }
+        closed = true
+        incoming.put(nil)
+    }
+
+    /// Starts merging the sorted runs in both orders and cutting them into chunks, on a thread
+    /// of its own, once the last rows are noted (it closes the rows), the nth row noted being
+    /// item `firstID + n`; `chunks()` waits for it. Nothing is cut when the rows were dropped,
+    /// or are not the catalog's `items` items from `firstID` (whose key is `firstKey`) to
+    /// `lastID` (`lastKey`). Once only: a second call does nothing.
+    package func cut(firstID: Int64, lastID: Int64, items: Int, firstKey: [UInt8], lastKey: [UInt8]) {
+        guard !started else { return }
+        close()
+        started = true
+        Thread.detachNewThread { [self] in
+            defer { done.signal() }
+            noted.wait()
+            guard rows.are(items: items, from: firstID, to: lastID, firstKey: firstKey, lastKey: lastKey) else { return }
+            func cutChunks(_ order: ItemOrder) -> [Cutter.Chunk] {
+                var cutter = Cutter(order: order)
+                rows.merge(order, firstID: firstID) { cutter.append(id: $0, width: $1, height: $2, date: $3, key: $4) }
+                return cutter.finish()
+            }
+            chunksCut = (cutChunks(.date), cutChunks(.path))
+            rows.free() // while the writer inserts the chunks
+        }
+    }
+
+    /// Each order's chunks, once `cut(firstID:lastID:items:firstKey:lastKey:)` is done; nil when
+    /// it was not started or cut nothing.
+    package func chunks() -> (date: [Cutter.Chunk], path: [Cutter.Chunk])? {
+        guard started else { return nil }
+        done.wait()
+        done.signal()
+        return chunksCut
+    }
+}
+
+/// The rows an `ImportedOrder` noted: what each order needs of them, and their places in both
+/// orders in sorted runs. Not generic, so that its sorts and merges are specialized here.
+private final class ImportedRows: @unchecked Sendable {
     /// Every row, in the order noted (`NotedRow`).
     private var bytes: [UInt8] = []
     /// How many rows were noted (read once they are all noted).
@@ -34,14 +119,6 @@ final class ImportedOrder: @unchecked Sendable {
     private let budget: Int
     /// Set once the rows passed the budget: nothing more is noted.
     private(set) var dropped = false
-    /// Batches of rows on their way from the writer to the thread that notes them; nil ends them.
-    private let incoming = Handoff<[ImportRow]?>(capacity: 16)
-    private let noted = DispatchSemaphore(value: 0)
-    private var closed = false
-    private var started = false
-    private var chunksCut: (date: [OrderData.CutChunk], path: [OrderData.CutChunk])?
-    private let done = DispatchSemaphore(value: 0)
-
     /// How many rows are sorted at a time while the import writes.
     private let runSize: Int
     /// What the rows noted take, and will take once cut: their bytes, and `bytesBeside` each.
@@ -50,33 +127,14 @@ final class ImportedOrder: @unchecked Sendable {
     /// in both orders' chunks (32), with their section runs.
     private static let bytesBeside = 44
 
-    /// Starts the thread that notes rows; `close()` must end it. `importedAt` is the sort
-    /// date of a row without one.
-    init(budget: Int, importedAt: String, runSize: Int = 1 << 16) {
+    init(budget: Int, runSize: Int) {
         self.budget = min(budget, Int(UInt32.max))
         self.runSize = max(1, runSize)
         // Untouched capacity is address space, not memory: the rows never move as they grow.
         bytes.reserveCapacity(self.budget)
-        Thread.detachNewThread { [self] in
-            while let rows = incoming.take() { note(rows, importedAt: importedAt) }
-            noted.signal()
-        }
     }
 
-    /// Hands rows just written, in the order their ids were given, to the thread that notes them.
-    func note(_ rows: [ImportRow]) {
-        incoming.put(rows)
-    }
-
-    /// Tells the thread that notes rows that no more come: it ends once it noted those handed
-    /// over. Called once the import wrote its last row, or failed.
-    func close() {
-        guard !closed else { return }
-        closed = true
-        incoming.put(nil)
-    }
-
-    private func note(_ rows: [ImportRow], importedAt: String) {
+    func note(_ rows: [ImportRow], importedAt: String) {
         for row in rows {
             guard !dropped else { return }
             var key = row.key
@@ -110,7 +168,7 @@ final class ImportedOrder: @unchecked Sendable {
         } else {
             sharedKeyBytes = key.count
         }
-        let (width, height) = OrderData.fitted(Int64(width), Int64(height))
+        let (width, height) = OrderChunking.fitted(Int64(width), Int64(height))
         lastStart = bytes.count
         var header = (width.littleEndian, height.littleEndian, UInt32(key.count).littleEndian, UInt32(date.count).littleEndian,
                       UInt32(count).littleEndian)
@@ -142,62 +200,45 @@ final class ImportedOrder: @unchecked Sendable {
         runStart = bytes.count
     }
 
-    /// Starts merging the sorted runs in both orders and cutting them into chunks, on a thread
-    /// of its own, once the last rows are noted (it closes the rows), the nth row noted being
-    /// item `firstID + n`; `chunks()` waits for it. Nothing is cut when the rows were dropped,
-    /// or are not the catalog's `items` items from `firstID` (whose key is `firstKey`) to
-    /// `lastID` (`lastKey`). Once only: a second call does nothing.
-    func cut(firstID: Int64, lastID: Int64, items: Int, firstKey: [UInt8], lastKey: [UInt8]) {
-        guard !started else { return }
-        close()
-        started = true
-        Thread.detachNewThread { [self] in
-            defer { done.signal() }
-            noted.wait()
-            // Ids are given one after the other: as many between the first and the last as
-            // rows, and the first and last rows are those items.
-            guard !dropped, count == items, count > 0, lastID - firstID + 1 == Int64(items),
-                  bytes.withUnsafeBytes({ NotedRow($0, at: 0).key.elementsEqual(firstKey)
-                                          && NotedRow($0, at: UInt32(lastStart)).key.elementsEqual(lastKey) })
-            else { return }
-            if runStart < bytes.count { sortRun() } // the last run, shorter than the others
-            let shared = sharedKeyBytes
-            chunksCut = bytes.withUnsafeBytes { base in
-                (cutChunks(.date, DatePlace.self, base, shared: shared, firstID: firstID, merging: dateRuns),
-                 cutChunks(.path, KeyPlace.self, base, shared: shared, firstID: firstID, merging: keyRuns))
+    /// Whether the rows noted are the catalog's `items` items from `firstID` (whose key is
+    /// `firstKey`) to `lastID` (`lastKey`): as many, with ids given one after the other, and the
+    /// first and last rows those items.
+    func are(items: Int, from firstID: Int64, to lastID: Int64, firstKey: [UInt8], lastKey: [UInt8]) -> Bool {
+        !dropped && count == items && count > 0 && lastID - firstID + 1 == Int64(items)
+            && bytes.withUnsafeBytes { NotedRow($0, at: 0).key.elementsEqual(firstKey)
+                                       && NotedRow($0, at: UInt32(lastStart)).key.elementsEqual(lastKey) }
+    }
+
+    /// Calls `body` with every row in `order` (its id, the nth row noted being `firstID + n`,
+    /// display size, sort date and key), merging the sorted runs.
+    func merge(_ order: ItemOrder, firstID: Int64,
+               _ body: (Int64, UInt32, UInt32, UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Void) {
+        if runStart < bytes.count { sortRun() } // the last run, shorter than the others
+        let shared = sharedKeyBytes
+        bytes.withUnsafeBytes { base in
+            switch order {
+            case .date: merge(DatePlace.self, base, shared: shared, firstID: firstID, runs: dateRuns, body)
+            case .path: merge(KeyPlace.self, base, shared: shared, firstID: firstID, runs: keyRuns, body)
             }
-            (bytes, keyRuns, dateRuns) = ([], [], []) // while the writer inserts the chunks
         }
     }
 
-    /// Each order's chunks, once `cut(firstID:lastID:items:)` is done; nil when it was not started
-    /// or cut nothing.
-    func chunks() -> (date: [OrderData.CutChunk], path: [OrderData.CutChunk])? {
-        guard started else { return nil }
-        done.wait()
-        done.signal()
-        return chunksCut
-    }
-
-    /// Cuts the rows into chunks in `order`, merging the sorted runs in `runs`.
-    private func cutChunks<Place: RowPlace>(_ order: ItemOrder, _: Place.Type, _ base: UnsafeRawBufferPointer, shared: Int,
-                                            firstID: Int64, merging runs: [UInt32]) -> [OrderData.CutChunk] {
-        var writer = OrderData.ChunkWriter(order: order)
+    private func merge<Place: RowPlace>(_: Place.Type, _ base: UnsafeRawBufferPointer, shared: Int, firstID: Int64, runs: [UInt32],
+                                        _ body: (Int64, UInt32, UInt32, UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Void) {
         var merge = RunMerge<Place>(runs, runSize: runSize, base, shared: shared)
         while let start = merge.next() {
             let row = NotedRow(base, at: start)
-            // Cutting without a database does not throw.
-            try! writer.append(id: firstID + Int64(row.position), width: Int64(row.width), height: Int64(row.height),
-                               date: row.date, itemKey: row.key) {
-                OrderData.SortKey(order: order, date: Array(row.date), key: Array(row.key))
-            }
+            body(firstID + Int64(row.position), row.width, row.height, row.date, row.key)
         }
-        try! writer.flush()
-        return writer.cut
+    }
+
+    /// Lets go of the rows, once cut.
+    func free() {
+        (bytes, keyRuns, dateRuns) = ([], [], [])
     }
 }
 
-/// One row as noted, where it starts in `ImportedOrder.bytes`: its display size, the lengths of
+/// One row as noted, where it starts in `ImportedRows.bytes`: its display size, the lengths of
 /// its key and sort date, its position among the rows (little-endian UInt32s), then the bytes of
 /// its key and date.
 private struct NotedRow {
@@ -225,7 +266,7 @@ private struct NotedRow {
 /// big-endian, so that comparing them never contradicts comparing the bytes in full; only rows
 /// equal in them compare their bytes.
 private protocol RowPlace {
-    /// Where the row starts in `ImportedOrder.bytes`.
+    /// Where the row starts in `ImportedRows.bytes`.
     var start: UInt32 { get }
     /// The place of the row at `start`, whose key's first `shared` bytes every key shares.
     init(_ base: UnsafeRawBufferPointer, at start: UInt32, shared: Int)
@@ -288,7 +329,7 @@ private struct DatePlace: RowPlace {
 
 /// The rows of sorted runs in one order: each run's next rows wait in a block, the first of
 /// each run in a heap, the first in the order on top. A block's rows are read together, many
-/// reads in flight, since the rows of a run lie all over `ImportedOrder.bytes`.
+/// reads in flight, since the rows of a run lie all over `ImportedRows.bytes`.
 private struct RunMerge<Place: RowPlace> {
     private struct Run {
         var block: [Place] = []
@@ -406,36 +447,4 @@ private func compare(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer, f
         if order != 0 { return order }
     }
     return a.count < b.count ? -1 : a.count > b.count ? 1 : 0
-}
-
-extension OrderData {
-    /// Starts cutting `imported`, the rows of an import into an empty catalog, into both orders'
-    /// chunks (`ImportedOrder.cut(firstID:lastID:items:)`), once they are all written; `items` is
-    /// how many items the catalog holds.
-    static func startCutting(_ db: Database, _ imported: ImportedOrder, items: Int) throws {
-        imported.close()
-        guard let ends = try Row.fetchOne(db, sql: """
-            SELECT first.id, first.key, last.id, last.key
-            FROM items AS first, items AS last
-            WHERE first.id = (SELECT min(id) FROM items) AND last.id = (SELECT max(id) FROM items)
-            """) else { return }
-        let (firstKey, lastKey): (Data, Data) = (ends[1], ends[3])
-        imported.cut(firstID: ends[0], lastID: ends[2], items: items, firstKey: [UInt8](firstKey), lastKey: [UInt8](lastKey))
-    }
-
-    /// Writes both orders again from the chunks cut from `imported`: what `refresh(_:force: true)`
-    /// writes from the indexes, chunk for chunk. False, writing nothing, when none were cut (then
-    /// the caller refreshes).
-    static func rebuild(_ db: Database, from imported: ImportedOrder) throws -> Bool {
-        guard let cut = imported.chunks(),
-              let generation = try Int64.fetchOne(db, sql: "SELECT generation FROM catalog") else { return false }
-        for order in ItemOrder.allCases {
-            let chunks = order == .date ? cut.date : cut.path
-            try db.execute(sql: "DELETE FROM order_chunks WHERE item_order = ?", arguments: [order.rawValue])
-            let writer = try ChunkWriter(db, order: order)
-            for chunk in chunks { try writer.write(chunk, db) }
-        }
-        try markCurrent(db, generation: generation)
-        return true
-    }
 }
