@@ -30,7 +30,7 @@ package final class SQLiteStore: CatalogBackend {
     /// rows (ImportedOrder): 1,000,000 rows of 12-byte keys and 20-byte dates take 96 MB (52 a
     /// row noted, 44 for its places in the runs and its entries in the chunks). Past it the
     /// order data is read back from the items. Tests lower it.
-    let importOrderBytes = Atomic<Int>(112 << 20)
+    let importOrderBytes = Atomic<Int>(OrderChunking.importBudget)
     /// How many imports made their order data from their rows: what tests see of the choice.
     let importsWithOrderDataFromRows = Atomic<Int>(0)
     /// Each connection's page cache, and the file size it maps into memory.

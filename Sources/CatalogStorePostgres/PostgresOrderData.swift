@@ -1,5 +1,6 @@
 import CatalogModel
 import Foundation
+import NIOCore
 import PostgresNIO
 import Synchronization
 
@@ -13,7 +14,9 @@ import Synchronization
 /// chunks whose key ranges hold a change are deleted and their range written again from the
 /// items, cut into chunks by the database itself (row_number, string_agg), so no item row
 /// crosses the connection; changes spread over most chunks wait for the refresh at the end of
-/// the scan, which writes each order again in one statement.
+/// the scan, which writes each order again in one statement. An import into an empty catalog
+/// cuts its rows into chunks itself as it copies them (`ChunkCutter`, ImportedOrder), the same
+/// chunks, without sorting the items again.
 /// Beside its entries, each chunk keeps where its sections start, by month and by parent
 /// folder, found by the same statement (`lag` over the order).
 enum PostgresOrderData {
@@ -111,9 +114,14 @@ enum PostgresOrderData {
                 }
             }
         }
+        try markCurrent(session, generation: generation)
+        return true
+    }
+
+    /// Records that the order data reflects `generation`, every change since merged.
+    private static func markCurrent(_ session: PostgresSession, generation: Int64) throws {
         try session.execute("DELETE FROM order_changes")
         try session.execute("UPDATE order_data SET generation = \(generation), max_item_id = (SELECT coalesce(max(id), 0) FROM items)")
-        return true
     }
 
     /// Writes the whole order again. One pass over the table and a sort in memory (or in a few
@@ -203,6 +211,125 @@ enum PostgresOrderData {
             GROUP BY n / \(size)
             """, binds: binds))
     }
+
+    // MARK: An import's rows
+
+    /// One chunk as the client cut it, its columns as `write(_:order:from:to:)` makes them.
+    struct CutChunk: Sendable {
+        var lo: OrderKey
+        var count = 0
+        var entries: [UInt8] = []
+        var monthStarts: [Int32] = []
+        var months: [Int64] = []
+        var folderStarts: [Int32] = []
+        var folders: [ByteBuffer] = []
+    }
+
+    /// Cuts an order's rows, given in that order, into chunks as `write(_:order:from:to:)` cuts
+    /// them in SQL (an import's rows: ImportedOrder): `OrderChunking.chunkSize` entries a chunk,
+    /// each chunk's first entry and every one whose month or folder differs from the entry
+    /// before's starting a run.
+    struct ChunkCutter: OrderChunkCutter {
+        let order: ItemOrder
+        private var cut: [CutChunk] = []
+        private var chunk = CutChunk(lo: OrderKey(date: [], key: []))
+        private var month: UInt64 = 0
+        private var folder: [UInt8] = []
+
+        init(order: ItemOrder) {
+            self.order = order
+        }
+
+        mutating func append(id: Int64, width: UInt32, height: UInt32, date: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer) {
+            let position = chunk.count
+            if position == 0 {
+                chunk.lo = OrderKey(date: order == .date ? Array(date) : [], key: Array(key))
+                chunk.entries.reserveCapacity(OrderChunking.chunkSize * entrySize)
+            }
+            // Rows an import copied into `items`: their sizes fit an int4.
+            var entry = (id.bigEndian, Int32(truncatingIfNeeded: width).bigEndian, Int32(truncatingIfNeeded: height).bigEndian)
+            withUnsafeBytes(of: &entry) { chunk.entries.append(contentsOf: $0) }
+            let month = SectionGrouping.month(ofDate: date)
+            if position == 0 || month != self.month {
+                chunk.monthStarts.append(Int32(position))
+                chunk.months.append(Int64(bitPattern: month))
+                self.month = month
+            }
+            let end = key.lastIndex(of: UInt8(ascii: "/")) ?? 0
+            let folder = UnsafeRawBufferPointer(rebasing: key[..<end])
+            if position == 0 || !folder.elementsEqual(self.folder) {
+                chunk.folderStarts.append(Int32(position))
+                chunk.folders.append(ByteBuffer(bytes: folder))
+                self.folder = Array(folder)
+            }
+            chunk.count += 1
+            if chunk.count == OrderChunking.chunkSize { flush() }
+        }
+
+        mutating func finish() -> [CutChunk] {
+            flush()
+            return cut
+        }
+
+        private mutating func flush() {
+            guard chunk.count > 0 else { return }
+            cut.append(chunk)
+            chunk = CutChunk(lo: OrderKey(date: [], key: []))
+        }
+    }
+
+    /// Starts cutting `imported`, the rows of an import into an empty catalog, into both orders'
+    /// chunks (`ImportedOrder.cut(firstID:lastID:items:firstKey:lastKey:)`), once they are all
+    /// copied; `items` is how many items the catalog holds.
+    static func startCutting(_ session: PostgresSession, _ imported: ImportedOrder<ChunkCutter>, items: Int) throws {
+        imported.close()
+        guard let ends = try session.rows("""
+            SELECT first.id, first.key, last.id, last.key FROM items AS first, items AS last
+            WHERE first.id = (SELECT min(id) FROM items) AND last.id = (SELECT max(id) FROM items)
+            """).first else { return }
+        let (firstID, firstKey, lastID, lastKey) = try ends.decode((Int64, Data, Int64, Data).self)
+        imported.cut(firstID: firstID, lastID: lastID, items: items, firstKey: [UInt8](firstKey), lastKey: [UInt8](lastKey))
+    }
+
+    /// Writes both orders again from the chunks cut from `imported`: what `refresh(_:force: true)`
+    /// writes from the items, chunk for chunk. False, writing nothing, when none were cut (then
+    /// the caller refreshes).
+    static func rebuild(_ session: PostgresSession, from imported: ImportedOrder<ChunkCutter>) throws -> Bool {
+        guard let cut = imported.chunks(),
+              let generation = try session.value("SELECT generation FROM catalog", as: Int64.self) else { return false }
+        try session.execute("SELECT 1 FROM order_data FOR UPDATE")
+        for order in ItemOrder.allCases {
+            try session.execute("DELETE FROM order_chunks WHERE item_order = \(order.rawValue)")
+            // A few chunks a statement: one round trip for about 128K entries.
+            let chunks = order == .date ? cut.date : cut.path
+            for start in stride(from: 0, to: chunks.count, by: insertedAtOnce) {
+                var binds = PostgresBindings()
+                var rows: [String] = []
+                for chunk in chunks[start..<min(start + insertedAtOnce, chunks.count)] {
+                    let first = binds.count
+                    binds.append(order.rawValue)
+                    binds.append(String(decoding: chunk.lo.date, as: UTF8.self))
+                    binds.append(ByteBuffer(bytes: chunk.lo.key))
+                    binds.append(Int32(chunk.count))
+                    binds.append(ByteBuffer(bytes: chunk.entries))
+                    binds.append(chunk.monthStarts)
+                    binds.append(chunk.months)
+                    binds.append(chunk.folderStarts)
+                    binds.append(chunk.folders)
+                    rows.append("(" + (first + 1...first + 9).map { "$\($0)" }.joined(separator: ", ") + ")")
+                }
+                try session.execute(PostgresQuery(unsafeSQL: """
+                    INSERT INTO order_chunks (item_order, lo_date, lo_key, count, entries, month_starts, months, folder_starts, folders)
+                    VALUES \(rows.joined(separator: ", "))
+                    """, binds: binds))
+            }
+        }
+        try markCurrent(session, generation: generation)
+        return true
+    }
+
+    /// Chunks inserted by one statement.
+    private static let insertedAtOnce = 32
 
     // MARK: Reading
 

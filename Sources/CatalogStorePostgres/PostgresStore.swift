@@ -21,6 +21,12 @@ package final class PostgresStore: CatalogBackend {
     let orderCaches = OrderDataCaches()
     /// Stored layouts' windows this process has read.
     let segmentCache = SegmentCache()
+    /// The most memory an import into an empty catalog takes to cut its order data from its
+    /// rows (ImportedOrder), as on SQLite; past it the order data is made from the items.
+    /// Tests lower it.
+    let importOrderBytes = Atomic<Int>(OrderChunking.importBudget)
+    /// How many imports made their order data from their rows: what tests see of the choice.
+    let importsWithOrderDataFromRows = Atomic<Int>(0)
     /// Whether the statement pages read most is prepared (off once the database refused it).
     let prepares = Atomic<Bool>(true)
     /// The keys' statements of pages read at the same time, sent as one.
