@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// What cuts the rows of one order, given in that order, into a store's chunks of order data
 /// (each store keeps its own columns): SQLite's `OrderData.ChunkWriter`, PostgreSQL's
@@ -11,6 +12,8 @@ package protocol OrderChunkCutter {
     mutating func append(id: Int64, width: UInt32, height: UInt32, date: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer)
     /// The chunks, once every item is appended.
     mutating func finish() -> [Chunk]
+    /// About the memory the chunks cut so far take.
+    var bytes: Int { get }
 }
 
 /// The order data of an import into an empty catalog, made from the rows it writes instead of
@@ -26,7 +29,9 @@ package protocol OrderChunkCutter {
 ///
 /// Bounded: the rows' keys, dates and sizes, their sorted runs and the chunks cut from them take
 /// at most `budget` bytes; past it the rows are dropped and the import rebuilds the order data
-/// from the indexes as before (an import of 10,000,000 rows, within its memory bound).
+/// from the indexes as before (an import of 10,000,000 rows, within its memory bound). The
+/// rows are charged what their chunks usually take as they are noted (`ImportedRows`); a cut
+/// whose chunks take more (a section starting at nearly every item) stops and cuts nothing.
 package final class ImportedOrder<Cutter: OrderChunkCutter>: @unchecked Sendable {
     /// Written by the thread that notes them until it signals `noted`, then by the one that cuts.
     private let rows: ImportedRows
@@ -37,6 +42,8 @@ package final class ImportedOrder<Cutter: OrderChunkCutter>: @unchecked Sendable
     private var started = false
     private var chunksCut: (date: [Cutter.Chunk], path: [Cutter.Chunk])?
     private let done = DispatchSemaphore(value: 0)
+    /// Set when the import was refused: a cut under way stops.
+    private let cancelled = Atomic<Bool>(false)
 
     /// Starts the thread that notes rows; `close()` must end it. `importedAt` is the sort
     /// date of a row without one.
@@ -76,17 +83,33 @@ package final class ImportedOrder<Cutter: OrderChunkCutter>: @unchecked Sendable
         close()
         started = true
         Thread.detachNewThread { [self] in
-            defer { done.signal() }
+            defer {
+                rows.free() // while the writer inserts the chunks
+                done.signal()
+            }
             noted.wait()
             guard rows.are(items: items, from: firstID, to: lastID, firstKey: firstKey, lastKey: lastKey) else { return }
-            func cutChunks(_ order: ItemOrder) -> [Cutter.Chunk] {
+            // What the chunks of both orders may take, beside the rows and their places.
+            let allowance = rows.budget - rows.heldBytes
+            func cutChunks(_ order: ItemOrder, beside other: Int) -> (chunks: [Cutter.Chunk], bytes: Int)? {
                 var cutter = Cutter(order: order)
-                rows.merge(order, firstID: firstID) { cutter.append(id: $0, width: $1, height: $2, date: $3, key: $4) }
-                return cutter.finish()
+                let whole = rows.merge(order, firstID: firstID) { id, width, height, date, key in
+                    cutter.append(id: id, width: width, height: height, date: date, key: key)
+                    return other + cutter.bytes <= allowance && !cancelled.load(ordering: .relaxed)
+                }
+                guard whole else { return nil }
+                let chunks = cutter.finish()
+                return other + cutter.bytes <= allowance ? (chunks, cutter.bytes) : nil
             }
-            chunksCut = (cutChunks(.date), cutChunks(.path))
-            rows.free() // while the writer inserts the chunks
+            guard let date = cutChunks(.date, beside: 0), let path = cutChunks(.path, beside: date.bytes) else { return }
+            chunksCut = (date.chunks, path.chunks)
         }
+    }
+
+    /// Stops a cut under way (the import was refused): it cuts nothing.
+    package func cancel() {
+        cancelled.store(true, ordering: .relaxed)
+        close()
     }
 
     /// Each order's chunks, once `cut(firstID:lastID:items:firstKey:lastKey:)` is done; nil when
@@ -116,7 +139,7 @@ private final class ImportedRows: @unchecked Sendable {
     /// as it is noted, in key order and in date order: cutting merges the runs.
     private var keyRuns: [UInt32] = []
     private var dateRuns: [UInt32] = []
-    private let budget: Int
+    let budget: Int
     /// Set once the rows passed the budget: nothing more is noted.
     private(set) var dropped = false
     /// How many rows are sorted at a time while the import writes.
@@ -209,13 +232,17 @@ private final class ImportedRows: @unchecked Sendable {
                                        && NotedRow($0, at: UInt32(lastStart)).key.elementsEqual(lastKey) }
     }
 
+    /// What the rows and their places in both orders take.
+    var heldBytes: Int { bytes.count + 4 * (keyRuns.capacity + dateRuns.capacity) }
+
     /// Calls `body` with every row in `order` (its id, the nth row noted being `firstID + n`,
-    /// display size, sort date and key), merging the sorted runs.
+    /// display size, sort date and key), merging the sorted runs, until it returns false; returns
+    /// whether it had every row.
     func merge(_ order: ItemOrder, firstID: Int64,
-               _ body: (Int64, UInt32, UInt32, UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Void) {
+               _ body: (Int64, UInt32, UInt32, UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Bool) -> Bool {
         if runStart < bytes.count { sortRun() } // the last run, shorter than the others
         let shared = sharedKeyBytes
-        bytes.withUnsafeBytes { base in
+        return bytes.withUnsafeBytes { base in
             switch order {
             case .date: merge(DatePlace.self, base, shared: shared, firstID: firstID, runs: dateRuns, body)
             case .path: merge(KeyPlace.self, base, shared: shared, firstID: firstID, runs: keyRuns, body)
@@ -224,12 +251,13 @@ private final class ImportedRows: @unchecked Sendable {
     }
 
     private func merge<Place: RowPlace>(_: Place.Type, _ base: UnsafeRawBufferPointer, shared: Int, firstID: Int64, runs: [UInt32],
-                                        _ body: (Int64, UInt32, UInt32, UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Void) {
+                                        _ body: (Int64, UInt32, UInt32, UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Bool) -> Bool {
         var merge = RunMerge<Place>(runs, runSize: runSize, base, shared: shared)
         while let start = merge.next() {
             let row = NotedRow(base, at: start)
-            body(firstID + Int64(row.position), row.width, row.height, row.date, row.key)
+            guard body(firstID + Int64(row.position), row.width, row.height, row.date, row.key) else { return false }
         }
+        return true
     }
 
     /// Lets go of the rows, once cut.

@@ -1,7 +1,7 @@
 /// An item's place in an order: date order sorts by date, newest first, then key; path order
 /// by key alone (its `date` is empty). Bytes compare as SQLite's BINARY collation and
 /// PostgreSQL's bytea and "C"-collated text do, so both stores agree on every order.
-package struct OrderKey: Sendable {
+package struct OrderKey: Sendable, Equatable {
     package var date: [UInt8]
     package var key: [UInt8]
 

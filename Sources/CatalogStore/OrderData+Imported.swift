@@ -17,6 +17,8 @@ extension OrderData.ChunkWriter: OrderChunkCutter {
         try! flush()
         return cut
     }
+
+    var bytes: Int { cutBytes }
 }
 
 extension OrderData {

@@ -418,6 +418,8 @@ enum OrderData {
         private let db: Database?
         private let insert: BulkStatement?
         private(set) var cut: [CutChunk] = []
+        /// About the memory the chunks in `cut` take.
+        private(set) var cutBytes = 0
         var entries: [UInt8] = []
         var count = 0
         var lo = SortKey(date: [], key: [])
@@ -470,7 +472,12 @@ enum OrderData {
         mutating func flush() throws {
             guard count > 0 else { return }
             let chunk = CutChunk(lo: lo, count: count, entries: entries, sections: sections.encoded())
-            if let db { try write(chunk, db) } else { cut.append(chunk) }
+            if let db {
+                try write(chunk, db)
+            } else {
+                cutBytes += chunk.entries.capacity + chunk.sections.capacity + chunk.lo.date.count + chunk.lo.key.count + 256
+                cut.append(chunk)
+            }
             entries.removeAll(keepingCapacity: true)
             sections = SectionBlob(reusing: sections)
             count = 0

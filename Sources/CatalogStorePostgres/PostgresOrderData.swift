@@ -214,15 +214,36 @@ enum PostgresOrderData {
 
     // MARK: An import's rows
 
-    /// One chunk as the client cut it, its columns as `write(_:order:from:to:)` makes them.
-    struct CutChunk: Sendable {
+    /// One chunk as the client cut it, its columns as `write(_:order:from:to:)` makes them; its
+    /// folders' bytes one after the other, to take no more memory than they need.
+    struct CutChunk: Sendable, Equatable {
         var lo: OrderKey
         var count = 0
         var entries: [UInt8] = []
         var monthStarts: [Int32] = []
         var months: [Int64] = []
         var folderStarts: [Int32] = []
-        var folders: [ByteBuffer] = []
+        /// Where each folder ends in `folderBytes`; it starts where the one before ends.
+        var folderEnds: [Int32] = []
+        var folderBytes: [UInt8] = []
+
+        /// The `folders` column.
+        var folders: [ByteBuffer] {
+            folderEnds.indices.map { index in
+                ByteBuffer(bytes: folderBytes[(index == 0 ? 0 : Int(folderEnds[index - 1]))..<Int(folderEnds[index])])
+            }
+        }
+
+        /// The last folder noted.
+        var lastFolder: ArraySlice<UInt8> {
+            folderBytes[(folderEnds.count < 2 ? 0 : Int(folderEnds[folderEnds.count - 2]))...]
+        }
+
+        /// About the memory it takes.
+        var bytes: Int {
+            entries.capacity + 4 * monthStarts.capacity + 8 * months.capacity + 4 * folderStarts.capacity
+                + 4 * folderEnds.capacity + folderBytes.capacity + lo.date.count + lo.key.count + 256
+        }
     }
 
     /// Cuts an order's rows, given in that order, into chunks as `write(_:order:from:to:)` cuts
@@ -234,7 +255,7 @@ enum PostgresOrderData {
         private var cut: [CutChunk] = []
         private var chunk = CutChunk(lo: OrderKey(date: [], key: []))
         private var month: UInt64 = 0
-        private var folder: [UInt8] = []
+        private(set) var bytes = 0
 
         init(order: ItemOrder) {
             self.order = order
@@ -257,10 +278,10 @@ enum PostgresOrderData {
             }
             let end = key.lastIndex(of: UInt8(ascii: "/")) ?? 0
             let folder = UnsafeRawBufferPointer(rebasing: key[..<end])
-            if position == 0 || !folder.elementsEqual(self.folder) {
+            if position == 0 || !folder.elementsEqual(chunk.lastFolder) {
                 chunk.folderStarts.append(Int32(position))
-                chunk.folders.append(ByteBuffer(bytes: folder))
-                self.folder = Array(folder)
+                chunk.folderBytes.append(contentsOf: folder)
+                chunk.folderEnds.append(Int32(chunk.folderBytes.count))
             }
             chunk.count += 1
             if chunk.count == OrderChunking.chunkSize { flush() }
@@ -273,6 +294,7 @@ enum PostgresOrderData {
 
         private mutating func flush() {
             guard chunk.count > 0 else { return }
+            bytes += chunk.bytes
             cut.append(chunk)
             chunk = CutChunk(lo: OrderKey(date: [], key: []))
         }

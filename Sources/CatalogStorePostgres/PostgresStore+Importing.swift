@@ -166,8 +166,10 @@ extension PostgresStore {
                 throw error
             }
         } catch {
-            // Refused (a key twice, a line the parser refused mid-COPY): the sequence put back, on a
-            // connection that still answers; the caller rolls the rest back.
+            // Refused (a key twice, a line the parser refused mid-COPY): no order data is cut, and
+            // the sequence put back, on a connection that still answers; the caller rolls the
+            // rest back.
+            imported.cancel()
             if (try? session.execute("ROLLBACK TO SAVEPOINT copying")) != nil {
                 _ = try? session.execute(PostgresQuery(unsafeSQL: "SELECT setval($1::regclass, $2, $3)", binds: try binds(sequence, lastValue, isCalled)))
             }

@@ -157,7 +157,10 @@ import Testing
         }
         #expect(try catalog.items(order: .path).isEmpty)
         #expect(try catalog.generation() == generation)
+        #expect(try ImportedOrderTests.importsCut(catalog) == 0, "a refused import's order data is not counted as cut")
         #expect(try catalog.importItems(rows).added == 500)
+        #expect(try ImportedOrderTests.importsCut(catalog) == 1, "the next import cuts its order data from its rows")
+        try OrderDataTests.expectCurrent(catalog, "after a refused import")
         #expect(Set(try catalog.items(order: .path).map(\.id)) == Set(1...500), "the ids the refused import would have taken, as on SQLite")
         #expect(throws: StoreError.invalidInput(line: 3, reason: "key \"\(rows[0].key)\" appears twice")) {
             try catalog.importItems([rows[0], ImportRow(line: 3, key: rows[0].key, width: 1, height: 1, orientation: 1)])

@@ -183,6 +183,56 @@ import Testing
         #expect((imported.chunks() != nil) == cut)
     }
 
+    /// PostgreSQL's chunk cutter, given the rows merged from runs of any size, cuts the chunks it
+    /// cuts from one run (which the test above holds against the database's own statement).
+    @Test(arguments: [1, 7, 4_096])
+    func postgresChunksFromRunsOfAnySize(runSize: Int) {
+        let rows = Self.awkwardRows(9_000, sharedStart: 2_000, nul: false)
+        func cut(_ runSize: Int) -> (date: [PostgresOrderData.CutChunk], path: [PostgresOrderData.CutChunk])? {
+            let imported = ImportedOrder<PostgresOrderData.ChunkCutter>(budget: 1 << 24, importedAt: "2026-01-01T00:00:00Z", runSize: runSize)
+            for start in stride(from: 0, to: rows.count, by: 1_000) { imported.note(Array(rows[start..<min(start + 1_000, rows.count)])) }
+            imported.cut(firstID: 1, lastID: Int64(rows.count), items: rows.count,
+                         firstKey: Array(rows[0].key.utf8), lastKey: Array(rows[rows.count - 1].key.utf8))
+            return imported.chunks()
+        }
+        let whole = cut(1 << 16)
+        let merged = cut(runSize)
+        #expect(whole != nil && whole?.date.count == 3 && whole?.path.count == 3)
+        let equal = whole?.date == merged?.date && whole?.path == merged?.path // one Bool: too long to print
+        #expect(equal)
+    }
+
+    /// A cutter that says its chunks take `bytesPerRow` a row.
+    struct Weighing: OrderChunkCutter {
+        static let bytesPerRow = Mutex(0)
+        var rows = 0
+        init(order: ItemOrder) {}
+        mutating func append(id: Int64, width: UInt32, height: UInt32, date: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer) {
+            rows += 1
+        }
+        mutating func finish() -> [Int] { [rows] }
+        var bytes: Int { rows * Self.bytesPerRow.withLock { $0 } }
+    }
+
+    /// Chunks that take more than the budget leaves them beside the rows (sections starting at
+    /// nearly every item) are not kept: the cut stops and cuts nothing. Nor does a cut of an
+    /// import that was refused.
+    @Test func chunksPastTheBudget_andACancelledCut_cutNothing() {
+        let rows = Self.awkwardRows(3_000)
+        func cut(bytesPerRow: Int, cancel: Bool = false) -> [Int]? {
+            Weighing.bytesPerRow.withLock { $0 = bytesPerRow }
+            let imported = ImportedOrder<Weighing>(budget: 1 << 20, importedAt: "2026-01-01T00:00:00Z", runSize: 100)
+            imported.note(rows)
+            if cancel { imported.cancel() }
+            imported.cut(firstID: 1, lastID: Int64(rows.count), items: rows.count,
+                         firstKey: Array(rows[0].key.utf8), lastKey: Array(rows[rows.count - 1].key.utf8))
+            return imported.chunks().map { $0.date + $0.path }
+        }
+        #expect(cut(bytesPerRow: 32) == [3_000, 3_000], "3,000 rows of about 100 bytes, and 64 a row for both orders' chunks: within 1 MiB")
+        #expect(cut(bytesPerRow: 200) == nil, "400 a row for both orders' chunks: past it")
+        #expect(cut(bytesPerRow: 32, cancel: true) == nil)
+    }
+
     static func hex(_ bytes: [UInt8]) -> String {
         bytes.map { String(format: "%02X", $0) }.joined()
     }
