@@ -22,4 +22,8 @@ public struct ImportRow: Sendable, Hashable {
         self.url = url
         self.title = title
     }
+
+    /// The size it is shown at: orientations 5 to 8 turn it a quarter, swapping width and height.
+    package var displayWidth: Int { orientation >= 5 ? height : width }
+    package var displayHeight: Int { orientation >= 5 ? width : height }
 }

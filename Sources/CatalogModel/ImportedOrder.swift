@@ -164,9 +164,7 @@ private final class ImportedRows: @unchecked Sendable {
             var date = row.date ?? importedAt
             key.withUTF8 { key in
                 date.withUTF8 { date in
-                    let swapped = row.orientation >= 5
-                    append(key: UnsafeRawBufferPointer(key), date: UnsafeRawBufferPointer(date),
-                           width: swapped ? row.height : row.width, height: swapped ? row.width : row.height)
+                    append(key: UnsafeRawBufferPointer(key), date: UnsafeRawBufferPointer(date), width: row.displayWidth, height: row.displayHeight)
                 }
             }
             if count == keyRuns.count + runSize { sortRun() }

@@ -332,13 +332,12 @@ private func sortDateSQL(captureDate: String, given: String) -> String {
 
 /// Binds `row` to the upsert's parameters after the first `offset`.
 private func bind(_ row: ImportRow, at offset: Int32, to statement: BulkStatement, importedAt: String, generation: Int64) {
-    let swapped = row.orientation >= 5
     statement.bind(offset + 1, blob: row.key)
     statement.bind(offset + 2, row.width)
     statement.bind(offset + 3, row.height)
     statement.bind(offset + 4, row.orientation)
-    statement.bind(offset + 5, swapped ? row.height : row.width)
-    statement.bind(offset + 6, swapped ? row.width : row.height)
+    statement.bind(offset + 5, row.displayWidth)
+    statement.bind(offset + 6, row.displayHeight)
     statement.bind(offset + 7, row.date)
     statement.bind(offset + 8, importedAt)
     statement.bind(offset + 9, row.date ?? importedAt)

@@ -296,12 +296,11 @@ enum CopyText {
     /// Pixel width and height, orientation, display width and height (after orientation), and
     /// capture date: the columns both tables have in this order.
     private static func sizesAndDate(_ row: ImportRow, _ buffer: inout ByteBuffer) {
-        let swapped = row.orientation >= 5
         number(row.width, &buffer)
         number(row.height, &buffer)
         number(row.orientation, &buffer)
-        number(swapped ? row.height : row.width, &buffer)
-        number(swapped ? row.width : row.height, &buffer)
+        number(row.displayWidth, &buffer)
+        number(row.displayHeight, &buffer)
         text(row.date, &buffer)
     }
 
