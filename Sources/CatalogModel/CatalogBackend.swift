@@ -197,20 +197,23 @@ package enum LayoutSave: Sendable, Equatable {
     /// Nothing stored: `catalog layouts --drop` (another process) removed the layout while it was
     /// being stored (SQLite).
     case dropped
+    /// Nothing stored: the computation handing over the windows of a stream failed.
+    case abandoned
 }
 
 /// Stored layouts.
 package protocol LayoutStoring: Sendable {
-    /// Stores a layout computed at `generation` with every one of its `windows`, in order,
-    /// replacing the one of the same configuration, then removes the least recently used others
-    /// past the budget. With `replacing` (the id and generation of the stored layout it
-    /// extends), the first `keeping` windows are as that layout stored them, and only what
-    /// follows them is written; if that layout has changed since, the whole layout is written.
-    /// Returns whether it stored the layout, or why it stored nothing (``LayoutSave``).
+    /// Stores a layout computed at `generation` with every one of its `windows`, in order, and
+    /// their summary, replacing the one of the same configuration, then removes the least
+    /// recently used others past the budget. With `replacing` (the id and generation of the
+    /// stored layout it extends), the first `keeping` windows are as that layout stored them,
+    /// and only what follows them is written; if that layout has changed since, the whole
+    /// layout is written. Windows of a stream are written as its computation hands them over;
+    /// if it fails, nothing is stored (`abandoned`). Returns whether it stored the layout, or
+    /// why it stored nothing (``LayoutSave``).
     @discardableResult
-    func saveLayout(configuration: String, order: ItemOrder, generation: Int64, itemCount: Int, contentHeight: Double,
-                    header: [UInt8], windows: LayoutWindows, replacing previous: (id: Int64, generation: Int64)?, keeping: Int,
-                    computeSeconds: Double) throws(StoreError) -> LayoutSave
+    func saveLayout(configuration: String, order: ItemOrder, generation: Int64, windows: LayoutWindows,
+                    replacing previous: (id: Int64, generation: Int64)?, keeping: Int) throws(StoreError) -> LayoutSave
     /// Removes every stored layout; returns how many.
     @discardableResult
     func dropLayouts() throws(StoreError) -> Int

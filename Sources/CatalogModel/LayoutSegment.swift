@@ -22,18 +22,26 @@ package enum LayoutSegment {
         package var maxIndex: Int64
     }
 
-    /// The blob of windows `range` (1 to `windowsPerSegment` of them), with their smallest and
-    /// largest item index over non-empty windows (−1 when all are empty).
-    package static func encode(_ windows: LayoutWindows, _ range: Range<Int>) -> (bytes: [UInt8], minIndex: Int64, maxIndex: Int64) {
-        let packed = windows.packed(range)
-        let dataStart = 4 + entrySize * range.count
+    /// A segment's blob, with the smallest and largest item index over its non-empty windows
+    /// (−1 when all are empty).
+    package typealias Encoded = (bytes: [UInt8], minIndex: Int64, maxIndex: Int64)
+
+    /// The blob of windows `range` (1 to `windowsPerSegment` of them).
+    package static func encode(_ windows: LayoutWindows, _ range: Range<Int>) -> Encoded {
+        encode(windows.packed(range))
+    }
+
+    /// The blob of the consecutive windows `packed` (1 to `windowsPerSegment` of them).
+    package static func encode(_ packed: LayoutWindows.Packed) -> Encoded {
+        let count = packed.ends.count
+        let dataStart = 4 + entrySize * count
         let dataCount = packed.ends.last ?? 0
         var minIndex = Int64.max
         var maxIndex = Int64(-1)
         let bytes = [UInt8](unsafeUninitializedCapacity: dataStart + dataCount) { buffer, initialized in
             let raw = UnsafeMutableRawBufferPointer(buffer)
-            raw.storeBytes(of: UInt32(range.count).littleEndian, toByteOffset: 0, as: UInt32.self)
-            for position in 0..<range.count {
+            raw.storeBytes(of: UInt32(count).littleEndian, toByteOffset: 0, as: UInt32.self)
+            for position in 0..<count {
                 let low = Int64(packed.minIndices[position])
                 let high = Int64(packed.maxIndices[position])
                 if high >= 0 {
@@ -56,15 +64,22 @@ package enum LayoutSegment {
     /// Hands `body` the segments of `windows` from window `first` on (a multiple of
     /// `windowsPerSegment`), in order: the window range and the encoded segment. Past a few
     /// segments they are encoded on a thread of their own, up to 8 ahead, so that encoding the
-    /// windows and writing them take the two cores at once instead of turns.
-    package static func forEachSegment(of windows: LayoutWindows, from first: Int,
-                                       _ body: (Range<Int>, (bytes: [UInt8], minIndex: Int64, maxIndex: Int64)) throws -> Void) throws {
-        let ranges = stride(from: first, to: windows.count, by: windowsPerSegment).map { $0..<min($0 + windowsPerSegment, windows.count) }
+    /// windows and writing them take the two cores at once instead of turns. A stream's
+    /// segments come as its computation puts them (`first` is 0 for a stream); it throws
+    /// `LayoutSegmentStream.Stopped` if the computation failed.
+    package static func forEachSegment(of windows: LayoutWindows, from first: Int, _ body: (Range<Int>, Encoded) throws -> Void) throws {
+        if let stream = windows.stream {
+            precondition(first == 0, "a stream is stored whole")
+            while let next = try stream.take() { try body(next.range, next.segment) }
+            return
+        }
+        let count = windows.count ?? 0
+        let ranges = stride(from: first, to: count, by: windowsPerSegment).map { $0..<min($0 + windowsPerSegment, count) }
         guard ranges.count > 4 else {
             for range in ranges { try body(range, encode(windows, range)) }
             return
         }
-        let encoded = Handoff<(range: Range<Int>, segment: (bytes: [UInt8], minIndex: Int64, maxIndex: Int64))?>(capacity: 8)
+        let encoded = Handoff<(range: Range<Int>, segment: Encoded)?>(capacity: 8)
         encoded.startProducer { handoff in
             for range in ranges {
                 guard handoff.put((range, encode(windows, range))) else { return }

@@ -17,9 +17,8 @@ extension SQLiteStore {
     /// layout's row is marked with this writer (`layouts.writer`, Migrations/layouts/0002), and
     /// readers pass it by.
     @discardableResult
-    package func saveLayout(configuration: String, order: ItemOrder, generation: Int64, itemCount: Int, contentHeight: Double,
-                            header: [UInt8], windows: LayoutWindows, replacing previous: (id: Int64, generation: Int64)?, keeping: Int,
-                            computeSeconds: Double) throws(StoreError) -> LayoutSave {
+    package func saveLayout(configuration: String, order: ItemOrder, generation: Int64, windows: LayoutWindows,
+                            replacing previous: (id: Int64, generation: Int64)?, keeping: Int) throws(StoreError) -> LayoutSave {
         let writer = Data((0..<16).map { _ in UInt8.random(in: .min ... .max) })
         do {
             return try layoutQueue.inDatabase { db in
@@ -29,9 +28,7 @@ extension SQLiteStore {
                     var written: Int64?
                     do {
                         return try saveLayout(db, writer: writer, written: &written, configuration: configuration, order: order,
-                                              generation: generation, itemCount: itemCount, contentHeight: contentHeight,
-                                              header: header, windows: windows, replacing: previous, keeping: keeping,
-                                              computeSeconds: computeSeconds)
+                                              generation: generation, windows: windows, replacing: previous, keeping: keeping)
                     } catch {
                         // The pieces committed so far go with their row, if the file lets it
                         // within a wait of its own (a store that failed busy has spent its
@@ -46,6 +43,7 @@ extension SQLiteStore {
                             }
                         }
                         if let replaced = error as? LayoutFile.Pieces.Replaced { return replaced.byAnotherStore ? .replaced : .dropped }
+                        if error is LayoutSegmentStream.Stopped { return .abandoned }
                         if LayoutFile.isBusy(error) { return .busy }
                         throw error
                     }
@@ -59,8 +57,8 @@ extension SQLiteStore {
     /// `saveLayout` on the file's connection, out of any transaction: sets `written` to the
     /// layout's row once that row is committed, marked `writer`.
     private func saveLayout(_ db: Database, writer: Data, written: inout Int64?, configuration: String, order: ItemOrder,
-                            generation: Int64, itemCount: Int, contentHeight: Double, header: [UInt8], windows: LayoutWindows,
-                            replacing previous: (id: Int64, generation: Int64)?, keeping: Int, computeSeconds: Double) throws -> LayoutSave {
+                            generation: Int64, windows: LayoutWindows, replacing previous: (id: Int64, generation: Int64)?,
+                            keeping: Int) throws -> LayoutSave {
         let perSegment = LayoutSegment.windowsPerSegment
         // Pieces that fit the connection's cache commit without spilling: the exclusive lock is
         // taken at the commit only. A connection that waits for the disk pays a sync per commit,
@@ -91,7 +89,7 @@ extension SQLiteStore {
             SELECT id FROM layouts WHERE id = ? AND configuration = ? AND generation = ? AND writer IS NULL
             """, arguments: [previous.id, configuration, previous.generation]) != nil {
             id = previous.id
-            kept = min(keeping, windows.count) / perSegment
+            kept = min(keeping, windows.count ?? 0) / perSegment
             try db.execute(sql: "UPDATE layouts SET writer = ?, last_used_at = \(Self.isoNowSQL) WHERE id = ?", arguments: [writer, id])
             try db.execute(sql: "DELETE FROM layout_segments WHERE layout_id = ? AND first_window >= ?", arguments: [id, kept * perSegment])
         } else {
@@ -143,13 +141,15 @@ extension SQLiteStore {
             }
             piece += segment.bytes.count
         }
+        let summary = try windows.summary()
         let segmentBytes = try Int64.fetchOne(db, sql: "SELECT coalesce(sum(length(bytes)), 0) FROM layout_segments WHERE layout_id = ?",
                                               arguments: [id]) ?? 0
         try db.execute(sql: """
             UPDATE layouts SET generation = ?, item_count = ?, content_height = ?, header = ?, bytes = ?, compute_seconds = ?,
                 last_used_at = \(Self.isoNowSQL), writer = NULL
             WHERE id = ?
-            """, arguments: [generation, itemCount, contentHeight, Data(header), segmentBytes + Int64(header.count), computeSeconds, id])
+            """, arguments: [generation, summary.itemCount, summary.contentHeight, Data(summary.header),
+                             segmentBytes + Int64(summary.header.count), summary.computeSeconds, id])
         try Self.evictLayouts(db, budget: budget, keeping: id)
         try db.execute(sql: "COMMIT")
         layoutPieces.committed()

@@ -7,9 +7,22 @@ extension PostgresStore {
     /// SQLite store does; false, storing nothing, if the catalog has moved on. The row lock on
     /// `catalog` keeps the generation from moving until the commit.
     @discardableResult
-    package func saveLayout(configuration: String, order: ItemOrder, generation: Int64, itemCount: Int, contentHeight: Double,
-                            header: [UInt8], windows: LayoutWindows, replacing previous: (id: Int64, generation: Int64)?, keeping: Int,
-                            computeSeconds: Double) throws(StoreError) -> LayoutSave {
+    package func saveLayout(configuration: String, order: ItemOrder, generation: Int64, windows: LayoutWindows,
+                            replacing previous: (id: Int64, generation: Int64)?, keeping: Int) throws(StoreError) -> LayoutSave {
+        // A stream whose computation failed rolls the transaction back.
+        var abandoned = false
+        do {
+            return try storeLayout(configuration: configuration, order: order, generation: generation, windows: windows,
+                                   replacing: previous, keeping: keeping, abandoned: &abandoned)
+        } catch {
+            if abandoned { return .abandoned }
+            throw error
+        }
+    }
+
+    private func storeLayout(configuration: String, order: ItemOrder, generation: Int64, windows: LayoutWindows,
+                             replacing previous: (id: Int64, generation: Int64)?, keeping: Int,
+                             abandoned: inout Bool) throws(StoreError) -> LayoutSave {
         try write { session in
             guard try session.value("SELECT generation FROM catalog FOR SHARE", as: Int64.self) == generation else { return .catalogMovedOn }
             let perSegment = LayoutSegment.windowsPerSegment
@@ -20,7 +33,7 @@ extension PostgresStore {
                 SELECT id FROM layouts WHERE id = \(previous.id) AND configuration = \(configuration) AND generation = \(previous.generation)
                 """, as: Int64.self) != nil {
                 id = previous.id
-                kept = min(keeping, windows.count) / perSegment
+                kept = min(keeping, windows.count ?? 0) / perSegment
                 try session.execute("DELETE FROM layout_segments WHERE layout_id = \(id) AND first_window >= \(kept * perSegment)")
             } else {
                 try session.execute("DELETE FROM layouts WHERE configuration = \(configuration)")
@@ -31,17 +44,25 @@ extension PostgresStore {
             }
             // Many segments a statement (about 4 MB): a layout of 10,000,000 items has thousands.
             var batch = SegmentBatch()
-            try LayoutSegment.forEachSegment(of: windows, from: kept * perSegment) { range, segment in
-                batch.append(first: range.lowerBound, count: range.count, minIndex: segment.minIndex, maxIndex: segment.maxIndex, bytes: segment.bytes)
-                if batch.size >= 4 << 20 { try batch.insert(session, layoutID: id) }
+            let summary: LayoutWindows.Summary
+            do {
+                try LayoutSegment.forEachSegment(of: windows, from: kept * perSegment) { range, segment in
+                    batch.append(first: range.lowerBound, count: range.count, minIndex: segment.minIndex, maxIndex: segment.maxIndex,
+                                 bytes: segment.bytes)
+                    if batch.size >= 4 << 20 { try batch.insert(session, layoutID: id) }
+                }
+                summary = try windows.summary()
+            } catch let stopped as LayoutSegmentStream.Stopped {
+                abandoned = true
+                throw stopped
             }
             try batch.insert(session, layoutID: id)
             let segmentBytes = try session.value("""
                 SELECT coalesce(sum(length(bytes)), 0)::int8 FROM layout_segments WHERE layout_id = \(id)
                 """, as: Int64.self) ?? 0
             try session.execute("""
-                UPDATE layouts SET generation = \(generation), item_count = \(Int64(itemCount)), content_height = \(contentHeight),
-                    header = \(Data(header)), bytes = \(segmentBytes + Int64(header.count)), compute_seconds = \(computeSeconds),
+                UPDATE layouts SET generation = \(generation), item_count = \(Int64(summary.itemCount)), content_height = \(summary.contentHeight),
+                    header = \(Data(summary.header)), bytes = \(segmentBytes + Int64(summary.header.count)), compute_seconds = \(summary.computeSeconds),
                     last_used_at = \(unescaped: Self.isoNowSQL)
                 WHERE id = \(id)
                 """)

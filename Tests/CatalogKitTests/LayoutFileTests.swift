@@ -145,9 +145,10 @@ import Testing
         try layoutFile(library).inTransaction(.deferred) { reader in
             #expect(try Int.fetchOne(reader, sql: "SELECT count(*) FROM layouts") == 1) // holds the file's shared lock
             #expect(try catalog.dropLayout(absent) == false)
-            let stale = try catalog.store.saveLayout(configuration: absent.key, order: absent.order, generation: 0, itemCount: 0, contentHeight: 0,
-                                                 header: [], windows: LayoutWindows(count: 0) { _ in fatalError("no windows") },
-                                                 replacing: nil, keeping: 0, computeSeconds: 0)
+            let stale = try catalog.store.saveLayout(configuration: absent.key, order: absent.order, generation: 0,
+                                                     windows: LayoutWindows(count: 0, summary: .init(itemCount: 0, contentHeight: 0, header: [],
+                                                                                                     computeSeconds: 0)) { _ in fatalError("no windows") },
+                                                     replacing: nil, keeping: 0)
             #expect(stale == .catalogMovedOn, "a layout of a generation that has passed is not stored")
             return .commit
         }
@@ -533,7 +534,7 @@ import Testing
         let store = catalog.store
         let count = 70 // windows: one full segment of 64, then 6
         func windows(filledWith byte: UInt8) -> LayoutWindows {
-            LayoutWindows(count: count) { range in
+            LayoutWindows(count: count, summary: .init(itemCount: count, contentHeight: 1, header: [1], computeSeconds: 0)) { range in
                 LayoutWindows.Packed(bytes: [UInt8](repeating: byte, count: range.count * 16), ends: (1...range.count).map { $0 * 16 },
                                      minIndices: Array(range), maxIndices: Array(range))
             }
@@ -553,8 +554,8 @@ import Testing
             }
         }
         func save(_ generation: Int64, fill: UInt8, replacing previous: (id: Int64, generation: Int64)?) throws -> StoredLayout {
-            #expect(try store.saveLayout(configuration: "test", order: .date, generation: generation, itemCount: count, contentHeight: 1,
-                                         header: [1], windows: windows(filledWith: fill), replacing: previous, keeping: count, computeSeconds: 0) == .stored)
+            #expect(try store.saveLayout(configuration: "test", order: .date, generation: generation, windows: windows(filledWith: fill),
+                                         replacing: previous, keeping: count) == .stored)
             return try #require(try store.layouts().first { $0.configuration == "test" })
         }
         func importOne(_ line: Int) throws -> Int64 {
@@ -652,7 +653,7 @@ import Testing
             catalog = try library.catalog()
             generation = try catalog.importItems(PagerTests.importRows(10)).generation
             store = try #require(catalog.store as? SQLiteStore)
-            windows = LayoutWindows(count: windowCount) { range in
+            windows = LayoutWindows(count: windowCount, summary: .init(itemCount: 10, contentHeight: 1, header: [1], computeSeconds: 0)) { range in
                 LayoutWindows.Packed(bytes: [UInt8](repeating: 7, count: range.count * 512), ends: (1...range.count).map { $0 * 512 },
                                      minIndices: Array(range), maxIndices: Array(range))
             }
@@ -661,8 +662,7 @@ import Testing
 
         /// Stores the layout as `configuration`.
         func save(_ configuration: String) throws -> LayoutSave {
-            try store.saveLayout(configuration: configuration, order: .date, generation: generation, itemCount: 10, contentHeight: 1,
-                                 header: [1], windows: windows, replacing: nil, keeping: 0, computeSeconds: 0)
+            try store.saveLayout(configuration: configuration, order: .date, generation: generation, windows: windows, replacing: nil, keeping: 0)
         }
 
         /// Each row's configuration, segments, and whether it is marked.
@@ -730,8 +730,11 @@ import Testing
         commits.withLock { $0 = 0 }
         store.layoutPieces.set(bytes: 64 << 10) {
             if commits.withLock({ $0 += 1; return $0 }) == 2 {
-                #expect((try? other.saveLayout(configuration: "kept", order: .date, generation: generation, itemCount: 10, contentHeight: 2,
-                                               header: [1], windows: windows, replacing: nil, keeping: 0, computeSeconds: 0)) == .stored)
+                let taller = LayoutWindows(count: 64 * 8, summary: .init(itemCount: 10, contentHeight: 2, header: [1], computeSeconds: 0)) {
+                    windows.packed($0)
+                }
+                #expect((try? other.saveLayout(configuration: "kept", order: .date, generation: generation, windows: taller, replacing: nil,
+                                               keeping: 0)) == .stored)
             }
         }
         #expect(try save("kept") == .replaced)

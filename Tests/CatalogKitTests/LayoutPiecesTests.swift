@@ -112,6 +112,45 @@ import Testing
         }
     }
 
+    /// A store writes a layout's windows while it is computed, as they settle: the windows
+    /// settled after any piece are those of the whole layout, byte for byte, and most of them
+    /// settle before the last piece.
+    @Test(arguments: configurations().filter(\.storesWhileComputing))
+    func windowsSettledAfterEachPieceAreTheWholeLayouts(_ configuration: LayoutConfiguration) throws {
+        var c = configuration
+        c.windowHeight = min(c.windowHeight, 512)
+        let (items, _) = Self.input(3000, seed: 9)
+        let whole = try Self.compute(c, items, runs: [], pieces: [], reserving: false)
+        let want = whole.packedWindows()
+        var settled: [(count: Int, windows: PackedWindows)] = []
+        var placed = 0
+        let pieced = try c.compute(pieces: { reserve, take in
+            reserve(items.count)
+            while placed < items.count {
+                let piece = Array(items[placed..<min(items.count, placed + 97)])
+                placed += piece.count
+                try take(piece, nil)
+            }
+        }, settled: { table in
+            #expect(table.count == placed, "called after each piece")
+            let count = table.settledWindowCount
+            settled.append((count, table.packedWindows(0..<count)))
+        })
+        #expect(pieced.packedWindows() == want)
+        #expect(settled.count == (items.count + 96) / 97)
+        #expect(zip(settled, settled.dropFirst()).allSatisfy { $0.count <= $1.count }, "\(c.key): settled windows stay settled")
+        // Cyclic columns drift apart, and the shortest one holds the rest back.
+        let beforeLast = try #require(settled.dropLast().last).count
+        let expected = c.direction == .shortestFirst || c.style != .waterfall ? want.count * 9 / 10 : want.count / 2
+        #expect(beforeLast > expected, "\(c.key): \(beforeLast) of \(want.count) windows settled before the last piece")
+        for (count, windows) in settled {
+            #expect(count <= want.count)
+            let same = (0..<count).allSatisfy { windows.window($0).elementsEqual(want.window($0)) }
+                && windows.minIndices[...] == want.minIndices[..<count] && windows.maxIndices[...] == want.maxIndices[..<count]
+            #expect(same, "\(c.key): the \(count) windows settled are the whole layout's")
+        }
+    }
+
     @Test func sectionStartsOfAPieceContinueTheRunHoldingIt_andStartTheLaterOnes() {
         let runs = [SectionRun(position: 0, key: 5), SectionRun(position: 10, key: 6), SectionRun(position: 12, key: 5),
                     SectionRun(position: 30, key: 9)]

@@ -174,9 +174,11 @@ public struct LayoutConfiguration: Sendable, Hashable {
     /// order, each with the sections that begin in it (offsets into the piece; nil: the last
     /// section goes on, or one section for spans without sections). Telling `reserve` how
     /// many items there are in all first sizes the table once. The table equals that of every
-    /// item at once, without an array of every item.
-    package func compute(pieces: (_ reserve: (Int) -> Void, _ take: ([LayoutItem], [SectionStart]?) throws -> Void) throws -> Void)
-        throws -> any LayoutTable {
+    /// item at once, without an array of every item. After each piece, `settled` (if given)
+    /// sees the table so far, for a plain column layout (`storesWhileComputing`): its
+    /// `settledWindowCount` windows are final.
+    package func compute(pieces: (_ reserve: (Int) -> Void, _ take: ([LayoutItem], [SectionStart]?) throws -> Void) throws -> Void,
+                         settled: ((PlacementTable) throws -> Void)? = nil) throws -> any LayoutTable {
         /// Hands the pieces to `take`, having `reserve` room for all the items first when they
         /// come in more than one piece (a single piece's arrays are taken whole, not copied).
         func feed(reserve: (Int) -> Void, _ take: ([LayoutItem], [SectionStart]?) throws -> Void) throws {
@@ -200,6 +202,7 @@ public struct LayoutConfiguration: Sendable, Hashable {
                 : try Layout(items: [], style: style, windowHeight: windowHeight)
             try feed(reserve: { layout.reserveCapacity($0) }) { items, starts in
                 if let starts, isSectioned { try layout.append(items, sections: starts) } else { try layout.append(items) }
+                if !isSectioned { try settled?(layout.table) }
             }
             return layout.table
         }
@@ -235,6 +238,10 @@ public struct LayoutConfiguration: Sendable, Hashable {
         }
         return starts
     }
+
+    /// Whether a layout computed from scratch can be stored while it is computed (its windows
+    /// settle from the top as items are placed): plain column styles.
+    package var storesWhileComputing: Bool { relaysOut }
 
     /// Whether `relayout` can keep part of a stored layout: plain column styles.
     var relaysOut: Bool {

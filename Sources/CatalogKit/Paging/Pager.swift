@@ -7,12 +7,12 @@ import Foundation
 enum Pager {
     /// The page `request` asks for; nil when the layout is not stored fresh and `computing` is
     /// false.
-    static func page(store: any CatalogBackend, request: PageRequest, computing: Bool = true) throws -> Page? {
+    static func page(store: any CatalogBackend, request: PageRequest, computing: Bool = true, storingWhileComputing: Bool = true) throws -> Page? {
         let configuration = request.configuration
         let key = configuration.key
         let length = request.bandLength
         let horizontal = configuration.isHorizontal
-        let outcome = try store.withSnapshot { snapshot throws -> Outcome? in
+        let step = try store.withSnapshot { snapshot throws -> Step? in
             let generation = try snapshot.generation()
             let stored = try snapshot.layout(configuration: key)
             if let stored, let header = try freshHeader(stored, generation: generation) {
@@ -25,14 +25,26 @@ enum Pager {
                 let items = try header.items(in: band, windows: windows, pinningHeaders: request.pinHeaders)
                 let page = try makePage(items, snapshot: snapshot, request: request, header: header, generation: generation,
                                         offset: offset, itemCount: header.itemCount, source: .stored)
-                return Outcome(page: page, computed: nil, touch: (stored.id, stored.lastUsedAt))
+                return .done(Outcome(page: page, computed: nil, touch: (stored.id, stored.lastUsedAt)))
             }
             guard computing else { return nil }
+            if stored == nil, storingWhileComputing, configuration.storesWhileComputing { return .computeStoring(generation) }
             let computed = try compute(configuration, snapshot: snapshot, stored: stored, generation: generation)
             let page = try self.page(request, computed: computed, header: LayoutArchiveHeader(bytes: computed.header), snapshot: snapshot)
-            return Outcome(page: page, computed: computed, touch: nil)
+            return .done(Outcome(page: page, computed: computed, touch: nil))
         }
-        guard let outcome else { return nil }
+        let outcome: Outcome
+        switch step {
+        case nil: return nil
+        case .done(let done): outcome = done
+        case .computeStoring(let generation):
+            // Never laid out: stored while it is computed. A catalog that moved on meanwhile
+            // is paged as it is now.
+            let made = try computeStoring(configuration, store: store, generation: generation) { computed, snapshot in
+                try self.page(request, computed: computed, header: LayoutArchiveHeader(bytes: computed.header), snapshot: snapshot)
+            }
+            return try made?.result ?? page(store: store, request: request, computing: computing, storingWhileComputing: false)
+        }
         if let computed = outcome.computed {
             do {
                 try save(computed, store: store, key: key, order: configuration.order)
@@ -94,10 +106,25 @@ enum Pager {
     static func precompute(store: any CatalogBackend, configuration: LayoutConfiguration) throws
         -> (layout: StoredLayout, source: Page.Source, storeSeconds: Double) {
         let key = configuration.key
-        let computed = try computeUnstored(store: store, configuration: configuration)?.computed
-        let saving = ContinuousClock.now
-        let saved = try computed.map { try save($0, store: store, key: key, order: configuration.order) }
-        let storeSeconds = computed == nil ? 0 : Timestamps.seconds(since: saving)
+        var computed: Computed?
+        var saved: LayoutSave?
+        var storeSeconds = 0.0
+        let neverStored = !configuration.storesWhileComputing ? nil : try store.withSnapshot { snapshot throws -> Int64? in
+            try snapshot.layout(configuration: key) == nil ? snapshot.generation() : nil
+        }
+        // Never laid out: stored while it is computed; the store's time is what it takes past
+        // the computation. A catalog that moved on meanwhile is laid out as below.
+        let started = ContinuousClock.now
+        if let generation = neverStored,
+           let made = try computeStoring(configuration, store: store, generation: generation, { computed, _ in computed }) {
+            (computed, saved) = (made.result, made.save)
+            storeSeconds = max(0, Timestamps.seconds(since: started) - made.result.seconds)
+        } else {
+            computed = try computeUnstored(store: store, configuration: configuration)?.computed
+            let saving = ContinuousClock.now
+            saved = try computed.map { try save($0, store: store, key: key, order: configuration.order) }
+            storeSeconds = computed == nil ? 0 : Timestamps.seconds(since: saving)
+        }
         let generation = try store.generation()
         guard let layout = try store.layouts().first(where: { $0.configuration == key && $0.generation == generation }) else {
             // Nothing stored at this generation: the store's file stayed busy with readers, the
@@ -108,7 +135,7 @@ enum Pager {
                 case .busy: throw StoreError.layoutsBusy(path: store.location)
                 case .dropped: throw StoreError.layoutDropped(path: store.location)
                 case .replaced: throw StoreError.layoutStoredByAnother(path: store.location)
-                case .stored, .catalogMovedOn, nil: break
+                case .stored, .catalogMovedOn, .abandoned, nil: break
                 }
             }
             throw StoreError.busy(path: store.location)
@@ -213,6 +240,12 @@ enum Pager {
         var touch: (Int64, String)?
     }
 
+    /// What a snapshot found to do: the page, or a layout to compute and store at once.
+    enum Step: Sendable {
+        case done(Outcome)
+        case computeStoring(Int64)
+    }
+
     struct Computed: Sendable {
         var table: any LayoutTable
         var header: [UInt8]
@@ -276,24 +309,89 @@ enum Pager {
                 return Computed(table: whole, header: whole.archiveHeader(), generation: generation, previous: nil,
                                 seconds: Timestamps.seconds(since: start))
             }
-            // Everything from scratch, a piece of the order at a time: no array of every item.
-            let runs = try configuration.sections.grouping.map { try snapshot.sectionRuns(order: configuration.order, grouping: $0) }
-            var placed = 0
-            var run = 0
-            var piece: [LayoutItem] = []
-            let table = try configuration.compute { reserve, take in
-                try snapshot.forEachLayoutInput(order: configuration.order, offset: 0, reserve: reserve) { rows in
-                    piece.removeAll(keepingCapacity: true)
-                    for row in rows { piece.append(LayoutItem(row)) }
-                    try take(piece, runs.map { LayoutConfiguration.sectionStarts($0, from: placed, count: piece.count, run: &run) })
-                    placed += piece.count
-                }
-            }
-            return Computed(table: table, header: table.archiveHeader(), generation: generation, previous: nil,
-                            seconds: Timestamps.seconds(since: start))
+            return try computeWhole(configuration, snapshot: snapshot, generation: generation, since: start, stream: nil)
         } catch let error as LayoutError {
             throw PageError.layout(error)
         }
+    }
+
+    /// Lays everything out from scratch, a piece of the order at a time: no array of every
+    /// item. With `stream`, puts each segment of windows into it as soon as its windows settle
+    /// (`storesWhileComputing` configurations), and the rest once the last item is placed,
+    /// then finishes it; a stream the store stopped taking is left alone.
+    static func computeWhole(_ configuration: LayoutConfiguration, snapshot: any CatalogSnapshot, generation: Int64,
+                             since start: ContinuousClock.Instant, stream: LayoutSegmentStream?) throws -> Computed {
+        let runs = try configuration.sections.grouping.map { try snapshot.sectionRuns(order: configuration.order, grouping: $0) }
+        var placed = 0
+        var run = 0
+        var piece: [LayoutItem] = []
+        var storing = stream != nil
+        let perSegment = LayoutSegment.windowsPerSegment
+        /// Puts the windows of `table` up to `end` into the stream, a segment at a time.
+        func put(_ table: some LayoutTable, upTo end: Int) {
+            guard let stream else { return }
+            while storing, stream.windowsPut < end {
+                let range = stream.windowsPut..<min(stream.windowsPut + perSegment, end)
+                let packed = table.packedWindows(range)
+                storing = stream.put(range, LayoutSegment.encode(LayoutWindows.Packed(
+                    bytes: packed.bytes, ends: packed.ends, minIndices: packed.minIndices, maxIndices: packed.maxIndices)))
+            }
+        }
+        let table = try configuration.compute(pieces: { reserve, take in
+            try snapshot.forEachLayoutInput(order: configuration.order, offset: 0, reserve: reserve) { rows in
+                piece.removeAll(keepingCapacity: true)
+                for row in rows { piece.append(LayoutItem(row)) }
+                try take(piece, runs.map { LayoutConfiguration.sectionStarts($0, from: placed, count: piece.count, run: &run) })
+                placed += piece.count
+            }
+        }, settled: stream == nil ? nil : { table in
+            // Whole segments only: the last one's windows are put with the rest.
+            put(table, upTo: table.settledWindowCount / perSegment * perSegment)
+        })
+        put(table, upTo: table.windowCount)
+        let computed = Computed(table: table, header: table.archiveHeader(), generation: generation, previous: nil,
+                                seconds: Timestamps.seconds(since: start))
+        if storing, let stream {
+            stream.finish(LayoutWindows.Summary(itemCount: table.count, contentHeight: table.scrollLength, header: computed.header,
+                                                computeSeconds: computed.seconds))
+        }
+        return computed
+    }
+
+    /// Lays `configuration` out from scratch at `generation` while a thread of its own stores
+    /// the layout, its windows written as they settle (`storesWhileComputing`), then runs `body`
+    /// with the layout and the snapshot it was computed in. The snapshot reads the catalog
+    /// only, never the stored layouts: SQLite's layout file must stay free for the store's
+    /// commits. nil, storing nothing, when the catalog has moved on from `generation`.
+    static func computeStoring<T: Sendable>(_ configuration: LayoutConfiguration, store: any CatalogBackend, generation: Int64,
+                                            _ body: (Computed, any CatalogSnapshot) throws -> T) throws -> (result: T, save: LayoutSave)? {
+        let stream = LayoutSegmentStream()
+        let saving = BackgroundCall { () throws(StoreError) -> LayoutSave in
+            defer { stream.stop() }
+            return try store.saveLayout(configuration: configuration.key, order: configuration.order, generation: generation,
+                                        windows: LayoutWindows(stream: stream), replacing: nil, keeping: 0)
+        }
+        stream.waitForStore() // before the snapshot takes a reader the store's start may need
+        let result: T?
+        do {
+            result = try store.withSnapshot { snapshot throws -> T? in
+                guard try snapshot.generation() == generation else { return nil }
+                let computed: Computed
+                do {
+                    computed = try computeWhole(configuration, snapshot: snapshot, generation: generation, since: .now, stream: stream)
+                } catch let error as LayoutError {
+                    throw PageError.layout(error)
+                }
+                return try body(computed, snapshot)
+            }
+        } catch {
+            stream.fail() // unless finished: then the layout is stored all the same
+            _ = try? saving.wait()
+            throw error
+        }
+        stream.fail()
+        let save = try saving.wait()
+        return result.map { ($0, save) }
     }
 
     /// Stores a computed layout: for an extension, only from the first window that changed on.
@@ -315,13 +413,14 @@ enum Pager {
                 }
             }
         }
-        let windows = LayoutWindows(count: table.windowCount) { range in
+        let summary = LayoutWindows.Summary(itemCount: table.count, contentHeight: table.scrollLength, header: computed.header,
+                                            computeSeconds: computed.seconds)
+        let windows = LayoutWindows(count: table.windowCount, summary: summary) { range in
             let packed = table.packedWindows(range)
             return LayoutWindows.Packed(bytes: packed.bytes, ends: packed.ends, minIndices: packed.minIndices, maxIndices: packed.maxIndices)
         }
-        return try store.saveLayout(configuration: key, order: order, generation: computed.generation, itemCount: table.count,
-                             contentHeight: table.scrollLength, header: computed.header, windows: windows,
-                             replacing: computed.previous.map { ($0.id, $0.generation) }, keeping: keeping, computeSeconds: computed.seconds)
+        return try store.saveLayout(configuration: key, order: order, generation: computed.generation, windows: windows,
+                                    replacing: computed.previous.map { ($0.id, $0.generation) }, keeping: keeping)
     }
 
     /// The viewport's start along the scroll axis: the offset as given, or the item's start

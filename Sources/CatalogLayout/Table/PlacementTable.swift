@@ -64,6 +64,17 @@ public struct PlacementTable: Sendable {
     /// Number of pagination windows: enough to cover every item.
     public var windowCount: Int { windowStarts.count / listCount }
 
+    /// The windows from the first on that no item appended later can change: those that end
+    /// at or above every column's bottom (a later item begins at or below its column's
+    /// bottom), so that a store can write them while the rest is laid out. 0 with sections.
+    package var settledWindowCount: Int {
+        guard sections == nil, let lowest = bottoms.min() else { return 0 }
+        var settled = min(windowCount, Int(max(0, (lowest / windowHeight).rounded(.down))))
+        // As `packedWindows` bounds window k: items that begin above (k + 1) × windowHeight.
+        while settled > 0, Double(settled) * windowHeight > lowest { settled -= 1 }
+        return settled
+    }
+
     /// The attributes of item `index`.
     public func attributes(at index: Int) -> LayoutAttributes {
         let column = Int(columns[index])

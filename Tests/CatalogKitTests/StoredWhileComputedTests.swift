@@ -1,0 +1,129 @@
+@testable import CatalogKit
+import Foundation
+import Testing
+
+/// A layout never laid out before is stored while it is computed (`Pager.computeStoring`): its
+/// windows go to the store as they settle, on a thread of their own. What is stored is what a
+/// store after the computation writes, on both backends, and a computation that fails or a
+/// catalog that moved on stores nothing.
+@Suite struct StoredWhileComputedTests {
+    /// The stored layout of `configuration` and every window of it.
+    static func stored(_ catalog: Catalog, _ configuration: LayoutConfiguration) throws -> (layout: StoredLayout, windows: [[UInt8]])? {
+        try catalog.store.withSnapshot { snapshot in
+            try snapshot.layout(configuration: configuration.key).map { ($0, try snapshot.allWindows(layoutID: $0.id)) }
+        }
+    }
+
+    static func configurations() -> [LayoutConfiguration] {
+        var waterfall = LayoutConfiguration(width: 375)
+        waterfall.windowHeight = 700 // windows of several segments
+        var grid = LayoutConfiguration(width: 1024)
+        (grid.style, grid.columns, grid.windowHeight) = (.grid, 5, 300)
+        var list = LayoutConfiguration(width: 414)
+        (list.style, list.order) = (.list, .path)
+        return [waterfall, grid, list]
+    }
+
+    @Test(arguments: Backend.allCases, configurations())
+    func aLayoutStoredWhileComputedIsTheLayoutStoredAfter(_ backend: Backend, _ configuration: LayoutConfiguration) throws {
+        let library = try Library(backend)
+        let catalog = try library.catalog()
+        _ = try catalog.importItems(PagerTests.importRows(9000)) // three pieces of the order data
+        #expect(configuration.storesWhileComputing)
+
+        let (layout, source, _) = try catalog.precompute(configuration)
+        #expect(source == .computed)
+        let streamed = try #require(try Self.stored(catalog, configuration))
+        #expect(streamed.layout.id == layout.id && streamed.layout.itemCount == 9000)
+        #expect(streamed.windows.count > 3 * 64, "several segments")
+
+        // The same configuration stored once computed, as a server stores it.
+        #expect(try catalog.dropLayout(configuration))
+        let computed = try #require(try catalog.computeLayout(configuration))
+        #expect(try catalog.storeLayout(computed))
+        let after = try #require(try Self.stored(catalog, configuration))
+        #expect(streamed.windows == after.windows)
+        #expect(streamed.layout.header == after.layout.header)
+        #expect(streamed.layout.bytes == after.layout.bytes, "the same segments, directories included")
+        #expect(streamed.layout.contentHeight == after.layout.contentHeight && streamed.layout.generation == after.layout.generation)
+
+        // The first page of a configuration never laid out is stored while computed too, and
+        // is the page read back from what was stored.
+        #expect(try catalog.dropLayout(configuration))
+        let request = PageRequest(configuration: configuration, position: .offset(5000), height: 812)
+        let first = try catalog.page(request)
+        #expect(first.source == .computed)
+        #expect(try Self.stored(catalog, configuration)?.windows == after.windows)
+        let again = try catalog.page(request)
+        #expect(again.source == .stored)
+        #expect(again.items == first.items && !first.items.isEmpty)
+    }
+
+    /// The store's side: segments written as they come, the row's summary at the end; a
+    /// stream whose computation fails leaves nothing, and a store that stopped (here, the
+    /// catalog moved on) stops taking, so the computation never waits for it.
+    @Test(arguments: Backend.allCases)
+    func aStreamThatFailsStoresNothing_andAStoreThatStopsStopsTakingIt(_ backend: Backend) throws {
+        let library = try Library(backend)
+        let catalog = try library.catalog()
+        let generation = try catalog.importItems(PagerTests.importRows(10)).generation
+        let store = catalog.store
+        func segment(_ first: Int) -> (Range<Int>, LayoutSegment.Encoded) {
+            let range = first..<(first + LayoutSegment.windowsPerSegment)
+            return (range, LayoutSegment.encode(LayoutWindows.Packed(bytes: [UInt8](repeating: 3, count: range.count * 8),
+                                                                     ends: (1...range.count).map { $0 * 8 },
+                                                                     minIndices: Array(range), maxIndices: Array(range))))
+        }
+        func save(_ stream: LayoutSegmentStream, _ configuration: String = "streamed", generation: Int64) -> BackgroundCall<LayoutSave, StoreError> {
+            BackgroundCall { () throws(StoreError) -> LayoutSave in
+                defer { stream.stop() }
+                return try store.saveLayout(configuration: configuration, order: .date, generation: generation,
+                                            windows: LayoutWindows(stream: stream), replacing: nil, keeping: 0)
+            }
+        }
+        func rows() throws -> Int { try catalog.layouts().count }
+
+        let stored = LayoutSegmentStream()
+        let storing = save(stored, generation: generation)
+        for first in stride(from: 0, to: 40 * 64, by: 64) { #expect(stored.put(segment(first).0, segment(first).1)) }
+        stored.finish(.init(itemCount: 10, contentHeight: 5, header: [9], computeSeconds: 0.5))
+        #expect(try storing.wait() == .stored)
+        let layout = try #require(try catalog.layouts().first)
+        #expect(layout.itemCount == 10 && layout.contentHeight == 5 && layout.header == [9] && layout.computeSeconds == 0.5)
+        let windows = try catalog.store.withSnapshot { try $0.allWindows(layoutID: layout.id) }
+        #expect(windows.count == 40 * 64 && windows.allSatisfy { $0 == [UInt8](repeating: 3, count: 8) })
+
+        let failing = LayoutSegmentStream()
+        let abandoned = save(failing, "failed", generation: generation)
+        for first in stride(from: 0, to: 40 * 64, by: 64) { failing.put(segment(first).0, segment(first).1) }
+        failing.fail()
+        #expect(try abandoned.wait() == .abandoned)
+        #expect(try rows() == 1, "the failed layout's row and segments are gone")
+        #expect(try catalog.layouts().first?.id == layout.id)
+        #expect(try catalog.store.withSnapshot { try $0.allWindows(layoutID: layout.id + 1) }.isEmpty)
+
+        let stale = LayoutSegmentStream()
+        let movedOn = save(stale, generation: generation - 1)
+        #expect(try movedOn.wait() == .catalogMovedOn)
+        var puts = 0
+        while stale.put(segment(puts * 64).0, segment(puts * 64).1) { puts += 1; if puts > 64 { break } }
+        #expect(puts < 64, "a stopped store takes no more: puts fail at the first handover")
+        stale.finish(.init(itemCount: 10, contentHeight: 5, header: [9], computeSeconds: 0))
+    }
+
+    /// A catalog that moved on between the snapshot that found no layout and the computation:
+    /// nothing is computed or stored at the old generation.
+    @Test(arguments: Backend.allCases)
+    func aCatalogThatMovedOnStoresNothing(_ backend: Backend) throws {
+        let library = try Library(backend)
+        let catalog = try library.catalog()
+        let old = try catalog.importItems(PagerTests.importRows(300)).generation
+        _ = try catalog.importItems(PagerTests.importRows(10, from: 300))
+        let configuration = LayoutConfiguration(width: 375)
+        let made = try Pager.computeStoring(configuration, store: catalog.store, generation: old) { computed, _ in computed.table.count }
+        #expect(made == nil)
+        #expect(try catalog.layouts().isEmpty)
+        let (layout, _, _) = try catalog.precompute(configuration)
+        #expect(layout.itemCount == 310)
+    }
+}
