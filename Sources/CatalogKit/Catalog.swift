@@ -141,6 +141,12 @@ public final class Catalog: Sendable {
         request.clipped(try Pager.page(store: store, request: request)!)
     }
 
+    /// `page(_:)`, storing a layout it computes once it is computed, not while (see
+    /// `precompute`): for a server, whose other threads use the stored layouts meanwhile.
+    package func page(_ request: PageRequest, storingWhileComputing: Bool) throws -> Page {
+        request.clipped(try Pager.page(store: store, request: request, storingWhileComputing: storingWhileComputing)!)
+    }
+
     /// The page of `request`; with `computing: false`, nil instead of computing a layout that is
     /// not stored fresh (a server computes it once for all the requests that wait for it).
     public func page(_ request: PageRequest, computing: Bool) throws -> Page? {
@@ -187,11 +193,22 @@ public final class Catalog: Sendable {
         try Pager.sections(store: store, configuration: configuration)
     }
 
+    /// `sections(_:)`, storing a layout it computes once computed when `storingWhileComputing` is false.
+    package func sections(_ configuration: LayoutConfiguration, storingWhileComputing: Bool) throws -> SectionList {
+        try Pager.sections(store: store, configuration: configuration, storingWhileComputing: storingWhileComputing)
+    }
+
     /// Where a carousel fling proposed to stop at `proposed` (along x) should stop so that one
     /// item is centred in a viewport of the configuration's width; nil for an empty catalog.
     /// Throws `PageError.notACarousel` for other styles.
     public func snap(_ configuration: LayoutConfiguration, proposed: Double, velocity: Double = 0) throws -> SnapTarget? {
         try Pager.snap(store: store, configuration: configuration, proposed: proposed, velocity: velocity)
+    }
+
+    /// `snap`, storing a layout it computes once computed when `storingWhileComputing` is false.
+    package func snap(_ configuration: LayoutConfiguration, proposed: Double, velocity: Double, storingWhileComputing: Bool) throws -> SnapTarget? {
+        try Pager.snap(store: store, configuration: configuration, proposed: proposed, velocity: velocity,
+                       storingWhileComputing: storingWhileComputing)
     }
 
     /// Stored layouts, most recently used first.

@@ -107,7 +107,8 @@ final class CatalogService: Sendable {
             return page
         }
         // Stored meanwhile, or the catalog moved on while it was computed.
-        return try await runLayingOut(request.configuration) { try self.catalog.page(request) }
+        // Stored once computed: the server's other threads use the stored layouts meanwhile.
+        return try await runLayingOut(request.configuration) { try self.catalog.page(request, storingWhileComputing: false) }
     }
 
     /// Computes the layout of `configuration` (once, however many requests need it at a time)
@@ -206,7 +207,7 @@ final class CatalogService: Sendable {
     /// Every section of a layout; computed once however many requests need it at a time.
     func sections(_ configuration: LayoutConfiguration) async throws -> SectionList {
         try await settle(configuration) // if the store failed, the list lays out the snapshot it reads
-        return try await runLayingOut(configuration) { try self.catalog.sections(configuration) }
+        return try await runLayingOut(configuration) { try self.catalog.sections(configuration, storingWhileComputing: false) }
     }
 
     /// Where a carousel fling stops, from the stored layout's windows around it (computed and
@@ -214,7 +215,7 @@ final class CatalogService: Sendable {
     func snap(_ request: SnapRequest) async throws -> SnapTarget? {
         try await settle(request.configuration) // if the store failed, the snap lays out the snapshot it reads
         return try await runLayingOut(request.configuration) {
-            try self.catalog.snap(request.configuration, proposed: request.proposed, velocity: request.velocity)
+            try self.catalog.snap(request.configuration, proposed: request.proposed, velocity: request.velocity, storingWhileComputing: false)
         }
     }
 

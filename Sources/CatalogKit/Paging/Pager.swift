@@ -43,7 +43,14 @@ enum Pager {
             let made = try computeStoring(configuration, store: store, generation: generation) { computed, snapshot in
                 try self.page(request, computed: computed, header: LayoutArchiveHeader(bytes: computed.header), snapshot: snapshot)
             }
-            return try made?.result ?? page(store: store, request: request, computing: computing, storingWhileComputing: false)
+            guard let made else { return try page(store: store, request: request, computing: computing, storingWhileComputing: false) }
+            // Reading from a replica while the primary is away: the page is made, and a later
+            // request stores its layout (as below).
+            do {
+                _ = try made.save.get()
+            } catch .unreachable {
+            }
+            return made.result
         }
         if let computed = outcome.computed {
             do {
@@ -103,13 +110,13 @@ enum Pager {
     /// Makes sure a fresh layout of `configuration` is stored; reports what it took, and how
     /// long storing it took (encoding the windows, its transaction and commit; 0 when it was
     /// stored before).
-    static func precompute(store: any CatalogBackend, configuration: LayoutConfiguration) throws
+    static func precompute(store: any CatalogBackend, configuration: LayoutConfiguration, storingWhileComputing: Bool = true) throws
         -> (layout: StoredLayout, source: Page.Source, storeSeconds: Double) {
         let key = configuration.key
         var computed: Computed?
         var saved: LayoutSave?
         var storeSeconds = 0.0
-        let neverStored = !configuration.storesWhileComputing ? nil : try store.withSnapshot { snapshot throws -> Int64? in
+        let neverStored = !(storingWhileComputing && configuration.storesWhileComputing) ? nil : try store.withSnapshot { snapshot throws -> Int64? in
             try snapshot.layout(configuration: key) == nil ? snapshot.generation() : nil
         }
         // Never laid out: stored while it is computed; the store's time is what it takes past
@@ -117,7 +124,7 @@ enum Pager {
         let started = ContinuousClock.now
         if let generation = neverStored,
            let made = try computeStoring(configuration, store: store, generation: generation, { computed, _ in computed }) {
-            (computed, saved) = (made.result, made.save)
+            (computed, saved) = (made.result, try made.save.get())
             storeSeconds = max(0, Timestamps.seconds(since: started) - made.result.seconds)
         } else {
             computed = try computeUnstored(store: store, configuration: configuration)?.computed
@@ -144,9 +151,10 @@ enum Pager {
     }
 
     /// Every section of the layout of `configuration`, stored (and computed first if needed).
-    static func sections(store: any CatalogBackend, configuration: LayoutConfiguration) throws -> SectionList {
+    static func sections(store: any CatalogBackend, configuration: LayoutConfiguration, storingWhileComputing: Bool = true) throws
+        -> SectionList {
         do {
-            _ = try precompute(store: store, configuration: configuration)
+            _ = try precompute(store: store, configuration: configuration, storingWhileComputing: storingWhileComputing)
         } catch let error as StoreError where error.leavesLayoutUnstored {
             // Nothing stored: the snapshot below lays out what it holds.
         }
@@ -181,9 +189,10 @@ enum Pager {
 
     /// Where a carousel fling should stop: from the stored layout's windows around the target
     /// (those that hold items on both of its sides), not the whole row.
-    static func snap(store: any CatalogBackend, configuration: LayoutConfiguration, proposed: Double, velocity: Double) throws -> SnapTarget? {
+    static func snap(store: any CatalogBackend, configuration: LayoutConfiguration, proposed: Double, velocity: Double,
+                     storingWhileComputing: Bool = true) throws -> SnapTarget? {
         do {
-            _ = try precompute(store: store, configuration: configuration)
+            _ = try precompute(store: store, configuration: configuration, storingWhileComputing: storingWhileComputing)
         } catch let error as StoreError where error.leavesLayoutUnstored {
             // Nothing stored: the snapshot below lays out what it holds.
         }
@@ -364,7 +373,8 @@ enum Pager {
     /// only, never the stored layouts: SQLite's layout file must stay free for the store's
     /// commits. nil, storing nothing, when the catalog has moved on from `generation`.
     static func computeStoring<T: Sendable>(_ configuration: LayoutConfiguration, store: any CatalogBackend, generation: Int64,
-                                            _ body: (Computed, any CatalogSnapshot) throws -> T) throws -> (result: T, save: LayoutSave)? {
+                                            _ body: (Computed, any CatalogSnapshot) throws -> T)
+        throws -> (result: T, save: Result<LayoutSave, StoreError>)? {
         let stream = LayoutSegmentStream()
         let saving = BackgroundCall { () throws(StoreError) -> LayoutSave in
             defer { stream.stop() }
@@ -390,7 +400,7 @@ enum Pager {
             throw error
         }
         stream.fail()
-        let save = try saving.wait()
+        let save = Result { () throws(StoreError) -> LayoutSave in try saving.wait() }
         return result.map { ($0, save) }
     }
 
