@@ -190,9 +190,9 @@ package enum LayoutSave: Sendable, Equatable {
     /// Nothing stored: the stored layouts stayed busy with readers past the wait (SQLite's
     /// layout file).
     case busy
-    /// Nothing stored: a later store of the same configuration (another process) replaced the
+    /// Nothing stored: another store of the same configuration (another process) replaced the
     /// layout while it was being stored, and stores it instead (SQLite, which stores a layout in
-    /// pieces).
+    /// pieces: the one begun later), or stored its own first (PostgreSQL: the one begun first).
     case replaced
     /// Nothing stored: `catalog layouts --drop` (another process) removed the layout while it was
     /// being stored (SQLite).

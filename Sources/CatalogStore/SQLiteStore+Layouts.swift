@@ -1,6 +1,7 @@
 package import CatalogModel
 import Foundation
 import GRDB
+import Synchronization
 
 extension SQLiteStore {
     /// Stores a layout computed at catalog generation `generation` with all its `windows`, in
@@ -20,6 +21,9 @@ extension SQLiteStore {
     package func saveLayout(configuration: String, order: ItemOrder, generation: Int64, windows: LayoutWindows,
                             replacing previous: (id: Int64, generation: Int64)?, keeping: Int) throws(StoreError) -> LayoutSave {
         let writer = Data((0..<16).map { _ in UInt8.random(in: .min ... .max) })
+        let streamed = windows.count == nil
+        if streamed { streamedStores.wrappingAdd(1, ordering: .relaxed) }
+        defer { if streamed { streamedStores.wrappingSubtract(1, ordering: .relaxed) } }
         do {
             return try layoutQueue.inDatabase { db in
                 // Waits for readers of the file count against one budget, whatever the store

@@ -26,6 +26,9 @@ package final class SQLiteStore: CatalogBackend {
     let layoutWait: LayoutFile.Wait
     /// How a store of a layout is cut into commits (LayoutFile.Pieces).
     let layoutPieces = LayoutFile.Pieces()
+    /// Stores of layouts being computed as they are written (windows of a stream) under way:
+    /// each holds `layoutQueue` until its computation ends.
+    let streamedStores = Atomic<Int>(0)
     /// The most memory an import into an empty catalog takes to make the order data from its
     /// rows (ImportedOrder): 1,000,000 rows of 12-byte keys and 20-byte dates take 96 MB (52 a
     /// row noted, 44 for its places in the runs and its entries in the chunks). Past it the
@@ -196,6 +199,11 @@ package final class SQLiteStore: CatalogBackend {
         do {
             return try pool.read(body)
         } catch where LayoutFile.needsRollback(error) {
+            // A store whose windows come while its layout is computed holds the file's queue
+            // until that computation ends, and this read may be the computation: the rollback
+            // would wait for it for ever. It gives up instead; the computation then stores its
+            // layout once computed (`Pager.computeStoring`), and that read rolls back.
+            guard streamedStores.load(ordering: .relaxed) == 0 else { throw StoreError.layoutsBusy(path: path) }
             try LayoutFile.rollBack(layoutQueue)
             return try pool.read(body)
         }

@@ -9,20 +9,21 @@ extension PostgresStore {
     @discardableResult
     package func saveLayout(configuration: String, order: ItemOrder, generation: Int64, windows: LayoutWindows,
                             replacing previous: (id: Int64, generation: Int64)?, keeping: Int) throws(StoreError) -> LayoutSave {
-        // A stream whose computation failed rolls the transaction back.
-        var abandoned = false
+        // Either rolls the transaction back: a stream whose computation failed, or another
+        // store of the same configuration that began first and committed meanwhile.
+        var gaveUp: LayoutSave?
         do {
             return try storeLayout(configuration: configuration, order: order, generation: generation, windows: windows,
-                                   replacing: previous, keeping: keeping, abandoned: &abandoned)
+                                   replacing: previous, keeping: keeping, gaveUp: &gaveUp)
         } catch {
-            if abandoned { return .abandoned }
+            if let gaveUp { return gaveUp }
             throw error
         }
     }
 
     private func storeLayout(configuration: String, order: ItemOrder, generation: Int64, windows: LayoutWindows,
                              replacing previous: (id: Int64, generation: Int64)?, keeping: Int,
-                             abandoned: inout Bool) throws(StoreError) -> LayoutSave {
+                             gaveUp: inout LayoutSave?) throws(StoreError) -> LayoutSave {
         try write { session in
             guard try session.value("SELECT generation FROM catalog FOR SHARE", as: Int64.self) == generation else { return .catalogMovedOn }
             let perSegment = LayoutSegment.windowsPerSegment
@@ -37,10 +38,16 @@ extension PostgresStore {
                 try session.execute("DELETE FROM layout_segments WHERE layout_id = \(id) AND first_window >= \(kept * perSegment)")
             } else {
                 try session.execute("DELETE FROM layouts WHERE configuration = \(configuration)")
-                id = try session.value("""
-                    INSERT INTO layouts (configuration, item_order, generation, item_count, content_height, header, bytes, compute_seconds)
-                    VALUES (\(configuration), \(order.rawValue), 0, 0, 0, '', 0, 0) RETURNING id
-                    """, as: Int64.self)!
+                do {
+                    // Waits for another transaction's row of the same configuration, if any.
+                    id = try session.value("""
+                        INSERT INTO layouts (configuration, item_order, generation, item_count, content_height, header, bytes, compute_seconds)
+                        VALUES (\(configuration), \(order.rawValue), 0, 0, 0, '', 0, 0) RETURNING id
+                        """, as: Int64.self)!
+                } catch where PostgresConnections.sqlState(error) == "23505" {
+                    gaveUp = .replaced // that store committed its layout
+                    throw error
+                }
             }
             // Many segments a statement (about 4 MB): a layout of 10,000,000 items has thousands.
             var batch = SegmentBatch()
@@ -53,7 +60,7 @@ extension PostgresStore {
                 }
                 summary = try windows.summary()
             } catch let stopped as LayoutSegmentStream.Stopped {
-                abandoned = true
+                gaveUp = .abandoned
                 throw stopped
             }
             try batch.insert(session, layoutID: id)

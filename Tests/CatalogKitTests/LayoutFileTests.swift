@@ -438,6 +438,38 @@ import Testing
         #expect(try catalog.layouts().count == 1)
     }
 
+    /// A store whose windows come while its layout is computed holds the file's queue until the
+    /// computation ends; a read that meets a dead writer's journal then cannot have that queue
+    /// roll it back (the read may be the computation: it would wait for ever). It throws
+    /// instead, and the computation stores its layout once computed; with no such store under
+    /// way, the same read rolls the journal back.
+    @Test func aReadThatMeetsAJournalWhileAStreamedStoreHoldsTheFileThrows_andRollsBackOnceItEnds() throws {
+        let library = try Library()
+        let catalog = try library.catalog()
+        _ = try catalog.importItems(PagerTests.importRows(3000))
+        var small = configuration
+        small.windowHeight = 64 // many segments: the deletion below spills pages to the file
+        _ = try pager.expectPage(catalog, small, offset: 0)
+        let died = try Self.python("""
+            import os, sqlite3
+            db = sqlite3.connect(\(String(reflecting: library.layoutFilePath)), isolation_level=None)
+            db.execute("PRAGMA cache_size = 1")
+            db.execute("BEGIN IMMEDIATE")
+            db.execute("DELETE FROM layouts")
+            os._exit(0)
+            """)
+        #expect(died == 0)
+        let store = try #require(catalog.store as? SQLiteStore)
+        store.streamedStores.wrappingAdd(1, ordering: .relaxed) // as `saveLayout` does for a stream
+        #expect(throws: StoreError.layoutsBusy(path: library.catalogPath)) {
+            try catalog.store.withSnapshot { try $0.layout(configuration: small.key) }
+        }
+        #expect(FileManager.default.fileExists(atPath: library.layoutFilePath + "-journal"), "left for the store's queue")
+        store.streamedStores.wrappingSubtract(1, ordering: .relaxed)
+        #expect(try pager.expectPage(catalog, small, offset: 9000).source == .stored)
+        #expect(!FileManager.default.fileExists(atPath: library.layoutFilePath + "-journal"), "rolled back")
+    }
+
     /// Readers that hold the layout file past the wait (10 s) make `catalog layout` fail with
     /// an error that names them, not a scan that is not there; the page is still served, and
     /// the layout is stored once they let go. The layout is larger than the file's page cache:

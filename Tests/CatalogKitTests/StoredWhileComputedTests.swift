@@ -111,6 +111,60 @@ import Testing
         stale.finish(.init(itemCount: 10, contentHeight: 5, header: [9], computeSeconds: 0))
     }
 
+    /// Two stores of one configuration at once, the second begun while the first's layout is
+    /// still being computed: on PostgreSQL the second waits for the first's row and, once the
+    /// first commits, gives up (`replaced`), leaving the first's layout; on SQLite it waits for
+    /// the layout file the first holds, then replaces the first's layout (the last to begin
+    /// wins). Either way one layout is stored, and neither fails.
+    @Test(arguments: Backend.allCases)
+    func twoStoresOfOneConfigurationAtOnceLeaveOneLayout(_ backend: Backend) throws {
+        let library = try Library(backend)
+        let catalog = try library.catalog()
+        let generation = try catalog.importItems(PagerTests.importRows(10)).generation
+        let other = try library.catalog() // another process, as far as the store is concerned
+        let summary = LayoutWindows.Summary(itemCount: 10, contentHeight: 7, header: [9], computeSeconds: 0)
+        @Sendable func packed(_ range: Range<Int>, _ byte: UInt8) -> LayoutWindows.Packed {
+            LayoutWindows.Packed(bytes: [UInt8](repeating: byte, count: range.count * 8), ends: (1...range.count).map { $0 * 8 },
+                                 minIndices: Array(range), maxIndices: Array(range))
+        }
+        let stream = LayoutSegmentStream()
+        let first = BackgroundCall { () throws(StoreError) -> LayoutSave in
+            defer { stream.stop() }
+            return try catalog.store.saveLayout(configuration: "both", order: .date, generation: generation,
+                                                windows: LayoutWindows(stream: stream), replacing: nil, keeping: 0)
+        }
+        stream.waitForStore() // its row is written (uncommitted on PostgreSQL) and its file held (SQLite)
+        let second = BackgroundCall { () throws(StoreError) -> LayoutSave in
+            try other.store.saveLayout(configuration: "both", order: .date, generation: generation,
+                                       windows: LayoutWindows(count: 64, summary: summary) { packed($0, 2) }, replacing: nil, keeping: 0)
+        }
+        if backend == .postgres { // the second waits for the first's row before the first goes on
+            let database = OrderDataTests.database(library)
+            let deadline = Date().addingTimeInterval(30)
+            func waiting() throws -> Bool {
+                try TestPostgres.psql(database, """
+                    SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'
+                    """).trimmingCharacters(in: .whitespacesAndNewlines) == "1"
+            }
+            while try !waiting(), Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+            #expect(try waiting(), "the second store waits for the first's row")
+        }
+        for start in stride(from: 0, to: 64 * 40, by: 64) { stream.put(start..<(start + 64), LayoutSegment.encode(packed(start..<(start + 64), 1))) }
+        stream.finish(summary)
+        let saves = [try first.wait(), try second.wait()]
+        let layouts = try catalog.layouts()
+        #expect(layouts.count == 1)
+        let windows = try catalog.store.withSnapshot { try $0.allWindows(layoutID: layouts[0].id) }
+        switch backend {
+        case .sqlite:
+            #expect(saves == [.stored, .stored], "the second waited for the file, then replaced the first")
+            #expect(windows.count == 64 && windows.allSatisfy { $0.allSatisfy { $0 == 2 } }, "the second's layout")
+        case .postgres:
+            #expect(saves == [.stored, .replaced], "the second waited for the first's row, then gave up")
+            #expect(windows.count == 64 * 40 && windows.allSatisfy { $0.allSatisfy { $0 == 1 } }, "the first's layout")
+        }
+    }
+
     /// A catalog that moved on between the snapshot that found no layout and the computation:
     /// nothing is computed or stored at the old generation.
     @Test(arguments: Backend.allCases)

@@ -371,7 +371,8 @@ enum Pager {
     /// the layout, its windows written as they settle (`storesWhileComputing`), then runs `body`
     /// with the layout and the snapshot it was computed in. The snapshot reads the catalog
     /// only, never the stored layouts: SQLite's layout file must stay free for the store's
-    /// commits. nil, storing nothing, when the catalog has moved on from `generation`.
+    /// commits. nil, storing nothing, when the catalog has moved on from `generation`, or the
+    /// snapshot could not be read while the store held the file.
     static func computeStoring<T: Sendable>(_ configuration: LayoutConfiguration, store: any CatalogBackend, generation: Int64,
                                             _ body: (Computed, any CatalogSnapshot) throws -> T)
         throws -> (result: T, save: Result<LayoutSave, StoreError>)? {
@@ -394,6 +395,12 @@ enum Pager {
                 }
                 return try body(computed, snapshot)
             }
+        } catch StoreError.layoutsBusy where !stream.finished {
+            // The snapshot met a journal to roll back, which it may not while this store holds
+            // the file: stored once computed instead (by the caller, as for a catalog that moved on).
+            stream.fail()
+            _ = try? saving.wait()
+            return nil
         } catch {
             stream.fail() // unless finished: then the layout is stored all the same
             _ = try? saving.wait()
