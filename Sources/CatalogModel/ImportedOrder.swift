@@ -21,8 +21,8 @@ package protocol OrderChunkCutter {
 /// import's order data cut from its own rows"), on either store:
 /// - the writer hands each batch of rows over once it is written (`note`);
 /// - a thread of this order's own copies what the orders need of them, and sorts them in both
-///   orders in runs of `runSize` rows as they come, on the core the writer leaves idle
-///   (`ImportedRows`);
+///   orders in runs of `runSize` rows, each once the next run is noted too, on the core the
+///   writer leaves idle (`ImportedRows`);
 /// - at the end, while the writer flushes and the database builds its indexes, a thread merges
 ///   the runs and `Cutter` cuts them into chunks (`cut(firstID:lastID:items:firstKey:lastKey:)`),
 ///   which the writer then inserts.
@@ -89,6 +89,7 @@ package final class ImportedOrder<Cutter: OrderChunkCutter>: @unchecked Sendable
             }
             noted.wait()
             guard rows.are(items: items, from: firstID, to: lastID, firstKey: firstKey, lastKey: lastKey) else { return }
+            rows.sortRemainingRuns() // before what they hold is weighed
             // What the chunks of both orders may take, beside the rows and their places.
             let allowance = rows.budget - rows.heldBytes
             func cutChunks(_ order: ItemOrder, beside other: Int) -> (chunks: [Cutter.Chunk], bytes: Int)? {
@@ -167,7 +168,9 @@ private final class ImportedRows: @unchecked Sendable {
                     append(key: UnsafeRawBufferPointer(key), date: UnsafeRawBufferPointer(date), width: row.displayWidth, height: row.displayHeight)
                 }
             }
-            if count == keyRuns.count + runSize { sortRun() }
+            // A run waits until the next one is noted too: a small import (one run and a
+            // part) sorts at the end, beside the index build, not beside the parser and writer.
+            if count == keyRuns.count + 2 * runSize { sortRun() }
         }
     }
 
@@ -199,18 +202,19 @@ private final class ImportedRows: @unchecked Sendable {
         count += 1
     }
 
-    /// Sorts the rows noted since the last run, in both orders (while the import still writes,
-    /// on the thread that notes them). Their keys share at least the bytes all keys share at
-    /// the end, which each sort may skip.
+    /// Sorts the next run, the `runSize` rows noted after the last run sorted (or fewer, the
+    /// last), in both orders (while the import still writes, on the thread that notes them).
+    /// Their keys share at least the bytes all keys share at the end, which each sort may skip.
     private func sortRun() {
         let shared = sharedKeyBytes
         bytes.withUnsafeBytes { base in
             var run: [UInt32] = []
             var start = runStart
-            while start < base.count {
+            while start < base.count, run.count < runSize {
                 run.append(UInt32(start))
                 start += NotedRow(base, at: UInt32(start)).size
             }
+            runStart = start
             var keys = run.map { KeyPlace(base, at: $0, shared: shared) }
             keys.withUnsafeMutableBufferPointer { $0.sort { KeyPlace.precedes($0, $1, base, shared: shared) } }
             keyRuns.append(contentsOf: keys.lazy.map(\.start))
@@ -218,7 +222,12 @@ private final class ImportedRows: @unchecked Sendable {
             dates.withUnsafeMutableBufferPointer { $0.sort { DatePlace.precedes($0, $1, base, shared: shared) } }
             dateRuns.append(contentsOf: dates.lazy.map(\.start))
         }
-        runStart = bytes.count
+    }
+
+    /// Sorts the runs noted and not sorted yet, the last shorter than the others: those
+    /// noted once the import wrote its last rows.
+    func sortRemainingRuns() {
+        while runStart < bytes.count { sortRun() }
     }
 
     /// Whether the rows noted are the catalog's `items` items from `firstID` (whose key is
@@ -238,7 +247,7 @@ private final class ImportedRows: @unchecked Sendable {
     /// whether it had every row.
     func merge(_ order: ItemOrder, firstID: Int64,
                _ body: (Int64, UInt32, UInt32, UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Bool) -> Bool {
-        if runStart < bytes.count { sortRun() } // the last run, shorter than the others
+        sortRemainingRuns()
         let shared = sharedKeyBytes
         return bytes.withUnsafeBytes { base in
             switch order {
