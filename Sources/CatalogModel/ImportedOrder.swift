@@ -89,6 +89,7 @@ package final class ImportedOrder<Cutter: OrderChunkCutter>: @unchecked Sendable
             }
             noted.wait()
             guard rows.are(items: items, from: firstID, to: lastID, firstKey: firstKey, lastKey: lastKey) else { return }
+            guard !cancelled.load(ordering: .relaxed) else { return }
             rows.sortRemainingRuns() // before what they hold is weighed
             // What the chunks of both orders may take, beside the rows and their places.
             let allowance = rows.budget - rows.heldBytes
@@ -136,8 +137,9 @@ private final class ImportedRows: @unchecked Sendable {
     private var lastStart = 0
     /// How many leading bytes every key noted shares: the sorts skip them.
     private var sharedKeyBytes = Int.max
-    /// The rows (where they start in `bytes`), each run of `runSize` sorted on its own as soon
-    /// as it is noted, in key order and in date order: cutting merges the runs.
+    /// The rows (where they start in `bytes`), each run of `runSize` sorted on its own once the
+    /// next run is noted too (the last two when the rows are cut), in key order and in date
+    /// order: cutting merges the runs.
     private var keyRuns: [UInt32] = []
     private var dateRuns: [UInt32] = []
     let budget: Int
@@ -153,7 +155,7 @@ private final class ImportedRows: @unchecked Sendable {
 
     init(budget: Int, runSize: Int) {
         self.budget = min(budget, Int(UInt32.max))
-        self.runSize = max(1, runSize)
+        self.runSize = min(max(1, runSize), Int(UInt32.max)) // two runs' count never overflows
         // Untouched capacity is address space, not memory: the rows never move as they grow.
         bytes.reserveCapacity(self.budget)
     }

@@ -117,8 +117,6 @@ package final class LayoutSegmentStream: @unchecked Sendable {
     /// Windows put so far.
     package var windowsPut: Int { next }
 
-    /// Whether the computation finished the stream (the producer's only).
-    package private(set) var finished = false
 
     /// Puts the segment of windows `range`, which begins where the one before ended; false once
     /// the store stopped taking (the computation goes on without it).
@@ -139,7 +137,7 @@ package final class LayoutSegmentStream: @unchecked Sendable {
     /// The last segment was put: the store writes the row's summary.
     package func finish(_ summary: LayoutWindows.Summary) {
         guard !closed else { return }
-        (closed, finished) = (true, true)
+        closed = true
         if handOver() { handoff.put(.end(summary)) }
     }
 

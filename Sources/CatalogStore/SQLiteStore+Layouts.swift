@@ -21,9 +21,6 @@ extension SQLiteStore {
     package func saveLayout(configuration: String, order: ItemOrder, generation: Int64, windows: LayoutWindows,
                             replacing previous: (id: Int64, generation: Int64)?, keeping: Int) throws(StoreError) -> LayoutSave {
         let writer = Data((0..<16).map { _ in UInt8.random(in: .min ... .max) })
-        let streamed = windows.count == nil
-        if streamed { streamedStores.wrappingAdd(1, ordering: .relaxed) }
-        defer { if streamed { streamedStores.wrappingSubtract(1, ordering: .relaxed) } }
         do {
             return try layoutQueue.inDatabase { db in
                 // Waits for readers of the file count against one budget, whatever the store
@@ -127,6 +124,11 @@ extension SQLiteStore {
             """)
         try begin()
         var piece = 0
+        // While it takes a stream's segments, this store holds the file's queue until the
+        // computation ends (SQLiteStore.readRollingBack).
+        let streamed = windows.count == nil
+        if streamed { streamedStores.wrappingAdd(1, ordering: .relaxed) }
+        defer { if streamed { streamedStores.wrappingSubtract(1, ordering: .relaxed) } }
         try LayoutSegment.forEachSegment(of: windows, from: kept * perSegment) { range, segment in
             if piece >= pieceBytes {
                 try db.execute(sql: "COMMIT")

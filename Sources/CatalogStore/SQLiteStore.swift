@@ -26,8 +26,8 @@ package final class SQLiteStore: CatalogBackend {
     let layoutWait: LayoutFile.Wait
     /// How a store of a layout is cut into commits (LayoutFile.Pieces).
     let layoutPieces = LayoutFile.Pieces()
-    /// Stores of layouts being computed as they are written (windows of a stream) under way:
-    /// each holds `layoutQueue` until its computation ends.
+    /// Stores taking the windows of a layout still being computed (a stream): each holds
+    /// `layoutQueue` until that computation ends.
     let streamedStores = Atomic<Int>(0)
     /// The most memory an import into an empty catalog takes to make the order data from its
     /// rows (ImportedOrder): 1,000,000 rows of 12-byte keys and 20-byte dates take 96 MB (52 a

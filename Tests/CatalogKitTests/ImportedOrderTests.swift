@@ -119,8 +119,9 @@ import Testing
     }
 
     /// The rows cut in runs of any size, merged: one row a run, runs that end before the last
-    /// row, one run for all. Against the same rows' order data rebuilt from a catalog's indexes.
-    @Test(arguments: [1, 7, 4_096, 100_000])
+    /// row, exactly two runs, exactly one, one and a row, one run for all. Against the same
+    /// rows' order data rebuilt from a catalog's indexes.
+    @Test(arguments: [1, 7, 4_096, 4_500, 8_999, 9_000, 100_000])
     func runsOfAnySizeMergeIntoTheOrder(runSize: Int) throws {
         let library = try Library()
         let catalog = try library.catalog()

@@ -1,5 +1,7 @@
 @testable import CatalogKit
+@testable import CatalogStore
 import Foundation
+import Synchronization
 import Testing
 
 /// A layout never laid out before is stored while it is computed (`Pager.computeStoring`): its
@@ -82,12 +84,15 @@ import Testing
             }
         }
         func rows() throws -> Int { try catalog.layouts().count }
+        /// SQLite's count of stores taking a stream, back at 0 whatever became of each.
+        func noStreamTaken() -> Bool { (store as? SQLiteStore).map { $0.streamedStores.load(ordering: .relaxed) == 0 } ?? true }
 
         let stored = LayoutSegmentStream()
         let storing = save(stored, generation: generation)
         for first in stride(from: 0, to: 40 * 64, by: 64) { #expect(stored.put(segment(first).0, segment(first).1)) }
         stored.finish(.init(itemCount: 10, contentHeight: 5, header: [9], computeSeconds: 0.5))
         #expect(try storing.wait() == .stored)
+        #expect(noStreamTaken())
         let layout = try #require(try catalog.layouts().first)
         #expect(layout.itemCount == 10 && layout.contentHeight == 5 && layout.header == [9] && layout.computeSeconds == 0.5)
         let windows = try catalog.store.withSnapshot { try $0.allWindows(layoutID: layout.id) }
@@ -98,6 +103,7 @@ import Testing
         for first in stride(from: 0, to: 40 * 64, by: 64) { failing.put(segment(first).0, segment(first).1) }
         failing.fail()
         #expect(try abandoned.wait() == .abandoned)
+        #expect(noStreamTaken())
         #expect(try rows() == 1, "the failed layout's row and segments are gone")
         #expect(try catalog.layouts().first?.id == layout.id)
         #expect(try catalog.store.withSnapshot { try $0.allWindows(layoutID: layout.id + 1) }.isEmpty)
@@ -105,6 +111,7 @@ import Testing
         let stale = LayoutSegmentStream()
         let movedOn = save(stale, generation: generation - 1)
         #expect(try movedOn.wait() == .catalogMovedOn)
+        #expect(noStreamTaken())
         var puts = 0
         while stale.put(segment(puts * 64).0, segment(puts * 64).1) { puts += 1; if puts > 64 { break } }
         #expect(puts < 64, "a stopped store takes no more: puts fail at the first handover")

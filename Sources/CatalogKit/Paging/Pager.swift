@@ -395,9 +395,10 @@ enum Pager {
                 }
                 return try body(computed, snapshot)
             }
-        } catch StoreError.layoutsBusy where !stream.finished {
+        } catch StoreError.layoutsBusy {
             // The snapshot met a journal to roll back, which it may not while this store holds
-            // the file: stored once computed instead (by the caller, as for a catalog that moved on).
+            // the file: laid out by the caller instead, as for a catalog that moved on (and read
+            // back, if the store finished it).
             stream.fail()
             _ = try? saving.wait()
             return nil
