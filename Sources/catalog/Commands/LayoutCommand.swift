@@ -7,9 +7,11 @@ struct LayoutCommand: ParsableCommand {
         commandName: "layout",
         abstract: "Precompute and store a layout (for example each zoom level a client pinches between).",
         discussion: """
-            Takes the layout options of `catalog page`. A layout already fresh is reported, not recomputed. On Linux \
-            the layout's large arrays ask the kernel for transparent huge pages (fewer page faults: about a fifth \
-            less compute at 10,000,000 items); CATALOG_HUGE_PAGES=0 in the environment turns that off.
+            Takes the layout options of `catalog page`. A layout already fresh is reported, not recomputed. A \
+            waterfall, grid or list without sections never laid out before is stored while it is computed: "computed \
+            in" then includes encoding its windows, and "stored in" is what the store took past the computation. On \
+            Linux the layout's large arrays ask the kernel for transparent huge pages (fewer page faults: about a \
+            fifth less compute at 10,000,000 items); CATALOG_HUGE_PAGES=0 in the environment turns that off.
             """)
 
     @OptionGroup var catalog: CatalogOptions
