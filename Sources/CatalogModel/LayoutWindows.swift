@@ -117,7 +117,6 @@ package final class LayoutSegmentStream: @unchecked Sendable {
     /// Windows put so far.
     package var windowsPut: Int { next }
 
-
     /// Puts the segment of windows `range`, which begins where the one before ended; false once
     /// the store stopped taking (the computation goes on without it).
     @discardableResult
