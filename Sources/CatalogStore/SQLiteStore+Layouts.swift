@@ -122,19 +122,30 @@ extension SQLiteStore {
             INSERT INTO layout_segments (layout_id, first_window, window_count, min_index, max_index, bytes)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6)
             """)
-        try begin()
-        var piece = 0
         // While it takes a stream's segments, this store holds the file's queue until the
-        // computation ends (SQLiteStore.readRollingBack).
+        // computation ends (SQLiteStore.readRollingBack). It holds the file's write lock only
+        // while it writes: a piece is committed as soon as it is full, and the next begins
+        // with the next segment, so that other processes' writes of the file do not wait for
+        // the computation (up to half a second at 10,000,000 items) but for a piece.
         let streamed = windows.count == nil
         if streamed { streamedStores.wrappingAdd(1, ordering: .relaxed) }
         defer { if streamed { streamedStores.wrappingSubtract(1, ordering: .relaxed) } }
+        var inPiece = false
+        var piece = 0
+        func commitPiece() throws {
+            try db.execute(sql: "COMMIT")
+            layoutPieces.committed()
+            (inPiece, piece) = (false, 0)
+        }
+        if !streamed {
+            try begin()
+            inPiece = true
+        }
         try LayoutSegment.forEachSegment(of: windows, from: kept * perSegment) { range, segment in
-            if piece >= pieceBytes {
-                try db.execute(sql: "COMMIT")
-                layoutPieces.committed()
+            if inPiece, piece >= pieceBytes { try commitPiece() }
+            if !inPiece {
                 try begin()
-                piece = 0
+                inPiece = true
             }
             put.bind(1, id)
             put.bind(2, range.lowerBound)
@@ -146,7 +157,9 @@ extension SQLiteStore {
                 try put.run(db)
             }
             piece += segment.bytes.count
+            if streamed, piece >= pieceBytes { try commitPiece() }
         }
+        if !inPiece { try begin() }
         let summary = try windows.summary()
         let segmentBytes = try Int64.fetchOne(db, sql: "SELECT coalesce(sum(length(bytes)), 0) FROM layout_segments WHERE layout_id = ?",
                                               arguments: [id]) ?? 0
