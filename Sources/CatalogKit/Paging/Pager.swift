@@ -264,6 +264,11 @@ enum Pager {
         var seconds: Double
 
         var source: Page.Source { previous == nil ? .computed : .extended }
+
+        /// What the layout's row records besides its windows.
+        var summary: LayoutWindows.Summary {
+            LayoutWindows.Summary(itemCount: table.count, contentHeight: table.scrollLength, header: header, computeSeconds: seconds)
+        }
     }
 
     /// Extends the stored layout in place when items were only appended at the end of the
@@ -341,9 +346,7 @@ enum Pager {
             guard let stream else { return }
             while storing, stream.windowsPut < end {
                 let range = stream.windowsPut..<min(stream.windowsPut + perSegment, end)
-                let packed = table.packedWindows(range)
-                storing = stream.put(range, LayoutSegment.encode(LayoutWindows.Packed(
-                    bytes: packed.bytes, ends: packed.ends, minIndices: packed.minIndices, maxIndices: packed.maxIndices)))
+                storing = stream.put(range, LayoutSegment.encode(LayoutWindows.Packed(table, range)))
             }
         }
         let table = try configuration.compute(pieces: { reserve, take in
@@ -360,10 +363,7 @@ enum Pager {
         put(table, upTo: table.windowCount)
         let computed = Computed(table: table, header: table.archiveHeader(), generation: generation, previous: nil,
                                 seconds: Timestamps.seconds(since: start))
-        if storing, let stream {
-            stream.finish(LayoutWindows.Summary(itemCount: table.count, contentHeight: table.scrollLength, header: computed.header,
-                                                computeSeconds: computed.seconds))
-        }
+        if storing, let stream { stream.finish(computed.summary) }
         return computed
     }
 
@@ -431,12 +431,7 @@ enum Pager {
                 }
             }
         }
-        let summary = LayoutWindows.Summary(itemCount: table.count, contentHeight: table.scrollLength, header: computed.header,
-                                            computeSeconds: computed.seconds)
-        let windows = LayoutWindows(count: table.windowCount, summary: summary) { range in
-            let packed = table.packedWindows(range)
-            return LayoutWindows.Packed(bytes: packed.bytes, ends: packed.ends, minIndices: packed.minIndices, maxIndices: packed.maxIndices)
-        }
+        let windows = LayoutWindows(count: table.windowCount, summary: computed.summary) { LayoutWindows.Packed(table, $0) }
         return try store.saveLayout(configuration: key, order: order, generation: computed.generation, windows: windows,
                                     replacing: computed.previous.map { ($0.id, $0.generation) }, keeping: keeping)
     }
@@ -558,6 +553,14 @@ extension Pager {
         } catch .unsupportedArchiveVersion {
             return nil
         }
+    }
+}
+
+extension LayoutWindows.Packed {
+    /// Windows `range` of `table`, packed for a store.
+    init(_ table: some LayoutTable, _ range: Range<Int>) {
+        let packed = table.packedWindows(range)
+        self.init(bytes: packed.bytes, ends: packed.ends, minIndices: packed.minIndices, maxIndices: packed.maxIndices)
     }
 }
 
