@@ -412,7 +412,9 @@ import Testing
     /// A writer that dies mid-commit leaves a hot journal. The pool's readers are read-only and
     /// cannot roll it back: the store has its writer do it, and the page is served as stored
     /// before the dead transaction.
-    @Test func aJournalLeftByAWriterThatDiedIsRolledBack_andTheStoredLayoutServes() throws {
+    /// A catalog with a layout stored in many segments, then a writer of its layout file that
+    /// died mid-transaction, leaving the journal of its deletion of every layout.
+    func layoutAndADeadWritersJournal() throws -> (library: Library, catalog: Catalog, small: LayoutConfiguration, before: Page) {
         let library = try Library()
         let catalog = try library.catalog()
         _ = try catalog.importItems(PagerTests.importRows(3000))
@@ -430,6 +432,11 @@ import Testing
             os._exit(0)
             """)
         #expect(died == 0)
+        return (library, catalog, small, before)
+    }
+
+    @Test func aJournalLeftByAWriterThatDiedIsRolledBack_andTheStoredLayoutServes() throws {
+        let (library, catalog, small, before) = try layoutAndADeadWritersJournal()
         let journal = library.layoutFilePath + "-journal"
         #expect(FileManager.default.fileExists(atPath: journal), "the dead writer's journal")
         let after = try pager.expectPage(catalog, small, offset: 9000)
@@ -444,21 +451,7 @@ import Testing
     /// instead, and the computation stores its layout once computed; with no such store under
     /// way, the same read rolls the journal back.
     @Test func aReadThatMeetsAJournalWhileAStreamedStoreHoldsTheFileThrows_andRollsBackOnceItEnds() throws {
-        let library = try Library()
-        let catalog = try library.catalog()
-        _ = try catalog.importItems(PagerTests.importRows(3000))
-        var small = configuration
-        small.windowHeight = 64 // many segments: the deletion below spills pages to the file
-        _ = try pager.expectPage(catalog, small, offset: 0)
-        let died = try Self.python("""
-            import os, sqlite3
-            db = sqlite3.connect(\(String(reflecting: library.layoutFilePath)), isolation_level=None)
-            db.execute("PRAGMA cache_size = 1")
-            db.execute("BEGIN IMMEDIATE")
-            db.execute("DELETE FROM layouts")
-            os._exit(0)
-            """)
-        #expect(died == 0)
+        let (library, catalog, small, _) = try layoutAndADeadWritersJournal()
         let store = try #require(catalog.store as? SQLiteStore)
         store.streamedStores.wrappingAdd(1, ordering: .relaxed) // as `saveLayout` does for a stream
         #expect(throws: StoreError.layoutsBusy(path: library.catalogPath)) {
