@@ -95,8 +95,12 @@ package final class ImportedOrder<Cutter: OrderChunkCutter>: @unchecked Sendable
             let allowance = rows.budget - rows.heldBytes
             func cutChunks(_ order: ItemOrder, beside other: Int) -> (chunks: [Cutter.Chunk], bytes: Int)? {
                 var cutter = Cutter(order: order)
+                var appended = 0
                 let whole = rows.merge(order, firstID: firstID) { id, width, height, date, key in
                     cutter.append(id: id, width: width, height: height, date: date, key: key)
+                    appended += 1
+                    // Weighed once a chunk's worth more is cut: the chunks grow a chunk at a time.
+                    guard appended % OrderChunking.chunkSize == 0 else { return true }
                     return other + cutter.bytes <= allowance && !cancelled.load(ordering: .relaxed)
                 }
                 guard whole else { return nil }

@@ -17,8 +17,6 @@ import GRDBSQLite
 /// catalog's and readers lay out from the item rows, as before.
 enum OrderData {
     static let chunkSize = OrderChunking.chunkSize
-    /// id (Int64), width, height (UInt32), little-endian.
-    static let entrySize = 16
 
     // Section keys (Migrations/0006_section_keys.sql): beside its entries, each chunk keeps the
     // runs of its items' month and parent-folder keys (`SectionGrouping`), so a layout with
@@ -78,9 +76,9 @@ enum OrderData {
             entries.bind(1, chunk.rowID)
             try entries.forEachRow(db) { row in
                 row.withBlob(0) { bytes in
-                    guard bytes.count == chunk.count * entrySize else { return }
+                    guard let entries = Entries(bytes, count: chunk.count) else { return }
                     for entry in max(0, offset - start)..<chunk.count {
-                        piece.append(decode(bytes, at: entry))
+                        piece.append(entries[entry])
                     }
                 }
             }
@@ -114,7 +112,7 @@ enum OrderData {
         let before = chunks[..<position].reduce(0) { $0 + $1.count }
         let bytes = try Data.fetchOne(db, sql: "SELECT entries FROM order_chunks WHERE rowid = ?", arguments: [chunks[position].rowID]) ?? Data()
         let found: Int? = bytes.withUnsafeBytes { raw in
-            (0..<(raw.count / entrySize)).first { raw.loadUnaligned(fromByteOffset: $0 * entrySize, as: Int64.self).littleEndian == id }
+            Entries(raw, count: chunks[position].count).flatMap { entries in (0..<entries.count).first { entries.id(at: $0) == id } }
         }
         guard let found else { throw StoreError.database("order data of \(order.rawValue) order misses item \(id)") }
         return .some(before + found)
@@ -163,11 +161,11 @@ enum OrderData {
             var whole = false
             try entries.forEachRow(db) { row in
                 row.withBlob(0) { bytes in
-                    guard bytes.count == chunk.count * entrySize else { return }
+                    guard let entries = Entries(bytes, count: chunk.count) else { return }
                     whole = true
                     while next < positions.count, positions[next] < start + chunk.count {
                         let entry = positions[next] - start
-                        if entry >= 0 { found[positions[next]] = decode(bytes, at: entry).id }
+                        if entry >= 0 { found[positions[next]] = entries.id(at: entry) }
                         next += 1
                     }
                 }
@@ -199,19 +197,97 @@ enum OrderData {
         SortKey(date: order == .date ? Array(date.utf8) : [], key: [UInt8](key))
     }
 
-    static func decode(_ bytes: UnsafeRawBufferPointer, at entry: Int) -> LayoutInputRow {
-        let base = entry * entrySize
-        return LayoutInputRow(id: Int64(littleEndian: bytes.loadUnaligned(fromByteOffset: base, as: Int64.self)),
-                              width: Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: base + 8, as: UInt32.self))),
-                              height: Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: base + 12, as: UInt32.self))))
+    /// A chunk's entries, in either of two encodings, told apart by the blob's length:
+    /// - wide, 16 bytes an entry: id (Int64), width, height (UInt32), little-endian;
+    /// - narrow, when the chunk has two entries or more, every id is within 2³²−1 of the
+    ///   smallest and every side fits 16 bits (nearly every chunk): the smallest id (Int64),
+    ///   then 8 bytes an entry, one little-endian UInt64 of the id less the smallest (bits 0-31),
+    ///   the width (32-47) and the height (48-63). Half the bytes to write and read; chunks
+    ///   written wide before stay readable as they are.
+    struct Entries {
+        static let wideSize = 16
+        static let narrowSize = 8
+        let bytes: UnsafeRawBufferPointer
+        let count: Int
+        /// The smallest id, for a narrow chunk; nil for a wide one.
+        private let base: Int64?
+
+        /// The entries of a chunk of `count`, nil when the blob's length fits neither encoding.
+        init?(_ bytes: UnsafeRawBufferPointer, count: Int) {
+            (self.bytes, self.count) = (bytes, count)
+            if bytes.count == count * Self.wideSize {
+                base = nil
+            } else if count >= 2 && bytes.count == 8 + count * Self.narrowSize {
+                base = Int64(littleEndian: bytes.loadUnaligned(fromByteOffset: 0, as: Int64.self))
+            } else {
+                return nil
+            }
+        }
+
+        subscript(entry: Int) -> LayoutInputRow {
+            guard let base else {
+                let at = entry * Self.wideSize
+                return LayoutInputRow(id: Int64(littleEndian: bytes.loadUnaligned(fromByteOffset: at, as: Int64.self)),
+                                      width: Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: at + 8, as: UInt32.self))),
+                                      height: Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: at + 12, as: UInt32.self))))
+            }
+            let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 8 + entry * Self.narrowSize, as: UInt64.self))
+            return LayoutInputRow(id: base + Int64(word & 0xFFFF_FFFF), width: Int(word >> 32 & 0xFFFF), height: Int(word >> 48))
+        }
+
+        func id(at entry: Int) -> Int64 {
+            guard let base else { return Int64(littleEndian: bytes.loadUnaligned(fromByteOffset: entry * Self.wideSize, as: Int64.self)) }
+            return base + Int64(UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 8 + entry * Self.narrowSize, as: UInt64.self)) & 0xFFFF_FFFF)
+        }
     }
 
-    /// Appends one entry.
-    static func encode(id: Int64, width: Int64, height: Int64, into bytes: inout [UInt8]) {
-        let (width, height) = OrderChunking.fitted(width, height)
-        // One append of the 16 bytes: the width in the low half of the second word, the height in its high half.
-        var entry = (id.littleEndian, (UInt64(height) << 32 | UInt64(width)).littleEndian)
-        withUnsafeBytes(of: &entry) { bytes.append(contentsOf: $0) }
+    /// A chunk's entries as a writer gathers them, wide, with what choosing the narrow encoding
+    /// for them needs (`Entries`).
+    struct EntryBuffer {
+        private(set) var wide: [UInt8] = []
+        private(set) var count = 0
+        private var smallestID = Int64.max
+        private var largestID = Int64.min
+        private var largestSide: UInt32 = 0
+
+        init() {
+            wide.reserveCapacity(OrderData.chunkSize * Entries.wideSize)
+        }
+
+        /// Appends one entry.
+        mutating func append(id: Int64, width: Int64, height: Int64) {
+            let (width, height) = OrderChunking.fitted(width, height)
+            // One append of the 16 bytes: the width in the low half of the second word, the height in its high half.
+            var entry = (id.littleEndian, (UInt64(height) << 32 | UInt64(width)).littleEndian)
+            withUnsafeBytes(of: &entry) { wide.append(contentsOf: $0) }
+            (smallestID, largestID, largestSide) = (min(smallestID, id), max(largestID, id), max(largestSide, width, height))
+            count += 1
+        }
+
+        /// The entries' blob: narrow where they fit it, else wide.
+        func encoded() -> [UInt8] {
+            let (span, overflow) = largestID.subtractingReportingOverflow(smallestID)
+            guard count >= 2, largestSide <= UInt32(UInt16.max), !overflow, span <= Int64(UInt32.max) else { return wide }
+            var narrow = [UInt8](repeating: 0, count: 8 + count * Entries.narrowSize)
+            narrow.withUnsafeMutableBytes { out in
+                out.storeBytes(of: smallestID.littleEndian, toByteOffset: 0, as: Int64.self)
+                wide.withUnsafeBytes { entries in
+                    for entry in 0..<count {
+                        let id = Int64(littleEndian: entries.loadUnaligned(fromByteOffset: entry * Entries.wideSize, as: Int64.self))
+                        let size = UInt64(littleEndian: entries.loadUnaligned(fromByteOffset: entry * Entries.wideSize + 8, as: UInt64.self))
+                        let word = UInt64(id - smallestID) | (size & 0xFFFF) << 32 | (size >> 32) << 48
+                        out.storeBytes(of: word.littleEndian, toByteOffset: 8 + entry * Entries.narrowSize, as: UInt64.self)
+                    }
+                }
+            }
+            return narrow
+        }
+
+        /// Empty, keeping the buffer's memory.
+        mutating func removeAll() {
+            wide.removeAll(keepingCapacity: true)
+            (count, smallestID, largestID, largestSide) = (0, .max, .min, 0)
+        }
     }
 
     // MARK: Keeping it
@@ -420,8 +496,7 @@ enum OrderData {
         private(set) var cut: [CutChunk] = []
         /// About the memory the chunks in `cut` take.
         private(set) var cutBytes = 0
-        var entries: [UInt8] = []
-        var count = 0
+        var entries = EntryBuffer()
         var lo = SortKey(date: [], key: [])
         var sections = SectionBlob()
 
@@ -431,12 +506,10 @@ enum OrderData {
             insert = try BulkStatement(db, sql: """
                 INSERT INTO order_chunks (item_order, lo_date, lo_key, count, entries, sections) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
                 """)
-            entries.reserveCapacity(OrderData.chunkSize * OrderData.entrySize)
         }
 
         init(order: ItemOrder) {
             (self.order, db, insert) = (order, nil, nil)
-            entries.reserveCapacity(OrderData.chunkSize * OrderData.entrySize)
         }
 
         /// Appends a row (id, width, height, sort_date, key).
@@ -462,25 +535,23 @@ enum OrderData {
         /// The same, with the item's month key already made from its date.
         mutating func append(id: Int64, width: Int64, height: Int64, month: UInt64, itemKey: UnsafeRawBufferPointer,
                              sortKey: () -> SortKey) throws {
-            if count == 0 { lo = sortKey() }
-            OrderData.encode(id: id, width: width, height: height, into: &entries)
-            sections.note(entry: count, month: month, key: itemKey)
-            count += 1
-            if count == OrderData.chunkSize { try flush() }
+            if entries.count == 0 { lo = sortKey() }
+            sections.note(entry: entries.count, month: month, key: itemKey)
+            entries.append(id: id, width: width, height: height)
+            if entries.count == OrderData.chunkSize { try flush() }
         }
 
         mutating func flush() throws {
-            guard count > 0 else { return }
-            let chunk = CutChunk(lo: lo, count: count, entries: entries, sections: sections.encoded())
+            guard entries.count > 0 else { return }
+            let chunk = CutChunk(lo: lo, count: entries.count, entries: entries.encoded(), sections: sections.encoded())
             if let db {
                 try write(chunk, db)
             } else {
                 cutBytes += chunk.entries.capacity + chunk.sections.capacity + chunk.lo.date.count + chunk.lo.key.count + 256
                 cut.append(chunk)
             }
-            entries.removeAll(keepingCapacity: true)
+            entries.removeAll()
             sections = SectionBlob(reusing: sections)
-            count = 0
         }
 
         /// Inserts a chunk (cut by this writer or another of the same order).

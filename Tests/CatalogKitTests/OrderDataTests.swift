@@ -1,6 +1,6 @@
 import CatalogKit
 import CatalogModel
-import CatalogStore
+@testable import CatalogStore
 import Foundation
 import GRDB
 import Testing
@@ -287,6 +287,75 @@ import Testing
         }
         _ = try catalog.importItems(PagerTests.importRows(3_000, year: 2015, seed: 9))
         try Self.expectCurrent(catalog, "ids far apart")
+    }
+
+    /// SQLite keeps a chunk's entries narrow (its smallest id, then 8 bytes an entry) where every
+    /// id of the chunk is within 2³²−1 of the smallest and every side fits 16 bits, and wide (16
+    /// bytes an entry) where not: a side past 65,535 in the second chunk, ids past 2³² beside
+    /// small ones in the third. Either way they read back as the items, and give each item's
+    /// position and each position's key; so do chunks written wide by builds before the narrow
+    /// encoding, all of them wide.
+    @Test func chunksNarrowWhereTheyFit_wideWhereNot_andChunksWrittenWideBeforeReadTheSame() throws {
+        let library = try Library()
+        let catalog = try library.catalog()
+        // One date for all: both orders are the keys' order, so each chunk holds known rows.
+        func rows(_ range: Range<Int>) -> [ImportRow] {
+            range.map { ImportRow(line: $0 + 2, key: String(format: "k%05d", $0), width: 300 + $0 % 7, height: 400, date: "2024-01-01T00:00:00") }
+        }
+        var first = rows(0..<10_000)
+        first[5_000].width = 65_536 // in the second chunk (positions 4,096 to 8,191)
+        _ = try catalog.importItems(first)
+        #expect(try ImportedOrderTests.importsCut(catalog) == 1, "the order data was cut from the rows")
+        let database = try DatabaseQueue(path: library.catalogPath)
+        func encodings() throws -> [String] {
+            try database.read { db in
+                try String.fetchAll(db, sql: """
+                    SELECT item_order || ':' || CASE length(entries) WHEN 16 * count THEN 'wide' WHEN 8 + 8 * count THEN 'narrow' ELSE 'neither' END
+                    FROM order_chunks ORDER BY item_order, lo_date DESC, lo_key
+                    """)
+            }
+        }
+        #expect(try encodings() == ["date:narrow", "date:wide", "date:narrow", "path:narrow", "path:wide", "path:narrow"])
+        try Self.expectCurrent(catalog, "cut from the rows")
+        // Ids past 2³² for the items from k09001 on, and items added after them: the order data
+        // marked as never built, so that the next import rebuilds both orders from the indexes.
+        try database.write { db in
+            try db.execute(sql: "UPDATE items SET id = id + 4294967296 WHERE id > 9001; UPDATE order_data SET generation = -1")
+        }
+        _ = try catalog.importItems(rows(10_000..<10_010))
+        #expect(try encodings() == ["date:narrow", "date:wide", "date:wide", "path:narrow", "path:wide", "path:wide"])
+        func expectPositions(_ context: String) throws {
+            try Self.expectCurrent(catalog, context)
+            let listed = try catalog.items(order: .path)
+            let positions = Array(stride(from: 0, to: listed.count, by: 97)) + [4_095, 4_096, 8_191, 8_192, listed.count - 1]
+            for order in ItemOrder.allCases {
+                let (found, keys) = try catalog.store.withSnapshot { snapshot in
+                    (try positions.map { try snapshot.index(ofItem: listed[$0].id, order: order) },
+                     try snapshot.keys(atPositions: positions, order: order))
+                }
+                #expect(found == positions, "\(context): \(order) order, each item's position")
+                #expect(positions.allSatisfy { keys[$0] == listed[$0].key }, "\(context): \(order) order, each position's key")
+            }
+        }
+        try expectPositions("narrow and wide chunks")
+        // Every chunk wide, as builds before the narrow encoding wrote them.
+        try database.write { db in
+            for (rowID, bytes, count) in try Row.fetchAll(db, sql: "SELECT rowid, entries, count FROM order_chunks").map({ ($0[0] as Int64, $0[1] as Data, $0[2] as Int) }) {
+                let wide = bytes.withUnsafeBytes { raw -> Data in
+                    let entries = OrderData.Entries(raw, count: count)!
+                    var wide = Data()
+                    for entry in 0..<count {
+                        let row = entries[entry]
+                        var words = (row.id.littleEndian, UInt32(row.width).littleEndian, UInt32(row.height).littleEndian)
+                        withUnsafeBytes(of: &words) { wide.append(contentsOf: $0) }
+                    }
+                    return wide
+                }
+                try db.execute(sql: "UPDATE order_chunks SET entries = ? WHERE rowid = ?", arguments: [wide, rowID])
+            }
+        }
+        #expect(try encodings().allSatisfy { $0.hasSuffix(":wide") })
+        try expectPositions("every chunk wide")
     }
 
     /// Folder sections that run across chunk boundaries, in both orders, with keys whose folder
