@@ -128,7 +128,10 @@ extension SQLiteStore {
         // with the next segment, so that other processes' writes of the file do not wait for
         // the computation (up to half a second at 10,000,000 items) but for a piece.
         let streamed = windows.count == nil
-        if streamed { streamedStores.wrappingAdd(1, ordering: .relaxed) }
+        if streamed {
+            streamedStores.wrappingAdd(1, ordering: .relaxed)
+            streamedStoresBegun.wrappingAdd(1, ordering: .relaxed)
+        }
         defer { if streamed { streamedStores.wrappingSubtract(1, ordering: .relaxed) } }
         var inPiece = false
         var piece = 0

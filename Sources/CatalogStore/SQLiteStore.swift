@@ -29,6 +29,8 @@ package final class SQLiteStore: CatalogBackend {
     /// Stores taking the windows of a layout still being computed (a stream): each holds
     /// `layoutQueue` until that computation ends.
     let streamedStores = Atomic<Int>(0)
+    /// How many stores took a stream since the store was opened: what tests see of the choice.
+    let streamedStoresBegun = Atomic<Int>(0)
     /// The most memory an import into an empty catalog takes to make the order data from its
     /// rows (ImportedOrder): 1,000,000 rows of 12-byte keys and 20-byte dates take 96 MB (52 a
     /// row noted, 44 for its places in the runs and its entries in the chunks). Past it the

@@ -445,6 +445,22 @@ import Testing
         #expect(try catalog.layouts().count == 1)
     }
 
+    /// A configuration never laid out, asked for while a dead writer's journal is in the layout
+    /// file: laid out and stored (while computed, or after should its snapshot meet the journal
+    /// first), the journal rolled back, and both layouts then read as stored.
+    @Test func aNewLayoutAskedForWhileADeadWritersJournalIsLeftIsStored_andTheJournalRolledBack() throws {
+        let (library, catalog, small, before) = try layoutAndADeadWritersJournal()
+        var other = small
+        other.columns = 3
+        #expect(other.storesWhileComputing)
+        #expect(try pager.expectPage(catalog, other, offset: 4000).source == .computed)
+        #expect(!FileManager.default.fileExists(atPath: library.layoutFilePath + "-journal"), "rolled back and removed")
+        #expect(try catalog.layouts().count == 2, "the dead writer's deletion undone, the new layout stored")
+        #expect(try pager.expectPage(catalog, other, offset: 4000).source == .stored)
+        let after = try pager.expectPage(catalog, small, offset: 9000)
+        #expect(after.source == .stored && after.items == before.items)
+    }
+
     /// A store whose windows come while its layout is computed holds the file's queue until the
     /// computation ends; a read that meets a dead writer's journal then cannot have that queue
     /// roll it back (the read may be the computation: it would wait for ever). It throws

@@ -118,6 +118,41 @@ import Testing
         stale.finish(.init(itemCount: 10, contentHeight: 5, header: [9], computeSeconds: 0))
     }
 
+    /// A layout that fails partway, once windows of its first pieces went to the store (its
+    /// last items, strips 1,000 times as tall as wide, would take its columns past the windows
+    /// the layout may have: 32,768 windows of 64 points each), throws the layout's error and
+    /// stores nothing; computed again, the same. SQLite's store took the stream each time, and
+    /// let go of it.
+    @Test(arguments: Backend.allCases)
+    func aLayoutThatFailsPartwayThrowsItsErrorAndStoresNothing(_ backend: Backend) throws {
+        let library = try Library(backend)
+        let catalog = try library.catalog()
+        let strips = (0..<20).map { ImportRow(line: 7_000 + $0, key: "strip-\($0)", width: 10, height: 10_000, date: "1990-01-01T00:00:00") }
+        let generation = try catalog.importItems(PagerTests.importRows(6_000) + strips).generation
+        var configuration = LayoutConfiguration(width: 375)
+        configuration.windowHeight = 64
+        #expect(configuration.storesWhileComputing)
+        let sqlite = catalog.store as? SQLiteStore
+        for attempt in 1...2 {
+            let error = #expect(throws: PageError.self) {
+                _ = try Pager.computeStoring(configuration, store: catalog.store, generation: generation) { computed, _ in computed.table.count }
+            }
+            guard case .layout(.tooManyWindows)? = error else {
+                Issue.record("attempt \(attempt): \(String(describing: error)), not the layout's window limit")
+                continue
+            }
+            #expect(try catalog.layouts().isEmpty, "attempt \(attempt): nothing stored")
+            if let sqlite {
+                #expect(sqlite.streamedStoresBegun.load(ordering: .relaxed) == attempt, "the store took the stream")
+                #expect(sqlite.streamedStores.load(ordering: .relaxed) == 0, "and let go of it")
+            }
+        }
+        // With the strips as wide as tall the same configuration lays out, and is stored while computed.
+        _ = try catalog.importItems(strips.map { ImportRow(line: $0.line, key: $0.key, width: 10, height: 10, date: $0.date) })
+        _ = try catalog.page(PageRequest(configuration: configuration))
+        #expect(try catalog.layouts().count == 1)
+    }
+
     /// Two stores of one configuration at once, the second begun while the first's layout is
     /// still being computed: on PostgreSQL the second waits for the first's row and, once the
     /// first commits, gives up (`replaced`), leaving the first's layout; on SQLite, where the

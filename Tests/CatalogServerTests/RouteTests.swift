@@ -1,6 +1,7 @@
 import CatalogKit
 import Foundation
 @testable import CatalogServer
+@testable import CatalogStore
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
@@ -445,6 +446,32 @@ import Testing
             #expect(again == expected)
             #expect(service.layoutsComputedAgain.load(ordering: .relaxed) == 1)
         }
+    }
+
+    /// The routes never store a layout while it is computed (such a store holds the layout
+    /// file's queue, which the server's read threads also go through, for the whole
+    /// computation): every layout they compute goes to the service's own store once computed
+    /// (a section list also stores the layout it lays out itself, once computed).
+    /// A library caller's first page of a new configuration does store while computing.
+    @Test func theRoutesNeverStoreALayoutWhileComputingIt() async throws {
+        let served = try ServedCatalog(images: [], imported: 5_000) // more than a piece of 4,096
+        let store = try #require(served.catalog.store as? SQLiteStore)
+        let handed = Mutex<[String]>([])
+        let service = served.service { layout in // stores nothing
+            handed.withLock { $0.append(layout.configuration.key) }
+            return false
+        }
+        try await served.test(service: service) { client in
+            for uri in ["/api/page?width=375&cols=2", "/api/page?width=640&cols=4&style=grid", "/api/sections?width=414&cols=3"] {
+                let status = try await client.execute(uri: uri, method: .get) { $0.status }
+                #expect(status == .ok, "\(uri)")
+            }
+        }
+        #expect(handed.withLock { $0.count } == 3, "every layout computed handed to the service's store")
+        #expect(try served.catalog.layouts().count == 1, "only the section list's layout stored")
+        #expect(store.streamedStoresBegun.load(ordering: .relaxed) == 0, "no store took a layout while it was computed")
+        _ = try served.catalog.page(try PageRequest(query: "width=500&cols=3"))
+        #expect(store.streamedStoresBegun.load(ordering: .relaxed) == 1, "a library caller's page stores while computing")
     }
 
     /// The layouts being stored are a service of the application: a graceful stop waits for them.
