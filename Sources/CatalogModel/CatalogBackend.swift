@@ -6,7 +6,7 @@ package import Foundation
 ///
 /// Every read sees one committed state and never waits for a writer; writes that change items
 /// increment the generation in the same transaction. Methods throw `StoreError`.
-package typealias CatalogBackend = CatalogReading & ScanWriting & ImportWriting & LayoutStoring
+package typealias CatalogBackend = CatalogReading & ScanWriting & ImportWriting & LayoutStoring & ItemClustering
 
 /// Reads: each call is one consistent snapshot.
 package protocol CatalogReading: Sendable {
@@ -179,6 +179,15 @@ extension ImportWriting {
         return try importItems(from: { () throws(StoreError) -> [ImportRow]? in defer { pending = nil }; return pending },
                                importedAt: importedAt)
     }
+}
+
+/// Upkeep an operator runs now and then.
+package protocol ItemClustering: Sendable {
+    /// Rewrites the items in `order` where the store reads a page's items by where they lie
+    /// (PostgreSQL's CLUSTER: a page's items, neighbours in the layout's order, then share a few
+    /// pages of the table instead of one each), under the caller's `lockForWriting()`. False
+    /// where the store has nothing to do (SQLite reads them through its memory map).
+    func clusterItems(order: ItemOrder) throws(StoreError) -> Bool
 }
 
 /// What storing a layout did.

@@ -220,4 +220,8 @@ extension SQLiteStore {
     package func refreshOrderData() throws(StoreError) {
         _ = try write { db in try OrderData.refresh(db, force: true) }
     }
+
+    /// Nothing to do: a page's items are read through the file's memory map, where a page of
+    /// the table costs what it costs to touch memory.
+    package func clusterItems(order: ItemOrder) throws(StoreError) -> Bool { false }
 }

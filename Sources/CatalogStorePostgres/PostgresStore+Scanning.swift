@@ -175,4 +175,21 @@ extension PostgresStore {
         let current = try read(onPrimary: true) { session in try PostgresOrderData.isCurrent(session) }
         if !current { try write { session in try PostgresOrderData.refresh(session, force: true) } }
     }
+
+    /// Rewrites `items` in `order`'s index order (CLUSTER, which takes the table's exclusive
+    /// lock while it runs), then gathers the planner's statistics again, which the new layout
+    /// of the table changes. Each its own statement, outside a transaction: the items, their
+    /// ids and the generation are unchanged, so no server hears of it.
+    package func clusterItems(order: ItemOrder) throws(StoreError) -> Bool {
+        let index = order == .date ? "items_by_date" : "items_key_key"
+        do {
+            try connections.withSession { session in
+                _ = try session.execute(PostgresQuery(unsafeSQL: "CLUSTER items USING " + index))
+                _ = try session.execute("ANALYZE items")
+            }
+        } catch {
+            throw wrap(error)
+        }
+        return true
+    }
 }

@@ -12,7 +12,7 @@ struct CatalogCommand: AsyncParsableCommand {
             them in an SQLite catalog, and lays images out in Pinterest-style waterfall columns.
             """,
         version: "catalog \(Catalog.version)",
-        subcommands: [Scan.self, Import.self, List.self, PageCommand.self, Sections.self, Snap.self, Changes.self, LayoutCommand.self, Layouts.self, Thumbnails.self, Errors.self, Stats.self, Probe.self, Serve.self, Token.self]
+        subcommands: [Scan.self, Import.self, List.self, PageCommand.self, Sections.self, Snap.self, Changes.self, LayoutCommand.self, Layouts.self, Cluster.self, Thumbnails.self, Errors.self, Stats.self, Probe.self, Serve.self, Token.self]
     )
 
     /// Usage errors (bad options, failed validation) exit with 2, other errors with 1; both
