@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Issue #19: what clustering the items by date order (`CLUSTER items USING items_by_date`, which
-# rewrites the table in that order) does to pages read from PostgreSQL. A page's items are
+# Issue #19: what clustering the items by date order (`catalog cluster`: PostgreSQL's CLUSTER
+# items USING items_by_date, which rewrites the table in that order) does to pages read from PostgreSQL. A page's items are
 # neighbours in the layout's order, so in a clustered table they lie on a few heap pages instead
 # of one page each. One server on SQLite, one on the PostgreSQL catalog as imported, then on the
-# same catalog clustered, then SQLite again (the machine's drift); wrk on /api/page at random
+# same catalog clustered, taking turns with SQLite (the machine drifts); wrk on /api/page at random
 # offsets new to each server, 16 and 64 connections, 10 s each after 10 s of 64 to warm up.
 #   Benchmarks/scripts/postgres-cluster.sh [SIZE]     (default 10000000 imported items)
 # PG_SETTINGS="-c shared_buffers=6GB" starts the throwaway PostgreSQL with other settings.
@@ -42,9 +42,9 @@ echo "## $size imported items, 375 points, 2 columns, stored layout, one server"
 printf '%-24s %11s %12s %9s %9s\n' catalog connections requests/s p50 p99
 measure SQLite "$sqlite"
 measure PostgreSQL "$postgres"
-start=$EPOCHREALTIME
-"${psql[@]}" -d catalog -c 'CLUSTER items USING items_by_date' -c 'ANALYZE items' > /dev/null
-echo "CLUSTER items USING items_by_date, then ANALYZE items: $(python3 -c "print(round($EPOCHREALTIME - $start, 1))") s" >&2
+"$catalog" cluster --db "$postgres"
+measure "PostgreSQL, clustered" "$postgres"
+measure SQLite "$sqlite"
 measure "PostgreSQL, clustered" "$postgres"
 measure SQLite "$sqlite"
 rm -f "$work/wrk.out"
