@@ -218,7 +218,7 @@ extension SQLiteStore {
     /// Brings the order data up to the items in one transaction, rebuilding it if the scan's
     /// batches left it behind; a no-op when it is current.
     package func refreshOrderData() throws(StoreError) {
-        _ = try write { db in try OrderData.refresh(db, force: true) }
+        _ = try write { db in try Self.unmapped(db) { try OrderData.refresh(db, force: true) } }
     }
 
     /// Nothing to do: a page's items are read through the file's memory map, where a page of
