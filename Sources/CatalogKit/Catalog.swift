@@ -99,13 +99,11 @@ public final class Catalog: Sendable {
     /// Rewrites a PostgreSQL catalog's items in `order` (CLUSTER, then ANALYZE), so that the
     /// items of a page of a layout in that order lie together and a page that is not cached
     /// reads a few pages of the table instead of one per item; false, doing nothing, on SQLite.
-    /// No scan or import runs meanwhile (`StoreError.busy`), and every read of the items waits
-    /// until it ends (a minute at 10,000,000 items). The items, their ids and the generation
-    /// stay as they were.
+    /// Not while a scan or import runs (`StoreError.busy`, as for a second import); reads of the
+    /// items wait while it runs (about a minute at 10,000,000 items: a server's may give up
+    /// after 30 s). The items, their ids and the generation stay as they were.
     public func clusterItems(order: ItemOrder = .date) throws(StoreError) -> Bool {
-        let lock = try store.lockForWriting()
-        defer { withExtendedLifetime(lock) {} }
-        return try store.clusterItems(order: order)
+        try store.clusterItems(order: order)
     }
 
     // MARK: Reading

@@ -185,8 +185,9 @@ extension ImportWriting {
 package protocol ItemClustering: Sendable {
     /// Rewrites the items in `order` where the store reads a page's items by where they lie
     /// (PostgreSQL's CLUSTER: a page's items, neighbours in the layout's order, then share a few
-    /// pages of the table instead of one each), under the caller's `lockForWriting()`. False
-    /// where the store has nothing to do (SQLite reads them through its memory map).
+    /// pages of the table instead of one each), holding `lockForWriting()` meanwhile (`busy`
+    /// while a scan or import holds it). False, taking no lock, where the store has nothing to
+    /// do (SQLite reads them through its memory map).
     func clusterItems(order: ItemOrder) throws(StoreError) -> Bool
 }
 

@@ -154,7 +154,8 @@ private final class ImportedRows: @unchecked Sendable {
     /// What the rows noted take, and will take once cut: their bytes, and `bytesBeside` each.
     private var charged = 0
     /// What a row takes beside its bytes: its place in both orders' runs (8 bytes) and its entry
-    /// in both orders' chunks (32), with their section runs.
+    /// in both orders' chunks (32 at most: 16 an entry, as PostgreSQL keeps them and SQLite's
+    /// wide chunks; SQLite's narrow ones take 8), with their section runs.
     private static let bytesBeside = 44
 
     init(budget: Int, runSize: Int) {

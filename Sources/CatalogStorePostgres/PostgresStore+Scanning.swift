@@ -182,6 +182,8 @@ extension PostgresStore {
     /// ids and the generation are unchanged, so no server hears of it.
     package func clusterItems(order: ItemOrder) throws(StoreError) -> Bool {
         let index = order == .date ? "items_by_date" : "items_key_key"
+        let lock = try lockForWriting() // no import drops the index meanwhile
+        defer { withExtendedLifetime(lock) {} }
         do {
             try connections.withSession { session in
                 _ = try session.execute(PostgresQuery(unsafeSQL: "CLUSTER items USING " + index))

@@ -289,6 +289,36 @@ import Testing
         try Self.expectCurrent(catalog, "ids far apart")
     }
 
+    /// The encoding's edges, entry by entry: one entry is wide (its 16 bytes would read as a
+    /// narrow chunk's base and one entry), ids exactly 2³²−1 apart and sides of 65,535 are
+    /// narrow, a step past either is wide, negative ids too; every blob reads back its entries.
+    @Test func entriesAreNarrowUpToTheEdgesAndWidePastThem() {
+        func encoded(_ entries: [(Int64, Int64, Int64)]) -> (narrow: Bool, read: [LayoutInputRow]) {
+            var buffer = OrderData.EntryBuffer()
+            for (id, width, height) in entries { buffer.append(id: id, width: width, height: height) }
+            let blob = buffer.encoded()
+            let read = blob.withUnsafeBytes { raw in
+                OrderData.Entries(raw, count: entries.count).map { view in (0..<entries.count).map { view[$0] } } ?? []
+            }
+            return (blob.count == 8 + 8 * entries.count && entries.count > 1, read)
+        }
+        let cases: [(entries: [(Int64, Int64, Int64)], narrow: Bool)] = [
+            ([(7, 3, 4)], false),
+            ([(7, 3, 4), (9, 5, 6)], true),
+            ([(1, 1, 1), (1 + 0xFFFF_FFFF, 65_535, 65_535)], true),
+            ([(1, 1, 1), (2 + 0xFFFF_FFFF, 2, 2)], false),
+            ([(1, 65_536, 1), (2, 2, 2)], false),
+            ([(1, 1, 65_536), (2, 2, 2)], false),
+            ([(-5, 10, 20), (3, 30, 40), (-1, 50, 60)], true),
+            ([(Int64.min, 1, 1), (Int64.max, 1, 1)], false),
+        ]
+        for (entries, narrow) in cases {
+            let (isNarrow, read) = encoded(entries)
+            #expect(isNarrow == narrow, "\(entries)")
+            #expect(read == entries.map { LayoutInputRow(id: $0.0, width: Int($0.1), height: Int($0.2)) }, "\(entries)")
+        }
+    }
+
     /// SQLite keeps a chunk's entries narrow (its smallest id, then 8 bytes an entry) where every
     /// id of the chunk is within 2³²−1 of the smallest and every side fits 16 bits, and wide (16
     /// bytes an entry) where not: a side past 65,535 in the second chunk, ids past 2³² beside

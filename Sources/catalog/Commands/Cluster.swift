@@ -10,13 +10,14 @@ struct Cluster: ParsableCommand {
             scanned items lie in the table in the order they came, so each item of a page is a page \
             of the table of its own; clustered in the layout's order (PostgreSQL's CLUSTER, then \
             ANALYZE), a page's items share a few. At 10,000,000 imported items one server's stored \
-            pages went from 2,485 to 3,980 a second (BENCHMARKS.md, "Clustering the items by date").
+            pages went from 3,133 to 4,086 a second (BENCHMARKS.md, "Clustering the items by date").
 
             Run it after a large import or a first scan, and again now and then: items added later \
-            go where there is room. While it runs (about a minute at 10,000,000 items) no scan or \
-            import may start, and every read of the items, a server's included, waits for it. The \
-            items, their ids and the catalog's generation stay as they were. --sort path clusters \
-            for layouts sorted by path instead of by date.
+            go where there is room. It is refused while a scan or import runs, and none may start \
+            until it ends (about a minute at 10,000,000 items). Every read of the items waits for \
+            it meanwhile: a server's page requests that need the database may fail after 30 s, so \
+            run it at a quiet time. The items, their ids and the catalog's generation stay as they \
+            were. --sort path clusters for layouts sorted by path instead of by date.
 
             On SQLite there is nothing to do: its pages read the items through a memory map.
             """)
