@@ -17,10 +17,7 @@ source scripts/wrk-setup.sh
 size="${1:-10000000}"
 source scripts/serving-catalogs.sh
 
-for db in "$sqlite" "$postgres"; do
-    "$catalog" layout --db "$db" --width 375 --cols 2 > /dev/null # the stored layout the pages read
-done
-random_pages "$catalog" "$sqlite"
+stored_pages
 
 echo "## $size imported items, 375 points, 2 columns, stored layout, one server"
 printf '%-10s %-20s %11s %12s %9s %9s %9s\n' backend build connections requests/s p50 p90 p99
@@ -28,8 +25,7 @@ for db in "$sqlite" "$postgres"; do
     for build in ${SERVE_WITH:-$catalog}; do
         name=$([ "$db" = "$sqlite" ] && echo SQLite || echo PostgreSQL)
         label=$(basename "$build")
-        # each backend's files read into the page cache first, as a server that has run a while has them
-        if [ "$db" = "$sqlite" ]; then cat "$sqlite"* > /dev/null; else cat "$pg_server"/data/base/*/* > /dev/null 2>&1 || true; fi
+        read_in "$db"
         # shellcheck disable=SC2086 # SERVE_ARGS is words
         start_server "$build" --quiet --db "$db" ${SERVE_ARGS:-}
         run=1 # with FRESH_OFFSETS, each wrk run's seed

@@ -13,16 +13,12 @@ source scripts/wrk-setup.sh
 size="${1:-10000000}"
 source scripts/serving-catalogs.sh
 
-for db in "$sqlite" "$postgres"; do
-    "$catalog" layout --db "$db" --width 375 --cols 2 > /dev/null # the stored layout the pages read
-done
-random_pages "$catalog" "$sqlite"
+stored_pages
 run=0 # each wrk run's seed: offsets new to the server
 
-# measure NAME DB: a server on DB, its files read into the page cache first, as a server that
-# has run a while has them.
+# measure NAME DB: a server on DB, its files read into the page cache first (read_in).
 measure() {
-    if [ "$2" = "$sqlite" ]; then cat "$sqlite"* > /dev/null; else cat "$pg_server"/data/base/*/* > /dev/null 2>&1 || true; fi
+    read_in "$2"
     start_server "$catalog" --quiet --db "$2"
     run=$((run + 1))
     wrk -t2 -c64 -d10s -s "$work/pages.lua" "$url" -- $run > /dev/null # the warm-up

@@ -39,10 +39,7 @@ pages() { # LABEL URL...: wrk on each URL at once, 64 connections shared; prints
     rm -f "$work"/wrk-*.out
 }
 
-for db in "$sqlite" "$postgres"; do
-    "$catalog" layout --db "$db" --width 375 --cols 2 > /dev/null # the stored layout the pages read
-done
-random_pages "$catalog" "$sqlite"
+stored_pages
 
 echo "## $size imported items, 375 points, 2 columns, stored layout"
 start_server "$catalog" --quiet --db "$sqlite"

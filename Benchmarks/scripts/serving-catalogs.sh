@@ -17,3 +17,17 @@ postgres=$(imported_postgres "$catalog" "$PWD/.corpus/work/import-$size.csv")
 # table's statistics, and every row's hint bits set once (else the first reads of each page
 # write it, mid-measurement).
 "${psql[@]}" -d catalog -c 'VACUUM (ANALYZE) items' > /dev/null
+
+# stored_pages: stores the 375-point, 2-column layout the pages read in both catalogs, and
+# writes the wrk script of random offsets over its content height (random_pages).
+stored_pages() {
+    for db in "$sqlite" "$postgres"; do
+        "$catalog" layout --db "$db" --width 375 --cols 2 > /dev/null
+    done
+    random_pages "$catalog" "$sqlite"
+}
+
+# read_in DB: DB's files read into the page cache, as a server that has run a while has them.
+read_in() {
+    if [ "$1" = "$sqlite" ]; then cat "$sqlite"* > /dev/null; else cat "$pg_server"/data/base/*/* > /dev/null 2>&1 || true; fi
+}
