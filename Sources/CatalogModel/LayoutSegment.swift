@@ -26,6 +26,9 @@ package enum LayoutSegment {
     /// (−1 when all are empty).
     package typealias Encoded = (bytes: [UInt8], minIndex: Int64, maxIndex: Int64)
 
+    /// An encoded segment with the windows it holds, on its way to a store.
+    package typealias Ranged = (range: Range<Int>, segment: Encoded)
+
     /// The blob of windows `range` (1 to `windowsPerSegment` of them).
     package static func encode(_ windows: LayoutWindows, _ range: Range<Int>) -> Encoded {
         encode(windows.packed(range))
@@ -79,7 +82,7 @@ package enum LayoutSegment {
             for range in ranges { try body(range, encode(windows, range)) }
             return
         }
-        let encoded = Handoff<(range: Range<Int>, segment: Encoded)?>(capacity: 8)
+        let encoded = Handoff<Ranged?>(capacity: 8)
         encoded.startProducer { handoff in
             for range in ranges {
                 guard handoff.put((range, encode(windows, range))) else { return }

@@ -93,7 +93,7 @@ package final class LayoutSegmentStream: @unchecked Sendable {
     package struct Stopped: Error {}
 
     private enum Event {
-        case segments([(range: Range<Int>, segment: LayoutSegment.Encoded)])
+        case segments([LayoutSegment.Ranged])
         case end(LayoutWindows.Summary)
         case failed
     }
@@ -106,9 +106,9 @@ package final class LayoutSegmentStream: @unchecked Sendable {
     // The producer's only:
     private var next = 0 // the first window not yet put
     private var closed = false // finished or failed
-    private var putting: [(range: Range<Int>, segment: LayoutSegment.Encoded)] = []
+    private var putting: [LayoutSegment.Ranged] = []
     // The consumer's only:
-    private var taken: [(range: Range<Int>, segment: LayoutSegment.Encoded)] = []
+    private var taken: [LayoutSegment.Ranged] = []
     private var takenNext = 0
     private var ended: LayoutWindows.Summary?
 
@@ -171,7 +171,7 @@ package final class LayoutSegmentStream: @unchecked Sendable {
     }
 
     /// The next segment; nil after the last. Throws if the computation failed.
-    func take() throws(Stopped) -> (range: Range<Int>, segment: LayoutSegment.Encoded)? {
+    func take() throws(Stopped) -> LayoutSegment.Ranged? {
         if taken.isEmpty, ended == nil { markReady() } // the first take, before it waits
         while takenNext == taken.count {
             guard ended == nil else { return nil }
