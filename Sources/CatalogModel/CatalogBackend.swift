@@ -56,31 +56,31 @@ package protocol CatalogReading: Sendable {
     func withSnapshot<T: Sendable>(_ body: (any CatalogSnapshot) throws -> T) throws -> T
     /// For a server's page cache that already holds a stored layout's header: the windows
     /// `range` of layout `layoutID`, stored for `configuration`, each with the keys of the items
-    /// `ids` finds in it, all as of `generation`; nil when the catalog has moved past
+    /// `cells` finds in it, all as of `generation`; nil when the catalog has moved past
     /// `generation` or that layout is no longer the one stored, fresh, for `configuration`.
     /// The default reads them in one snapshot; a store may read them with fewer round trips.
     func storedWindows(configuration: String, layoutID: Int64, generation: Int64, range: ClosedRange<Int>,
-                       ids: ([UInt8]) throws -> [Int64]) throws -> [StoredWindow]?
+                       cells: ([UInt8]) throws -> WindowCells) throws -> [StoredWindow]?
 }
 
 extension CatalogReading {
     package func storedWindows(configuration: String, layoutID: Int64, generation: Int64, range: ClosedRange<Int>,
-                               ids: ([UInt8]) throws -> [Int64]) throws -> [StoredWindow]? {
+                               cells: ([UInt8]) throws -> WindowCells) throws -> [StoredWindow]? {
         try withSnapshot { snapshot -> [StoredWindow]? in
             guard try snapshot.generation() == generation, let stored = try snapshot.layout(configuration: configuration),
                   stored.id == layoutID, stored.generation == generation else { return nil }
-            return try snapshot.storedWindows(layoutID: layoutID, range: range, ids: ids)
+            return try snapshot.storedWindows(layoutID: layoutID, range: range, cells: cells)
         }
     }
 }
 
 extension CatalogSnapshot {
-    /// The windows `range` of a layout, each with the keys of the items `ids` finds in it; nil
+    /// The windows `range` of a layout, each with the keys of the items `cells` finds in it; nil
     /// when the layout does not have them all.
-    package func storedWindows(layoutID: Int64, range: ClosedRange<Int>, ids: ([UInt8]) throws -> [Int64]) throws -> [StoredWindow]? {
+    package func storedWindows(layoutID: Int64, range: ClosedRange<Int>, cells: ([UInt8]) throws -> WindowCells) throws -> [StoredWindow]? {
         let blobs = try windows(layoutID: layoutID, range: range)
         guard blobs.count == range.count else { return nil }
-        return try blobs.map { StoredWindow(bytes: $0, keys: try keys(ids: try ids($0))) }
+        return try blobs.map { StoredWindow(bytes: $0, keys: try keys(ids: try cells($0).ids)) }
     }
 }
 

@@ -31,6 +31,7 @@ final class KeyReadBatches: Sendable {
 
         func same(_ other: Read) -> Bool {
             statement.configuration == other.statement.configuration && statement.layoutID == other.statement.layoutID
+                && statement.order == other.statement.order
         }
     }
 
@@ -42,8 +43,9 @@ final class KeyReadBatches: Sendable {
     /// Taken by every page that misses, from the read threads: a `SleepingLock`, as the page cache's.
     private let state = SleepingLock(State())
     let inFlight: Int
-    /// Ids a statement carries at most: more waiting go in the statement after it.
-    static let maximumIDs = 4_096
+    /// Items a statement reads at most (`StoredWindowKeys.itemsRead`): more waiting go in the
+    /// statement after it.
+    static let maximumItems = 4_096
     /// Statements sent, and reads they answered (for tests and measurements).
     let statementsSent = Atomic<Int>(0)
     let readsAnswered = Atomic<Int>(0)
@@ -76,11 +78,11 @@ final class KeyReadBatches: Sendable {
         }
         // This read sends: with the reads of the same layout waiting by now, up to the limit.
         let batch = state.withLock { state -> [Read] in
-            var batch: [Read] = [], left: [Read] = [], ids = statement.ids.count
+            var batch: [Read] = [], left: [Read] = [], items = statement.itemsRead
             for other in state.waiting {
-                if other.same(read) && ids + other.statement.ids.count <= Self.maximumIDs {
+                if other.same(read) && items + other.statement.itemsRead <= Self.maximumItems {
                     batch.append(other)
-                    ids += other.statement.ids.count
+                    items += other.statement.itemsRead
                 } else {
                     left.append(other)
                 }
@@ -89,7 +91,10 @@ final class KeyReadBatches: Sendable {
             return batch
         }
         var combined = statement
-        for other in batch { combined.ids += other.statement.ids }
+        for other in batch {
+            combined.ids += other.statement.ids
+            combined.ranges += other.statement.ranges
+        }
         let result = Result { try send(combined) }
         statementsSent.add(1, ordering: .relaxed)
         readsAnswered.add(1 + batch.count, ordering: .relaxed)

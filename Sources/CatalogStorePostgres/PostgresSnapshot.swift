@@ -96,7 +96,7 @@ struct PostgresSnapshot: CatalogSnapshot {
 
     func keys(ids: [Int64]) throws -> [Int64: ItemKey] {
         guard !ids.isEmpty else { return [:] }
-        let packed = try session.value(PostgresQuery(unsafeSQL: "SELECT \(StoredWindowKeys.Packed.select) WHERE i.id = ANY($1)",
+        let packed = try session.value(PostgresQuery(unsafeSQL: "SELECT \(StoredWindowKeys.Packed.select(from: "items")) WHERE i.id = ANY($1)",
                                                      binds: try PostgresStore.binds(ids)), as: Data.self)
         return try packed.map(StoredWindowKeys.Packed.keys) ?? [:]
     }

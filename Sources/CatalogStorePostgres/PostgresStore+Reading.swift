@@ -254,17 +254,17 @@ extension PostgresStore {
     /// committed state, and every change to the items moves the generation, so keys read at
     /// `generation` are its keys.
     package func storedWindows(configuration: String, layoutID: Int64, generation: Int64, range: ClosedRange<Int>,
-                               ids: ([UInt8]) throws -> [Int64]) throws -> [StoredWindow]? {
+                               cells: ([UInt8]) throws -> WindowCells) throws -> [StoredWindow]? {
         do {
-            return try storedWindowsOnce(configuration: configuration, layoutID: layoutID, generation: generation, range: range, ids: ids)
+            return try storedWindowsOnce(configuration: configuration, layoutID: layoutID, generation: generation, range: range, cells: cells)
         } catch is StoredWindowKeys.Unpreparable {
             // Read again, on another connection (prepared or not, as `keyRows` decided).
-            return try storedWindowsOnce(configuration: configuration, layoutID: layoutID, generation: generation, range: range, ids: ids)
+            return try storedWindowsOnce(configuration: configuration, layoutID: layoutID, generation: generation, range: range, cells: cells)
         }
     }
 
     private func storedWindowsOnce(configuration: String, layoutID: Int64, generation: Int64, range: ClosedRange<Int>,
-                                   ids: ([UInt8]) throws -> [Int64]) throws -> [StoredWindow]? {
+                                   cells: ([UInt8]) throws -> WindowCells) throws -> [StoredWindow]? {
         let perSegment = LayoutSegment.windowsPerSegment
         // Segments are kept only while the listener is connected: its epoch tells when the
         // database behind the URL may have changed.
@@ -293,21 +293,56 @@ extension PostgresStore {
                 }
             }
             guard windows.count == range.count else { return nil }
-            let cells = try windows.map(ids)
+            let shown = try windows.map(cells)
             // The keys' statement also says whether the layout is still the one stored, fresh,
             // for the configuration (the segments' statement said so, but they may come from memory).
             // Sent with those of other pages missing at the same time, on this connection or theirs.
-            let read = try keyBatches.read(StoredWindowKeys(ids: cells.flatMap { $0 }, configuration: configuration, layoutID: layoutID)) {
-                try keyRows(session, $0)
-            }
+            var statement = StoredWindowKeys(ids: [], configuration: configuration, layoutID: layoutID)
+            Self.choose(shown, for: &statement)
+            rangesRead.add(statement.ranges.count, ordering: .relaxed)
+            let read = try keyBatches.read(statement) { try keyRows(session, $0) }
             guard read.generation == generation else { return nil }
-            let keys = read.keys
-            return zip(windows, cells).map { bytes, ids in
+            var keys = read.keys
+            // An item a range missed (a full-span item, whose cell is not at a position of the
+            // order) is read by its id, in a statement of its own.
+            let missed = Array(Set(shown.flatMap(\.ids).filter { keys[$0] == nil }))
+            if !missed.isEmpty && !statement.ranges.isEmpty {
+                rangesMissed.add(1, ordering: .relaxed)
+                let again = try keyRows(session, StoredWindowKeys(ids: missed, configuration: configuration, layoutID: layoutID))
+                guard again.generation == generation else { return nil }
+                keys.merge(again.keys) { old, _ in old }
+            }
+            return zip(windows, shown).map { bytes, cells in
                 var own: [Int64: ItemKey] = [:]
-                for id in ids { own[id] = keys[id] }
+                for id in cells.ids { own[id] = keys[id] }
                 return StoredWindow(bytes: bytes, keys: own)
             }
         }
+    }
+
+    /// How `statement` reads the items of `cells`: a window whose cells lie close together in
+    /// the order (as a waterfall's and a row layout's do) as a range of it, the others by id.
+    /// Ranges that meet are read as one.
+    static func choose(_ cells: [WindowCells], for statement: inout StoredWindowKeys) {
+        var spans: [WindowCells.Span] = []
+        for window in cells {
+            if let span = window.span, span.count <= 2 * window.ids.count + 16, span.count <= StoredWindowKeys.longestRange {
+                spans.append(span)
+                statement.order = span.order
+            } else {
+                statement.ids += window.ids
+            }
+        }
+        spans.sort { $0.first < $1.first }
+        var merged: [WindowCells.Span] = []
+        for span in spans {
+            if let last = merged.last, span.first <= last.last + 1, max(last.last, span.last) - last.first < StoredWindowKeys.longestRange {
+                merged[merged.count - 1].last = max(last.last, span.last)
+            } else {
+                merged.append(span)
+            }
+        }
+        statement.ranges = merged.map { StoredWindowKeys.Range(first: $0.firstID, count: $0.count) }
     }
 
     /// The statement's rows, prepared while the database keeps prepared statements. Where it

@@ -31,6 +31,10 @@ package final class PostgresStore: CatalogBackend {
     let prepares = Atomic<Bool>(true)
     /// The keys' statements of pages read at the same time, sent as one.
     let keyBatches = KeyReadBatches()
+    /// Ranges of the order pages read their windows' items as, and how many pages read some
+    /// items by id after their ranges missed them (for tests and measurements).
+    let rangesRead = Atomic<Int>(0)
+    let rangesMissed = Atomic<Int>(0)
     package var location: String { connections.location.display }
     /// A read mostly waits for the server's answers: as many at once as connections are kept.
     package var readConcurrency: Int { PostgresConnections.keptIdle }

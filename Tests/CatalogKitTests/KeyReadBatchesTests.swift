@@ -87,12 +87,12 @@ import Testing
         #expect(alone.keys[5]?.key == Data("item-5".utf8))
     }
 
-    @Test func aStatementCarriesAtMostTheLimitOfIDs_theRestGoNext() throws {
+    @Test func aStatementCarriesAtMostTheLimitOfItems_theRestGoNext() throws {
         let batches = KeyReadBatches(inFlight: 1)
         let sent = Mutex<[Int]>([])
         let inside = DispatchSemaphore(value: 0), go = DispatchSemaphore(value: 0)
         let group = DispatchGroup()
-        let half = KeyReadBatches.maximumIDs / 2 + 1
+        let half = KeyReadBatches.maximumItems / 2 + 1
         Self.spawn(group) {
             _ = try? batches.read(Self.statement([0])) { statement in
                 inside.signal()

@@ -59,15 +59,16 @@ extension PageCacheTests {
     /// window's bytes with its items' keys, read in one snapshot; with the layout, its generation
     /// and how a window's cell ids are read.
     static func storedWindowsAndKeys(_ catalog: Catalog) throws
-        -> (stored: StoredLayout, generation: Int64, ids: @Sendable ([UInt8]) throws -> [Int64], windows: [([UInt8], [Int64: ItemKey])]) {
+        -> (stored: StoredLayout, generation: Int64, cells: @Sendable ([UInt8]) throws -> WindowCells, windows: [([UInt8], [Int64: ItemKey])]) {
         let stored = try #require(try catalog.layouts().first)
         let header = try #require(try Pager.readableHeader(stored))
         let generation = try catalog.generation()
-        let ids: @Sendable ([UInt8]) throws -> [Int64] = { try PageCache.cellIDs(header, $0) }
+        let order = try LayoutConfiguration(key: stored.configuration).order
+        let cells: @Sendable ([UInt8]) throws -> WindowCells = { try PageCache.cells(header, order: order, $0) }
         let windows = try catalog.store.withSnapshot { snapshot in
-            try snapshot.allWindows(layoutID: stored.id).map { ($0, try snapshot.keys(ids: try ids($0))) }
+            try snapshot.allWindows(layoutID: stored.id).map { ($0, try snapshot.keys(ids: try cells($0).ids)) }
         }
-        return (stored, generation, ids, windows)
+        return (stored, generation, cells, windows)
     }
 
     /// A cache that keeps fewer windows than a scroll through the layout touches drops them and
@@ -154,24 +155,24 @@ extension PageCacheTests {
         let header = try #require(try Pager.readableHeader(stored))
         let generation = try catalog.generation()
         let range = 3...7
-        let ids = { (bytes: [UInt8]) in try PageCache.cellIDs(header, bytes) }
+        let ids = { (bytes: [UInt8]) in try PageCache.cells(header, order: .date, bytes) }
         let expected = try catalog.store.withSnapshot { snapshot in
-            try snapshot.windows(layoutID: stored.id, range: range).map { ($0, try snapshot.keys(ids: try ids($0))) }
+            try snapshot.windows(layoutID: stored.id, range: range).map { ($0, try snapshot.keys(ids: try ids($0).ids)) }
         }
         let windows = try #require(try catalog.store.storedWindows(configuration: stored.configuration, layoutID: stored.id,
-                                                                   generation: generation, range: range, ids: ids))
+                                                                   generation: generation, range: range, cells: ids))
         #expect(windows.map(\.bytes) == expected.map(\.0))
         #expect(windows.map(\.keys) == expected.map(\.1))
         #expect(windows.allSatisfy { !$0.keys.isEmpty })
         for (generation, layoutID, configuration) in [(generation - 1, stored.id, stored.configuration), (generation + 1, stored.id, stored.configuration),
                                                       (generation, stored.id + 1, stored.configuration), (generation, stored.id, "waterfall width=1")] {
             #expect(try catalog.store.storedWindows(configuration: configuration, layoutID: layoutID, generation: generation,
-                                                    range: range, ids: ids) == nil)
+                                                    range: range, cells: ids) == nil)
         }
         // Past the layout's last window: not all there, so nothing.
         let windowCount = try catalog.store.withSnapshot { try $0.allWindows(layoutID: stored.id).count }
         #expect(try catalog.store.storedWindows(configuration: stored.configuration, layoutID: stored.id, generation: generation,
-                                                range: (windowCount - 2)...(windowCount + 1), ids: ids) == nil)
+                                                range: (windowCount - 2)...(windowCount + 1), cells: ids) == nil)
         // The catalog moves on between the windows and the keys (the ids are asked for in
         // between): PostgreSQL's second statement sees it and answers nothing; SQLite's snapshot
         // still answers the windows and keys of the generation it read.
@@ -193,7 +194,7 @@ extension PageCacheTests {
         }
         #expect(try catalog.generation() == generation + 1)
         #expect(try catalog.store.storedWindows(configuration: stored.configuration, layoutID: stored.id, generation: generation,
-                                                range: range, ids: ids) == nil, "the catalog moved on")
+                                                range: range, cells: ids) == nil, "the catalog moved on")
     }
 
     /// On PostgreSQL the store keeps the layout segments it read, so a page read again needs
@@ -213,7 +214,7 @@ extension PageCacheTests {
         #expect(expected.contains { $0.1.values.contains { $0.file != nil } }, "scanned items among them")
         let read = { (range: ClosedRange<Int>) in
             try catalog.store.storedWindows(configuration: stored.configuration, layoutID: stored.id, generation: generation,
-                                            range: range, ids: ids)
+                                            range: range, cells: ids)
         }
         // Segments are kept only while the store's listener is connected (its first call starts it).
         try waitFor { catalog.store.changeStamp() != nil }
@@ -231,7 +232,7 @@ extension PageCacheTests {
         #expect(try catalog.dropLayout(configuration))
         #expect(try read(first) == nil, "the layout is no longer stored")
         #expect(try catalog.store.storedWindows(configuration: stored.configuration, layoutID: stored.id, generation: generation,
-                                                range: 3...4, ids: { _ in [] }) == nil, "nor with no item to read")
+                                                range: 3...4, cells: { _ in WindowCells(ids: [], span: nil) }) == nil, "nor with no item to read")
         _ = try catalog.precompute(configuration) // stored again at the same generation, under another id
         #expect(try catalog.layouts().contains { $0.configuration == stored.configuration && $0.id != stored.id && $0.generation == generation })
         #expect(try read(first) == nil, "the id the segments were kept under is not the one stored")
@@ -255,7 +256,7 @@ extension PageCacheTests {
                     let first = (thread * 7 + round * 13) % (expected.count - 1)
                     do {
                         let read = try catalog.store.storedWindows(configuration: stored.configuration, layoutID: stored.id,
-                                                                   generation: generation, range: first...(first + 1), ids: ids)
+                                                                   generation: generation, range: first...(first + 1), cells: ids)
                         if read?.map(\.bytes) != expected[first...(first + 1)].map(\.0) || read?.map(\.keys) != expected[first...(first + 1)].map(\.1) {
                             wrong.withLock { $0.append("windows \(first) and \(first + 1)") }
                         }
@@ -279,7 +280,7 @@ extension PageCacheTests {
         let generation = try catalog.generation()
         let read = {
             try catalog.store.storedWindows(configuration: stored.configuration, layoutID: stored.id, generation: generation,
-                                            range: 1...2, ids: { try PageCache.cellIDs(header, $0) })
+                                            range: 1...2, cells: { try PageCache.cells(header, order: .date, $0) })
         }
         let before = try #require(try read())
         try TestPostgres.psql(OrderDataTests.database(library), "ALTER TABLE items ALTER COLUMN title TYPE varchar(1000)")

@@ -78,12 +78,13 @@ public final class PageCache: Sendable {
         state.withLock { $0.entries[key]?.windows.count ?? 0 }
     }
 
-    /// The ids of the cells in a window's bytes: the items whose keys a page shows.
-    static func cellIDs(_ header: LayoutArchiveHeader, _ bytes: [UInt8]) throws -> [Int64] {
-        let ids = try header.decodeWindow(bytes).compactMap { $0.kind == .cell ? $0.id : nil }
+    /// The cells in a window's bytes: the items whose keys a page shows, and their positions in
+    /// the layout's order, `order`.
+    static func cells(_ header: LayoutArchiveHeader, order: ItemOrder, _ bytes: [UInt8]) throws -> WindowCells {
+        let cells = try header.decodeWindow(bytes).filter { $0.kind == .cell }
         // Before their keys are read: such a window is paged through the catalog, band by band.
-        if ids.count > PageError.maximumItems { throw StoreError.windowTooLarge(limit: PageError.maximumItems) }
-        return ids
+        if cells.count > PageError.maximumItems { throw StoreError.windowTooLarge(limit: PageError.maximumItems) }
+        return WindowCells(ids: cells.map(\.id), positions: cells.map(\.index), order: order)
     }
 
     /// The default of `budgetBytes`: the windows of a 375-point, 2-column layout of about
@@ -144,7 +145,7 @@ public final class PageCache: Sendable {
 
     private func readingMissing(_ request: PageRequest) throws -> Page? {
         guard case .offset(let offset) = request.position, request.rect == nil else { return nil }
-        let key = request.configuration.key
+        let (key, order) = (request.configuration.key, request.configuration.order)
         let band = offset..<(offset + request.bandLength)
         let generation = try generation()
         if let page = try cachedPage(request, generation: generation, offset: offset) { return page }
@@ -163,7 +164,7 @@ public final class PageCache: Sendable {
             if let first = known.missing.first, let last = known.missing.last {
                 let header = known.header
                 read = try catalog.store.storedWindows(configuration: key, layoutID: known.layoutID, generation: generation,
-                                                       range: first...last, ids: { try Self.cellIDs(header, $0) })
+                                                       range: first...last, cells: { try Self.cells(header, order: order, $0) })
                     .map { Dictionary(uniqueKeysWithValues: zip(first...last, $0.map(Window.init))) }
             }
             // Nil when that layout is no longer the one stored (dropped, stored again) or the
@@ -177,7 +178,7 @@ public final class PageCache: Sendable {
                 guard current == generation, let stored = try snapshot.layout(configuration: key), stored.generation == current,
                       let header = try Pager.readableHeader(stored) else { return nil }
                 guard let range = header.windows(for: band) else { return (header, stored.id, [:]) }
-                guard let windows = try snapshot.storedWindows(layoutID: stored.id, range: range, ids: { try Self.cellIDs(header, $0) })
+                guard let windows = try snapshot.storedWindows(layoutID: stored.id, range: range, cells: { try Self.cells(header, order: order, $0) })
                 else { return nil }
                 return (header, stored.id, Dictionary(uniqueKeysWithValues: zip(range, windows.map(Window.init))))
             }
