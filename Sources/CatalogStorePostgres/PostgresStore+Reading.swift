@@ -303,12 +303,14 @@ extension PostgresStore {
             let read = try keyBatches.read(statement) { try keyRows(session, $0) }
             guard read.generation == generation else { return nil }
             var keys = read.keys
-            // An item a range missed (a full-span item, whose cell is not at a position of the
-            // order) is read by its id, in a statement of its own.
+            // An item a range missed (where the layout's positions and the table's order do not
+            // agree: an item changed behind the catalog's back, which the generation does not
+            // see) is read by its id, in a statement of its own.
             let missed = Array(Set(shown.flatMap(\.ids).filter { keys[$0] == nil }))
             if !missed.isEmpty && !statement.ranges.isEmpty {
                 rangesMissed.add(1, ordering: .relaxed)
-                let again = try keyRows(session, StoredWindowKeys(ids: missed, configuration: configuration, layoutID: layoutID))
+                let byID = StoredWindowKeys(ids: missed, configuration: configuration, layoutID: layoutID, order: statement.order)
+                let again = try keyBatches.read(byID) { try keyRows(session, $0) }
                 guard again.generation == generation else { return nil }
                 keys.merge(again.keys) { old, _ in old }
             }
@@ -326,9 +328,11 @@ extension PostgresStore {
     static func choose(_ cells: [WindowCells], for statement: inout StoredWindowKeys) {
         var spans: [WindowCells.Span] = []
         for window in cells {
+            // The layout's order, whichever way its windows go, so that the statement goes with
+            // those of other pages of the layout.
+            if let span = window.span { statement.order = span.order }
             if let span = window.span, span.count <= 2 * window.ids.count + 16, span.count <= StoredWindowKeys.longestRange {
                 spans.append(span)
-                statement.order = span.order
             } else {
                 statement.ids += window.ids
             }

@@ -36,7 +36,9 @@ struct StoredWindowKeys: PostgresPreparedStatement {
     /// Written for one generic plan, made once per connection: planned for the values bound,
     /// each run cost more than it ran (half a millisecond). The parameters are read through
     /// subqueries, which the planner does not look into, so that the plans it makes for the
-    /// values it is given cost what the generic one does and the database keeps that. Each
+    /// values it is given cost what the generic one does and the database keeps that (the ids'
+    /// cast stays outside their subquery: `ANY((SELECT $1))` alone would be `ANY` of a subquery,
+    /// comparing each id with whole arrays). Each
     /// branch also has a constant LIMIT, `longestRange`, which only the planner reads: without
     /// it, it takes a LIMIT it cannot see for a tenth of the table, and the plan's cost for
     /// work that just-in-time compilation would pay off (tens of milliseconds each time).

@@ -155,7 +155,8 @@ extension PageCacheTests {
         let header = try #require(try Pager.readableHeader(stored))
         let generation = try catalog.generation()
         let range = 3...7
-        let ids = { (bytes: [UInt8]) in try PageCache.cells(header, order: .date, bytes) }
+        let order = try LayoutConfiguration(key: stored.configuration).order
+        let ids = { (bytes: [UInt8]) in try PageCache.cells(header, order: order, bytes) }
         let expected = try catalog.store.withSnapshot { snapshot in
             try snapshot.windows(layoutID: stored.id, range: range).map { ($0, try snapshot.keys(ids: try ids($0).ids)) }
         }
@@ -278,9 +279,10 @@ extension PageCacheTests {
         let stored = try #require(try catalog.layouts().first)
         let header = try #require(try Pager.readableHeader(stored))
         let generation = try catalog.generation()
+        let order = try LayoutConfiguration(key: stored.configuration).order
         let read = {
             try catalog.store.storedWindows(configuration: stored.configuration, layoutID: stored.id, generation: generation,
-                                            range: 1...2, cells: { try PageCache.cells(header, order: .date, $0) })
+                                            range: 1...2, cells: { try PageCache.cells(header, order: order, $0) })
         }
         let before = try #require(try read())
         try TestPostgres.psql(OrderDataTests.database(library), "ALTER TABLE items ALTER COLUMN title TYPE varchar(1000)")

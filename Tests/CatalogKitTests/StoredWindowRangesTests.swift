@@ -27,7 +27,8 @@ import Testing
 
     @Test(arguments: ["width=414&cols=3&window=512", "width=414&cols=3&window=512&sort=path",
                       "width=800&style=justified&sections=month&footer-height=10&window=512",
-                      "width=375&sections=folder&sort=path&window=300"])
+                      "width=375&sections=folder&sort=path&window=300",
+                      "width=414&cols=3&style=grid&sections=month&span-every=5&span-height=auto&window=512"])
     func aWindowsItemsAreReadAsARangeOfTheOrder_withTheKeysReadByID(_ query: String) throws {
         let (library, catalog) = try Self.catalog(query)
         defer { withExtendedLifetime(library) {} }
@@ -75,6 +76,11 @@ import Testing
         #expect(statement.ids == [30, 31], "spread over 601 positions for 2 cells")
         #expect(statement.order == .path)
         #expect(statement.itemsRead == 9)
+
+        // All by id, it still names the layout's order: it goes with other pages' statements.
+        var spread = StoredWindowKeys(ids: [], configuration: "c", layoutID: 1)
+        PostgresStore.choose([cells([1, 2], [0, 500])], for: &spread)
+        #expect(spread.ranges.isEmpty && spread.ids == [1, 2] && spread.order == .path)
 
         var long = StoredWindowKeys(ids: [], configuration: "c", layoutID: 1)
         let half = StoredWindowKeys.longestRange / 2 + 1
