@@ -25,11 +25,6 @@ package struct WindowCells: Sendable, Equatable {
         package var count: Int { last - first + 1 }
     }
 
-    package init(ids: [Int64], span: Span?) {
-        self.ids = ids
-        self.span = span
-    }
-
     /// The ids of cells at `positions` (their index in the layout's order, `order`), one for one.
     package init(ids: [Int64], positions: [Int], order: ItemOrder) {
         self.ids = ids

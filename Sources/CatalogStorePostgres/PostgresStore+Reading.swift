@@ -306,8 +306,8 @@ extension PostgresStore {
             // An item a range missed (where the layout's positions and the table's order do not
             // agree: an item changed behind the catalog's back, which the generation does not
             // see) is read by its id, in a statement of its own.
-            let missed = Array(Set(shown.flatMap(\.ids).filter { keys[$0] == nil }))
-            if !missed.isEmpty && !statement.ranges.isEmpty {
+            let missed = statement.ranges.isEmpty ? [] : Array(Set(shown.flatMap(\.ids).filter { keys[$0] == nil }))
+            if !missed.isEmpty {
                 rangesMissed.add(1, ordering: .relaxed)
                 let byID = StoredWindowKeys(ids: missed, configuration: configuration, layoutID: layoutID, order: statement.order)
                 let again = try keyBatches.read(byID) { try keyRows(session, $0) }
@@ -328,10 +328,11 @@ extension PostgresStore {
     static func choose(_ cells: [WindowCells], for statement: inout StoredWindowKeys) {
         var spans: [WindowCells.Span] = []
         for window in cells {
+            guard let span = window.span else { continue } // no cells
             // The layout's order, whichever way its windows go, so that the statement goes with
             // those of other pages of the layout.
-            if let span = window.span { statement.order = span.order }
-            if let span = window.span, span.count <= 2 * window.ids.count + 16, span.count <= StoredWindowKeys.longestRange {
+            statement.order = span.order
+            if span.count <= 2 * window.ids.count + 16, span.count <= StoredWindowKeys.longestRange {
                 spans.append(span)
             } else {
                 statement.ids += window.ids

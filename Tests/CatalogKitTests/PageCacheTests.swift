@@ -233,7 +233,7 @@ extension PageCacheTests {
         #expect(try catalog.dropLayout(configuration))
         #expect(try read(first) == nil, "the layout is no longer stored")
         #expect(try catalog.store.storedWindows(configuration: stored.configuration, layoutID: stored.id, generation: generation,
-                                                range: 3...4, cells: { _ in WindowCells(ids: [], span: nil) }) == nil, "nor with no item to read")
+                                                range: 3...4, cells: { _ in WindowCells(ids: [], positions: [], order: .date) }) == nil, "nor with no item to read")
         _ = try catalog.precompute(configuration) // stored again at the same generation, under another id
         #expect(try catalog.layouts().contains { $0.configuration == stored.configuration && $0.id != stored.id && $0.generation == generation })
         #expect(try read(first) == nil, "the id the segments were kept under is not the one stored")

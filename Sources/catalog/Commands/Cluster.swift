@@ -10,7 +10,8 @@ struct Cluster: ParsableCommand {
             scanned items lie in the table in the order they came, so each item of a page is a page \
             of the table of its own; clustered in the layout's order (PostgreSQL's CLUSTER, then \
             ANALYZE), a page's items share a few. At 10,000,000 imported items one server's stored \
-            pages went from 3,133 to 4,086 a second (BENCHMARKS.md, "Clustering the items by date").
+            pages went from 3,526 to 4,329 and 4,823 a second (BENCHMARKS.md, "A page's items read \
+            as ranges of the order").
 
             Run it after a large import or a first scan, and again now and then: items added later \
             go where there is room. It is refused while a scan or import runs, and none may start \
