@@ -38,9 +38,9 @@ static int heif_format(const uint8_t *buf, size_t n) {
 }
 
 /* Magic bytes decide; a file shorter than a magic that it starts like is a truncated one. */
-static int probe_reader(cip_reader *r, cip_result *out) {
+static int probe_reader(cip_reader *r, cip_result *out, const uint8_t *head, size_t head_length) {
     if (r->size == 0) return cip_fail(out, CIP_ERR_EMPTY, "the file is empty");
-    size_t n = cip_reader_fill(r);
+    size_t n = head_length > 0 ? cip_reader_fill_from(r, head, head_length) : cip_reader_fill(r);
     if (n == 0 && r->io_errno != 0) {
         out->sys_errno = r->io_errno;
         return cip_fail(out, CIP_ERR_OPEN, "read failed: %s", strerror(r->io_errno));
@@ -87,7 +87,18 @@ int cip_probe_fd(int fd, cip_result *out) {
     cip_reader *r = malloc(sizeof *r);
     if (r == NULL) return cip_fail(out, CIP_ERR_CORRUPT, "out of memory");
     cip_reader_init_fd(r, fd, (uint64_t)st.st_size);
-    int status = probe_reader(r, out);
+    int status = probe_reader(r, out, NULL, 0);
+    out->bytes_read = (int64_t)r->bytes_read;
+    free(r);
+    return status;
+}
+
+int cip_probe_fd_head(int fd, uint64_t size, const uint8_t *head, size_t head_length, cip_result *out) {
+    reset(out, (int64_t)size);
+    cip_reader *r = malloc(sizeof *r);
+    if (r == NULL) return cip_fail(out, CIP_ERR_CORRUPT, "out of memory");
+    cip_reader_init_fd(r, fd, size);
+    int status = probe_reader(r, out, head, head_length);
     out->bytes_read = (int64_t)r->bytes_read;
     free(r);
     return status;
@@ -113,7 +124,7 @@ int cip_probe_memory(const uint8_t *data, size_t length, cip_result *out) {
     cip_reader *r = malloc(sizeof *r);
     if (r == NULL) return cip_fail(out, CIP_ERR_CORRUPT, "out of memory");
     cip_reader_init_memory(r, data, length);
-    int status = probe_reader(r, out);
+    int status = probe_reader(r, out, NULL, 0);
     out->bytes_read = (int64_t)r->bytes_read;
     free(r);
     return status;

@@ -20,6 +20,17 @@ void cip_reader_init_memory(cip_reader *r, const uint8_t *data, size_t length) {
     r->mem = data;
 }
 
+/* Reads from the file into the buffer, from r->end up to `want` bytes in it. */
+static void read_up_to(cip_reader *r, size_t want) {
+    while (r->end < want) {
+        ssize_t got = pread(r->fd, r->buf + r->end, want - r->end, (off_t)(r->pos + r->end));
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) { r->io_errno = errno; break; }
+        if (got == 0) break; /* the file shrank under us: treat as its end */
+        r->end += (size_t)got;
+    }
+}
+
 size_t cip_reader_fill(cip_reader *r) {
     r->next = r->end = 0;
     if (r->pos >= r->size || r->io_errno != 0) return 0;
@@ -30,16 +41,22 @@ size_t cip_reader_fill(cip_reader *r) {
         memcpy(r->buf, r->mem + r->pos, want);
         r->end = want;
     } else {
-        while (r->end < want) {
-            ssize_t got = pread(r->fd, r->buf + r->end, want - r->end, (off_t)(r->pos + r->end));
-            if (got < 0 && errno == EINTR) continue;
-            if (got < 0) { r->io_errno = errno; break; }
-            if (got == 0) break; /* the file shrank under us: treat as its end */
-            r->end += (size_t)got;
-        }
+        read_up_to(r, want);
     }
     r->pos += r->end;
     r->bytes_read += r->end;
+    return r->end;
+}
+
+size_t cip_reader_fill_from(cip_reader *r, const uint8_t *head, size_t length) {
+    size_t want = r->size < CIP_BUF_SIZE ? (size_t)r->size : CIP_BUF_SIZE;
+    if (length > want) length = want;
+    memcpy(r->buf, head, length);
+    r->next = 0;
+    r->end = length;
+    if (r->fd >= 0) read_up_to(r, want); /* the rest of a first fill that the caller did not read */
+    r->pos = r->end;
+    r->bytes_read = r->end;
     return r->end;
 }
 

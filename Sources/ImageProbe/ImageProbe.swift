@@ -30,6 +30,32 @@ public enum ImageProbe {
         return try convert(status, result)
     }
 
+    /// How many of a file's first bytes a probe reads at once, from offset 0: all of a small
+    /// file, or its header and first segments. The most of `head` that
+    /// ``probe(fileDescriptor:size:head:)`` uses.
+    public static let headLength = Int(CIP_HEAD_SIZE)
+
+    /// Probes an open regular file from the first bytes the caller has already read from it, for
+    /// a caller that needs those bytes too (a scanner's fingerprint of the file): the probe reads
+    /// on from the descriptor (with `pread`) only past them, and does not stat the file again.
+    ///
+    /// - Parameters:
+    ///   - fileDescriptor: the file, which the caller checked to be a regular file.
+    ///   - size: its size in bytes, from the caller's own `fstat`.
+    ///   - head: its bytes from offset 0, as many as the caller read: at most ``headLength`` are
+    ///     used, and the probe reads what its first read would get past them itself.
+    ///
+    /// ```swift
+    /// let read = pread(fd, buffer.baseAddress, min(Int(size), ImageProbe.headLength), 0)
+    /// let info = try ImageProbe.probe(fileDescriptor: fd, size: size, head: UnsafeRawBufferPointer(rebasing: buffer[..<max(read, 0)]))
+    /// ```
+    public static func probe(fileDescriptor: Int32, size: Int64, head: UnsafeRawBufferPointer) throws(ImageProbeError) -> ImageInfo? {
+        var result = cip_result()
+        let status = cip_probe_fd_head(fileDescriptor, UInt64(max(size, 0)), head.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                                       head.count, &result)
+        return try convert(status, result)
+    }
+
     /// Probes image bytes in memory.
     public static func probe(bytes: [UInt8]) throws(ImageProbeError) -> ImageInfo? {
         var result = cip_result()

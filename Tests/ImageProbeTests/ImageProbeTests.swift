@@ -73,6 +73,37 @@ import Testing
         #expect(byPath == byMemory)
     }
 
+    /// Files whose probe ends within the first bytes, and one whose EXIF and frame header lie
+    /// past them (40 KB of ICC profile first), so that the probe reads on from the descriptor.
+    static func headCases() throws -> [(name: String, bytes: [UInt8])] {
+        let tiff = TIFFBuilder(bigEndian: false, orientation: 6, dateTimeOriginal: "2021:07:04 09:15:30")
+        let far = ImageBytes.jpeg(try ImageBytes.fixture("baseline.jpg"),
+                                  inserting: ImageBytes.iccSegments(size: 40_000) + [ImageBytes.exifSegment(tiff.bytes())])
+        return try ["baseline.jpg", "interlaced.png", "lossy.webp", "still.gif", "plain.heic"].map { ($0, try ImageBytes.fixture($0)) }
+            + [("exif-past-the-head.jpg", far), ("not-an-image.txt", Array("just words".utf8))]
+    }
+
+    @Test func whenTheCallerHasReadTheHead_thenTheProbeAgreesWithOneThatReadsItself() throws {
+        let folder = try TemporaryFolder()
+        for (name, bytes) in try Self.headCases() {
+            let path = try folder.write(name, bytes)
+            let fd = open(path, O_RDONLY)
+            try #require(fd >= 0)
+            defer { close(fd) }
+            let itself = try ImageProbe.probe(fileDescriptor: fd)
+            #expect(itself == (try ImageProbe.probe(bytes: bytes)), "\(name)")
+            // As a scanner reads it (what a first read gets), none, a few (the rest is read from the
+            // file), and more than are used.
+            for length in [min(bytes.count, ImageProbe.headLength), 0, 1, 5, 100, bytes.count] {
+                let given = try bytes.prefix(length).withUnsafeBytes { head in
+                    try ImageProbe.probe(fileDescriptor: fd, size: Int64(bytes.count), head: head)
+                }
+                #expect(given == itself, "\(name), \(length) bytes given") // even the bytes read
+            }
+        }
+        #expect(try Self.headCases().contains { $0.bytes.count > 2 * ImageProbe.headLength })
+    }
+
     @Test func whenAPNGIsNamedJpg_thenItIsAPNG() throws {
         let folder = try TemporaryFolder()
         let path = try folder.write("really-a-png.jpg", try ImageBytes.fixture("rgb.png"))

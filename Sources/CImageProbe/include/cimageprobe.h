@@ -42,6 +42,9 @@ typedef enum {
 /** The largest side, in pixels, that a probe accepts (2^24). */
 #define CIP_MAX_SIDE 16777216u
 
+/** Bytes a probe reads first, from offset 0: all of a small file, or its header and first segments. */
+#define CIP_HEAD_SIZE 16384
+
 /** Length of an EXIF date, "YYYY:MM:DD HH:MM:SS", plus its terminator. */
 #define CIP_DATE_LEN 20
 
@@ -67,6 +70,15 @@ int cip_probe_path(const char *path, cip_result *out);
 
 /** Probes an open file descriptor from offset 0 with pread; the fd is not closed or moved. */
 int cip_probe_fd(int fd, cip_result *out);
+
+/**
+ * Probes a regular file the caller opened and measured itself (`size`, from its own fstat), from
+ * the bytes it has already read from offset 0 (`head`, `head_length` of them, of which at most
+ * CIP_HEAD_SIZE are used): the probe reads on from the descriptor past them, with pread, and
+ * neither stats nor reads again what the caller has. For a caller that needs the same first
+ * bytes for its own purposes (a scanner's fingerprint of the file).
+ */
+int cip_probe_fd_head(int fd, uint64_t size, const uint8_t *head, size_t head_length, cip_result *out);
 
 /** Probes bytes in memory (fuzzing, tests, data that did not come from a file). */
 int cip_probe_memory(const uint8_t *data, size_t length, cip_result *out);

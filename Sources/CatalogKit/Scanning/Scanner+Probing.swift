@@ -24,11 +24,8 @@ extension Scanner {
                     probed = Probed(outcome: .failed("cannot open: \(SystemError.text())"), fingerprint: nil)
                 } else {
                     var info = stat()
-                    if fstat(fd, &info) != 0 || info.st_mode & S_IFMT != S_IFREG {
-                        probed = Probed(outcome: .failed("not a regular file any more"), fingerprint: nil)
-                    } else {
-                        probed = probe(fd: fd, stat: info)
-                    }
+                    probed = fstat(fd, &info) == 0 ? probe(fd: fd, stat: info)
+                        : Probed(outcome: .failed("cannot stat: \(SystemError.text())"), fingerprint: nil)
                     close(fd)
                 }
                 (output + index).initialize(to: probed)
@@ -37,14 +34,38 @@ extension Scanner {
         }
     }
 
+    /// Probes the open file `fd`, which `info` is the `fstat` of. The file's first bytes are read
+    /// once, for the probe and the fingerprint both (a small file's fingerprint reads nothing
+    /// more), and the probe does not stat the file again.
     static func probe(fd: Int32, stat info: stat) -> Probed {
-        do {
-            guard let image = try ImageProbe.probe(fileDescriptor: fd) else { return Probed(outcome: .unsupported, fingerprint: nil) }
-            let facts = ImageFacts(image, modifiedAt: Timestamps.iso8601(secondsSince1970: Int(info.st_mtim.tv_sec)))
-            return Probed(outcome: .image(facts), fingerprint: FileFingerprint.compute(fd: fd, size: Int64(info.st_size)))
-        } catch {
-            return Probed(outcome: .failed(error.description), fingerprint: nil)
+        guard info.st_mode & S_IFMT == S_IFREG else { return Probed(outcome: .failed("not a regular file any more"), fingerprint: nil) }
+        let size = Int64(info.st_size)
+        return withUnsafeTemporaryAllocation(byteCount: ImageProbe.headLength, alignment: 8) { buffer in
+            // A read that fails leaves the head empty: the probe reads again, and reports why not.
+            let head = UnsafeRawBufferPointer(rebasing: buffer[..<readHead(fd, into: buffer, count: Int(min(size, Int64(buffer.count))))])
+            do throws(ImageProbeError) {
+                guard let image = try ImageProbe.probe(fileDescriptor: fd, size: size, head: head) else {
+                    return Probed(outcome: .unsupported, fingerprint: nil)
+                }
+                let facts = ImageFacts(image, modifiedAt: Timestamps.iso8601(secondsSince1970: Int(info.st_mtim.tv_sec)))
+                return Probed(outcome: .image(facts), fingerprint: FileFingerprint.compute(fd: fd, size: size, head: head))
+            } catch {
+                return Probed(outcome: .failed(error.description), fingerprint: nil)
+            }
         }
+    }
+
+    /// Reads up to `count` bytes of `fd` from offset 0 into `buffer` (again where a read is
+    /// interrupted or short); how many it read, 0 when the first read failed.
+    static func readHead(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, count: Int) -> Int {
+        var done = 0
+        while done < count {
+            let got = pread(fd, buffer.baseAddress! + done, count - done, off_t(done))
+            if got < 0 && errno == EINTR { continue }
+            if got <= 0 { break }
+            done += got
+        }
+        return done
     }
 
     static func fileStat(_ info: stat) -> FileStat {

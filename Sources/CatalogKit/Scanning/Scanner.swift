@@ -330,9 +330,10 @@ package final class Scanner {
         try flush(wait: true)
     }
 
-    /// Remembers a new image by size and fingerprint: a vanished file may have moved there.
+    /// Remembers a new image by size and fingerprint: a vanished file may have moved there. Not
+    /// when the root has no known files (a first scan), where nothing can vanish.
     private func noteAdded(_ change: FileChange) {
-        if case .image = change.outcome, let fingerprint = change.fingerprint {
+        if !knownFiles.isEmpty, case .image = change.outcome, let fingerprint = change.fingerprint {
             addedByContent[ContentKey(size: change.stat.size, fingerprint: fingerprint)] = change.path
         }
     }
