@@ -6,7 +6,10 @@
 # same catalog clustered, taking turns with SQLite (the machine drifts); wrk on /api/page at random
 # offsets new to each server, 16 and 64 connections, 10 s each after 10 s of 64 to warm up.
 #   Benchmarks/scripts/postgres-cluster.sh [SIZE]     (default 10000000 imported items)
-# PG_SETTINGS="-c shared_buffers=6GB" starts the throwaway PostgreSQL with other settings.
+# Every PostgreSQL run comes between two SQLite runs; IMPORTED_ROUNDS=N measures the catalog as
+# imported N times (default 1) before it is clustered.
+# PG_SETTINGS="-c shared_buffers=6GB" starts the throwaway PostgreSQL with other settings, and
+# PG_PREWARM=1 reads its tables into those buffers before each server (serving-catalogs.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/wrk-setup.sh
@@ -37,7 +40,10 @@ measure() {
 echo "## $size imported items, 375 points, 2 columns, stored layout, one server"
 printf '%-24s %11s %12s %9s %9s\n' catalog connections requests/s p50 p99
 measure SQLite "$sqlite"
-measure PostgreSQL "$postgres"
+for _ in $(seq "${IMPORTED_ROUNDS:-1}"); do
+    measure PostgreSQL "$postgres"
+    measure SQLite "$sqlite"
+done
 "$catalog" cluster --db "$postgres"
 measure "PostgreSQL, clustered" "$postgres"
 measure SQLite "$sqlite"

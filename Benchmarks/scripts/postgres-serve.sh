@@ -9,7 +9,9 @@
 # to warm up (each server's memory, the kernel's page cache), on loopback; servers run with
 # --quiet. Everything shares the machine's cores: wrk, the servers and PostgreSQL. With BEFORE,
 # one server of that build on the same PostgreSQL too, measured the same way. Each server's
-# resident memory is printed after its run.
+# resident memory is printed after its run. Each server's catalog is read into the page cache
+# before it starts (read_in; with PG_SETTINGS="-c shared_buffers=6GB" PG_PREWARM=1, PostgreSQL's
+# tables into its own buffers as well).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/wrk-setup.sh
@@ -42,18 +44,21 @@ pages() { # LABEL URL...: wrk on each URL at once, 64 connections shared; prints
 stored_pages
 
 echo "## $size imported items, 375 points, 2 columns, stored layout"
+read_in "$sqlite"
 start_server "$catalog" --quiet --db "$sqlite"
 pages "one server on SQLite" "$url"
 resident "$server"
 kill -TERM "$server"; wait "$server" || true
 
 if [ -n "${BEFORE:-}" ]; then
+    read_in "$postgres"
     start_server "$BEFORE" --quiet --db "$postgres"
     pages "one server on PostgreSQL, the build before ($BEFORE)" "$url"
     resident "$server"
     kill -TERM "$server"; wait "$server" || true
 fi
 
+read_in "$postgres"
 start_server "$catalog" --quiet --db "$postgres"
 first=$url first_pid=$server
 pages "one server on PostgreSQL" "$first"
@@ -66,6 +71,7 @@ echo "## the first page of a configuration never seen: computed, stored, served"
 echo "(414 points, 3 columns on a server just started; then 320 points, 4 columns, and 375 points,"
 echo " 2 columns with month sections, on the same server)"
 for db in "$sqlite" "$postgres"; do
+    read_in "$db"
     start_server "$catalog" --quiet --db "$db"
     for config in "width=414&cols=3" "width=320&cols=4" "width=375&cols=2&sections=month"; do
         start=$EPOCHREALTIME
