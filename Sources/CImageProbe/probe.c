@@ -95,6 +95,10 @@ int cip_probe_fd(int fd, cip_result *out) {
 
 int cip_probe_fd_head(int fd, uint64_t size, const uint8_t *head, size_t head_length, cip_result *out) {
     reset(out, (int64_t)size);
+    if (fd < 0) { /* the reader would take it for memory */
+        out->sys_errno = EBADF;
+        return cip_fail(out, CIP_ERR_OPEN, "read failed: %s", strerror(EBADF));
+    }
     cip_reader *r = malloc(sizeof *r);
     if (r == NULL) return cip_fail(out, CIP_ERR_CORRUPT, "out of memory");
     cip_reader_init_fd(r, fd, size);

@@ -48,9 +48,9 @@ typedef struct {
 void cip_reader_init_fd(cip_reader *r, int fd, uint64_t size);
 void cip_reader_init_memory(cip_reader *r, const uint8_t *data, size_t length);
 
-/* The first fill, from the file's first `length` bytes that the caller has read (those past what
-   a first fill gets are not used), and from the file for the rest of a first fill; returns how
-   many bytes the buffer holds, as cip_reader_fill does. */
+/* The first fill of a reader over a file descriptor, from the file's first `length` bytes that
+   the caller has read (those past what a first fill gets are not used), and from the file for
+   the rest of a first fill; returns how many bytes the buffer holds, as cip_reader_fill does. */
 size_t cip_reader_fill_from(cip_reader *r, const uint8_t *head, size_t length);
 
 /* Replaces the buffer's contents with the next bytes; returns how many (0 at the end or on error). */

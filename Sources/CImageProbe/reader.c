@@ -54,7 +54,7 @@ size_t cip_reader_fill_from(cip_reader *r, const uint8_t *head, size_t length) {
     memcpy(r->buf, head, length);
     r->next = 0;
     r->end = length;
-    if (r->fd >= 0) read_up_to(r, want); /* the rest of a first fill that the caller did not read */
+    read_up_to(r, want); /* the rest of a first fill that the caller did not read */
     r->pos = r->end;
     r->bytes_read = r->end;
     return r->end;

@@ -79,8 +79,34 @@ import Testing
         let tiff = TIFFBuilder(bigEndian: false, orientation: 6, dateTimeOriginal: "2021:07:04 09:15:30")
         let far = ImageBytes.jpeg(try ImageBytes.fixture("baseline.jpg"),
                                   inserting: ImageBytes.iccSegments(size: 40_000) + [ImageBytes.exifSegment(tiff.bytes())])
-        return try ["baseline.jpg", "interlaced.png", "lossy.webp", "still.gif", "plain.heic"].map { ($0, try ImageBytes.fixture($0)) }
-            + [("exif-past-the-head.jpg", far), ("not-an-image.txt", Array("just words".utf8))]
+        let jpeg = try ImageBytes.fixture("baseline.jpg"), png = try ImageBytes.fixture("rgb.png")
+        let heic = try ImageBytes.fixture("plain.heic")
+        var cases: [(name: String, bytes: [UInt8])] = []
+        for name in ["baseline.jpg", "interlaced.png", "lossy.webp", "still.gif", "plain.heic"] {
+            cases.append((name, try ImageBytes.fixture(name)))
+        }
+        cases.append(("exif-past-the-head.jpg", far))
+        cases.append(("not-an-image.txt", Array("just words".utf8)))
+        // As long as the first read, and between one and two of them.
+        cases.append(("padded-to-the-head.jpg", jpeg + [UInt8](repeating: 0, count: ImageProbe.headLength - jpeg.count)))
+        cases.append(("padded-past-the-head.png", png + [UInt8](repeating: 0, count: ImageProbe.headLength + 3000 - png.count)))
+        // Errors: cut short, cut inside the signature, empty.
+        cases.append(("truncated.jpg", Array(far.prefix(20_000))))
+        cases.append(("truncated.png", Array(png.prefix(20))))
+        cases.append(("truncated.heic", Array(heic.prefix(heic.count / 3))))
+        cases.append(("signature.jpg", [0xFF, 0xD8]))
+        cases.append(("empty.png", []))
+        return cases
+    }
+
+    /// A probe's result, or the error it threw, to compare.
+    static func outcome(_ probe: () throws(ImageProbeError) -> ImageInfo?) -> String {
+        do {
+            let info = try probe()
+            return "\(String(describing: info)), \(info?.bytesRead ?? -1) bytes read"
+        } catch {
+            return "\(error)"
+        }
     }
 
     @Test func whenTheCallerHasReadTheHead_thenTheProbeAgreesWithOneThatReadsItself() throws {
@@ -90,18 +116,20 @@ import Testing
             let fd = open(path, O_RDONLY)
             try #require(fd >= 0)
             defer { close(fd) }
-            let itself = try ImageProbe.probe(fileDescriptor: fd)
-            #expect(itself == (try ImageProbe.probe(bytes: bytes)), "\(name)")
+            let itself = Self.outcome { () throws(ImageProbeError) in try ImageProbe.probe(fileDescriptor: fd) }
+            #expect(itself == Self.outcome { () throws(ImageProbeError) in try ImageProbe.probe(bytes: bytes) }, "\(name)")
             // As a scanner reads it (what a first read gets), none, a few (the rest is read from the
             // file), and more than are used.
             for length in [min(bytes.count, ImageProbe.headLength), 0, 1, 5, 100, bytes.count] {
-                let given = try bytes.prefix(length).withUnsafeBytes { head in
-                    try ImageProbe.probe(fileDescriptor: fd, size: Int64(bytes.count), head: head)
+                let given = bytes.prefix(length).withUnsafeBytes { head in
+                    Self.outcome { () throws(ImageProbeError) in try ImageProbe.probe(fileDescriptor: fd, size: Int64(bytes.count), head: head) }
                 }
                 #expect(given == itself, "\(name), \(length) bytes given") // even the bytes read
             }
         }
         #expect(try Self.headCases().contains { $0.bytes.count > 2 * ImageProbe.headLength })
+        #expect(try Self.headCases().contains { $0.bytes.count == ImageProbe.headLength })
+        #expect(throws: ImageProbeError.self) { try ImageProbe.probe(fileDescriptor: -1, size: 100, head: UnsafeRawBufferPointer(start: nil, count: 0)) }
     }
 
     @Test func whenAPNGIsNamedJpg_thenItIsAPNG() throws {

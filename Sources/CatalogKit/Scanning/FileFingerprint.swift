@@ -18,7 +18,7 @@ enum FileFingerprint {
             let raw = UnsafeMutableRawBufferPointer(words)
             for offset in size <= Int64(span) ? [Int64(0)] : [0, max(Int64(span), size - Int64(span))] {
                 raw.initializeMemory(as: UInt8.self, repeating: 0)
-                let wanted = Int(min(Int64(span), size - offset))
+                let wanted = Int(max(0, min(Int64(span), size - offset)))
                 let count: Int
                 if offset + Int64(wanted) <= Int64(head.count) {
                     raw.copyMemory(from: UnsafeRawBufferPointer(rebasing: head[Int(offset)..<Int(offset) + wanted]))
