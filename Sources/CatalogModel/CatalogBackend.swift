@@ -61,9 +61,15 @@ package protocol CatalogReading: Sendable {
     /// The default reads them in one snapshot; a store may read them with fewer round trips.
     func storedWindows(configuration: String, layoutID: Int64, generation: Int64, range: ClosedRange<Int>,
                        cells: ([UInt8]) throws -> WindowCells) throws -> [StoredWindow]?
+    /// What the operator of a server should know of the database's own settings, a line each;
+    /// none when there is nothing to say (the default). PostgreSQL: buffers that hold little of
+    /// the items.
+    func servingNotes() throws(StoreError) -> [String]
 }
 
 extension CatalogReading {
+    package func servingNotes() throws(StoreError) -> [String] { [] }
+
     package func storedWindows(configuration: String, layoutID: Int64, generation: Int64, range: ClosedRange<Int>,
                                cells: ([UInt8]) throws -> WindowCells) throws -> [StoredWindow]? {
         try withSnapshot { snapshot -> [StoredWindow]? in

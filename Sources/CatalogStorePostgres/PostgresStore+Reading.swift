@@ -172,6 +172,38 @@ extension PostgresStore {
         }
     }
 
+    package func servingNotes() throws(StoreError) -> [String] {
+        let (buffers, items) = try memorySizes()
+        return Self.memoryNote(sharedBuffers: buffers, items: items).map { [$0] } ?? []
+    }
+
+    /// PostgreSQL's shared buffers and the bytes of the items table with its indexes.
+    package func memorySizes() throws(StoreError) -> (sharedBuffers: Int64, items: Int64) {
+        try read { session in
+            try session.rows("""
+                SELECT (SELECT setting::int8 * current_setting('block_size')::int8 FROM pg_settings WHERE name = 'shared_buffers'),
+                       pg_table_size('items') + pg_indexes_size('items')
+                """)[0].decode((Int64, Int64).self)
+        }
+    }
+
+    /// A note for a server when the shared buffers hold less than half of the items and their
+    /// indexes: pages that a server has not cached then copy most of the items' pages from the
+    /// kernel (at 10,000,000 items, 0.80x SQLite's pages a second at the default 128 MB against
+    /// 0.85x to 0.89x with 6 GB: BENCHMARKS.md).
+    package static func memoryNote(sharedBuffers: Int64, items: Int64) -> String? {
+        guard items > 2 * sharedBuffers else { return nil }
+        return "PostgreSQL's shared_buffers (\(bytes(sharedBuffers))) hold less than half of the items and their indexes "
+            + "(\(bytes(items))): pages that a server has not cached read the items through the kernel. For serving, "
+            + "PostgreSQL's documentation suggests a quarter of the machine's memory (README, \"PostgreSQL's memory\")."
+    }
+
+    /// `bytes` in MB, or in GB with one decimal from 1 GB on.
+    private static func bytes(_ bytes: Int64) -> String {
+        let megabytes = Double(bytes) / 1_048_576
+        return megabytes < 1024 ? "\(Int(megabytes.rounded())) MB" : String(format: "%.1f GB", megabytes / 1024)
+    }
+
     package func layouts() throws(StoreError) -> [StoredLayout] {
         try read { session in
             try session.rows(PostgresQuery(unsafeSQL: "\(Self.layoutColumns) ORDER BY last_used_at DESC, configuration COLLATE \"C\""))

@@ -13,7 +13,7 @@ struct Serve: AsyncParsableCommand {
             Thumbnails come from the cache that `catalog thumbnails` fills, and are made on \
             demand (once, however many requests ask at the same time) when missing. With --scan FOLDER..., the folders \
             are scanned while the server already answers, then kept current as `catalog scan --watch` does (one line \
-            per rescan on stderr); GET /api/events tells clients each new generation, whoever made it.
+            per rescan on stderr); GET /api/events tells clients each new generation, whoever made it. On             PostgreSQL, a `note:` line on stderr at the start says when its shared_buffers hold less than half             of the items and their indexes, which slows the pages a server has not cached.
 
             Access control: on loopback the server is open, as one person's tool. On any other address (or with \
             a --public-url that is not loopback) it needs tokens: make one with `catalog token new`, which writes \
@@ -161,6 +161,8 @@ struct Serve: AsyncParsableCommand {
         let access = try accessOptions()
         // A server that scans may start on a new catalog; one that only serves needs one that exists.
         let opened = try replica.map { try Catalog.open(at: catalog.path, readingFrom: $0) } ?? (scanRoots.isEmpty ? catalog.openExisting() : catalog.open())
+        // Best effort: a database that does not answer now is reported by the requests.
+        for note in (try? opened.store.servingNotes()) ?? [] { printError("note: \(note)") }
         let watching = scanRoots.isEmpty ? nil : startWatching(opened)
         defer {
             if let (stop, done) = watching {
