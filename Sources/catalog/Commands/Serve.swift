@@ -13,7 +13,9 @@ struct Serve: AsyncParsableCommand {
             Thumbnails come from the cache that `catalog thumbnails` fills, and are made on \
             demand (once, however many requests ask at the same time) when missing. With --scan FOLDER..., the folders \
             are scanned while the server already answers, then kept current as `catalog scan --watch` does (one line \
-            per rescan on stderr); GET /api/events tells clients each new generation, whoever made it. On             PostgreSQL, a `note:` line on stderr at the start says when its shared_buffers hold less than half             of the items and their indexes, which slows the pages a server has not cached.
+            per rescan on stderr); GET /api/events tells clients each new generation, whoever made it. On \
+            PostgreSQL, a `note:` line on stderr at the start says when its shared_buffers hold less than half \
+            of the items and their indexes, which slows the pages a server has not cached.
 
             Access control: on loopback the server is open, as one person's tool. On any other address (or with \
             a --public-url that is not loopback) it needs tokens: make one with `catalog token new`, which writes \
