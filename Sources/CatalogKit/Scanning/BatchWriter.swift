@@ -2,20 +2,28 @@ import CatalogModel
 import Dispatch
 import Foundation
 
-/// Writes a scan's batches on a background queue, one batch in flight at a time, so SQLite
-/// works while the next folders are walked and probed. Memory stays bounded: `submit` waits
-/// for the previous batch before handing over the next.
+/// Writes a scan's batches on a background queue, in order, so the store works while the next
+/// folders are walked and probed. Memory stays bounded: `submit` waits while `inFlight` batches
+/// are queued or being written. More than one may wait: a write that takes longer than usual (an
+/// SQLite checkpoint copying the WAL into the database, with its sync) then no longer stops the
+/// probes. Once a batch fails, those queued after it are not written.
 final class BatchWriter: @unchecked Sendable {
     private let store: any CatalogBackend
     private let queue = DispatchQueue(label: "catalog.scan.writer")
-    private let slot = DispatchSemaphore(value: 1)
+    private let slots: Int
+    private let slot: DispatchSemaphore
     private let lock = NSLock()
     private var counts = (added: 0, updated: 0, removed: 0)
     private var failure: StoreError?
     private var committed = 0
 
-    init(store: any CatalogBackend) {
+    /// Batches queued or being written at most: the one being written, and those waiting for it.
+    static let inFlight = 4
+
+    init(store: any CatalogBackend, inFlight: Int = BatchWriter.inFlight) {
         self.store = store
+        slots = max(1, inFlight)
+        slot = DispatchSemaphore(value: slots)
     }
 
     /// Queues a batch; throws the first error a previous batch met.
@@ -27,6 +35,7 @@ final class BatchWriter: @unchecked Sendable {
         }
         queue.async { [self] in
             defer { slot.signal() }
+            guard lock.withLock({ failure }) == nil else { return } // an earlier batch failed: the scan stops
             let outcome = Result { () throws(StoreError) in try store.apply(changes, rootID: rootID) }
             lock.withLock {
                 switch outcome {
@@ -47,8 +56,8 @@ final class BatchWriter: @unchecked Sendable {
 
     /// Waits for every queued batch; returns what they did, or throws the first error.
     func drain() throws(StoreError) -> (added: Int, updated: Int, removed: Int) {
-        slot.wait()
-        slot.signal()
+        for _ in 0..<slots { slot.wait() }
+        for _ in 0..<slots { slot.signal() }
         lock.lock()
         defer { lock.unlock() }
         if let failure { throw failure }
