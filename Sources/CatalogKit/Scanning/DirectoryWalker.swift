@@ -1,14 +1,10 @@
 import CatalogModel
 import Foundation
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-
-/// The system's `stat` structure, by a name that `File.stat` does not hide.
-private typealias Status = stat
 
 /// Walks a folder tree relative to directory handles (`openat`), so paths longer than
 /// PATH_MAX work, and keeps names as bytes, so names that are not UTF-8 survive.
@@ -17,18 +13,6 @@ private typealias Status = stat
 /// not followed unless asked for, and then every directory is entered once (by device and
 /// inode), which breaks loops. Folders that cannot be read are reported and skipped.
 struct DirectoryWalker {
-    /// Whether the walk stats the regular files it meets: their device, inode, size and time,
-    /// which a rescan compares with what the catalog knows. A scan that knows no file under its
-    /// root turns it off (from another thread, while the walk runs): every file is new and will
-    /// be opened, and the open file's `fstat` says the same for one system call less.
-    final class FileStats: Sendable {
-        private let on = Atomic<Bool>(true)
-        init() {}
-        var areOn: Bool { on.load(ordering: .relaxed) }
-        func turnOff() { on.store(false, ordering: .relaxed) }
-    }
-
-
     /// A folder's handle, kept open while any of its files is: a batch of files can be handled
     /// after the walk has moved on (on another thread), and each file still opened relative to
     /// its folder.
@@ -51,18 +35,7 @@ struct DirectoryWalker {
         /// The full path; the file's name is its last `nameLength` bytes.
         let path: Data
         let nameLength: Int
-        /// nil when the walk did not stat the file (a regular file by the folder's own listing,
-        /// met while `FileStats` were off): whoever opens it stats it then.
-        let stat: stat?
-
-        /// The file's `fstatat` now, following a link only if the walk does (nil if it is gone or
-        /// no longer a regular file): for a file the walk did not stat.
-        func statNow(followSymlinks: Bool) -> stat? {
-            var info = Status()
-            let flags = followSymlinks ? 0 : AT_SYMLINK_NOFOLLOW
-            guard withName({ fstatat($0, $1, &info, flags) }) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
-            return info
-        }
+        let stat: stat
 
         /// Calls `body` with a handle and a name to open the file by (`openat`): its folder's and
         /// its name, or the working directory's and its full path if the folder has no handle.
@@ -90,7 +63,6 @@ struct DirectoryWalker {
     var includeHidden = false
     var followSymlinks = false
     var batchSize = 256
-    let fileStats = FileStats()
     private var visited = Set<DirectoryID>()
 
     private struct DirectoryID: Hashable {
@@ -140,35 +112,28 @@ struct DirectoryWalker {
             let length = strlen(name)
             if name[0] == 46 && (length == 1 || (length == 2 && name[1] == 46)) { continue } // "." and ".."
             if name[0] == 46, !includeHidden { continue }
-            let fileStat: stat?
-            if entry.pointee.d_type == UInt8(DT_REG), !fileStats.areOn {
-                fileStat = nil // a regular file by the listing, stat'ed when it is opened
-            } else {
-                var info = stat()
-                guard fstatat(dfd, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { continue } // vanished meanwhile
-                if info.st_mode & S_IFMT == S_IFLNK {
-                    guard followSymlinks, fstatat(dfd, name, &info, 0) == 0 else { continue }
-                }
-                switch info.st_mode & S_IFMT {
-                case S_IFREG:
-                    fileStat = info
-                case S_IFDIR:
-                    if recursive, visited.insert(DirectoryID(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))).inserted {
-                        folders.append(Array(UnsafeBufferPointer(start: name, count: length + 1)))
-                    }
-                    continue
-                default:
-                    continue // FIFOs, sockets, devices: never opened
-                }
+            var info = stat()
+            guard fstatat(dfd, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { continue } // vanished meanwhile
+            if info.st_mode & S_IFMT == S_IFLNK {
+                guard followSymlinks, fstatat(dfd, name, &info, 0) == 0 else { continue }
             }
-            var filePath = Data(capacity: prefix.count + length)
-            filePath.append(prefix)
-            filePath.append(UnsafeRawPointer(name).assumingMemoryBound(to: UInt8.self), count: length)
-            if folder == nil { folder = Folder(copying: dfd) }
-            files.append(File(folder: folder!, path: filePath, nameLength: length, stat: fileStat))
-            if files.count >= batchSize {
-                try handle(.files(files))
-                files.removeAll(keepingCapacity: true)
+            switch info.st_mode & S_IFMT {
+            case S_IFREG:
+                var filePath = Data(capacity: prefix.count + length)
+                filePath.append(prefix)
+                filePath.append(UnsafeRawPointer(name).assumingMemoryBound(to: UInt8.self), count: length)
+                if folder == nil { folder = Folder(copying: dfd) }
+                files.append(File(folder: folder!, path: filePath, nameLength: length, stat: info))
+                if files.count >= batchSize {
+                    try handle(.files(files))
+                    files.removeAll(keepingCapacity: true)
+                }
+            case S_IFDIR:
+                if recursive, visited.insert(DirectoryID(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))).inserted {
+                    folders.append(Array(UnsafeBufferPointer(start: name, count: length + 1)))
+                }
+            default:
+                continue // FIFOs, sockets, devices: never opened
             }
         }
         if !files.isEmpty { try handle(.files(files)) }

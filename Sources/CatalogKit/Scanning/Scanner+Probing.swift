@@ -7,10 +7,6 @@ extension Scanner {
     struct Probed: Sendable {
         var outcome: FileOutcome
         var fingerprint: Int64?
-        /// The open file's `fstat`, for a file the walk did not stat.
-        var stat: FileStat?
-        /// Not there to open (ENOENT): gone since the walk listed it.
-        var vanished = false
     }
 
     /// Opens and probes a folder's files on all cores. Each file is opened relative to its
@@ -25,17 +21,11 @@ extension Scanner {
                 let fd = file.withName { openat($0, $1, flags) }
                 let probed: Probed
                 if fd < 0 {
-                    let vanished = errno == ENOENT
-                    probed = Probed(outcome: .failed("cannot open: \(SystemError.text())"), fingerprint: nil, vanished: vanished)
+                    probed = Probed(outcome: .failed("cannot open: \(SystemError.text())"), fingerprint: nil)
                 } else {
                     var info = stat()
-                    if fstat(fd, &info) == 0 {
-                        var result = probe(fd: fd, stat: info)
-                        result.stat = fileStat(info)
-                        probed = result
-                    } else {
-                        probed = Probed(outcome: .failed("cannot stat: \(SystemError.text())"), fingerprint: nil)
-                    }
+                    probed = fstat(fd, &info) == 0 ? probe(fd: fd, stat: info)
+                        : Probed(outcome: .failed("cannot stat: \(SystemError.text())"), fingerprint: nil)
                     close(fd)
                 }
                 (output + index).initialize(to: probed)

@@ -165,7 +165,7 @@ package final class Scanner {
         // The walk runs on a thread of its own, a bounded number of batches ahead, while this one
         // reads the known files and then handles the batches: an unchanged rescan costs about the
         // longer of the walk and the reading, not their sum.
-        let (steps, fileStats) = walk(walks)
+        let steps = walk(walks)
         defer { steps.stop() }
         knownFiles = []
         for (folder, recursive) in folders ?? [(Array(absolute.utf8), true)] {
@@ -175,8 +175,6 @@ package final class Scanner {
             // One level: the files of subfolders are not looked at, so they must not vanish.
             knownFiles += recursive ? known : known.filter { !$0.path.dropFirst(prefix.count).contains(47) }
         }
-        // Nothing known: every file is new and will be opened, so the walk need not stat it.
-        if knownFiles.isEmpty { fileStats.turnOff() }
         knownIndex = Dictionary(minimumCapacity: knownFiles.count)
         for (index, file) in knownFiles.enumerated() { knownIndex[PathKey(file.path)] = index }
         knownByInodeIndex = nil
@@ -211,13 +209,11 @@ package final class Scanner {
 
     /// Starts walking `walks` (folders already opened; the walk closes them) on a thread of its
     /// own: its events in order, nil when it is done; `stop()` ends it and waits until it has
-    /// closed every folder it opened. With them, the switch of the walk's stats of files.
-    private func walk(_ walks: [(fd: Int32, path: [UInt8], recursive: Bool)])
-        -> (steps: Handoff<DirectoryWalker.Event?>, fileStats: DirectoryWalker.FileStats) {
+    /// closed every folder it opened.
+    private func walk(_ walks: [(fd: Int32, path: [UInt8], recursive: Bool)]) -> Handoff<DirectoryWalker.Event?> {
         struct Stopped: Error {}
         let steps = Handoff<DirectoryWalker.Event?>(capacity: Self.walkAhead)
         nonisolated(unsafe) var walker = DirectoryWalker(includeHidden: options.includeHidden, followSymlinks: options.followSymlinks)
-        let fileStats = walker.fileStats
         steps.startProducer { steps in
             var stopped = false
             for (fd, path, recursive) in walks {
@@ -232,7 +228,7 @@ package final class Scanner {
             }
             steps.put(nil)
         }
-        return (steps, fileStats)
+        return steps
     }
 
     /// The first known file with the device and inode of `stat`, if any.
@@ -251,13 +247,9 @@ package final class Scanner {
     /// One folder's batch: skip unchanged files, probe the rest in parallel.
     private func handle(_ files: [DirectoryWalker.File]) throws(StoreError) {
         summary.files += files.count
-        var toProbe: [(file: DirectoryWalker.File, stat: FileStat?, previous: KnownFile?)] = []
+        var toProbe: [(file: DirectoryWalker.File, stat: FileStat, previous: KnownFile?)] = []
         for file in files {
-            guard let walked = file.stat ?? (knownFiles.isEmpty ? nil : file.statNow(followSymlinks: options.followSymlinks)) else {
-                if knownFiles.isEmpty { toProbe.append((file, nil, nil)) } // new: stat'ed when opened
-                continue // vanished since the walk listed it
-            }
-            let stat = Self.fileStat(walked)
+            let stat = Self.fileStat(file.stat)
             if let index = knownIndex[PathKey(file.path)] {
                 seen[index] = true
                 if knownFiles[index].stat == stat {
@@ -274,15 +266,8 @@ package final class Scanner {
         }
         guard !toProbe.isEmpty else { return }
         let outcomes = Self.probeAll(toProbe.map(\.file), followSymlinks: options.followSymlinks)
-        for ((file, walked, previous), probed) in zip(toProbe, outcomes) {
+        for ((file, stat, previous), probed) in zip(toProbe, outcomes) {
             let path = file.path
-            if walked == nil && probed.vanished { // as if the walk had not met it, as when its stat finds it gone
-                summary.files -= 1
-                continue
-            }
-            // A file the walk did not stat has the stat of its open file, or none if it could not
-            // be opened: a failure, which the next scan probes again.
-            let stat = walked ?? probed.stat ?? FileStat(device: 0, inode: 0, size: 0, mtimeNanoseconds: 0)
             let change = FileChange(path: path, stat: stat, fingerprint: probed.fingerprint, outcome: probed.outcome,
                                     itemID: previous?.itemID)
             switch probed.outcome {
