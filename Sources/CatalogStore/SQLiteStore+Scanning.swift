@@ -35,10 +35,15 @@ extension SQLiteStore {
 
     /// Writes file changes in one transaction; returns how many items were added, updated, removed.
     /// The generation is incremented once if any item changed.
+    ///
+    /// Foreign keys are off: the files' references hold by construction (the root is the scan's,
+    /// an item id is one just written or the file's own), and an item deleted here has its files'
+    /// references cleared by hand, as `ON DELETE SET NULL` would. With them on, the checks were
+    /// 6 % of a first scan's instructions (callgrind, 10,000 files: 1.352 G against 1.273 G).
     @discardableResult
     package func apply(_ changes: [FileChange], rootID: Int64) throws(StoreError) -> (added: Int, updated: Int, removed: Int) {
         guard !changes.isEmpty else { return (0, 0, 0) }
-        return try write { db in
+        return try writeWithoutForeignKeys { db in
             // Bumped on the first change to an item: batches of unsupported or failed files
             // change only file records and leave the generation alone.
             var bumped: Int64? = nil
@@ -76,6 +81,7 @@ extension SQLiteStore {
                 WHERE id = ?13
                 """)
             let deleteItem = try BulkStatement(db, sql: "DELETE FROM items WHERE id = ?1")
+            let unlinkFiles = try BulkStatement(db, sql: "UPDATE files SET item_id = NULL WHERE item_id = ?1") // ON DELETE SET NULL
             let upsertFile = try BulkStatement(db, sql: """
                 INSERT OR REPLACE INTO files (path, root_id, device, inode, size, mtime_ns, fingerprint, status, item_id, error)
                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
@@ -123,6 +129,8 @@ extension SQLiteStore {
                         deleteItem.bind(1, existing)
                         try deleteItem.run(db)
                         counts.removed += db.changesCount
+                        unlinkFiles.bind(1, existing)
+                        try unlinkFiles.run(db)
                     }
                 }
                 var error: String? = nil
