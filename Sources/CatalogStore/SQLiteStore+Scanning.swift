@@ -39,7 +39,7 @@ extension SQLiteStore {
     /// Foreign keys are off: the files' references hold by construction (the root is the scan's,
     /// an item id is one just written or the file's own), and an item deleted here has its files'
     /// references cleared by hand, as `ON DELETE SET NULL` would. With them on, the checks were
-    /// 6 % of a first scan's instructions (callgrind, 10,000 files: 1.352 G against 1.273 G).
+    /// 6 % of a first scan's instructions (callgrind, 10,000 files: 1.352 G against 1.274 G).
     @discardableResult
     package func apply(_ changes: [FileChange], rootID: Int64) throws(StoreError) -> (added: Int, updated: Int, removed: Int) {
         guard !changes.isEmpty else { return (0, 0, 0) }

@@ -1,5 +1,6 @@
 import CatalogKit
 import Foundation
+import CatalogStore
 import GRDB
 import Testing
 
@@ -141,12 +142,16 @@ import Testing
     }
 
     /// A scan writes with SQLite's foreign keys off (their checks cost 6 % of a first scan) and
-    /// keeps the files' references itself: after scans that add, turn an image into a file that
-    /// is not one, rename and delete, no reference dangles, and a file has an item exactly when it
-    /// is an image, the item whose key is its path.
+    /// keeps the files' references itself. After scans that add, turn an image into a file that
+    /// is not one, rename, rewrite a renamed file, copy then delete, and hard-link, no reference
+    /// dangles, a file has an item exactly when it is an image (the item whose key is its path),
+    /// and the catalog's own connection has its foreign keys on again.
     @Test func scansKeepTheFilesReferences_withForeignKeysOff() throws {
         let library = try standardLibrary()
+        let catalog = try library.catalog() // one connection for every scan: the pragma must come back on it
         func check(_ when: String) throws {
+            let store = try #require(catalog.store as? SQLiteStore)
+            #expect(try store.write { try Int.fetchOne($0, sql: "PRAGMA foreign_keys") } == 1, "\(when): foreign keys left off")
             try DatabaseQueue(path: library.catalogPath).read { db in
                 let dangling = try Row.fetchAll(db, sql: "PRAGMA foreign_key_check")
                 #expect(dangling.isEmpty, "\(when): \(dangling)")
@@ -155,20 +160,34 @@ import Testing
                     WHERE (f.status = 0) != (i.id IS NOT NULL AND i.key = f.path)
                     """)
                 #expect(wrong == 0, "\(when)")
-                #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM files WHERE item_id IS NOT NULL") == (try Int.fetchOne(db, sql: "SELECT count(*) FROM items")))
+                #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM files WHERE item_id IS NOT NULL") == (try Int.fetchOne(db, sql: "SELECT count(*) FROM items")), "\(when)")
             }
         }
-        _ = try library.scan()
+        func scan() throws -> ScanSummary { try catalog.scan([library.root.path]) }
+        _ = try scan()
         try check("after the first scan")
         try library.write("a.jpg", Data("text now".utf8)) // no longer an image: its item goes
         try FileManager.default.moveItem(atPath: library.path("b.png"), toPath: library.path("moved.png"))
         try FileManager.default.removeItem(atPath: library.path("2024/c.jpg"))
-        let summary = try library.scan()
+        let summary = try scan()
         #expect((summary.removed, summary.moved, summary.unsupported) == (2, 1, 1), "\(summary)")
         try check("after the changes")
         try library.write("a.jpg", Library.fixture("baseline.jpg")) // an image again: a new item
-        #expect(try library.scan().added == 1)
+        #expect(try scan().added == 1)
         try check("after the image came back")
+        // Renamed and rewritten in place (same inode, new content: the move's item takes the new
+        // facts in a batch); copied to a new inode then deleted (adopted); hard-linked (a new file).
+        try FileManager.default.moveItem(atPath: library.path("moved.png"), toPath: library.path("rewritten.png"))
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: library.path("rewritten.png")))
+        try handle.write(contentsOf: try Library.fixture("interlaced.png"))
+        try handle.close()
+        try FileManager.default.copyItem(atPath: library.path("2024/d.png"), toPath: library.path("copied.png"))
+        try FileManager.default.removeItem(atPath: library.path("2024/d.png"))
+        try #require(link(library.path("a.jpg"), library.path("linked.jpg")) == 0)
+        let moves = try scan()
+        #expect((moves.moved, moves.added, moves.removed) == (2, 1, 0), "\(moves)")
+        #expect(try library.items()[library.path("rewritten.png")].map { [$0.width, $0.height] } == [33, 17])
+        try check("after the moves and the link")
     }
 
     /// A copy to a new inode, then the original deleted (what a move across disks does).

@@ -4,9 +4,10 @@ import Foundation
 
 /// Writes a scan's batches on a background queue, in order, so the store works while the next
 /// folders are walked and probed. Memory stays bounded: `submit` waits while `inFlight` batches
-/// are queued or being written. More than one may wait: a write that takes longer than usual (an
-/// SQLite checkpoint copying the WAL into the database, with its sync) then no longer stops the
-/// probes. Once a batch fails, those queued after it are not written.
+/// are queued or being written. Up to three may wait behind the one being written: a write that
+/// takes longer than usual (an SQLite checkpoint copying the WAL into the database, with its
+/// sync) then stops the probes later, if at all. Once a batch fails, those queued after it are
+/// not written.
 final class BatchWriter: @unchecked Sendable {
     private let store: any CatalogBackend
     private let queue = DispatchQueue(label: "catalog.scan.writer")
