@@ -284,6 +284,25 @@ def test_a_deep_link_restores_its_place(browser, server, library):
     assert abs(tile["screenY"]) < 0.5
 
 
+def test_a_deep_link_on_a_slow_network_still_writes_its_item_into_the_address(browser, server, library):
+    """The address is written once scrolling pauses. Where the tiles' band arrives after that
+    pause (every request 800 ms late here), it is written once they are drawn, with the item
+    at the top, not without an item."""
+    item = api(server, f"/api/items?offset={library['count'] // 3}&limit=1")["items"][0]
+    slow = {"offline": False, "latency": 800, "downloadThroughput": -1, "uploadThroughput": -1}
+    browser.execute_cdp_cmd("Network.enable", {})
+    browser.execute_cdp_cmd("Network.emulateNetworkConditions", slow)
+    try:
+        snapshot = open_gallery(browser, server, f"#item={item['id']}")
+        tiles = {t["id"]: t for t in visible(snapshot)}
+        assert item["id"] in tiles and abs(tiles[item["id"]]["screenY"]) < 0.5, "the item is at the top"
+        wait(browser, f"location.hash.startsWith('#item={item['id']}&cols=5&style=waterfall')", timeout=30,
+             message="(the address was written before the tiles were drawn, and never again)")
+    finally:
+        browser.execute_cdp_cmd("Network.emulateNetworkConditions", {**slow, "latency": 0})
+        browser.execute_cdp_cmd("Network.disable", {})
+
+
 def test_grid_and_list_styles_from_the_switcher(browser, server):
     open_gallery(browser, server)
     options = browser.execute_script("return [...document.querySelectorAll('#style option')].map((o) => o.value)")

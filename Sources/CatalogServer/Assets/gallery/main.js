@@ -55,6 +55,7 @@ class Gallery {
     this.focusRequest = 0;
     this.relayoutPending = false;
     this.fragmentTimer = 0;
+    this.fragmentWaitsForTiles = false; // the address waits for the first tiles (scheduleFragment)
     this.loadingSince = null;
 
     // Before the viewer's own listener (which closes it): whether this history move closes it.
@@ -394,6 +395,10 @@ class Gallery {
       repositionAll: this.originMoved,
     });
     this.originMoved = false;
+    if (this.fragmentWaitsForTiles && this.tiles.live.size > 0) {
+      this.fragmentWaitsForTiles = false; // once: later renders do not put the address off again
+      this.scheduleFragment();
+    }
     this.plane.dataset.state = complete ? 'complete' : 'loading';
     this.plane.dataset.top = top;
     this.plane.dataset.pendingImages = this.tiles.pendingImages;
@@ -617,11 +622,18 @@ class Gallery {
     };
   }
 
-  /** Writes the place into the address once scrolling pauses (replacing, not adding, history). */
+  /** Writes the place into the address once scrolling pauses (replacing, not adding, history).
+   *  Before the first tiles are drawn (their band still on its way) there is no item to name:
+   *  it is written once they are (render). */
   scheduleFragment() {
     clearTimeout(this.fragmentTimer);
     this.fragmentTimer = setTimeout(() => {
+      this.fragmentWaitsForTiles = false;
       if (this.viewer.isOpen || !this.parameters) return;
+      if (this.itemCount > 0 && this.tiles.live.size === 0) {
+        this.fragmentWaitsForTiles = true;
+        return;
+      }
       const text = fragment(this.placeFragment());
       if (text !== location.hash) history.replaceState(null, '', text);
     }, 300);
