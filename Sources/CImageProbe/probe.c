@@ -71,6 +71,21 @@ static int probe_reader(cip_reader *r, cip_result *out, const uint8_t *head, siz
     return CIP_UNSUPPORTED;
 }
 
+/* Probes with a reader of its own, on the heap (its 16 KiB buffer stays off a pool thread's or a
+   fuzzer's stack), over `fd`, or over `memory` where it is not NULL (fd -1); records the bytes
+   read. `head`: the file's first bytes, already read by the caller (NULL and 0 for none). */
+static int probe_with_reader(int fd, const uint8_t *memory, uint64_t size, const uint8_t *head, size_t head_length,
+                             cip_result *out) {
+    cip_reader *r = malloc(sizeof *r);
+    if (r == NULL) return cip_fail(out, CIP_ERR_CORRUPT, "out of memory");
+    if (memory != NULL) cip_reader_init_memory(r, memory, (size_t)size);
+    else cip_reader_init_fd(r, fd, size); /* fd -1 and size 0: empty memory, as cip_reader_init_memory makes it */
+    int status = probe_reader(r, out, head, head_length);
+    out->bytes_read = (int64_t)r->bytes_read;
+    free(r);
+    return status;
+}
+
 int cip_probe_fd(int fd, cip_result *out) {
     reset(out, 0);
     struct stat st;
@@ -84,13 +99,7 @@ int cip_probe_fd(int fd, cip_result *out) {
         return cip_fail(out, CIP_ERR_NOT_REGULAR, "not a regular file: %s", kind);
     }
     out->byte_size = st.st_size;
-    cip_reader *r = malloc(sizeof *r);
-    if (r == NULL) return cip_fail(out, CIP_ERR_CORRUPT, "out of memory");
-    cip_reader_init_fd(r, fd, (uint64_t)st.st_size);
-    int status = probe_reader(r, out, NULL, 0);
-    out->bytes_read = (int64_t)r->bytes_read;
-    free(r);
-    return status;
+    return probe_with_reader(fd, NULL, (uint64_t)st.st_size, NULL, 0, out);
 }
 
 int cip_probe_fd_head(int fd, uint64_t size, const uint8_t *head, size_t head_length, cip_result *out) {
@@ -99,13 +108,7 @@ int cip_probe_fd_head(int fd, uint64_t size, const uint8_t *head, size_t head_le
         out->sys_errno = EBADF;
         return cip_fail(out, CIP_ERR_OPEN, "read failed: %s", strerror(EBADF));
     }
-    cip_reader *r = malloc(sizeof *r);
-    if (r == NULL) return cip_fail(out, CIP_ERR_CORRUPT, "out of memory");
-    cip_reader_init_fd(r, fd, size);
-    int status = probe_reader(r, out, head, head_length);
-    out->bytes_read = (int64_t)r->bytes_read;
-    free(r);
-    return status;
+    return probe_with_reader(fd, NULL, size, head, head_length, out);
 }
 
 int cip_probe_path(const char *path, cip_result *out) {
@@ -125,11 +128,5 @@ int cip_probe_path(const char *path, cip_result *out) {
 
 int cip_probe_memory(const uint8_t *data, size_t length, cip_result *out) {
     reset(out, (int64_t)length);
-    cip_reader *r = malloc(sizeof *r);
-    if (r == NULL) return cip_fail(out, CIP_ERR_CORRUPT, "out of memory");
-    cip_reader_init_memory(r, data, length);
-    int status = probe_reader(r, out, NULL, 0);
-    out->bytes_read = (int64_t)r->bytes_read;
-    free(r);
-    return status;
+    return probe_with_reader(-1, data, length, NULL, 0, out);
 }

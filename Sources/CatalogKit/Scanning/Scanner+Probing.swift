@@ -42,7 +42,8 @@ extension Scanner {
         let size = Int64(info.st_size)
         return withUnsafeTemporaryAllocation(byteCount: ImageProbe.headLength, alignment: 8) { buffer in
             // A read that fails leaves the head empty: the probe reads again, and reports why not.
-            let head = UnsafeRawBufferPointer(rebasing: buffer[..<readHead(fd, into: buffer, count: Int(min(size, Int64(buffer.count))))])
+            let read = FileReads.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: buffer[..<Int(min(size, Int64(buffer.count)))]), at: 0)
+            let head = UnsafeRawBufferPointer(rebasing: buffer[..<read.count])
             do throws(ImageProbeError) {
                 guard let image = try ImageProbe.probe(fileDescriptor: fd, size: size, head: head) else {
                     return Probed(outcome: .unsupported, fingerprint: nil)
@@ -53,19 +54,6 @@ extension Scanner {
                 return Probed(outcome: .failed(error.description), fingerprint: nil)
             }
         }
-    }
-
-    /// Reads up to `count` bytes of `fd` from offset 0 into `buffer` (again where a read is
-    /// interrupted or short); how many it read, 0 when the first read failed.
-    static func readHead(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, count: Int) -> Int {
-        var done = 0
-        while done < count {
-            let got = pread(fd, buffer.baseAddress! + done, count - done, off_t(done))
-            if got < 0 && errno == EINTR { continue }
-            if got <= 0 { break }
-            done += got
-        }
-        return done
     }
 
     static func fileStat(_ info: stat) -> FileStat {

@@ -66,12 +66,9 @@ public final class OriginalFile: Sendable {
     public func read(_ range: Range<Int64>) throws -> [UInt8] {
         let count = Int(range.count)
         return try [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
-            var done = 0
-            while done < count {
-                let got = pread(descriptor, buffer.baseAddress! + done, count - done, off_t(range.lowerBound) + off_t(done))
-                if got < 0, errno == EINTR { continue }
-                guard got > 0 else { throw StoreError.cannotOpen(path: "item file", reason: got < 0 ? SystemError.text() : "shorter than scanned") }
-                done += got
+            let read = FileReads.read(descriptor, into: UnsafeMutableRawBufferPointer(buffer), at: range.lowerBound)
+            guard read.count == count else {
+                throw StoreError.cannotOpen(path: "item file", reason: read.error.map { SystemError.text($0) } ?? "shorter than scanned")
             }
             initialized = count
         }
