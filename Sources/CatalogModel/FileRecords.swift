@@ -56,6 +56,18 @@ public enum FileOutcome: Sendable, Hashable {
         case .failed: 2
         }
     }
+
+    /// Whether `reason`, a failed file's, is the file system's rather than the file's: it could
+    /// not be opened, stat'ed or read (permissions, an I/O error, a disk that went away). The
+    /// same bytes may read the next time, and a chmod changes neither the size nor the time a
+    /// rescan compares: such a file is read again by every scan, and an image keeps its item
+    /// meanwhile.
+    package static func isUnreadable(_ reason: String) -> Bool {
+        unreadablePrefixes.contains { reason.hasPrefix($0) }
+    }
+
+    /// The scanner's reasons for a file it could not open or stat, and ImageProbeError.unreadable's.
+    package static let unreadablePrefixes = ["cannot open: ", "cannot stat: ", "cannot read the file: "]
 }
 
 /// A file known to the catalog.
@@ -65,13 +77,17 @@ package struct KnownFile: Sendable, Hashable {
     package var fingerprint: Int64?
     package var status: Int
     package var itemID: Int64?
+    /// It failed as unreadable (`FileOutcome.isUnreadable`): read again even when unchanged.
+    package var unreadable: Bool
 
-    package init(path: Data, stat: FileStat, fingerprint: Int64?, status: Int, itemID: Int64?) {
+    /// `error` is the file's reason for failing, when it failed.
+    package init(path: Data, stat: FileStat, fingerprint: Int64?, status: Int, itemID: Int64?, error: String? = nil) {
         self.path = path
         self.stat = stat
         self.fingerprint = fingerprint
         self.status = status
         self.itemID = itemID
+        unreadable = error.map(FileOutcome.isUnreadable) ?? false
     }
 }
 

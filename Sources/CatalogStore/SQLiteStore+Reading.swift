@@ -68,7 +68,7 @@ extension SQLiteStore {
         for suffix in ["", "-wal"] {
             var info = stat()
             guard stat(path + suffix, &info) == 0 else { return nil }
-            let modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+            let modified = WallClock.nanoseconds(info.st_mtim)
             stamp += [Int64(info.st_size), modified, Int64(info.st_ino)]
             lastChange = max(lastChange, modified)
         }

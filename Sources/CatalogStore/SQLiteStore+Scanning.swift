@@ -18,7 +18,7 @@ extension SQLiteStore {
         return try read { db in
             var files: [KnownFile] = [] // not counted first: a count reads every row's page too
             let statement = try BulkStatement(db, sql: """
-                SELECT path, device, inode, size, mtime_ns, fingerprint, status, item_id
+                SELECT path, device, inode, size, mtime_ns, fingerprint, status, item_id, CASE WHEN status = 2 THEN error END
                 FROM files WHERE path >= ?1 AND path < ?2
                 """)
             statement.bind(1, blob: prefix)
@@ -27,7 +27,7 @@ extension SQLiteStore {
                 let path = row.blob(0)
                 files.append(KnownFile(
                     path: path, stat: FileStat(device: row.int64(1), inode: row.int64(2), size: row.int64(3), mtimeNanoseconds: row.int64(4)),
-                    fingerprint: row.optionalInt64(5), status: Int(row.int64(6)), itemID: row.optionalInt64(7)))
+                    fingerprint: row.optionalInt64(5), status: Int(row.int64(6)), itemID: row.optionalInt64(7), error: row.optionalText(8)))
             }
             return files
         }

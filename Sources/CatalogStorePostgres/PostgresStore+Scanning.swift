@@ -17,13 +17,13 @@ extension PostgresStore {
         return try read(onPrimary: true) { session in
             let files = RowCollector<KnownFile>()
             try session.forEachRow("""
-                SELECT path, device, inode, size, mtime_ns, fingerprint, status::int, item_id
+                SELECT path, device, inode, size, mtime_ns, fingerprint, status::int, item_id, CASE WHEN status = 2 THEN error END
                 FROM files WHERE path >= \(bounds.0) AND path < \(bounds.1)
                 """) { row in
-                let (path, device, inode, size, mtime, fingerprint, status, itemID) = try row.decode(
-                    (Data, Int64, Int64, Int64, Int64, Int64?, Int, Int64?).self)
+                let (path, device, inode, size, mtime, fingerprint, status, itemID, error) = try row.decode(
+                    (Data, Int64, Int64, Int64, Int64, Int64?, Int, Int64?, String?).self)
                 files.append(KnownFile(path: path, stat: FileStat(device: device, inode: inode, size: size, mtimeNanoseconds: mtime),
-                                       fingerprint: fingerprint, status: status, itemID: itemID))
+                                       fingerprint: fingerprint, status: status, itemID: itemID, error: error))
             }
             return files.take()
         }

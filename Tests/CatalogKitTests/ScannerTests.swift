@@ -1,4 +1,5 @@
 import CatalogKit
+import CatalogModel
 import Foundation
 import CatalogStore
 import GRDB
@@ -98,6 +99,26 @@ import Testing
         #expect(try library.catalog().generation() == generation)
         let after = try library.items()
         #expect(after.mapValues { [$0.id, Int64($0.width), Int64($0.height)] } == before.mapValues { [$0.id, Int64($0.width), Int64($0.height)] })
+    }
+
+    /// A file dated past 2262 (ext4 and XFS keep dates to 2446 and beyond; cameras with a bad
+    /// clock and archives make them) or before 1677 is past what nanoseconds since 1970 hold in
+    /// 64 bits: its time is held at the ends rather than stop the scan (it did, on an overflow).
+    @Test(arguments: Backend.allCases) func aFileDatedPast2262IsScanned_andUnchangedAfter(_ backend: Backend) throws {
+        let library = try Library(backend)
+        try library.write("ok.jpg", Library.fixture("baseline.jpg"))
+        let future = try library.write("future.jpg", Library.fixture("baseline.jpg"))
+        var times = [timespec(tv_sec: 10_413_792_000, tv_nsec: 5), timespec(tv_sec: 10_413_792_000, tv_nsec: 5)] // 2300-01-01
+        try #require(utimensat(AT_FDCWD, future, &times, 0) == 0)
+        let first = try library.scan()
+        #expect((first.added, first.failed) == (2, 0), "\(first)")
+        #expect(try library.catalog().items(order: .date).first.map { PathText.display($0.key) } == future, "the newest")
+        let again = try library.scan()
+        #expect((again.unchanged, again.updated) == (2, 0), "\(again)")
+        #expect(WallClock.nanoseconds(times[1]) == .max)
+        #expect(WallClock.nanoseconds(timespec(tv_sec: -10_413_792_000, tv_nsec: 0)) == .min)
+        #expect(WallClock.nanoseconds(timespec(tv_sec: 9_223_372_036, tv_nsec: 999_999_999)) == .max, "the sum past the end")
+        #expect(WallClock.nanoseconds(timespec(tv_sec: 1, tv_nsec: 2)) == 1_000_000_002)
     }
 
     @Test(arguments: Backend.allCases) func touchedAndReplacedFilesAreReprobed_keepingTheirIds(_ backend: Backend) throws {

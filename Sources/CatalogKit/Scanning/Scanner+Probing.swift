@@ -58,7 +58,7 @@ extension Scanner {
 
     static func fileStat(_ info: stat) -> FileStat {
         FileStat(device: Int64(bitPattern: UInt64(info.st_dev)), inode: Int64(bitPattern: UInt64(info.st_ino)),
-                 size: Int64(info.st_size), mtimeNanoseconds: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
+                 size: Int64(info.st_size), mtimeNanoseconds: WallClock.nanoseconds(info.st_mtim))
     }
 
     /// `root` made absolute against the working directory, without a trailing slash.

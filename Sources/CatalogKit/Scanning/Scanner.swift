@@ -252,7 +252,7 @@ package final class Scanner {
             let stat = Self.fileStat(file.stat)
             if let index = knownIndex[PathKey(file.path)] {
                 seen[index] = true
-                if knownFiles[index].stat == stat {
+                if knownFiles[index].stat == stat && !knownFiles[index].unreadable {
                     summary.unchanged += 1
                 } else {
                     toProbe.append((file, stat, knownFiles[index]))
@@ -270,6 +270,13 @@ package final class Scanner {
             let path = file.path
             let change = FileChange(path: path, stat: stat, fingerprint: probed.fingerprint, outcome: probed.outcome,
                                     itemID: previous?.itemID)
+            if case .failed(let reason) = probed.outcome, FileOutcome.isUnreadable(reason), let previous, previous.itemID != nil {
+                // An image the file system would not let this scan read (its permissions, an I/O
+                // error): its item and its row stay as they were, to be read again next time. A
+                // disk that fails for a moment removes nothing.
+                summary.problems.append("\(PathText.display(path)): \(reason); its item is kept as it was, and the next scan reads it again")
+                continue
+            }
             switch probed.outcome {
             case .image: break // counted as added or updated when written
             case .unsupported: summary.unsupported += 1

@@ -45,7 +45,7 @@ public final class OriginalFile: Sendable {
         let fd = file.openForReading()
         guard fd >= 0 else { throw Problem.gone(id) }
         var status = stat()
-        let mtime = fstat(fd, &status) == 0 ? Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec) : -1
+        let mtime = fstat(fd, &status) == 0 ? WallClock.nanoseconds(status.st_mtim) : -1
         guard status.st_mode & S_IFMT == S_IFREG, Int64(status.st_size) == file.size, mtime == file.mtimeNanoseconds else {
             close(fd)
             throw Problem.changed(id)

@@ -56,7 +56,7 @@ extension Catalog {
 extension ThumbnailKey {
     /// The version of the file `fstat` describes.
     static func version(of status: stat) -> String {
-        let mtime: Int64 = Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec)
+        let mtime = WallClock.nanoseconds(status.st_mtim)
         return version(device: Int64(bitPattern: UInt64(status.st_dev)), inode: Int64(bitPattern: UInt64(status.st_ino)),
                        size: Int64(status.st_size), mtimeNanoseconds: mtime)
     }
