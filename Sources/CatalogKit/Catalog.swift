@@ -31,13 +31,16 @@ public final class Catalog: Sendable {
     }
 
     /// Opens the catalog at `path` as `open(at:)` does, but refuses an SQLite file that does not
-    /// exist yet instead of creating it: what the commands that only read a catalog open, so
-    /// that a mistyped path is an error rather than a new, empty catalog.
+    /// exist yet or is empty, and a PostgreSQL database without tables, instead of making a
+    /// catalog there: what the commands that only read a catalog open, so that a mistyped path
+    /// is an error rather than a new, empty catalog.
     public static func openExisting(at path: String) throws(StoreError) -> Catalog {
+        if PostgresLocation.isURL(path) { return Catalog(store: try PostgresStore.open(url: path, create: false)) }
         // Missing, not unreachable: a folder this user may not enter is said so by open(at:).
-        if !PostgresLocation.isURL(path), access(path, F_OK) != 0, errno == ENOENT {
-            throw .cannotOpen(path: path, reason: "there is no catalog there; `catalog scan FOLDER` or `catalog import FILE` with this --db makes one")
-        }
+        var status = stat()
+        if stat(path, &status) != 0, errno == ENOENT { throw .noCatalog(at: path) }
+        // SQLite takes an empty file for an empty database, and would make a catalog of it.
+        if status.st_mode & S_IFMT == S_IFREG, status.st_size == 0 { throw .noCatalog(at: path, "an empty file") }
         return try open(at: path)
     }
 
@@ -87,6 +90,14 @@ public final class Catalog: Sendable {
     /// Imports a CSV or NDJSON file (`-`: standard input), by `format` or else its name or content.
     public func importItems(from source: String, format: ImportParser.Format? = nil) throws(StoreError) -> ImportSummary {
         try Importer.run(source: source, format: format, store: store)
+    }
+
+    /// Imports `source` into the catalog at `location` as `importItems(from:format:)` does, opening
+    /// (and on first use making) the catalog only once the input is open: an input that cannot
+    /// be read leaves no new, empty catalog behind.
+    public static func importItems(from source: String, format: ImportParser.Format? = nil, into location: String) throws(StoreError) -> ImportSummary {
+        let input = try ImportInput(source: source)
+        return try Importer.run(input, format: format, store: open(at: location).store)
     }
 
     /// Imports rows already parsed, upserted by key in one transaction.

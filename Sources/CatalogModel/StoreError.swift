@@ -42,10 +42,17 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// What a command that only reads says of a place that holds no catalog yet (a missing or
+    /// empty file, an empty PostgreSQL database): a mistyped --db is an error, not a new, empty
+    /// catalog. `what` says what is there.
+    package static func noCatalog(at path: String, _ what: String? = nil) -> StoreError {
+        .cannotOpen(path: path, reason: "there is no catalog there\(what.map { " (\($0))" } ?? ""); `catalog scan FOLDER` or `catalog import FILE` with this --db makes one")
+    }
+
     public var description: String {
         switch self {
         case .notACatalog(let path, let reason):
-            "\(path) is not a catalog (\(reason)); it was not modified. Pass --db to use another file."
+            "\(path) is not a catalog (\(reason)); it was not modified. Pass --db to use another \(path.hasPrefix("postgres") ? "database" : "file")"
         case .newerVersion(let path, let unknown):
             "\(path) was written by a newer version of catalog (migrations \(unknown.joined(separator: ", ")) are unknown here); it was not modified. Upgrade catalog."
         case .cannotOpen(let path, let reason):

@@ -7,10 +7,12 @@ import PostgresNIO
 enum PostgresMigrations {
     static var identifiers: [String] { EmbeddedMigrations.all.map(\.id) }
 
-    /// Returns whether it applied any.
+    /// Returns whether it applied any. Without `create`, a database with no tables is refused.
     @discardableResult
-    static func migrate(_ session: PostgresSession, location: String) throws -> Bool {
-        if try pending(session, location: location).isEmpty { return false }
+    static func migrate(_ session: PostgresSession, location: String, create: Bool = true) throws -> Bool {
+        let waiting = try pending(session, location: location)
+        if waiting.isEmpty { return false }
+        if !create, waiting.count == EmbeddedMigrations.all.count { throw StoreError.noCatalog(at: location, "a database without tables") }
         try session.script("SELECT pg_advisory_lock(\(PostgresStore.migrationLock))")
         defer { _ = try? session.script("SELECT pg_advisory_unlock(\(PostgresStore.migrationLock))") }
         let missing = try pending(session, location: location) // again: another process may have applied them

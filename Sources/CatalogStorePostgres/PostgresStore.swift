@@ -47,15 +47,16 @@ package final class PostgresStore: CatalogBackend {
     static let migrationLock: Int64 = 0x6361_7461_6c6f_6701
     static let writeLock: Int64 = 0x6361_7461_6c6f_6702
 
-    /// Opens the catalog in the database `url` names, creating its tables in an empty database.
-    /// With `readURL` (a streaming replica of it), reads go there and writes to `url`.
-    package static func open(url: String, readURL: String? = nil) throws(StoreError) -> PostgresStore {
+    /// Opens the catalog in the database `url` names, creating its tables in an empty database
+    /// (unless `create` is false: then an empty database is refused). With `readURL` (a
+    /// streaming replica of it), reads go there and writes to `url`.
+    package static func open(url: String, readURL: String? = nil, create: Bool = true) throws(StoreError) -> PostgresStore {
         let location = try PostgresLocation(url: url)
         let readLocation = try readURL.map { url throws(StoreError) in try PostgresLocation(url: url) }
         let store = PostgresStore(connections: PostgresConnections(location: location),
                                   readers: readLocation.map { PostgresConnections(location: $0) })
         try store.opening(location.display) {
-            if try store.connections.withSession({ session in try PostgresMigrations.migrate(session, location: location.display) }) {
+            if try store.connections.withSession({ session in try PostgresMigrations.migrate(session, location: location.display, create: create) }) {
                 // A migration that adds or changes the order data leaves it stale: build it now,
                 // once, rather than lay out from item rows until the next scan or import.
                 try store.write { session in try PostgresOrderData.refresh(session, force: true) }

@@ -31,6 +31,7 @@ struct CatalogCommand: AsyncParsableCommand {
             } else {
                 try command.run()
             }
+            finishOutput()
         } catch {
             if exitCode(for: error) == .validationFailure {
                 printError(fullMessage(for: error))

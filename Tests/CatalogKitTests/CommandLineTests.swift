@@ -132,6 +132,103 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: folder), "nothing created")
     }
 
+    /// An empty file is no catalog for a command that only reads (SQLite would take it for an
+    /// empty database and make a catalog of it, and its layout file beside it); a command that
+    /// writes makes one there as in a new file.
+    @Test func aCommandThatReadsRefusesAnEmptyFile_andLeavesItEmpty() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let library = try Library()
+        let empty = try library.write("notes.txt", Data())
+        for command in [["stats"], ["list"], ["page", "--width", "375"]] {
+            let result = try run([command[0], "--db", empty] + command.dropFirst())
+            #expect(result.status == 1)
+            #expect(result.stderr.hasPrefix("Error: cannot open the catalog at \(empty): there is no catalog there (an empty file);"), "\(result.stderr)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: library.root.path) == ["notes.txt"])
+        #expect(try Data(contentsOf: URL(fileURLWithPath: empty)).isEmpty)
+        try library.write("a.jpg", Library.fixture("baseline.jpg"))
+        #expect(try run(["scan", "--db", empty, library.root.path]).status == 0)
+        #expect(try run(["stats", "--db", empty]).stdout.contains("items"))
+    }
+
+    /// An import whose input cannot be read makes no catalog: the input is opened first.
+    @Test func anImportOfAMissingFileMakesNoCatalog() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let library = try Library()
+        let result = try run(["import", "--db", library.catalogPath, library.root.path + "/pins.csv"])
+        #expect(result.status == 1)
+        #expect(result.stderr == "Error: cannot read \(library.root.path)/pins.csv: No such file or directory; nothing was imported\n", "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: library.catalogPath))
+    }
+
+    /// Output that cannot be written (a full disk: /dev/full) fails the command with a message,
+    /// as it fails `cat`, rather than exit 0 with the listing cut short.
+    @Test(arguments: [["list"], ["list", "--json"], ["stats"], ["page", "--width", "375"]])
+    func outputThatCannotBeWrittenFailsTheCommand(_ command: [String]) throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let library = try Library()
+        _ = try library.catalog().importItems(PagerTests.importRows(2_000))
+        let process = Process()
+        process.executableURL = BuiltTool.catalog
+        process.arguments = [command[0], "--db", library.catalogPath] + command.dropFirst()
+        process.standardOutput = try #require(FileHandle(forWritingAtPath: "/dev/full"))
+        let err = Pipe()
+        process.standardError = err
+        try process.run()
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 1)
+        #expect(stderr == "Error: cannot write the output: No space left on device\n", "\(stderr)")
+    }
+
+    /// A file that could not be opened (its permissions) is read again by the next scan even
+    /// though its size and time did not change, as a chmod changes neither; an image that
+    /// cannot be read this time keeps its item (its id too) rather than lose it, with a
+    /// warning. Run as `nobody` when the tests run as root, whom no permission stops.
+    @Test func anUnreadableFileIsReadAgainOnceItCanBe_andAnImageKeepsItsItemMeanwhile() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let library = try Library()
+        let base = URL(fileURLWithPath: library.catalogPath).deletingLastPathComponent().path
+        for folder in [base, library.root.path] { try #require(chmod(folder, 0o777) == 0) }
+        let asUser = getuid() == 0 ? ["/sbin/runuser", "-u", "nobody", "--", BuiltTool.catalog.path] : [BuiltTool.catalog.path]
+        func scan() throws -> (status: Int32, stdout: String, stderr: String) {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: asUser[0])
+            process.arguments = Array(asUser.dropFirst()) + ["scan", "--db", library.catalogPath, library.root.path, "--json"]
+            let out = Pipe(), err = Pipe()
+            process.standardOutput = out
+            process.standardError = err
+            try process.run()
+            let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return (process.terminationStatus, stdout, stderr)
+        }
+        let kept = try library.write("kept.jpg", Library.fixture("baseline.jpg"))
+        let later = try library.write("later.png", Library.fixture("rgb.png"))
+        try #require(chmod(later, 0o600) == 0)
+        let first = try scan()
+        #expect(first.status == 0 && first.stdout.contains(#""added":1,"#) && first.stdout.contains(#""failed":1,"#), "\(first)")
+        let id = try #require(try library.items()[kept]?.id)
+        #expect(try library.catalog().fileErrors().map(\.reason) == ["cannot open: Permission denied"])
+        // The image goes unreadable, and its time moves (a scan reads it again).
+        try #require(chmod(kept, 0o600) == 0)
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(60)], ofItemAtPath: kept)
+        let second = try scan()
+        #expect(second.stdout.contains(#""removed":0,"#) && second.stdout.contains(#""failed":1,"#), "\(second)")
+        #expect(second.stderr.contains("warning: \(kept): cannot open: Permission denied; its item is kept as it was"), "\(second.stderr)")
+        #expect(try library.items()[kept]?.id == id)
+        // Both readable again, neither's size nor time changed since the last scan.
+        for path in [kept, later] { try #require(chmod(path, 0o644) == 0) }
+        let third = try scan()
+        #expect(third.stdout.contains(#""added":1,"updated":1,"#) && third.stdout.contains(#""failed":0,"#), "\(third)")
+        #expect(try library.items()[kept]?.id == id)
+        #expect(try library.items()[later] != nil)
+        #expect(try library.catalog().fileErrors().isEmpty)
+        let fourth = try scan()
+        #expect(fourth.stdout.contains(#""unchanged":2,"#), "\(fourth)")
+    }
+
     /// A --db that names a folder, or runs through a file, is said to be that (SQLite said
     /// "disk I/O error" for the folder), and nothing is created.
     @Test func aFolderOrAPathThroughAFileIsNamedAsSuch() throws {

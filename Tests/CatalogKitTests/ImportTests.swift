@@ -49,6 +49,10 @@ import Testing
         ("key,width,height,date\na,10,20,yesterday\n", 2, "date must be ISO 8601"),
         ("key,width,height,date\na,10,20,2023-02-29\n", 2, "date must be ISO 8601"),
         ("width,height\n10,20\n", 1, "no \"key\" column"),
+        ("key,wdth,hieght\n", 1, "no \"width\" column"),
+        ("key,width\nk,1\n", 1, "no \"height\" column"),
+        ("key,width,height\na,0x10,20\n", 2, "width must be a whole number"),
+        ("key,width,height\na,10,nan\n", 2, "height must be a whole number"),
         ("key,width,height\n,10,20\n", 2, "key is missing"),
         ("key,width,height\n\"open,10,20\n", 2, "not closed"),
         ("key,width,height,title\na,10,20,nul\u{0}byte\n", 2, "title holds a NUL byte"),
@@ -62,13 +66,17 @@ import Testing
         #expect(reason.contains(message), "\(reason)")
     }
 
-    /// Inputs for the CSV reader's corners: a quote inside an unquoted field and a lone CR
-    /// (both kept), CRLF records, a byte-order mark and blank lines, header names in other case
-    /// and spaces and a name twice (the first column counts), a quoted field across lines,
-    /// non-ASCII text, bytes that are not UTF-8, a NUL byte.
+    /// Inputs for the CSV reader's corners: a quote inside an unquoted field (kept), CRLF
+    /// records, records ended by a CR alone (classic Mac OS; a CR inside quotes is kept and
+    /// counts a line), a byte-order mark and blank lines, header names in other case and spaces
+    /// and a name twice (the first column counts), a quoted field across lines, non-ASCII text,
+    /// bytes that are not UTF-8, a NUL byte.
     static let csvCorners: [(bytes: [UInt8], expected: Result<[ImportRow], StoreError>)] = [
-        (Array("key,width,height,title\r\nk1,1,2,a\"b\r\nk2,3,4,x\ry\n".utf8),
-         .success([ImportRow(line: 2, key: "k1", width: 1, height: 2, title: "a\"b"), ImportRow(line: 3, key: "k2", width: 3, height: 4, title: "x\ry")])),
+        (Array("key,width,height,title\r\nk1,1,2,a\"b\r\nk2,3,4,x\n".utf8),
+         .success([ImportRow(line: 2, key: "k1", width: 1, height: 2, title: "a\"b"), ImportRow(line: 3, key: "k2", width: 3, height: 4, title: "x")])),
+        (Array("key,width,height,title\rk1,1,2,\"two\rlines\"\rk2,3,4,x\r\r".utf8),
+         .success([ImportRow(line: 2, key: "k1", width: 1, height: 2, title: "two\rlines"), ImportRow(line: 4, key: "k2", width: 3, height: 4, title: "x")])),
+        (Array("key,width,height\rk1,1,2\rk2,3\r".utf8), .failure(.invalidInput(line: 3, reason: "expected 3 fields as in the header, found 2"))),
         ([0xEF, 0xBB, 0xBF] + Array("key,width,height\n\nk1,1,2\n\n".utf8), .success([ImportRow(line: 3, key: "k1", width: 1, height: 2)])),
         (Array(" Key ,WIDTH,height,Title,title\nk1,1,2,first,second\n".utf8), .success([ImportRow(line: 2, key: "k1", width: 1, height: 2, title: "first")])),
         (Array("key,width,height,title\nk1,1,2,\"quoted, with\nnewline\"\nk2,1,2,ünï\n".utf8),

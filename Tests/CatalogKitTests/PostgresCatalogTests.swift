@@ -48,6 +48,21 @@ import Testing
         }
     }
 
+    /// What a command that only reads opens (`openExisting`) refuses an empty database, as it
+    /// refuses an SQLite file that is missing or empty, and makes no table there; a database
+    /// that is a catalog opens.
+    @Test func aCommandThatReadsRefusesAnEmptyDatabase_andMakesNoTableThere() throws {
+        let url = try TestPostgres.newDatabase()
+        let database = try #require(URLComponents(string: url)?.path.dropFirst()).description
+        #expect(throws: StoreError.cannotOpen(path: url, reason: "there is no catalog there (a database without tables); `catalog scan FOLDER` or `catalog import FILE` with this --db makes one")) {
+            try Catalog.openExisting(at: url)
+        }
+        #expect(try TestPostgres.psql(database, "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'")
+            .trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+        _ = try Catalog.open(at: url)
+        #expect(try Catalog.openExisting(at: url).generation() == 0)
+    }
+
     @Test func aDatabaseWithOtherTables_isRefusedAndLeftUntouched() throws {
         let url = try TestPostgres.newDatabase()
         let database = try #require(URLComponents(string: url)?.path.dropFirst()).description

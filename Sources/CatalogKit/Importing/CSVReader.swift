@@ -1,7 +1,8 @@
 import CatalogModel
 
-/// RFC 4180 CSV: a header row names the columns; fields may be quoted ("" is a quote inside a
-/// quoted field, which may span lines). Blank lines are skipped. Bytes must be UTF-8.
+/// RFC 4180 CSV: a header row names the columns (key, width and height among them); fields may
+/// be quoted ("" is a quote inside a quoted field, which may span lines). Lines end with LF,
+/// CRLF or a CR alone. Blank lines are skipped. Bytes must be UTF-8.
 ///
 /// Reads the input a piece at a time, leaving a record cut by a piece's end for the next
 /// piece, so an import of any length holds one piece at a time.
@@ -49,7 +50,7 @@ struct CSVReader {
                     if byte == 34 {
                         if index < bytes.count, bytes[index] == 34 { field.append(34); index += 1 } else { quoted = false }
                     } else {
-                        if byte == 10 { line += 1 }
+                        if byte == 10 || (byte == 13 && (index == bytes.count || bytes[index] != 10)) { line += 1 }
                         field.append(byte)
                     }
                     continue
@@ -67,7 +68,15 @@ struct CSVReader {
                     ended = true
                     break recordLoop
                 case 13 where index < bytes.count && bytes[index] == 10:
-                    continue
+                    continue // CRLF: the LF ends the record
+                case 13 where index < bytes.count || atEnd:
+                    // A CR alone ends a line too: classic Mac OS's line end, which Excel's "CSV
+                    // (Macintosh)" still writes. (A CR at a piece's end waits for the next piece.)
+                    line += 1
+                    ended = true
+                    break recordLoop
+                case 13:
+                    break recordLoop
                 default:
                     // The run of plain bytes this one starts, appended at once: up to a comma, a
                     // quote, a line end or a carriage return, each left to the cases above.
@@ -87,7 +96,10 @@ struct CSVReader {
             if fields.count == 1, fields[0].isEmpty { continue } // blank line
             guard let names = header else {
                 let names = fields.map { $0.trimmingSpaces().lowercased() }
-                guard names.contains("key") else { throw .invalidInput(line: recordLine, reason: "the header row has no \"key\" column") }
+                // Checked here, not at the first row: a header of misspelt names and no rows is no import.
+                for required in [ImportField.key, .width, .height] where !names.contains(required.name) {
+                    throw .invalidInput(line: recordLine, reason: "the header row has no \"\(required.name)\" column")
+                }
                 header = names
                 columns = ImportField.allCases.map { field in names.firstIndex(of: field.name) }
                 continue

@@ -84,10 +84,12 @@ public enum ImportParser {
                          orientation: orientation, date: date, url: try value(.url), title: try value(.title))
     }
 
-    /// "1024", "1024.0" and JSON's 1.024e3 are 1024; anything fractional is not a whole number.
+    /// "1024", "1024.0" and JSON's 1.024e3 are 1024; anything fractional is not a whole number,
+    /// nor is hexadecimal ("0x10", which Double would read as 16), "inf" or "nan".
     static func wholeNumber(_ text: String) -> Int? {
         if let number = Int(text) { return number }
-        guard let number = Double(text), number.isFinite, number == number.rounded(), abs(number) < 1e15 else { return nil }
+        guard text.utf8.allSatisfy({ (48...57).contains($0) || [43, 45, 46, 69, 101].contains($0) }), // 0-9 + - . E e
+              let number = Double(text), number.isFinite, number == number.rounded(), abs(number) < 1e15 else { return nil }
         return Int(number)
     }
 }

@@ -10,7 +10,12 @@ enum Importer {
 
     /// Reads `source` (a path, or "-" for standard input), parses it and imports it.
     static func run(source: String, format: ImportParser.Format?, store: any CatalogBackend) throws(StoreError) -> ImportSummary {
-        let input = try ImportInput(source: source)
+        try run(ImportInput(source: source), format: format, store: store)
+    }
+
+    /// Parses `input` and imports it.
+    static func run(_ input: ImportInput, format: ImportParser.Format?, store: any CatalogBackend) throws(StoreError) -> ImportSummary {
+        let source = input.source
         var named = format ?? (source.hasSuffix(".csv") ? .csv : source.hasSuffix(".ndjson") || source.hasSuffix(".jsonl") ? .ndjson : nil)
         if named == nil { named = ImportParser.sniff(try input.peek()) }
         let chosen = named!

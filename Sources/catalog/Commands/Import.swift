@@ -26,7 +26,7 @@ struct Import: ParsableCommand {
     var json = false
 
     func run() throws {
-        let summary = try catalog.open().importItems(from: file, format: format)
+        let summary = try Catalog.importItems(from: file, format: format, into: catalog.path)
         if json {
             print(#"{"added":\#(summary.added),"updated":\#(summary.updated),"unchanged":\#(summary.unchanged),"generation":\#(summary.generation)}"#)
         } else {
