@@ -102,6 +102,7 @@ public final class Catalog: Sendable {
 
     /// Imports rows already parsed, upserted by key in one transaction.
     public func importItems(_ rows: [ImportRow]) throws(StoreError) -> ImportSummary {
+        for row in rows { try Importer.check(row, longestKey: store.longestKey) }
         let lock = try store.lockForWriting()
         defer { withExtendedLifetime(lock) {} }
         return try store.importItems(rows, importedAt: Timestamps.now())

@@ -15,6 +15,9 @@ package protocol CatalogReading: Sendable {
     /// How many reads a server should run at once: one per core when a read works the CPU, more
     /// when it mostly waits for another process's answers.
     var readConcurrency: Int { get }
+    /// The longest key (a scanned file's path, an import's key) the store can index, in bytes;
+    /// nil when there is no limit short of the store's own (SQLite's 1 GB).
+    var longestKey: Int? { get }
     /// Incremented by every change to the items.
     func generation() throws(StoreError) -> Int64
     /// Items in `order`, skipping `offset`, at most `limit` (nil: all).

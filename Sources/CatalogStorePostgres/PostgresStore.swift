@@ -38,6 +38,11 @@ package final class PostgresStore: CatalogBackend {
     package var location: String { connections.location.display }
     /// A read mostly waits for the server's answers: as many at once as connections are kept.
     package var readConcurrency: Int { PostgresConnections.keptIdle }
+    /// A B-tree entry is at most 2,704 bytes (a third of a page), and a key sits in the items'
+    /// unique key index, their date index (after its date) and the order chunks' index; a path
+    /// in the files' primary key. PostgreSQL compresses a long entry first, so some longer keys
+    /// would fit; this bound holds for any bytes, with room for the date and the headers.
+    package var longestKey: Int? { 2_600 }
 
     /// The id of the newest migration this build applies.
     package static var schemaVersion: String { PostgresMigrations.identifiers.last ?? "none" }
@@ -102,12 +107,28 @@ package final class PostgresStore: CatalogBackend {
     }
 
     /// The catalog's advisory lock, shared (scans of other roots go on, an import waits its
-    /// turn), and one exclusive lock per root, keyed by a hash of its path: several scanners
-    /// write at once, on one machine or many, when their roots differ.
+    /// turn), one exclusive lock per root, keyed by a hash of its path, and a shared one per
+    /// folder above a root: several scanners write at once, on one machine or many, when their
+    /// roots differ and neither is inside the other (a scan of `/photos` and one of
+    /// `/photos/2024` would walk the same files, so the second stops, as on SQLite).
     package func lockForScanning(roots: [Data]) throws(StoreError) -> any WriteLease {
-        let keys = roots.map { Self.rootLockKey($0) }.sorted()
-        let locks = ["pg_try_advisory_lock_shared(\(Self.writeLock))"] + keys.map { "pg_try_advisory_lock(\($0))" }
+        let keys = Set(roots.map { Self.rootLockKey($0) })
+        let above = Set(roots.flatMap(Self.folders(above:)).map { Self.rootLockKey($0) }).subtracting(keys)
+        let locks = ["pg_try_advisory_lock_shared(\(Self.writeLock))"] + keys.sorted().map { "pg_try_advisory_lock(\($0))" }
+            + above.sorted().map { "pg_try_advisory_lock_shared(\($0))" }
         return try lease("SELECT " + locks.joined(separator: " AND "))
+    }
+
+    /// The folders above `root` (absolute, without a trailing slash), as roots name them:
+    /// `/a/b/c` has `/a/b`, `/a` and `/`.
+    package static func folders(above root: Data) -> [Data] {
+        var folders: [Data] = []
+        var end = root.endIndex
+        while let slash = root[root.startIndex..<end].lastIndex(of: 47) {
+            folders.append(slash == root.startIndex ? Data([47]) : Data(root[root.startIndex..<slash]))
+            end = slash
+        }
+        return folders
     }
 
     /// A connection that holds the locks `query` takes, if it answers true; when it does not, the

@@ -1,5 +1,6 @@
 import CatalogKit
 import CatalogModel
+import CatalogStorePostgres
 import Foundation
 import Testing
 
@@ -132,6 +133,60 @@ import Testing
             defer { withExtendedLifetime(importing) {} }
             #expect(throws: StoreError.busy(path: catalog.location)) { try catalog.scan([south]) }
         }
+        #expect(try catalog.items().count == 2)
+    }
+
+    /// A root inside another one being scanned, or around it, is not scanned meanwhile: both
+    /// scans would walk the same files (and count them twice). Siblings, and a folder whose
+    /// name only starts like the root's, still go at once.
+    @Test func aScanOfARootInsideOrAroundOneBeingScannedWaitsItsTurn() throws {
+        let library = try Library(.postgres)
+        try library.write("north/2024/a.jpg", Library.fixture("baseline.jpg"))
+        try library.write("north-east/b.png", Library.fixture("rgb.png"))
+        try library.write("south/c.png", Library.fixture("rgb.png"))
+        let catalog = try library.catalog()
+        let north = library.path("north")
+        for (held, refused) in [(north, library.path("north/2024")), (library.path("north/2024"), north),
+                                (north, library.root.path)] {
+            let scanning = try catalog.store.lockForScanning(roots: [Data(held.utf8)])
+            #expect(throws: StoreError.busy(path: catalog.location), "\(refused) while \(held) is scanned") { try catalog.scan([refused]) }
+            withExtendedLifetime(scanning) {}
+        }
+        do {
+            let scanning = try catalog.store.lockForScanning(roots: [Data(library.path("north/2024").utf8)])
+            defer { withExtendedLifetime(scanning) {} }
+            #expect(try catalog.scan([library.path("south"), library.path("north-east")]).added == 2)
+        }
+        #expect(try catalog.scan([north]).added == 1)
+        #expect(PostgresStore.folders(above: Data("/a/b/c".utf8)).map { String(decoding: $0, as: UTF8.self) } == ["/a/b", "/a", "/"])
+        #expect(PostgresStore.folders(above: Data("/".utf8)).map { String(decoding: $0, as: UTF8.self) } == ["/"])
+    }
+
+    /// PostgreSQL indexes at most 2,704 bytes an entry: a longer path is a file the scan skips
+    /// and names (the other files of its folder are stored, where the scan used to fail whole),
+    /// and a longer key is a refused line, as any other bad line.
+    @Test func aPathOrKeyLongerThanPostgreSQLIndexes_isSkippedOrRefused_andTheRestGoesIn() throws {
+        let library = try Library(.postgres)
+        var random = SystemRandomNumberGenerator()
+        let letters = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+        func name(_ length: Int) -> String { String((0..<length).map { _ in letters.randomElement(using: &random)! }) } // does not compress
+        let deep = (0..<12).map { _ in name(240) }.joined(separator: "/")
+        let long = try library.write(deep + "/long.png", Library.fixture("rgb.png"))
+        try library.write("short.png", Library.fixture("rgb.png"))
+        let catalog = try library.catalog()
+        let summary = try catalog.scan([library.root.path])
+        #expect(summary.added == 1, "\(summary)")
+        #expect(summary.problems == ["\(long): its path is \(long.utf8.count) bytes, more than the 2600 a catalog in PostgreSQL can index; skipped"])
+        #expect(try catalog.scan([library.root.path]).problems.count == 1, "said again")
+        let key = name(2_601)
+        #expect(throws: StoreError.invalidInput(line: 3, reason: "key is 2601 bytes, more than the 2600 a catalog in PostgreSQL can index")) {
+            try catalog.importItems([ImportRow(line: 2, key: name(2_600), width: 1, height: 1), ImportRow(line: 3, key: key, width: 1, height: 1)])
+        }
+        let csv = try library.write("pins.csv", Data("key,width,height\n\(name(2_600)),1,1\n\(key),1,1\n".utf8))
+        #expect(throws: StoreError.invalidInput(line: 3, reason: "key is 2601 bytes, more than the 2600 a catalog in PostgreSQL can index")) {
+            try catalog.importItems(from: csv)
+        }
+        #expect(try catalog.importItems([ImportRow(line: 2, key: name(2_600), width: 1, height: 1)]).added == 1, "2,600 bytes go in")
         #expect(try catalog.items().count == 2)
     }
 

@@ -19,6 +19,7 @@ enum Importer {
         var named = format ?? (source.hasSuffix(".csv") ? .csv : source.hasSuffix(".ndjson") || source.hasSuffix(".jsonl") ? .ndjson : nil)
         if named == nil { named = ImportParser.sniff(try input.peek()) }
         let chosen = named!
+        let longestKey = store.longestKey
         let lock = try store.lockForWriting()
         defer { withExtendedLifetime(lock) {} }
         // A batch; nil: the input ended; an error: the input is refused at that line.
@@ -26,7 +27,7 @@ enum Importer {
         nonisolated(unsafe) let unsafeInput = input
         handoff.startProducer { handoff in
             do throws(StoreError) {
-                try parse(unsafeInput, format: chosen, into: handoff)
+                try parse(unsafeInput, format: chosen, longestKey: longestKey, into: handoff)
                 handoff.put(.success(nil))
             } catch {
                 handoff.put(.failure(error))
@@ -36,11 +37,20 @@ enum Importer {
         return try store.importItems(from: { () throws(StoreError) in try handoff.take().get() }, importedAt: Timestamps.now())
     }
 
+    /// Refuses a row whose key is longer than the store can index (a catalog in PostgreSQL).
+    static func check(_ row: ImportRow, longestKey: Int?) throws(StoreError) {
+        if let longestKey, row.key.utf8.count > longestKey {
+            throw .invalidInput(line: row.line, reason: "key is \(row.key.utf8.count) bytes, more than the \(longestKey) a catalog in PostgreSQL can index")
+        }
+    }
+
     /// Parses the whole input into batches of rows; returns early when the import stopped.
-    private static func parse(_ input: ImportInput, format: ImportParser.Format, into handoff: Handoff<Result<[ImportRow]?, StoreError>>) throws(StoreError) {
+    private static func parse(_ input: ImportInput, format: ImportParser.Format, longestKey: Int?,
+                              into handoff: Handoff<Result<[ImportRow]?, StoreError>>) throws(StoreError) {
         var rows: [ImportRow] = []
         rows.reserveCapacity(batchSize)
         func emit(_ row: ImportRow) throws(StoreError) {
+            try check(row, longestKey: longestKey)
             rows.append(row)
             if rows.count == batchSize {
                 guard handoff.put(.success(rows)) else { throw .database("import stopped") }

@@ -96,9 +96,9 @@ package final class Scanner {
         for (index, root) in roots.enumerated() {
             let path = absolute[index]
             if absolute[..<index].contains(path) {
-                leftOut.append("\(root) is given twice: scanned once")
+                leftOut.append("\(PathText.display(root.utf8)) is given twice: scanned once")
             } else if let outer = absolute.firstIndex(where: { $0 != path && path.hasPrefix($0 == "/" ? "/" : $0 + "/") && reaches(path, from: $0) }) {
-                leftOut.append("\(root) is inside \(roots[outer]): scanned once")
+                leftOut.append("\(PathText.display(root.utf8)) is inside \(PathText.display(roots[outer].utf8)): scanned once")
             } else {
                 walked.append(root)
             }
@@ -150,12 +150,17 @@ package final class Scanner {
             let fd = open(absolute, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK)
             guard fd >= 0 else {
                 let reason = errno == ENOTDIR ? "not a folder (scan takes folders; `catalog probe FILE` reads one file)" : SystemError.text()
-                summary.unscannedRoots.append("\(root): \(reason); nothing scanned or removed under it")
+                summary.unscannedRoots.append("\(PathText.display(root.utf8)): \(reason); nothing scanned or removed under it")
                 return
             }
             walks.append((fd, Array(absolute.utf8), true))
         }
         let rootPath = Array(absolute.utf8)
+        if let longest = store.longestKey, rootPath.count >= longest {
+            for walk in walks { close(walk.fd) }
+            summary.unscannedRoots.append("\(PathText.display(Data(rootPath))): its path is \(rootPath.count) bytes, more than a catalog in PostgreSQL can index under it; nothing scanned or removed under it")
+            return
+        }
         do {
             rootID = try store.rootID(for: Data(rootPath))
         } catch {
@@ -249,6 +254,11 @@ package final class Scanner {
         summary.files += files.count
         var toProbe: [(file: DirectoryWalker.File, stat: FileStat, previous: KnownFile?)] = []
         for file in files {
+            if let longest = store.longestKey, file.path.count > longest {
+                // Never stored, so met as new by every scan, and said so each time.
+                summary.problems.append("\(PathText.display(file.path)): its path is \(file.path.count) bytes, more than the \(longest) a catalog in PostgreSQL can index; skipped")
+                continue
+            }
             let stat = Self.fileStat(file.stat)
             if let index = knownIndex[PathKey(file.path)] {
                 seen[index] = true
