@@ -150,7 +150,10 @@ package protocol ScanWriting: Sendable {
     /// Every file known under the folder `prefix` (which ends with "/").
     func knownFiles(under prefix: Data) throws(StoreError) -> [KnownFile]
     /// Writes file changes in one transaction; the generation is incremented once if any item changed.
-    func apply(_ changes: [FileChange], rootID: Int64) throws(StoreError) -> (added: Int, updated: Int, removed: Int)
+    /// An image whose path is the key of an imported item is refused: stored as a failed file
+    /// (`FileOutcome.importedKeyReason`), the imported item left as it is, as an import refuses
+    /// a key that is a scanned file's path; `refused` counts them.
+    func apply(_ changes: [FileChange], rootID: Int64) throws(StoreError) -> (added: Int, updated: Int, removed: Int, refused: Int)
     /// Removes files that are gone, and their items, in one transaction; returns the items removed.
     func remove(paths: [Data]) throws(StoreError) -> Int
     /// A file renamed within the roots: its item keeps its id and takes the new path.

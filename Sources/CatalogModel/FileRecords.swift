@@ -66,6 +66,9 @@ public enum FileOutcome: Sendable, Hashable {
         unreadablePrefixes.contains { reason.hasPrefix($0) }
     }
 
+    /// Why an image is stored as a failed file when its path is already an imported item's key.
+    package static let importedKeyReason = "its path is the key of an imported item, which the scan leaves as it is (catalog import keeps it)"
+
     /// The scanner's reasons for a file it could not open or stat, and ImageProbeError.unreadable's.
     package static let unreadablePrefixes = ["cannot open: ", "cannot stat: ", "cannot read the file: "]
 }

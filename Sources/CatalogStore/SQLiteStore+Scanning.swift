@@ -41,8 +41,8 @@ extension SQLiteStore {
     /// references cleared by hand, as `ON DELETE SET NULL` would. With them on, the checks were
     /// 6 % of a first scan's instructions (callgrind, 10,000 files: 1.352 G against 1.274 G).
     @discardableResult
-    package func apply(_ changes: [FileChange], rootID: Int64) throws(StoreError) -> (added: Int, updated: Int, removed: Int) {
-        guard !changes.isEmpty else { return (0, 0, 0) }
+    package func apply(_ changes: [FileChange], rootID: Int64) throws(StoreError) -> (added: Int, updated: Int, removed: Int, refused: Int) {
+        guard !changes.isEmpty else { return (0, 0, 0, 0) }
         return try writeWithoutForeignKeys { db in
             // Bumped on the first change to an item: batches of unsupported or failed files
             // change only file records and leave the generation alone.
@@ -53,7 +53,7 @@ extension SQLiteStore {
                 bumped = next
                 return next
             }
-            var counts = (added: 0, updated: 0, removed: 0)
+            var counts = (added: 0, updated: 0, removed: 0, refused: 0)
             // No RETURNING on the statements run once per file: SQLite collects RETURNING rows in
             // an ephemeral table, opened and closed per statement, which cost more than the
             // row's own B-tree inserts. The id comes from last_insert_rowid, or is already known.
@@ -63,7 +63,8 @@ extension SQLiteStore {
                 VALUES (?1, 0, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
                 """)
             // When the insert was ignored: an item already has the path as its key (or a fact
-            // breaks a CHECK, which this statement then reports).
+            // breaks a CHECK, which this statement then reports). An imported item's is left
+            // as it is: no row comes back.
             let upsertItem = try BulkStatement(db, sql: """
                 INSERT INTO items (key, source, format, pixel_width, pixel_height, orientation, width, height, bytes,
                                    capture_date, modified_at, sort_date, changed_generation)
@@ -73,6 +74,7 @@ extension SQLiteStore {
                     height = excluded.height, bytes = excluded.bytes, capture_date = excluded.capture_date,
                     modified_at = excluded.modified_at, sort_date = excluded.sort_date,
                     changed_generation = excluded.changed_generation
+                WHERE items.source = 0
                 RETURNING id
                 """)
             let updateItem = try BulkStatement(db, sql: """
@@ -121,7 +123,7 @@ extension SQLiteStore {
                             try bindFacts(upsertItem)
                             itemID = try upsertItem.run(db)
                         }
-                        counts.added += 1
+                        if itemID == nil { counts.refused += 1 } else { counts.added += 1 }
                     }
                 case .unsupported, .failed:
                     if let existing = change.itemID {
@@ -134,7 +136,9 @@ extension SQLiteStore {
                     }
                 }
                 var error: String? = nil
+                var status = change.outcome.status
                 if case .failed(let reason) = change.outcome { error = reason }
+                if case .image = change.outcome, itemID == nil { (status, error) = (2, FileOutcome.importedKeyReason) }
                 upsertFile.bind(1, blob: change.path)
                 upsertFile.bind(2, rootID)
                 upsertFile.bind(3, change.stat.device)
@@ -142,7 +146,7 @@ extension SQLiteStore {
                 upsertFile.bind(5, change.stat.size)
                 upsertFile.bind(6, change.stat.mtimeNanoseconds)
                 upsertFile.bind(7, change.fingerprint)
-                upsertFile.bind(8, change.outcome.status)
+                upsertFile.bind(8, status)
                 upsertFile.bind(9, itemID)
                 upsertFile.bind(10, error)
                 try upsertFile.run(db)

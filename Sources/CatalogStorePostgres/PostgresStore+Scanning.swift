@@ -30,7 +30,8 @@ extension PostgresStore {
     }
 
     /// One statement per file: the item updated (when the file had one) or upserted by path,
-    /// and the file's row pointing at it.
+    /// and the file's row pointing at it; an imported item's key is not taken over (no item
+    /// comes back, and the file is stored as failed, $20 its reason).
     private static let writeImage = """
         WITH updated AS (
             UPDATE items SET key = $1, format = $2, pixel_width = $3, pixel_height = $4, orientation = $5, width = $6,
@@ -45,14 +46,17 @@ extension PostgresStore {
                 height = excluded.height, bytes = excluded.bytes, capture_date = excluded.capture_date,
                 modified_at = excluded.modified_at, sort_date = excluded.sort_date,
                 changed_generation = excluded.changed_generation
+            WHERE items.source = 0
             RETURNING id
+        ), item AS (
+            SELECT coalesce((SELECT id FROM updated), (SELECT id FROM inserted)) AS id
         )
         INSERT INTO files (path, root_id, device, inode, size, mtime_ns, fingerprint, status, item_id, error)
-        VALUES ($1, $14, $15, $16, $17, $18, $19, 0, coalesce((SELECT id FROM updated), (SELECT id FROM inserted)), NULL)
+        SELECT $1, $14, $15, $16, $17, $18, $19, CASE WHEN id IS NULL THEN 2 ELSE 0 END, id, CASE WHEN id IS NULL THEN $20 END FROM item
         ON CONFLICT (path) DO UPDATE SET root_id = excluded.root_id, device = excluded.device, inode = excluded.inode,
             size = excluded.size, mtime_ns = excluded.mtime_ns, fingerprint = excluded.fingerprint, status = excluded.status,
             item_id = excluded.item_id, error = excluded.error
-        RETURNING (SELECT count(*)::int8 FROM updated)
+        RETURNING (SELECT count(*)::int8 FROM updated), item_id IS NULL
         """
 
     private static let writeFile = """
@@ -64,8 +68,8 @@ extension PostgresStore {
         """
 
     @discardableResult
-    package func apply(_ changes: [FileChange], rootID: Int64) throws(StoreError) -> (added: Int, updated: Int, removed: Int) {
-        guard !changes.isEmpty else { return (0, 0, 0) }
+    package func apply(_ changes: [FileChange], rootID: Int64) throws(StoreError) -> (added: Int, updated: Int, removed: Int, refused: Int) {
+        guard !changes.isEmpty else { return (0, 0, 0, 0) }
         return try write { session in
             var bumped: Int64? = nil
             func generation() throws -> Int64 {
@@ -74,7 +78,7 @@ extension PostgresStore {
                 bumped = next
                 return next
             }
-            var counts = (added: 0, updated: 0, removed: 0)
+            var counts = (added: 0, updated: 0, removed: 0, refused: 0)
             for change in changes {
                 let stat = change.stat
                 switch change.outcome {
@@ -83,9 +87,10 @@ extension PostgresStore {
                         change.path, facts.format, Int32(facts.pixelWidth), Int32(facts.pixelHeight), Int16(facts.orientation),
                         Int32(facts.width), Int32(facts.height), facts.bytes, facts.captureDate, facts.modifiedAt,
                         facts.captureDate ?? facts.modifiedAt, try generation(), change.itemID ?? -1, rootID, stat.device, stat.inode,
-                        stat.size, stat.mtimeNanoseconds, change.fingerprint)
-                    let updated = try session.rows(PostgresQuery(unsafeSQL: Self.writeImage, binds: binds)).first?.decode(Int.self) ?? 0
-                    if updated > 0 { counts.updated += 1 } else { counts.added += 1 }
+                        stat.size, stat.mtimeNanoseconds, change.fingerprint, FileOutcome.importedKeyReason)
+                    let (updated, refused) = try session.rows(PostgresQuery(unsafeSQL: Self.writeImage, binds: binds)).first?
+                        .decode((Int, Bool).self) ?? (0, false)
+                    if updated > 0 { counts.updated += 1 } else if refused { counts.refused += 1 } else { counts.added += 1 }
                 case .unsupported, .failed:
                     if let existing = change.itemID {
                         _ = try generation() // before the change: the change log records it at the new generation

@@ -93,7 +93,9 @@ import Testing
             // A band that starts exactly on a frame edge.
             let edge = try #require(middle.items.first).frame
             _ = try expectPage(store, configuration, offset: edge.y + edge.height)
-            _ = try expectPage(store, configuration, offset: edge.y, height: 0)
+            // A page of no height has no next or previous: they would be its own offset.
+            let flat = try expectPage(store, configuration, offset: edge.y, height: 0)
+            #expect(flat.next == nil && flat.previous == nil)
         }
         #expect(try store.layouts().count == configurations.count)
         #expect(try store.layouts().allSatisfy { $0.itemCount == 3000 })
@@ -337,6 +339,7 @@ import Testing
                 }
                 #expect(page.items.map(\.index) == expected.map(\.index), "\(query) \(rect)")
                 #expect(page.viewport == rect)
+                if rect.height == 0 { #expect(page.next == nil && page.previous == nil, "a client following them would never move") }
             }
         }
     }

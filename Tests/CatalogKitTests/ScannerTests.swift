@@ -121,6 +121,30 @@ import Testing
         #expect(WallClock.nanoseconds(timespec(tv_sec: 1, tv_nsec: 2)) == 1_000_000_002)
     }
 
+    /// An image whose path is already an imported item's key is refused by the scan, as an
+    /// import refuses a key that is a scanned file's path: the imported item keeps its facts,
+    /// its title and its place (it was taken over, then deleted with the file), the file is a
+    /// failed one that `catalog errors` explains, and the next import of the same rows still goes in.
+    @Test(arguments: Backend.allCases) func anImageAtAnImportedItemsKeyIsRefused_andTheImportedItemStays(_ backend: Backend) throws {
+        let library = try Library(backend)
+        let taken = try library.write("taken.jpg", Library.fixture("baseline.jpg"))
+        try library.write("free.jpg", Library.fixture("baseline.jpg"))
+        let catalog = try library.catalog()
+        let pins = [ImportRow(line: 2, key: taken, width: 736, height: 1104, url: "https://example.com/lake.jpg", title: "Lake")]
+        #expect(try catalog.importItems(pins).added == 1)
+        let before = try #require(try catalog.items(order: .path).first)
+        let summary = try library.scan()
+        #expect((summary.added, summary.failed) == (1, 1), "\(summary)")
+        let imported = try #require(try catalog.items(order: .path).first { $0.isImported })
+        #expect(imported == before)
+        #expect(try catalog.fileErrors().map(\.reason) == [FileOutcome.importedKeyReason])
+        #expect(try catalog.importItems(pins).unchanged == 1, "the import still takes its rows")
+        try FileManager.default.removeItem(atPath: taken)
+        _ = try library.scan()
+        #expect(try catalog.items(order: .path).first { $0.isImported } == before, "the file's going leaves the item")
+        #expect(try catalog.fileErrors().isEmpty)
+    }
+
     @Test(arguments: Backend.allCases) func touchedAndReplacedFilesAreReprobed_keepingTheirIds(_ backend: Backend) throws {
         let library = try standardLibrary(backend)
         _ = try library.scan()

@@ -58,7 +58,9 @@ public struct Page: Sendable {
     /// viewport's width and height.
     public var viewport: Rect
     public var items: [Item]
-    /// The offset of the next screen (along x in a carousel), or nil at the end.
+    /// The offset of the next screen (along x in a carousel), or nil at the end. A page of no
+    /// height (`height=0`, a rectangle of no height) has neither a next nor a previous one:
+    /// they would be its own offset, and a client that follows them would never move.
     public var next: Double?
     /// The offset of the previous screen, or nil at the top.
     public var previous: Double?

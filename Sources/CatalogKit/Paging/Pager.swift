@@ -531,8 +531,9 @@ enum Pager {
                                  version: key?.file.map(ThumbnailKey.version(of:)), url: key?.url, title: key?.title,
                                  section: attribute.section, effect: effects[attribute.index])
             },
-            next: offset + length < scrollLength ? offset + length : nil,
-            previous: offset > 0 ? max(0, min(offset - length, scrollLength - length)) : nil,
+            // A page of no height goes nowhere: its next and previous would be its own offset.
+            next: length > 0 && offset + length < scrollLength ? offset + length : nil,
+            previous: length > 0 && offset > 0 ? max(0, min(offset - length, scrollLength - length)) : nil,
             itemCount: itemCount, source: source)
     }
 }

@@ -14,7 +14,7 @@ final class BatchWriter: @unchecked Sendable {
     private let slots: Int
     private let slot: DispatchSemaphore
     private let lock = NSLock()
-    private var counts = (added: 0, updated: 0, removed: 0)
+    private var counts = (added: 0, updated: 0, removed: 0, refused: 0)
     private var failure: StoreError?
     private var committed = 0
 
@@ -45,6 +45,7 @@ final class BatchWriter: @unchecked Sendable {
                     counts.added += result.added
                     counts.updated += result.updated
                     counts.removed += result.removed
+                    counts.refused += result.refused
                 case .failure(let error):
                     failure = failure ?? error
                 }
@@ -56,14 +57,14 @@ final class BatchWriter: @unchecked Sendable {
     var committedFiles: Int { lock.withLock { committed } }
 
     /// Waits for every queued batch; returns what they did, or throws the first error.
-    func drain() throws(StoreError) -> (added: Int, updated: Int, removed: Int) {
+    func drain() throws(StoreError) -> (added: Int, updated: Int, removed: Int, refused: Int) {
         for _ in 0..<slots { slot.wait() }
         for _ in 0..<slots { slot.signal() }
         lock.lock()
         defer { lock.unlock() }
         if let failure { throw failure }
         let done = counts
-        counts = (0, 0, 0)
+        counts = (0, 0, 0, 0)
         return done
     }
 }

@@ -322,6 +322,7 @@ package final class Scanner {
         summary.added += counts.added
         summary.updated += counts.updated
         summary.removed += counts.removed
+        summary.failed += counts.refused // stored as failed: `catalog errors` says why
     }
 
     /// Inode moves: a move if the old path vanished, else (a hard link, a copy) a new file.
