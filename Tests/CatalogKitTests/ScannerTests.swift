@@ -220,8 +220,9 @@ import Testing
         try library.write("a.jpg", Library.fixture("baseline.jpg")) // an image again: a new item
         #expect(try scan().added == 1)
         try check("after the image came back")
-        // Renamed and rewritten in place (same inode, new content: the move's item takes the new
-        // facts in a batch); copied to a new inode then deleted (adopted); hard-linked (a new file).
+        // Renamed and rewritten in place (same inode, other bytes: a new file, as when a deleted
+        // file's inode is given to a new one); copied to a new inode then deleted (adopted);
+        // hard-linked (a new file).
         try FileManager.default.moveItem(atPath: library.path("moved.png"), toPath: library.path("rewritten.png"))
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: library.path("rewritten.png")))
         try handle.write(contentsOf: try Library.fixture("interlaced.png"))
@@ -230,9 +231,33 @@ import Testing
         try FileManager.default.removeItem(atPath: library.path("2024/d.png"))
         try #require(link(library.path("a.jpg"), library.path("linked.jpg")) == 0)
         let moves = try scan()
-        #expect((moves.moved, moves.added, moves.removed) == (2, 1, 0), "\(moves)")
+        #expect((moves.moved, moves.added, moves.removed) == (1, 2, 1), "\(moves)")
         #expect(try library.items()[library.path("rewritten.png")].map { [$0.width, $0.height] } == [33, 17])
         try check("after the moves and the link")
+    }
+
+    /// A file deleted and a new one made whose inode the file system reused (ext4 does at once):
+    /// the new photo is a new item, not the deleted one's id with other facts. A file renamed and
+    /// touched (same bytes, a new time) keeps its id. Renames stand in for the reuse: the same
+    /// inode at a new path, its old path gone.
+    @Test(arguments: Backend.allCases) func anInodeReusedForOtherBytesIsANewItem_butARenamedTouchedFileKeepsItsId(_ backend: Backend) throws {
+        let library = try standardLibrary(backend)
+        _ = try library.scan()
+        let before = try library.items()
+        try FileManager.default.moveItem(atPath: library.path("a.jpg"), toPath: library.path("new.jpg"))
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: library.path("new.jpg")))
+        try handle.write(contentsOf: try Library.fixture("grayscale.jpg")) // other bytes, same inode
+        try handle.truncate(atOffset: UInt64(try Library.fixture("grayscale.jpg").count))
+        try handle.close()
+        try FileManager.default.moveItem(atPath: library.path("b.png"), toPath: library.path("renamed.png"))
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(120)], ofItemAtPath: library.path("renamed.png"))
+        let summary = try library.scan()
+        #expect((summary.added, summary.removed, summary.moved) == (1, 1, 1), "\(summary)")
+        let after = try library.items()
+        let new = try #require(after[library.path("new.jpg")])
+        #expect(new.id != before[library.path("a.jpg")]?.id)
+        #expect(new.width == 20 && new.height == 36)
+        #expect(after[library.path("renamed.png")]?.id == before[library.path("b.png")]?.id)
     }
 
     /// A copy to a new inode, then the original deleted (what a move across disks does).

@@ -292,9 +292,13 @@ package final class Scanner {
             case .unsupported: summary.unsupported += 1
             case .failed: summary.failed += 1
             }
-            if previous == nil, let from = knownByInode(stat),
-               knownFiles[from].path != path {
-                inodeMoves.append((path, from, change)) // same inode, new content: decided after the walk
+            // The inode of a known file, changed, at a new path: the same file renamed and
+            // touched when its first and last bytes are the same (decided after the walk). With
+            // other bytes it is a new file: file systems give a deleted file's inode to the next
+            // file made (ext4 at once), and a new photo must not take a deleted one's id.
+            if previous == nil, let from = knownByInode(stat), knownFiles[from].path != path,
+               let fingerprint = probed.fingerprint, fingerprint == knownFiles[from].fingerprint {
+                inodeMoves.append((path, from, change))
                 continue
             }
             if previous == nil { noteAdded(change) }
