@@ -5,6 +5,22 @@ import Testing
 /// The parts of access control one at a time: the failure window's arithmetic, the token
 /// file's lines, file names in Content-Disposition and the gallery's policy.
 struct AccessPartsTests {
+    /// Loopback is an address, or localhost: a name that starts like an address is anybody's
+    /// (its owner can make it resolve to 127.0.0.1), and a public URL with such a name is public.
+    @Test(arguments: [("localhost", true), ("LOCALHOST", true), ("gallery.localhost", true), ("127.0.0.1", true), ("127.255.0.9", true),
+                      ("::1", true), ("[::1]", true), ("0:0:0:0:0:0:0:1", true), ("::ffff:127.0.0.1", true),
+                      ("127.evil.example", false), ("127.0.0.1.rebind.example", false), ("127.0.0.1evil", false), ("127..", false),
+                      ("127.1", false), ("128.0.0.1", false), ("10.0.0.1", false), ("::2", false), ("::ffff:10.0.0.1", false),
+                      ("localhost.example", false), ("", false)])
+    func onlyLoopbackAddressesAndLocalhostAreLoopback(_ host: String, _ loopback: Bool) {
+        #expect(ServeAccess.isLoopback(host: host) == loopback)
+    }
+
+    @Test func aPublicURLWhoseNameStartsLikeALoopbackAddressIsPublic() {
+        #expect(!ServeAccess.isLoopback(url: "https://127.photos.example.com/"))
+        #expect(ServeAccess.isLoopback(url: "http://127.0.0.1:8080/"))
+    }
+
     @Test func whenAnAddressPassesTheLimit_thenItWaitsUntilEnoughFailuresAreOlderThanTheWindow() {
         let limiter = FailureLimiter(limit: 3, window: .seconds(60))
         let start = ContinuousClock.now

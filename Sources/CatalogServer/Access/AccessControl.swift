@@ -1,4 +1,9 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import HTTPTypes
 import Hummingbird
 
@@ -126,10 +131,19 @@ public enum ServeAccess {
         return "\(scheme)://\(host.lowercased())\(port)"
     }
 
-    /// Whether listening on `host` reaches only this machine.
+    /// Whether listening on `host` reaches only this machine: `localhost` and its subdomains
+    /// (which browsers resolve themselves, never asking DNS), and the loopback addresses as
+    /// addresses (127.0.0.0/8, ::1), never a name that only starts like one: `127.evil.example`
+    /// is a name its owner can make resolve to 127.0.0.1 (DNS rebinding).
     public static func isLoopback(host: String) -> Bool {
         let name = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-        return name == "localhost" || name == "::1" || name.hasPrefix("127.") || name.hasSuffix(".localhost")
+        if name == "localhost" || name.hasSuffix(".localhost") { return true }
+        var v4 = [UInt8](repeating: 0, count: 4) // in network order: the first octet first
+        if inet_pton(AF_INET, name, &v4) == 1 { return v4[0] == 127 }
+        var bytes = [UInt8](repeating: 0, count: 16)
+        guard inet_pton(AF_INET6, name, &bytes) == 1 else { return false }
+        return bytes == [UInt8](repeating: 0, count: 15) + [1] // ::1
+            || (bytes[..<12] == [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF][...] && bytes[12] == 127) // ::ffff:127.x.x.x
     }
 
     /// Whether a public URL names this machine only.

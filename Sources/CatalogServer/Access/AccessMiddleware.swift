@@ -88,6 +88,9 @@ struct LoopbackHostMiddleware: RouterMiddleware {
     static func allows(_ authority: String, publicHost: String?) -> Bool {
         var host = Substring(authority)
         if host.hasPrefix("["), let end = host.firstIndex(of: "]") {
+            // After the bracket, a port or nothing: `[::1].evil` is no address.
+            let rest = host[host.index(after: end)...]
+            guard rest.isEmpty || rest.hasPrefix(":") else { return false }
             host = host[host.index(after: host.startIndex)..<end]
         } else if let colon = host.lastIndex(of: ":") {
             host = host[..<colon]
