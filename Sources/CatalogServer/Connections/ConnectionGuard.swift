@@ -3,7 +3,8 @@ import NIOCore
 /// The first handler of every connection, on the bytes as they arrive, before HTTP parsing: it
 /// bounds the request line and head (431), times out clients that send a request too slowly
 /// (408), that sit idle, or that stop reading a response, and admits the connection through the
-/// ``ConnectionRegistry``. ``RequestCycleObserver``, after the HTTP codec, tells it where
+/// ``ConnectionRegistry``. It also holds back a close from the handlers after it until the
+/// bytes written before it are on the socket (see `close(context:mode:promise:)`). ``RequestCycleObserver``, after the HTTP codec, tells it where
 /// requests and responses begin and end.
 final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
@@ -33,6 +34,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var writeTimer: Scheduled<Void>?
     private var context: ChannelHandlerContext?
     private var admitted = false
+    /// Writes not on the socket yet, and a close asked for meanwhile.
+    private var writesUnfinished = 0
+    private var heldClose: (mode: CloseMode, promise: EventLoopPromise<Void>?)?
 
     init(limits: ConnectionLimits, registry: ConnectionRegistry) {
         self.limits = limits
@@ -76,6 +80,42 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         writeTimer?.cancel()
         registry.remove(id)
         context = nil
+        if let held = heldClose {
+            heldClose = nil
+            held.promise?.fail(ChannelError.alreadyClosed)
+        }
+    }
+
+    // MARK: Closing after the last bytes
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        writesUnfinished += 1
+        let written = promise ?? context.eventLoop.makePromise(of: Void.self)
+        written.futureResult.whenComplete { [weak self] _ in
+            guard let self else { return }
+            self.writesUnfinished -= 1
+            if self.writesUnfinished == 0, let held = self.heldClose, let context = self.context {
+                self.heldClose = nil
+                context.close(mode: held.mode, promise: held.promise)
+            }
+        }
+        context.write(data, promise: written)
+    }
+
+    /// A close from the handlers after this one waits for the writes before it: in a graceful
+    /// shutdown, Hummingbird (HTTPConnectionStateHandler) closes a connection as soon as it
+    /// writes its last response's end, and the bytes a slow client had not taken yet were
+    /// dropped with a 200 already sent (a download cut short by a restart). The closes of this
+    /// handler's own timers (a client that reads nothing) go to the socket at once.
+    func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+        guard mode == .all, writesUnfinished > 0 else { return context.close(mode: mode, promise: promise) }
+        guard let held = heldClose else { return heldClose = (mode, promise) }
+        // A second close while one is held: it completes with the first.
+        if let first = held.promise {
+            if let promise { first.futureResult.cascade(to: promise) }
+        } else {
+            heldClose = (mode, promise)
+        }
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
