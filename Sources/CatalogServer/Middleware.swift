@@ -21,7 +21,11 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             return APIError(status: error.status.code, message: message).response
         } catch {
             if case StoreError.unreachable = error { outages.failed(error) }
-            return APIError(error).response
+            let answer = APIError(error)
+            // The client is told "internal error"; the operator, why (an unwritable thumbnail
+            // cache, a bug): on stderr, once per 30 s for each reason.
+            if answer.status == 500 { outages.internalError("\(request.method.rawValue) \(request.uri.path)", error) }
+            return answer.response
         }
     }
 }
@@ -33,6 +37,8 @@ final class OutageLog: Sendable {
     /// When the outage was last written down (nanoseconds, monotonic), or nil while there is none.
     private let lastWritten = Mutex<UInt64?>(nil)
     private let inOutage = Atomic<Bool>(false)
+    /// When each reason for a 500 was last written down.
+    private let internalWritten = Mutex<[String: UInt64]>([:])
     static let repeatEvery: UInt64 = 30_000_000_000
 
     init(logger: Logger) {
@@ -48,6 +54,20 @@ final class OutageLog: Sendable {
         }
         inOutage.store(true, ordering: .relaxed)
         if write { logger.error("\(error) Answering 503 meanwhile.") }
+    }
+
+    /// Why a request was answered 500: one line per reason per 30 seconds (a cache that cannot be
+    /// written fails every thumbnail, and one line says so).
+    func internalError(_ request: String, _ error: any Error) {
+        let reason = "\(error)"
+        let now = DispatchTime.now().uptimeNanoseconds
+        let write = internalWritten.withLock { written in
+            guard written[reason].map({ now - $0 >= Self.repeatEvery }) ?? true else { return false }
+            if written.count > 1_000 { written.removeAll() } // bounded, whatever the errors
+            written[reason] = now
+            return true
+        }
+        if write { logger.error("\(request) answered 500: \(reason)") }
     }
 
     func answered() {

@@ -230,4 +230,26 @@ import Testing
         server.process.waitUntilExit()
         #expect(server.process.terminationStatus == 0)
     }
+
+    /// A 500 says "internal error" to the client, and why on the server's stderr, once for a
+    /// reason that repeats: a thumbnail cache that cannot be written (a path through a file)
+    /// failed every thumbnail with nothing logged.
+    @Test func anInternalErrorIsLoggedWithItsReason_oncePerReason() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.binary.path), "build the catalog binary first (swift build)")
+        let served = try ServedCatalog(images: ["baseline.jpg"])
+        let blocker = served.folder.appendingPathComponent("not-a-folder")
+        try Data("x".utf8).write(to: blocker)
+        let server = try Server(["--db", served.path, "--thumbnail-cache", blocker.path + "/thumbnails"])
+        let id = try #require(try served.catalog.items().first?.id)
+        for _ in 0..<3 {
+            let response = try RawConnection.request(port: server.port, "/api/items/\(id)/thumbnail?size=64")
+            #expect(response.status == 500)
+            #expect(response.body.contains("internal error"))
+        }
+        #expect(server.stop() == 0)
+        let lines = server.errorOutput.split(separator: "\n").filter { $0.contains("answered 500") }
+        #expect(lines.count == 1, "\(server.errorOutput)")
+        #expect(lines.first?.contains("GET /api/items/\(id)/thumbnail answered 500: cannot write the thumbnail cache at \(blocker.path)/thumbnails") == true,
+                "\(server.errorOutput)")
+    }
 }
