@@ -97,6 +97,7 @@ public final class Catalog: Sendable {
     /// be read leaves no new, empty catalog behind.
     public static func importItems(from source: String, format: ImportParser.Format? = nil, into location: String) throws(StoreError) -> ImportSummary {
         let input = try ImportInput(source: source)
+        _ = try input.peek() // a folder opens, and fails at its first read: before the catalog is made
         return try Importer.run(input, format: format, store: open(at: location).store)
     }
 

@@ -159,6 +159,10 @@ import Testing
         #expect(result.status == 1)
         #expect(result.stderr == "Error: cannot read \(library.root.path)/pins.csv: No such file or directory; nothing was imported\n", "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: library.catalogPath))
+        // A folder opens, and fails at its first read.
+        let folder = try run(["import", "--db", library.catalogPath, library.root.path])
+        #expect(folder.status == 1 && folder.stderr.contains("Is a directory"), "\(folder.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: library.catalogPath))
     }
 
     /// Output that cannot be written (a full disk: /dev/full) fails the command with a message,

@@ -71,6 +71,8 @@ import Testing
         #expect(throws: StoreError.notACatalog(path: url, reason: "a PostgreSQL database with other tables (invoices)")) {
             try Catalog.open(at: url)
         }
+        #expect(StoreError.notACatalog(path: url, reason: "r").description.hasSuffix("it was not modified. Pass --db to use another database."))
+        #expect(StoreError.notACatalog(path: "postgres-backup.sqlite", reason: "r").description.hasSuffix("Pass --db to use another file."))
         #expect(try TestPostgres.psql(database, "SELECT string_agg(tablename, ',') FROM pg_tables WHERE schemaname = 'public'")
             .trimmingCharacters(in: .whitespacesAndNewlines) == "invoices")
     }

@@ -120,7 +120,7 @@ public final class PageCache: Sendable {
     public func knownGeneration() -> Int64? {
         guard let (stamp, lastChange) = catalog.store.changeStamp() else { return nil }
         return known.withLock { known in
-            known.stamp == stamp && known.readAt > lastChange + 1_000_000_000 ? known.generation : nil
+            known.stamp == stamp && known.readAt - 1_000_000_000 > lastChange ? known.generation : nil
         }
     }
 

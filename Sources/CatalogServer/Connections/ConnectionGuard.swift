@@ -109,7 +109,18 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// handler's own timers (a client that reads nothing) go to the socket at once.
     func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
         guard mode == .all, writesUnfinished > 0 else { return context.close(mode: mode, promise: promise) }
-        guard let held = heldClose else { return heldClose = (mode, promise) }
+        guard let held = heldClose else {
+            heldClose = (mode, promise)
+            // Not for ever: a client that stopped reading while the channel stays writable
+            // (less than the high-water mark pending) would keep it open, and a graceful stop
+            // waiting for it.
+            context.eventLoop.scheduleTask(in: .init(limits.writeTimeout)) { [weak self] in
+                guard let self, let held = self.heldClose, let context = self.context else { return }
+                self.heldClose = nil
+                context.close(mode: held.mode, promise: held.promise)
+            }
+            return
+        }
         // A second close while one is held: it completes with the first.
         if let first = held.promise {
             if let promise { first.futureResult.cascade(to: promise) }
