@@ -193,9 +193,18 @@ extension SQLiteStore {
 }
 
 extension SQLiteStore {
-    /// A file renamed within the roots: its item keeps its id and takes the new path.
-    package func move(from oldPath: Data, to newPath: Data, itemID: Int64?) throws(StoreError) {
+    /// A file renamed within the roots: its item keeps its id and takes the new path (see the seam).
+    package func move(from oldPath: Data, to newPath: Data, itemID: Int64?) throws(StoreError) -> Bool {
         try write { db in
+            if let itemID, try Int64.fetchOne(db, sql: "SELECT id FROM items WHERE key = ? AND source = 1", arguments: [newPath]) != nil {
+                _ = try Self.nextGeneration(db) // before the change: the change log records it at the new generation
+                try db.execute(sql: "DELETE FROM files WHERE path = ?", arguments: [newPath])
+                try db.execute(sql: "UPDATE files SET path = ?, status = 2, item_id = NULL, error = ? WHERE path = ?",
+                               arguments: [newPath, FileOutcome.importedKeyReason, oldPath])
+                try db.execute(sql: "DELETE FROM items WHERE id = ?", arguments: [itemID])
+                try OrderData.refresh(db, force: false)
+                return false
+            }
             try db.execute(sql: "DELETE FROM files WHERE path = ?", arguments: [newPath])
             try db.execute(sql: "UPDATE files SET path = ? WHERE path = ?", arguments: [newPath, oldPath])
             if let itemID {
@@ -203,6 +212,7 @@ extension SQLiteStore {
                 try db.execute(sql: "UPDATE items SET key = ?, changed_generation = ? WHERE id = ?", arguments: [newPath, generation, itemID])
                 try OrderData.refresh(db, force: false)
             }
+            return true
         }
     }
 

@@ -137,8 +137,16 @@ extension PostgresStore {
         }
     }
 
-    package func move(from oldPath: Data, to newPath: Data, itemID: Int64?) throws(StoreError) {
+    package func move(from oldPath: Data, to newPath: Data, itemID: Int64?) throws(StoreError) -> Bool {
         try write { session in
+            if let itemID, try session.value("SELECT id FROM items WHERE key = \(newPath) AND source = 1", as: Int64.self) != nil {
+                _ = try Self.nextGeneration(session) // before the change: the change log records it at the new generation
+                try session.execute("DELETE FROM files WHERE path = \(newPath)")
+                try session.execute("UPDATE files SET path = \(newPath), status = 2, item_id = NULL, error = \(FileOutcome.importedKeyReason) WHERE path = \(oldPath)")
+                try session.execute("DELETE FROM items WHERE id = \(itemID)")
+                try PostgresOrderData.refresh(session, force: false)
+                return false
+            }
             try session.execute("DELETE FROM files WHERE path = \(newPath)")
             try session.execute("UPDATE files SET path = \(newPath) WHERE path = \(oldPath)")
             if let itemID {
@@ -146,6 +154,7 @@ extension PostgresStore {
                 try session.execute("UPDATE items SET key = \(newPath), changed_generation = \(generation) WHERE id = \(itemID)")
                 try PostgresOrderData.refresh(session, force: false)
             }
+            return true
         }
     }
 

@@ -143,6 +143,15 @@ import Testing
         _ = try library.scan()
         #expect(try catalog.items(order: .path).first { $0.isImported } == before, "the file's going leaves the item")
         #expect(try catalog.fileErrors().isEmpty)
+        // A scanned image renamed onto the key (the same inode at a new path): refused there
+        // too, its own item gone, where the rename used to fail every scan on the unique key.
+        try FileManager.default.moveItem(atPath: library.path("free.jpg"), toPath: taken)
+        let moved = try library.scan()
+        #expect((moved.moved, moved.failed, moved.removed) == (0, 1, 1), "\(moved)")
+        #expect(try catalog.items(order: .path).map(\.isImported) == [true])
+        #expect(try catalog.items(order: .path).first == before)
+        #expect(try catalog.fileErrors().map { PathText.display($0.path) } == [taken])
+        #expect(try library.scan().unchanged == 1, "and stays so")
     }
 
     @Test(arguments: Backend.allCases) func touchedAndReplacedFilesAreReprobed_keepingTheirIds(_ backend: Backend) throws {

@@ -335,7 +335,12 @@ package final class Scanner {
             if !seen[index] {
                 seen[index] = true
                 let old = knownFiles[index]
-                try store.move(from: old.path, to: path, itemID: old.itemID)
+                guard try store.move(from: old.path, to: path, itemID: old.itemID) else {
+                    // Onto an imported item's key: refused there, its own item gone.
+                    summary.failed += 1
+                    summary.removed += 1
+                    continue
+                }
                 summary.moved += 1
                 if let change {
                     var updated = change
