@@ -161,8 +161,9 @@ package protocol ScanWriting: Sendable {
     /// item goes, its file is stored as failed, the imported item stays); false.
     func move(from oldPath: Data, to newPath: Data, itemID: Int64?) throws(StoreError) -> Bool
     /// A vanished file whose content reappeared at `newPath` (already stored as a new item):
-    /// the old item keeps its id and takes the new file's path and facts.
-    func adopt(newPath: Data, oldPath: Data) throws(StoreError)
+    /// the old item keeps its id and takes the new file's path and facts; true. False, changing
+    /// nothing, when either has no item (the new one was refused: an imported item's key).
+    func adopt(newPath: Data, oldPath: Data) throws(StoreError) -> Bool
     /// Records that a scan of the root ended, completely or not.
     func finishScan(rootID: Int64, complete: Bool) throws(StoreError)
     /// Brings the order data (each item order's ids and sizes, packed) up to the items: batches

@@ -218,11 +218,11 @@ extension SQLiteStore {
 
     /// A vanished file whose content reappeared at `newPath` (already scanned as a new item):
     /// the old item keeps its id and takes the new file's path and facts; the new item goes.
-    package func adopt(newPath: Data, oldPath: Data) throws(StoreError) {
+    package func adopt(newPath: Data, oldPath: Data) throws(StoreError) -> Bool {
         try write { db in
             guard let oldItem = try Int64.fetchOne(db, sql: "SELECT item_id FROM files WHERE path = ?", arguments: [oldPath]),
                   let newItem = try Int64.fetchOne(db, sql: "SELECT item_id FROM files WHERE path = ?", arguments: [newPath])
-            else { return }
+            else { return false }
             let generation = try Self.nextGeneration(db)
             let columns = "format, pixel_width, pixel_height, orientation, width, height, bytes, capture_date, modified_at, sort_date"
             let facts = try Row.fetchOne(db, sql: "SELECT \(columns) FROM items WHERE id = ?", arguments: [newItem])!
@@ -234,6 +234,7 @@ extension SQLiteStore {
             try db.execute(sql: "UPDATE files SET item_id = ? WHERE path = ?", arguments: [oldItem, newPath])
             try db.execute(sql: "DELETE FROM files WHERE path = ?", arguments: [oldPath])
             try OrderData.refresh(db, force: false)
+            return true
         }
     }
 

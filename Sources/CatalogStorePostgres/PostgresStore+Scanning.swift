@@ -158,11 +158,11 @@ extension PostgresStore {
         }
     }
 
-    package func adopt(newPath: Data, oldPath: Data) throws(StoreError) {
+    package func adopt(newPath: Data, oldPath: Data) throws(StoreError) -> Bool {
         try write { session in
             guard let oldItem = try session.value("SELECT item_id FROM files WHERE path = \(oldPath)", as: Int64.self),
                   let newItem = try session.value("SELECT item_id FROM files WHERE path = \(newPath)", as: Int64.self)
-            else { return }
+            else { return false }
             let generation = try Self.nextGeneration(session)
             // The new item's facts, read before it goes (its key must be free for the old item).
             try session.execute("""
@@ -180,6 +180,7 @@ extension PostgresStore {
             try session.execute("UPDATE files SET item_id = \(oldItem) WHERE path = \(newPath)")
             try session.execute("DELETE FROM files WHERE path = \(oldPath)")
             try PostgresOrderData.refresh(session, force: false)
+            return true
         }
     }
 

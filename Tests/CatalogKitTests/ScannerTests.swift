@@ -152,6 +152,16 @@ import Testing
         #expect(try catalog.items(order: .path).first == before)
         #expect(try catalog.fileErrors().map { PathText.display($0.path) } == [taken])
         #expect(try library.scan().unchanged == 1, "and stays so")
+        // Copied onto the key (a new inode) and the original deleted: no adoption of a refused
+        // file, where the counts said moved 1, added -1 and the original's item stayed.
+        try FileManager.default.removeItem(atPath: taken)
+        let other = try library.write("other.jpg", Library.fixture("baseline.jpg"))
+        #expect(try library.scan().added == 1)
+        try FileManager.default.copyItem(atPath: other, toPath: taken)
+        try FileManager.default.removeItem(atPath: other)
+        let copied = try library.scan()
+        #expect((copied.added, copied.moved, copied.failed, copied.removed) == (0, 0, 1, 1), "\(copied)")
+        #expect(try catalog.items(order: .path) == [before])
     }
 
     @Test(arguments: Backend.allCases) func touchedAndReplacedFilesAreReprobed_keepingTheirIds(_ backend: Backend) throws {

@@ -373,8 +373,8 @@ package final class Scanner {
             let path = file.path
             if incompletePrefixes.contains(where: { path.starts(with: $0) }) { continue }
             if file.status == 0, let fingerprint = file.fingerprint,
-               let newPath = addedByContent.removeValue(forKey: ContentKey(size: file.stat.size, fingerprint: fingerprint)) {
-                try store.adopt(newPath: newPath, oldPath: path)
+               let newPath = addedByContent.removeValue(forKey: ContentKey(size: file.stat.size, fingerprint: fingerprint)),
+               try store.adopt(newPath: newPath, oldPath: path) { // not when the new one was refused (an imported item's key)
                 summary.moved += 1
                 summary.added -= 1
                 continue
