@@ -9,6 +9,8 @@ import ImageProbe
 /// makes a new one for every call.
 package final class Scanner {
     let store: any CatalogBackend
+    /// The store's bound on a path's bytes (PostgreSQL's), read once rather than per file.
+    private let longestKey: Int?
     let options: ScanOptions
     private var summary = ScanSummary()
     private var pending: [FileChange] = []
@@ -65,6 +67,7 @@ package final class Scanner {
 
     init(store: any CatalogBackend, options: ScanOptions = ScanOptions()) {
         self.store = store
+        longestKey = store.longestKey
         self.options = options
     }
 
@@ -156,7 +159,7 @@ package final class Scanner {
             walks.append((fd, Array(absolute.utf8), true))
         }
         let rootPath = Array(absolute.utf8)
-        if let longest = store.longestKey, rootPath.count >= longest {
+        if let longest = longestKey, rootPath.count >= longest {
             for walk in walks { close(walk.fd) }
             summary.unscannedRoots.append("\(PathText.display(Data(rootPath))): its path is \(rootPath.count) bytes, more than a catalog in PostgreSQL can index under it; nothing scanned or removed under it")
             return
@@ -254,7 +257,7 @@ package final class Scanner {
         summary.files += files.count
         var toProbe: [(file: DirectoryWalker.File, stat: FileStat, previous: KnownFile?)] = []
         for file in files {
-            if let longest = store.longestKey, file.path.count > longest {
+            if let longest = longestKey, file.path.count > longest {
                 // Never stored, so met as new by every scan, and said so each time.
                 summary.problems.append("\(PathText.display(file.path)): its path is \(file.path.count) bytes, more than the \(longest) a catalog in PostgreSQL can index; skipped")
                 continue

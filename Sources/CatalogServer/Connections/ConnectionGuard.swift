@@ -4,8 +4,9 @@ import NIOCore
 /// bounds the request line and head (431), times out clients that send a request too slowly
 /// (408), that sit idle, or that stop reading a response, and admits the connection through the
 /// ``ConnectionRegistry``. It also holds back a close from the handlers after it until the
-/// bytes written before it are on the socket (see `close(context:mode:promise:)`). ``RequestCycleObserver``, after the HTTP codec, tells it where
-/// requests and responses begin and end.
+/// bytes written before it are on the socket (see `close(context:mode:promise:)`).
+/// ``RequestCycleObserver``, after the HTTP codec, tells it where requests and responses begin
+/// and end.
 final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
@@ -94,10 +95,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         written.futureResult.whenComplete { [weak self] _ in
             guard let self else { return }
             self.writesUnfinished -= 1
-            if self.writesUnfinished == 0, let held = self.heldClose, let context = self.context {
-                self.heldClose = nil
-                context.close(mode: held.mode, promise: held.promise)
-            }
+            if self.writesUnfinished == 0 { self.closeHeld() }
         }
         context.write(data, promise: written)
     }
@@ -114,11 +112,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             // Not for ever: a client that stopped reading while the channel stays writable
             // (less than the high-water mark pending) would keep it open, and a graceful stop
             // waiting for it.
-            context.eventLoop.scheduleTask(in: .init(limits.writeTimeout)) { [weak self] in
-                guard let self, let held = self.heldClose, let context = self.context else { return }
-                self.heldClose = nil
-                context.close(mode: held.mode, promise: held.promise)
-            }
+            context.eventLoop.scheduleTask(in: .init(limits.writeTimeout)) { [weak self] in self?.closeHeld() }
             return
         }
         // A second close while one is held: it completes with the first.
@@ -127,6 +121,13 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         } else {
             heldClose = (mode, promise)
         }
+    }
+
+    /// Sends on the close held back, if one is.
+    private func closeHeld() {
+        guard let held = heldClose, let context else { return }
+        heldClose = nil
+        context.close(mode: held.mode, promise: held.promise)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
