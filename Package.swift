@@ -125,7 +125,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CatalogKitTests",
-            dependencies: ["CatalogKit", "CatalogModel", "CatalogStore", "CatalogStorePostgres", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["CatalogKit", "CatalogModel", "CatalogStore", "CatalogStorePostgres", "ImageProbe", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -69,8 +69,16 @@ public enum FileOutcome: Sendable, Hashable {
     /// Why an image is stored as a failed file when its path is already an imported item's key.
     package static let importedKeyReason = "its path is the key of an imported item, which the scan leaves as it is (catalog import keeps it)"
 
-    /// The scanner's reasons for a file it could not open or stat, and ImageProbeError.unreadable's.
-    package static let unreadablePrefixes = ["cannot open: ", "cannot stat: ", "cannot read the file: "]
+    /// A file the scanner could not open, or stat once open; `reason` is the system's.
+    package static func cannotOpen(_ reason: String) -> FileOutcome { .failed(cannotOpenPrefix + reason) }
+    package static func cannotStat(_ reason: String) -> FileOutcome { .failed(cannotStatPrefix + reason) }
+
+    static let cannotOpenPrefix = "cannot open: "
+    static let cannotStatPrefix = "cannot stat: "
+    /// How ImageProbeError.unreadable's description begins. ImageProbe does not import this
+    /// module; a test of the scanner holds the two together.
+    static let cannotReadPrefix = "cannot read the file: "
+    static let unreadablePrefixes = [cannotOpenPrefix, cannotStatPrefix, cannotReadPrefix]
 }
 
 /// A file known to the catalog.

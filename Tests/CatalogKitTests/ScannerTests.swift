@@ -3,6 +3,7 @@ import CatalogModel
 import Foundation
 import CatalogStore
 import GRDB
+import ImageProbe
 import Testing
 
 @Suite struct ScannerTests {
@@ -119,6 +120,20 @@ import Testing
         #expect(WallClock.nanoseconds(timespec(tv_sec: -10_413_792_000, tv_nsec: 0)) == .min)
         #expect(WallClock.nanoseconds(timespec(tv_sec: 9_223_372_036, tv_nsec: 999_999_999)) == .max, "the sum past the end")
         #expect(WallClock.nanoseconds(timespec(tv_sec: 1, tv_nsec: 2)) == 1_000_000_002)
+    }
+
+    /// The reasons that mark a file as unreadable (read again by every scan, an image keeping its
+    /// item meanwhile) are the scanner's own and the probe's, which is written in ImageProbe.
+    @Test func theProbesUnreadableReasonIsOneTheScanReadsAgain() {
+        #expect(FileOutcome.isUnreadable(ImageProbeError.unreadable(reason: "Input/output error", errno: EIO).description))
+        for outcome in [FileOutcome.cannotOpen("Permission denied"), .cannotStat("Input/output error")] {
+            guard case .failed(let reason) = outcome else { Issue.record("\(outcome)"); continue }
+            #expect(FileOutcome.isUnreadable(reason), "\(reason)")
+        }
+        for other in [ImageProbeError.empty, .truncated(.jpeg), .notARegularFile(kind: "a FIFO")] {
+            #expect(!FileOutcome.isUnreadable(other.description), "\(other)")
+        }
+        #expect(!FileOutcome.isUnreadable(FileOutcome.importedKeyReason))
     }
 
     /// An image whose path is already an imported item's key is refused by the scan, as an

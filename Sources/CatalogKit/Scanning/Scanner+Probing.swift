@@ -21,11 +21,11 @@ extension Scanner {
                 let fd = file.withName { openat($0, $1, flags) }
                 let probed: Probed
                 if fd < 0 {
-                    probed = Probed(outcome: .failed("cannot open: \(SystemError.text())"), fingerprint: nil)
+                    probed = Probed(outcome: .cannotOpen(SystemError.text()), fingerprint: nil)
                 } else {
                     var info = stat()
                     probed = fstat(fd, &info) == 0 ? probe(fd: fd, stat: info)
-                        : Probed(outcome: .failed("cannot stat: \(SystemError.text())"), fingerprint: nil)
+                        : Probed(outcome: .cannotStat(SystemError.text()), fingerprint: nil)
                     close(fd)
                 }
                 (output + index).initialize(to: probed)
