@@ -46,14 +46,15 @@ public final class Catalog: Sendable {
 
     /// Opens the PostgreSQL catalog at `url` for reading from `readURL`, a streaming replica of
     /// it: reads (pages, items, stats) go to the replica, writes (a stored layout) to `url`.
-    /// A page says which generation it shows; the replica's may trail the primary's.
-    public static func open(at url: String, readingFrom readURL: String) throws(StoreError) -> Catalog {
+    /// A page says which generation it shows; the replica's may trail the primary's. Without
+    /// `create`, a primary without tables is refused as `openExisting(at:)` refuses it.
+    public static func open(at url: String, readingFrom readURL: String, create: Bool = true) throws(StoreError) -> Catalog {
         guard PostgresLocation.isURL(url), PostgresLocation.isURL(readURL) else {
             // Names the one that is not a URL.
             throw .cannotOpen(path: PostgresLocation.isURL(url) ? readURL : url,
                               reason: "a read replica is for a catalog in PostgreSQL: both must be postgres:// URLs")
         }
-        return Catalog(store: try PostgresStore.open(url: url, readURL: readURL), readsFromReplica: true)
+        return Catalog(store: try PostgresStore.open(url: url, readURL: readURL, create: create), readsFromReplica: true)
     }
 
     /// A catalog over any store that implements the seam.

@@ -58,6 +58,8 @@ import Testing
         #expect(throws: StoreError.cannotOpen(path: url, reason: "there is no catalog there (a database without tables); `catalog scan FOLDER` or `catalog import FILE` with this --db makes one")) {
             try Catalog.openExisting(at: url)
         }
+        // `serve --read-db` without `--scan`: the primary is read, as by any command that reads.
+        #expect(throws: StoreError.noCatalog(at: url, "a database without tables")) { try Catalog.open(at: url, readingFrom: url, create: false) }
         #expect(try TestPostgres.psql(database, "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'")
             .trimmingCharacters(in: .whitespacesAndNewlines) == "0")
         _ = try Catalog.open(at: url)

@@ -162,7 +162,8 @@ struct Serve: AsyncParsableCommand {
     func run() async throws {
         let access = try accessOptions()
         // A server that scans may start on a new catalog; one that only serves needs one that exists.
-        let opened = try replica.map { try Catalog.open(at: catalog.path, readingFrom: $0) } ?? (scanRoots.isEmpty ? catalog.openExisting() : catalog.open())
+        let opened = try replica.map { try Catalog.open(at: catalog.path, readingFrom: $0, create: !scanRoots.isEmpty) }
+            ?? (scanRoots.isEmpty ? catalog.openExisting() : catalog.open())
         // Best effort: a database that does not answer now is reported by the requests.
         for note in (try? opened.store.servingNotes()) ?? [] { printError("note: \(note)") }
         let watching = scanRoots.isEmpty ? nil : startWatching(opened)
