@@ -25,6 +25,7 @@ final class CatalogService: Sendable {
     /// database is unreachable or the layout file stays busy, is not: the next request computes
     /// the layout again).
     private let errorLog: Logger
+    private let notCachedLog = RepeatLimit()
     let thumbnailFlights = Flights<CachedThumbnail>()
     private let changeFlights = Flights<ChangeSet>()
     private let recentChanges = Mutex<[(key: String, set: ChangeSet)]>([])
@@ -221,10 +222,16 @@ final class CatalogService: Sendable {
 
     /// Item `id`'s thumbnail in a `size` box: from the cache, or made once however many
     /// requests ask for it at the same time.
+    /// A thumbnail the cache cannot keep (a full disk, a cache path that is not a folder) is
+    /// sent all the same, and the reason logged once per 30 seconds.
     func thumbnail(item id: Int64, size: Int) async throws -> CachedThumbnail {
-        try await thumbnailFlights.once("\(id)/\(size)") {
+        let thumbnail = try await thumbnailFlights.once("\(id)/\(size)") {
             try await self.thumbnailThreads.runIfActive { try self.catalog.thumbnail(item: id, size: size, cache: self.thumbnailCache) }
         }
+        if let problem = thumbnail.notCached, notCachedLog.allows("\(problem)") {
+            errorLog.error("thumbnails are sent but not cached: \(problem)")
+        }
+        return thumbnail
     }
 
     /// Work under way, by key: a second caller waits for the first one's result.

@@ -38,7 +38,7 @@ final class OutageLog: Sendable {
     private let lastWritten = Mutex<UInt64?>(nil)
     private let inOutage = Atomic<Bool>(false)
     /// When each reason for a 500 was last written down.
-    private let internalWritten = Mutex<[String: UInt64]>([:])
+    private let internalWritten = RepeatLimit()
     static let repeatEvery: UInt64 = 30_000_000_000
 
     init(logger: Logger) {
@@ -60,20 +60,29 @@ final class OutageLog: Sendable {
     /// written fails every thumbnail, and one line says so).
     func internalError(_ request: String, _ error: any Error) {
         let reason = "\(error)"
-        let now = DispatchTime.now().uptimeNanoseconds
-        let write = internalWritten.withLock { written in
-            guard written[reason].map({ now - $0 >= Self.repeatEvery }) ?? true else { return false }
-            if written.count > 1_000 { written.removeAll() } // bounded, whatever the errors
-            written[reason] = now
-            return true
-        }
-        if write { logger.error("\(request) answered 500: \(reason)") }
+        if internalWritten.allows(reason) { logger.error("\(request) answered 500: \(reason)") }
     }
 
     func answered() {
         guard inOutage.load(ordering: .relaxed), inOutage.exchange(false, ordering: .relaxed) else { return }
         lastWritten.withLock { $0 = nil }
         logger.error("the catalog's database answers again")
+    }
+}
+
+/// Says whether a line about `reason` may be written now: once per 30 seconds for each reason,
+/// so that what fails every request is one line, not a line per request.
+final class RepeatLimit: Sendable {
+    private let written = Mutex<[String: UInt64]>([:])
+
+    func allows(_ reason: String) -> Bool {
+        let now = DispatchTime.now().uptimeNanoseconds
+        return written.withLock { written in
+            guard written[reason].map({ now - $0 >= OutageLog.repeatEvery }) ?? true else { return false }
+            if written.count > 1_000 { written.removeAll() } // bounded, whatever the errors
+            written[reason] = now
+            return true
+        }
     }
 }
 

@@ -4,7 +4,7 @@ public enum ThumbnailError: Error, Sendable, Hashable, CustomStringConvertible {
     case unreadable(reason: String)
     /// A directory, FIFO, socket or device where a file was expected.
     case notARegularFile
-    /// Neither JPEG nor PNG by its first bytes.
+    /// None of JPEG, PNG, WebP, GIF, HEIC and AVIF by its first bytes.
     case unsupportedFormat
     /// The data ends before the image does: an interrupted copy or download.
     case truncated(detail: String)
@@ -22,7 +22,7 @@ public enum ThumbnailError: Error, Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .unreadable(let reason): "cannot read the file: \(reason)"
         case .notARegularFile: "not a regular file"
-        case .unsupportedFormat: "not a JPEG or PNG image"
+        case .unsupportedFormat: "not a JPEG, PNG, WebP, GIF, HEIC or AVIF image"
         case .truncated(let detail): "truncated image: \(detail)"
         case .corrupt(let detail): "corrupt image: \(detail)"
         case .tooLarge(let detail): "image too large: \(detail)"

@@ -98,6 +98,26 @@ import Testing
         }
     }
 
+    /// A cache that cannot be written (here a file where its folder should be) says why in the
+    /// system's words. A thumbnail asked for is made all the same, marked as not cached; a run
+    /// that fills the cache stops at the first, as every next one would fail too.
+    @Test func whenTheCacheCannotBeWritten_thenAThumbnailIsStillMade_butARunStopsAndSaysWhy() throws {
+        let library = try Library()
+        try library.write("q.jpg", try Self.fixture("quadrants.jpg"))
+        _ = try library.scan()
+        let catalog = try library.catalog()
+        let id = try #require(try library.items()[library.path("q.jpg")]?.id)
+        let blocker = library.root.deletingLastPathComponent().appendingPathComponent("a-file")
+        try Data("x".utf8).write(to: blocker)
+        let cache = ThumbnailCache(root: blocker.path + "/thumbnails")
+        let problem = ThumbnailProblem.cacheUnwritable(path: cache.root, reason: "\(blocker.path): Not a directory")
+        let thumbnail = try catalog.thumbnail(item: id, size: 128, cache: cache)
+        #expect(thumbnail.made && thumbnail.notCached == problem)
+        #expect(try Thumbnailer.decode(bytes: thumbnail.bytes).width == 128)
+        #expect(throws: problem) { try catalog.makeThumbnails(size: 128, missingOnly: false, cache: cache) }
+        #expect(problem.description == "cannot write the thumbnail cache at \(blocker.path)/thumbnails: \(blocker.path): Not a directory")
+    }
+
     @Test func whenTheWholeCatalogIsDone_thenEveryFileHasOne_failuresAreReported_andMissingOnlySkips() throws {
         let library = try Library()
         for name in ["baseline.jpg", "palette.png", "grayscale.jpg"] { try library.write(name, try Self.fixture(name)) }

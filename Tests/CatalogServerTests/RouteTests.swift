@@ -504,4 +504,13 @@ import Testing
         try await waitUntil("the layout stored") { try served.catalog.layouts().count == 1 }
         #expect(service.layoutsComputed.load(ordering: .relaxed) == 1)
     }
+
+    /// What fails every request is written down once per reason per 30 seconds.
+    @Test func aReasonIsWrittenOnce_anotherOneToo() {
+        let limit = RepeatLimit()
+        #expect(limit.allows("the cache is full"))
+        #expect(!limit.allows("the cache is full"))
+        #expect(limit.allows("the disk is gone"))
+        #expect(!limit.allows("the disk is gone") && !limit.allows("the cache is full"))
+    }
 }

@@ -41,7 +41,7 @@ extension Catalog {
             do {
                 return try cache.write(thumbnail, for: key)
             } catch {
-                throw ThumbnailProblem.cacheUnwritable(path: cache.root, reason: "\(error.localizedDescription)")
+                return CachedThumbnail(key: key, format: thumbnail.format, bytes: thumbnail.bytes, made: true, notCached: error)
             }
         } catch let error as ThumbnailError {
             throw .unusable(file.itemID, path: path, error)

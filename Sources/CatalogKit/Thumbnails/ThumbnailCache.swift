@@ -1,3 +1,4 @@
+import CatalogModel
 import Foundation
 import Thumbnailer
 
@@ -42,6 +43,9 @@ public struct CachedThumbnail: Sendable, Hashable {
     public var bytes: [UInt8]
     /// Whether the call that returned it made it (false: read from the cache).
     public var made = false
+    /// Why one that was made is not in the cache (a full disk, a cache folder that cannot be
+    /// written): the thumbnail is good, only the next request makes it again.
+    public var notCached: ThumbnailProblem? = nil
 }
 
 /// Thumbnails on disk, under `$XDG_CACHE_HOME/catalog/thumbnails/` (else
@@ -93,20 +97,58 @@ public struct ThumbnailCache: Sendable {
         read(key) != nil
     }
 
-    /// Writes an entry: a temporary file in its folder, then a rename over the name.
-    public func write(_ thumbnail: Thumbnail, for key: ThumbnailKey) throws -> CachedThumbnail {
+    /// Writes an entry: a temporary file in its folder, then a rename over the name. A failure
+    /// names the system's reason (a full disk, a file where a folder should be).
+    public func write(_ thumbnail: Thumbnail, for key: ThumbnailKey) throws(ThumbnailProblem) -> CachedThumbnail {
         let folder = folder(of: key)
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        func failed(_ path: String, _ reason: String = SystemError.text()) -> ThumbnailProblem {
+            .cacheUnwritable(path: path, reason: reason)
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        } catch {
+            // Foundation's message names no cause: the first folder on the way that is not one says it.
+            throw failed(root, Self.folderProblem(folder) ?? error.localizedDescription)
+        }
         let temporary = "\(folder)/.tmp-\(key.itemID)-\(UInt64.random(in: 0...UInt64.max))"
-        guard FileManager.default.createFile(atPath: temporary, contents: Data(thumbnail.bytes)) else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: temporary])
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw failed(temporary) }
+        var written = 0
+        while written < thumbnail.bytes.count {
+            let count = thumbnail.bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, $0.count - written) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else {
+                let reason = count < 0 ? SystemError.text() : "nothing written"
+                close(fd)
+                unlink(temporary)
+                throw failed(temporary, reason)
+            }
+            written += count
+        }
+        guard close(fd) == 0 else {
+            let reason = SystemError.text()
+            unlink(temporary)
+            throw failed(temporary, reason)
         }
         guard rename(temporary, path(of: key)) == 0 else {
             let reason = SystemError.text()
             unlink(temporary)
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path(of: key), NSLocalizedDescriptionKey: reason])
+            throw failed(path(of: key), reason)
         }
         return CachedThumbnail(key: key, format: thumbnail.format, bytes: thumbnail.bytes, made: true)
+    }
+
+    /// Why `folder` cannot be made: the system's reason at the first path on the way to it that
+    /// is not a folder, or nil when none is found.
+    static func folderProblem(_ folder: String) -> String? {
+        var path = ""
+        for part in folder.split(separator: "/") {
+            path += "/" + part
+            var status = stat()
+            if stat(path, &status) != 0 { return errno == ENOENT ? nil : "\(path): \(SystemError.text())" }
+            if status.st_mode & S_IFMT != S_IFDIR { return "\(path): \(SystemError.text(ENOTDIR))" }
+        }
+        return nil
     }
 
     /// The format of bytes that hold a whole JPEG (ending in EOI) or PNG (ending in IEND); nil

@@ -57,6 +57,7 @@ extension Catalog {
                 for index in stride(from: worker, to: files.count, by: threads) {
                     do {
                         let thumbnail = try Self.thumbnail(of: files[index], size: size, cache: cache, quality: quality, reuse: missingOnly)
+                        if let problem = thumbnail.notCached { throw problem } // what this run is for
                         tally.record(made: thumbnail.made, bytes: thumbnail.made ? thumbnail.bytes.count : 0)
                     } catch {
                         tally.record(error)
