@@ -1,9 +1,12 @@
 """The gallery at / in Chromium: what a person sees and does, checked against /api/page."""
 import io
+import random
+import shutil
 import socket
 import subprocess
 import urllib.parse
 import urllib.request
+from pathlib import Path
 
 from PIL import Image
 from selenium.webdriver.common.action_chains import ActionChains
@@ -319,6 +322,7 @@ def test_grid_and_list_styles_from_the_switcher(browser, server):
             widths = {round(t["width"]) for t in visible(snapshot)}
             assert len(widths) == 2 and max(widths) > 3 * min(widths), "square cells and items across the width"
         if style == "justified":
+            assert browser.find_element(By.ID, "columns").text == f"{round(snapshot['rowHeight'])} px rows", "zoom changes rows, not columns"
             rows = {}
             for t in snapshot["tiles"]:
                 rows.setdefault(round(t["y"], 3), []).append(t)
@@ -346,6 +350,8 @@ def test_the_keyboard_alone_moves_opens_and_scrolls(browser, server):
     assert tile["y"] >= current["y"] + current["height"] and abs(tile["x"] - current["x"]) < 1, "the item below, same column"
     ActionChains(browser).send_keys(Keys.ENTER).perform()
     wait(browser, f"document.getElementById('viewer').open && document.getElementById('viewer').dataset.itemId === '{below}'")
+    # The viewer's close button has the focus: Space or Enter there closes, not steps back.
+    assert browser.execute_script("return document.activeElement.id") == "viewer-close"
     ActionChains(browser).send_keys(Keys.ESCAPE).perform()
     wait(browser, f"!document.getElementById('viewer').open && document.activeElement.dataset.itemId === '{below}'")
     top = state(browser)["top"]
@@ -353,6 +359,36 @@ def test_the_keyboard_alone_moves_opens_and_scrolls(browser, server):
     wait(browser, f"window.catalogGallery.scroller.top > {top} + 600 && {READY}")
     ActionChains(browser).send_keys(Keys.PAGE_UP).perform()
     wait(browser, f"window.catalogGallery.scroller.top < {top} + 10 && {READY}")
+
+
+def test_page_down_from_an_image_taller_than_the_window_moves_on(browser, server):
+    browser.set_window_size(1280, 500)  # a list's images are taller than the view
+    open_gallery(browser, server, "#style=list")
+    browser.find_element(By.ID, "scroller").send_keys(Keys.HOME)
+    wait(browser, "document.activeElement.dataset.index === '0'")
+    for _ in range(3):
+        before = state(browser)
+        top, viewport = before["top"], before["viewportHeight"]
+        tile = next(t for t in before["tiles"] if t["id"] == int(browser.execute_script("return document.activeElement.dataset.itemId")))
+        assert tile["height"] > viewport, "the focused image is taller than the view"
+        ActionChains(browser).send_keys(Keys.PAGE_DOWN).perform()
+        wait(browser, f"window.catalogGallery.scroller.top > {top} + {viewport} * 0.8 && {READY}")
+        # The focus follows to the image at the top, and the view stays where the key put it.
+        wait(browser, f"(() => {{ const t = document.activeElement.closest?.('.tile'); if (!t) return false; const f = window.catalogGallery.tiles.tile(Number(t.dataset.itemId)).item.frame;"
+                      f" const top = window.catalogGallery.scroller.top; return f.y <= top + 1 && f.y + f.height > top; }})()")
+        assert abs(state(browser)["top"] - (top + viewport * 0.9)) < 2
+
+
+def test_a_link_to_the_carousel_opens_it(browser, server):
+    open_gallery(browser, server, "#style=carousel")
+    wait(browser, "!document.getElementById('carousel').hidden && document.getElementById('carousel').dataset.state === 'complete'")
+    assert state(browser)["style"] != "carousel", "the gallery behind it keeps a style of its own"
+    # At the first image, which starts the row (the row cannot centre it).
+    first = api(server, "/api/items?offset=0&limit=1")["items"][0]
+    assert browser.execute_script("return Number(document.getElementById('carousel').dataset.top)") == 0
+    assert browser.find_elements(By.CSS_SELECTOR, f".carousel-tile[data-item-id='{first['id']}']")
+    ActionChains(browser).send_keys(Keys.ESCAPE).perform()
+    wait(browser, "document.getElementById('carousel').hidden")
 
 
 def test_dark_scheme(browser, server):
@@ -449,6 +485,7 @@ def test_sections_show_their_headers_pinned_and_a_scrubber_that_jumps(browser, s
     # The scrubber lists years and months; a label jumps to its section.
     labels = browser.execute_script("return [...document.querySelectorAll('#scrubber button')].map((b) => Number(b.dataset.section))")
     assert len(labels) >= 5
+    assert_months_under_their_years(browser)
     target = labels[len(labels) // 2]
     browser.execute_script(f"document.querySelector('#scrubber button[data-section=\"{target}\"]').click()")
     wait(browser, f"Math.abs(window.catalogGallery.scroller.top - {sections[target]['headerY']}) < 1 && {READY}")
@@ -456,6 +493,77 @@ def test_sections_show_their_headers_pinned_and_a_scrubber_that_jumps(browser, s
     browser.refresh()
     wait(browser, f"document.getElementById('plane').dataset.sections === 'month' && {READY}")
     assert browser.execute_script("return document.getElementById('sections').value") == "month"
+
+
+def assert_months_under_their_years(browser):
+    year = None
+    for label in browser.execute_script("return [...document.querySelectorAll('#scrubber button')].map((b) => ({ year: b.classList.contains('year'), text: b.textContent, title: b.title }))"):
+        if label["year"]:
+            year = label["text"]
+        else:
+            assert year and label["title"].endswith(" " + year), f"{label} listed under {year}"
+
+
+def test_the_scrubber_lists_a_month_only_under_its_own_year(driver, workspace):
+    # A few of this year's images, then years of older ones: the next year's label finds no room
+    # under this year's, and its months must not read as this year's.
+    database = workspace / "years.sqlite"
+    rows = workspace / "years.csv"
+    rng = random.Random(7)
+    with rows.open("w") as out:
+        out.write("key,width,height,date\n")
+        for index in range(40):
+            out.write(f"now-{index},400,300,2026-11-10T12:00:00\n")
+        for index in range(2000):
+            out.write(f"old-{index},{rng.randint(200, 800)},{rng.randint(200, 800)},20{rng.randint(20, 24)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}T10:00:00\n")
+    catalog("import", "--db", database, rows)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    process, url = start_server(database, port, workspace / "years-thumbnails")
+    try:
+        driver.set_window_size(1280, 900)
+        driver.get("about:blank")
+        driver.get(url + "#sections=month")
+        wait(driver, f"document.getElementById('plane').dataset.sections === 'month' && {READY} && document.querySelectorAll('#scrubber button').length > 5")
+        assert driver.execute_script("return document.querySelector('#scrubber button').textContent") == "2026"
+        assert_months_under_their_years(driver)
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def test_the_viewer_shows_an_upright_thumbnail_where_the_browser_cannot_show_the_original(driver, workspace):
+    # Chromium decodes no HEIC, and does not turn a WebP by its EXIF orientation; a JPEG it shows.
+    fixtures = Path(__file__).resolve().parents[1] / "ImageProbeTests/Fixtures"
+    folder = workspace / "viewer-formats"
+    folder.mkdir(exist_ok=True)
+    for name in ["plain.heic", "exif6.webp", "lossy.webp"]:
+        shutil.copy(fixtures / name, folder / name)
+    write_photos(folder, 1, seed=9, prefix="jpeg")
+    database = workspace / "viewer-formats.sqlite"
+    catalog("scan", "--db", database, folder)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    process, url = start_server(database, port, workspace / "viewer-thumbnails")
+    try:
+        driver.set_window_size(1280, 900)
+        for item in api(url, "/api/items")["items"]:
+            driver.get("about:blank")
+            driver.get(url + f"#item={item['id']}&view={item['id']}")
+            wait(driver, "document.getElementById('viewer').open && document.getElementById('viewer-details').textContent.includes('×')"
+                         " && document.getElementById('viewer-image').complete && document.getElementById('viewer-image').naturalWidth > 0")
+            shown = driver.execute_script("""const i = document.getElementById('viewer-image');
+                return { src: i.getAttribute('src'), width: i.naturalWidth, height: i.naturalHeight, hidden: i.hidden };""")
+            name = item["path"].rsplit("/", 1)[-1]
+            assert not shown["hidden"], name
+            expected = "/thumbnail" if name in ("plain.heic", "exif6.webp") else "/original"
+            assert expected in shown["src"], f"{name}: {shown}"
+            assert (shown["width"] > shown["height"]) == (item["width"] > item["height"]), f"{name} upright: {shown}, {item}"
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
 
 
 def start_server(database, port, thumbnails):
@@ -488,6 +596,31 @@ def test_an_empty_catalog_says_so_and_a_server_that_goes_away_is_waited_for(driv
         wait(driver, f"document.getElementById('plane').dataset.itemCount === '2' && {READY}", timeout=30)
         wait(driver, "document.getElementById('status').textContent === ''")
         assert len(driver.find_elements(By.CSS_SELECTOR, "[data-item-id]")) == 2
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def test_images_that_failed_while_the_server_was_away_load_once_it_is_back(driver, library, workspace):
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    process, url = start_server(library["database"], port, workspace / "retry-thumbnails")
+    try:
+        driver.set_window_size(1280, 900)
+        driver.get("about:blank")
+        driver.get(url)
+        wait(driver, f"{READY} && document.getElementById('plane').dataset.pendingImages === '0'")
+        process.terminate()
+        process.wait(timeout=30)
+        # Further down the band already loaded: new tiles, whose images cannot come.
+        driver.execute_script("document.getElementById('scroller').scrollTop += 1000")
+        failed = "[...window.catalogGallery.tiles.live.values()].filter((t) => t.item.version && t.image.hidden).length"
+        wait(driver, f"{failed} > 0", timeout=30)
+        process, url = start_server(library["database"], port, workspace / "retry-thumbnails")
+        wait(driver, f"{failed} === 0 && document.getElementById('status').textContent === ''", timeout=30)
+        wait(driver, """[...window.catalogGallery.tiles.live.values()].filter((t) => t.item.version && t.imageAsked)
+            .every((t) => t.image.complete && t.image.naturalWidth > 0 && !t.image.hidden)""", timeout=30)
     finally:
         process.terminate()
         process.wait(timeout=30)

@@ -180,22 +180,20 @@ export class CarouselView {
     tile.setAttribute('role', 'img');
     const name = item.title || fileName(item.path);
     tile.setAttribute('aria-label', name);
-    if (item.version) {
+    const label = document.createElement('span');
+    label.className = 'label';
+    label.textContent = name;
+    const source = item.version ? api.thumbnailURL(item.id, 512, item.version) : isWebAddress(item.url) ? item.url : null;
+    if (source) {
       const image = document.createElement('img');
       image.alt = name;
       image.decoding = 'async';
-      image.src = api.thumbnailURL(item.id, 512, item.version);
-      tile.append(image);
-    } else if (isWebAddress(item.url)) {
-      const image = document.createElement('img');
-      image.alt = name;
       image.referrerPolicy = 'no-referrer';
-      image.src = item.url;
+      // An image that fails shows its name, as a gallery tile does, not the browser's broken icon.
+      image.addEventListener('error', () => image.replaceWith(label));
+      image.src = source;
       tile.append(image);
     } else {
-      const label = document.createElement('span');
-      label.className = 'label';
-      label.textContent = name;
       tile.append(label);
     }
     return tile;

@@ -64,7 +64,7 @@ class Gallery {
 
     this.bands = new Bands({
       onLoad: () => {
-        this.clearStatus('error');
+        this.answered();
         this.schedule();
       },
       // A band of a newer generation: lay out again (once; the bands stop loading meanwhile).
@@ -93,6 +93,7 @@ class Gallery {
       itemAt: (index) => this.itemAt(index),
       onShow: (item, closed) => this.focusIndex(item.index, closed),
       fragment: (view) => fragment({ ...this.placeFragment(), view }),
+      largestThumbnail: Math.max(...configuration.thumbnailSizes),
     });
 
     for (const style of configuration.styles) this.styleSelect.add(new Option(style[0].toUpperCase() + style.slice(1), style));
@@ -226,13 +227,19 @@ class Gallery {
 
   /** Applies a deep link: its configuration, then its item at the top (and its viewer). */
   follow(link, first = false) {
-    if (link.style && configuration.styles.includes(link.style)) this.style = link.style;
+    // The carousel is a view over the gallery, not a style of it: a link to it opens it.
+    const carousel = link.style === 'carousel';
+    if (link.style && !carousel && configuration.styles.includes(link.style)) this.style = link.style;
     if (link.sort === 'date' || link.sort === 'path') this.sort = link.sort;
     if (['none', 'year', 'month', 'folder'].includes(link.sections)) this.sections = link.sections;
     if (link.cols) this.setColumns(link.cols);
     this.relayout(link.item !== null ? { id: link.item, fraction: 0, screenY: 0 } : first ? { top: 0 } : this.topAnchor())
-      .then(() => {
+      .then(async () => {
         if (first && link.view !== null) this.open(link.view);
+        else if (carousel && configuration.styles.includes('carousel')) {
+          const id = link.item ?? this.topAnchor().id ?? (await this.itemAt(0))?.id;
+          if (id !== undefined) this.carousel.open(id, this.sort);
+        }
       });
   }
 
@@ -329,7 +336,7 @@ class Gallery {
     this.scroller.setContentHeight(page.contentHeight, top);
     this.labels.setList(sections, page.contentHeight, height);
     this.showConfiguration();
-    this.clearStatus('error');
+    this.answered();
     this.clearStatus('loading');
     if (this.itemCount === 0) this.setStatus('This catalog is empty: add images with `catalog scan FOLDER` or `catalog import FILE`.', 'empty');
     else this.clearStatus('empty');
@@ -356,7 +363,9 @@ class Gallery {
 
   showConfiguration() {
     const columns = this.parameters?.cols ?? 1;
-    this.columnsOutput.value = `${columns} col${columns === 1 ? '' : 's'}`;
+    const rowHeight = this.parameters?.['row-height'];
+    // Justified rows zoom by their height: the control says that rather than a column count.
+    this.columnsOutput.value = rowHeight ? `${Math.round(rowHeight)} px rows` : `${columns} col${columns === 1 ? '' : 's'}`;
     this.styleSelect.value = this.style;
     this.sortSelect.value = this.sort;
     this.sectionsSelect.value = this.sections;
@@ -420,6 +429,16 @@ class Gallery {
     if (current && current !== kind && (rank[current] ?? 0) > (rank[kind] ?? 0)) return;
     if (this.statusLine.textContent !== text) this.statusLine.textContent = text; // unchanged text is not read out again
     this.statusLine.dataset.kind = kind;
+  }
+
+  /** The server answered: an error it had stopped answering with is over, and the images that
+   *  failed meanwhile are asked for again. */
+  answered() {
+    if (this.statusLine.dataset.kind === 'error' && this.statusLine.textContent) {
+      this.tiles.retryFailed();
+      this.schedule();
+    }
+    this.clearStatus('error');
   }
 
   /** Clears the status line if it shows `kind`. */
@@ -515,15 +534,16 @@ class Gallery {
     else if (frame.y + frame.height > top + height) this.scroller.scrollTo(Math.min(frame.y - SPACING, frame.y + frame.height - height + SPACING));
   }
 
-  /** Moves the keyboard focus to the item at `index`, scrolling it into view. */
-  async focusIndex(index, focus = true) {
+  /** Moves the keyboard focus to the item at `index`, scrolling it into view unless `reveal`
+   *  is false (a page key has already put the view where it should be). */
+  async focusIndex(index, focus = true, reveal = true) {
     if (this.itemCount === null || this.itemCount === 0) return;
     const request = ++this.focusRequest;
     const parameters = this.parameters;
     const item = await this.itemAt(Math.max(0, Math.min(this.itemCount - 1, index)));
     // A later key press, or a new layout, makes this answer stale.
     if (!item || request !== this.focusRequest || parameters !== this.parameters) return;
-    this.reveal(item.frame);
+    if (reveal) this.reveal(item.frame);
     this.render();
     // Behind the viewer or the carousel the item is kept in view, but the keys stay with them.
     const take = focus && !this.viewer.isOpen && !this.carousel.isOpen;
@@ -588,8 +608,10 @@ class Gallery {
         move(() => {
           this.scroller.scrollBy((event.key === 'PageDown' ? 1 : -1) * height * 0.9);
           this.render();
+          // The focus follows to the item at the top, where the page key put the view: an item
+          // taller than the view, cut by its top edge, would otherwise scroll it back.
           const item = firstVisible();
-          if (item && focused) this.focusIndex(item.index);
+          if (item && focused) this.focusIndex(item.index, true, false);
         });
         break;
       case 'Home':
@@ -653,7 +675,7 @@ class Gallery {
     try {
       const offset = Math.floor(this.scroller.top / BAND) * BAND;
       const page = await api.page({ ...this.parameters, offset, height: BAND });
-      this.clearStatus('error');
+      this.answered();
       if (page.generation !== this.generation) await this.relayout(this.topAnchor());
     } catch (error) {
       this.fail(error);

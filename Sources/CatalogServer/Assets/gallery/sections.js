@@ -139,10 +139,18 @@ export class SectionLabels {
     const yearStarts = sections.filter((section, index) => this.grouping !== 'month' || index === 0
       || section.title.slice(0, 4) !== sections[index - 1].title.slice(0, 4));
     const chosen = [];
+    // A month is labelled only under its year's label: one whose year's label found no room
+    // would read as a month of the year above it.
+    const year = (section) => section.title.slice(0, 4);
+    const labelledYears = new Set();
     for (const candidates of [yearStarts, sections]) {
       for (const section of candidates) {
+        if (candidates === sections && this.grouping === 'month' && !labelledYears.has(year(section))) continue;
         const y = place(section);
-        if (chosen.every((other) => Math.abs(place(other) - y) >= LABEL_GAP)) chosen.push(section);
+        if (chosen.every((other) => Math.abs(place(other) - y) >= LABEL_GAP)) {
+          chosen.push(section);
+          if (candidates === yearStarts) labelledYears.add(year(section));
+        }
       }
     }
     chosen.sort((a, b) => a.headerY - b.headerY);

@@ -71,6 +71,21 @@ export class Tiles {
     return true;
   }
 
+  /** Asks again, as the tiles come into view, for the images that failed: the server answers
+   *  again after it did not, and what failed meanwhile may well load now. */
+  retryFailed() {
+    for (const tile of this.live.values()) {
+      if (!tile.failed) continue;
+      tile.failed = false;
+      tile.imageAsked = false;
+      tile.imageDone = false;
+      tile.image.removeAttribute('srcset');
+      tile.image.removeAttribute('src');
+      tile.image.hidden = false;
+      tile.label.hidden = true;
+    }
+  }
+
   clear() {
     for (const tile of this.live.values()) this.#release(tile);
     this.live.clear();
@@ -81,6 +96,7 @@ export class Tiles {
     tile.item = item;
     tile.imageAsked = false;
     tile.imageDone = false;
+    tile.failed = false;
     tile.origin = null;
     tile.image.removeAttribute('srcset');
     tile.image.removeAttribute('src');
@@ -113,6 +129,7 @@ export class Tiles {
     image.addEventListener('error', () => {
       if (!image.getAttribute('src')) return;
       tile.imageDone = true;
+      tile.failed = true;
       image.hidden = true;
       label.textContent = tile.item.title || fileName(tile.item.path);
       label.hidden = false;

@@ -11,7 +11,7 @@ export class Viewer {
    * @param onShow called with each item shown (the gallery keeps it in view behind)
    * @param fragment (viewID) => the address fragment with the viewer open on viewID, or closed
    */
-  constructor({ itemAt, onShow, fragment }) {
+  constructor({ itemAt, onShow, fragment, largestThumbnail }) {
     this.dialog = document.getElementById('viewer');
     this.image = document.getElementById('viewer-image');
     this.placeholder = document.getElementById('viewer-placeholder');
@@ -20,6 +20,7 @@ export class Viewer {
     this.itemAt = itemAt;
     this.onShow = onShow;
     this.fragment = fragment;
+    this.largestThumbnail = largestThumbnail;
     this.item = null;
     this.request = 0;
     document.getElementById('viewer-previous').addEventListener('click', () => this.step(-1));
@@ -45,6 +46,11 @@ export class Viewer {
     });
     this.image.addEventListener('error', () => {
       if (!this.image.getAttribute('src')) return;
+      // An original the browser cannot decode (HEIC, in most): the largest thumbnail instead.
+      if (this.item?.version && this.image.getAttribute('src') === api.originalURL(this.item.id)) {
+        this.#showThumbnail(this.item);
+        return;
+      }
       this.image.hidden = true;
       this.placeholder.hidden = false;
       this.placeholder.textContent = `${this.title.textContent}: the image cannot be shown`;
@@ -107,6 +113,7 @@ export class Viewer {
     try {
       const details = await api.item(item.id);
       if (request !== this.request) return;
+      if (item.version && !Viewer.browserShowsUpright(details)) this.#showThumbnail(item);
       const parts = [`${details.width} × ${details.height}`];
       if (details.date) parts.push(details.date.replace('T', ' '));
       if (details.format) parts.push(details.format.toUpperCase());
@@ -115,5 +122,19 @@ export class Viewer {
     } catch (error) {
       if (request === this.request) this.details.textContent = error.message;
     }
+  }
+
+  /** Shows the largest thumbnail of scanned `item`, which the server turns upright. */
+  #showThumbnail(item) {
+    const source = api.thumbnailURL(item.id, this.largestThumbnail, item.version);
+    if (this.image.getAttribute('src') !== source) this.image.src = source;
+  }
+
+  /** Whether a browser shows the original of item `details` as the catalog does: HEIC is not
+   *  decoded outside Safari, and a WebP's EXIF orientation is not applied (JPEG's, PNG's eXIf
+   *  and AVIF's irot/imir are). */
+  static browserShowsUpright(details) {
+    if (details.format === 'heic') return false;
+    return details.format !== 'webp' || details.orientation === 1;
   }
 }
