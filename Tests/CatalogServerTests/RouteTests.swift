@@ -35,6 +35,39 @@ import Testing
         }
     }
 
+    /// Pages that differ have different tags, whatever parameter makes them differ: a client
+    /// or a cache that keeps pages by their tag never gets another request's page.
+    @Test func pagesThatDifferHaveDifferentETags() async throws {
+        let served = try ServedCatalog(imported: 300)
+        let pairs = [
+            ("width=375&sections=month&offset=300", "width=375&sections=month&offset=300&pin-headers=true"),
+            ("width=600&style=carousel&offset=100", "width=375&style=carousel&offset=100"),
+            ("width=600&style=carousel&offset=100", "width=600&style=carousel&offset=100&min-scale=0.5"),
+            ("width=600&style=carousel&offset=100", "width=600&style=carousel&offset=100&min-alpha=0.2"),
+            ("width=600&style=carousel&offset=100", "width=600&style=carousel&offset=100&falloff=50"),
+            ("width=375&sort=path&item=150", "width=375&sort=path&item=150&anchor-y=10"),
+            ("width=375&rect=0,0,100,500", "width=375&rect=200,0,100,500"),
+        ]
+        try await served.test { client in
+            for (one, other) in pairs {
+                var tags: [String] = []
+                var bodies: [String] = []
+                for query in [one, other] {
+                    try await client.execute(uri: "/api/page?" + query, method: .get) { response in
+                        #expect(response.status == .ok, "\(query)")
+                        tags.append(response.headers[.eTag] ?? "")
+                        bodies.append(response.text)
+                    }
+                }
+                #expect(bodies[0] != bodies[1], "\(one) and \(other) give other pages")
+                #expect(tags[0] != tags[1], "\(one) and \(other)")
+                try await client.execute(uri: "/api/page?" + other, method: .get, headers: [.ifNoneMatch: tags[0]]) { response in
+                    #expect(response.status == .ok, "\(other) is not \(one)'s page")
+                }
+            }
+        }
+    }
+
     @Test(arguments: [("width=0", "width"), ("width=375&cols=0", "cols"), ("width=375&inset=1,2", "inset"), ("cols=2", "width"),
                       ("width=375&offset=-1", "offset"), ("width=375&height=5000000", "height"), ("width=375&style=mosaic", "style"),
                       ("width=375&colums=3", "colums"), ("width=375&width=400", "width"), ("width=375&item=x", "item")])

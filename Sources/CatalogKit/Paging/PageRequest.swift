@@ -30,6 +30,19 @@ public struct PageRequest: Sendable, Hashable {
     public var minimumScale = 0.8
     public var minimumAlpha = 0.5
 
+    /// Text that differs whenever two requests' pages can differ at one generation: what a
+    /// page's ETag is made of. The configuration's key leaves out what a stored layout does
+    /// not depend on (a carousel's width) and the page's own options.
+    public var tagText: String {
+        let position = switch position {
+        case .offset(let offset): "offset=\(offset)"
+        case .item(let id): "item=\(id)"
+        }
+        let rect = rect.map { "\($0.x),\($0.y),\($0.width),\($0.height)" } ?? "-"
+        return "\(configuration.key) width=\(configuration.width) \(position) height=\(height) rect=\(rect) pin-headers=\(pinHeaders) "
+            + "anchor-y=\(anchorY) falloff=\(falloff.map { "\($0)" } ?? "-") min-scale=\(minimumScale) min-alpha=\(minimumAlpha)"
+    }
+
     /// How long a band the page covers along the scroll axis: the viewport's height, or a
     /// carousel's width.
     public var bandLength: Double {

@@ -11,8 +11,7 @@ struct PageRoutes {
             let query = request.uri.query ?? ""
             let pageRequest = try PageRequest(parameters: PageRequest.parameters(query: query))
             let page = try await service.page(pageRequest)
-            let what = "\(pageRequest.configuration.key) \(pageRequest.position) \(pageRequest.height)"
-            return JSONResponse.make(PageText.json(page), request: request, generation: page.generation, tagging: what)
+            return JSONResponse.make(PageText.json(page), request: request, generation: page.generation, tagging: pageRequest.tagText)
         }
 
         router.get("/api/snap") { request, _ -> Response in
