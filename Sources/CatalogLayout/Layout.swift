@@ -153,7 +153,7 @@ public struct Layout<Style: LayoutStyle>: Sendable {
         if !sized || table.firstRefused([item], rule: style.placement) != nil {
             return .invalidItemSize(index: firstIndex + offset, size: item.size)
         }
-        let items = max(firstIndex + items.count, table.ids.capacity)
+        let items = max(firstIndex + items.count, table.plannedCount)
         return .tooManyWindows(limit: windowLimit(items: items, lists: table.listCount), windowHeight: table.windowHeight)
     }
 

@@ -80,6 +80,30 @@ import Testing
         #expect(unchanged, "the carousel as before the refused append")
     }
 
+    /// The bound counts the items a layout computed in pieces was reserved for, exactly: not
+    /// the arrays' capacity, which the allocator rounds up (a computation that reserved and one
+    /// that did not must refuse the same layouts: the command line and the server did not).
+    /// One window a point: these items reach past it, and the refusal says the bound.
+    @Test(arguments: ["waterfall", "justified", "carousel"])
+    func theBoundOfALayoutComputedInPiecesIsItsItemsExactly(_ style: String) throws {
+        let count = 20_001 // past 65,536 / 4, in arrays of 160,008 bytes, which malloc rounds up to whole pages
+        let items = (0..<count).map { LayoutItem(id: Int64($0), width: 1, height: 1) }
+        switch style {
+        case "waterfall":
+            var layout = try Layout(items: [], style: WaterfallLayout(width: 375, columns: 2), windowHeight: 1)
+            layout.reserveCapacity(count)
+            #expect(throws: LayoutError.tooManyWindows(limit: 4 * count / 2, windowHeight: 1)) { try layout.append(items) }
+        case "justified":
+            var rows = try RowTable(style: JustifiedLayout(width: 375, rowHeight: 100), windowHeight: 1)
+            rows.reserveCapacity(count)
+            #expect(throws: LayoutError.tooManyWindows(limit: 4 * count, windowHeight: 1)) { try rows.append(items) }
+        default:
+            var row = try CarouselTable(style: CarouselLayout(itemHeight: 100), windowHeight: 1)
+            row.reserveCapacity(count)
+            #expect(throws: LayoutError.tooManyWindows(limit: 4 * count, windowHeight: 1)) { try row.append(items) }
+        }
+    }
+
     @Test func theMessageSaysWhatMakesTheLayoutShorter() {
         #expect(LayoutError.tooManyWindows(limit: 65_536, windowHeight: 2048).description
                 == "the layout would be longer than 65536 pagination windows of 2048 points allow for its items; "

@@ -38,6 +38,10 @@ public struct CarouselTable: Sendable {
     package var xs: [Double] = []
     /// `windowStarts[k]`: the first item whose right edge lies past window k's left edge.
     package var windowStarts: [Int32] = []
+    /// The items the layout will hold when it is computed in pieces (`reserveCapacity`): the
+    /// window bound (``windowLimit``) counts them from the first piece on, and never the
+    /// arrays' capacity, which the allocator rounds and growth doubles.
+    package var plannedCount = 0
 
     public init(style: CarouselLayout, windowHeight: Double = 2048) throws(LayoutError) {
         try style.validate()
@@ -72,6 +76,11 @@ public struct CarouselTable: Sendable {
     /// Makes room for `count` items in all, so that appending them a piece at a time never
     /// copies the items' arrays.
     public mutating func reserveCapacity(_ count: Int) {
+        plannedCount = max(plannedCount, count)
+        reserveItems(count)
+    }
+
+    private mutating func reserveItems(_ count: Int) {
         ids.reserveAdvisedCapacity(count)
         aspects.reserveAdvisedCapacity(count)
         xs.reserveAdvisedCapacity(count)
@@ -95,12 +104,12 @@ public struct CarouselTable: Sendable {
         }) { return refused }
         var reach = ids.isEmpty ? style.insets.left : contentRight
         for item in items { reach += style.spacing + item.size.width / item.size.height * style.itemHeight }
-        let limit = windowLimit(items: max(count + items.count, ids.capacity), lists: 1)
+        let limit = windowLimit(items: max(count + items.count, plannedCount), lists: 1)
         guard reach <= windowHeight * Double(limit) else { throw .tooManyWindows(limit: limit, windowHeight: windowHeight) }
         let firstChanged = ids.isEmpty ? 0 : Int((xs[count - 1] / windowHeight).rounded(.down))
         var x = ids.isEmpty ? style.insets.left : (contentRight + style.spacing)
         // Geometric growth, as the standard library's, into advised memory.
-        if ids.capacity < count + items.count { reserveCapacity(max(count + items.count, ids.capacity * 2)) }
+        if ids.capacity < count + items.count { reserveItems(max(count + items.count, ids.capacity * 2)) }
         for item in items {
             let aspect = item.size.width / item.size.height
             ids.append(item.id)

@@ -12,6 +12,11 @@ extension RowTable {
     /// Makes room for `count` items in all, so that appending them a piece at a time never
     /// copies the items' arrays.
     public mutating func reserveCapacity(_ count: Int) {
+        plannedCount = max(plannedCount, count)
+        reserveItems(count)
+    }
+
+    private mutating func reserveItems(_ count: Int) {
         ids.reserveAdvisedCapacity(count)
         aspects.reserveAdvisedCapacity(count)
     }
@@ -34,7 +39,7 @@ extension RowTable {
             !($0.size.width > 0 && $0.size.height > 0 && $0.size.width < .infinity && $0.size.height < .infinity
               && ($0.size.width / $0.size.height) < .infinity)
         }) { return refused }
-        let limit = windowLimit(items: max(count + items.count, ids.capacity), lists: 1)
+        let limit = windowLimit(items: max(count + items.count, plannedCount), lists: 1)
         let reach = windowHeight * Double(limit)
         if reachBound(items, sections: starts.count) > reach {
             // It may reach too far: flowed on a copy (the arrays copied once), kept only if it
@@ -62,7 +67,7 @@ extension RowTable {
         // (earlier windows start at a kept stripe and stay as they are).
         let firstChanged = stripeYs.isEmpty ? 0 : Int(((stripeYs[stripeYs.count - 1] + stripeHeights[stripeHeights.count - 1]) / windowHeight).rounded(.down))
         // Geometric growth, as the standard library's, into advised memory.
-        if ids.capacity < count + items.count { reserveCapacity(max(count + items.count, ids.capacity * 2)) }
+        if ids.capacity < count + items.count { reserveItems(max(count + items.count, ids.capacity * 2)) }
         var nextStart = 0
         for (offset, item) in items.enumerated() {
             if nextStart < starts.count, starts[nextStart].offset == offset {

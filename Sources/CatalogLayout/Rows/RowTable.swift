@@ -32,6 +32,10 @@ public struct RowTable: Sendable {
     package var sectionEnds: [Double] = []
     /// Whether the last row never reached the target height (so an append re-flows it).
     package var lastRowOpen = false
+    /// The items the layout will hold when it is computed in pieces (`reserveCapacity`): the
+    /// window bound (``windowLimit``) counts them from the first piece on, and never the
+    /// arrays' capacity, which the allocator rounds and growth doubles.
+    package var plannedCount = 0
     package var windowStarts: [Int32] = []
 
     /// An empty layout; `append(_:sections:)` fills it.

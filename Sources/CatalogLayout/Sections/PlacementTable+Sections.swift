@@ -71,7 +71,7 @@ extension PlacementTable {
         let contentWidth = geometry.contentWidth
         let windowHeight = windowHeight
         // Past this, an item is refused (``windowLimit``).
-        let reach = windowHeight * Double(windowLimit(items: max(start + added, ids.capacity), lists: lists))
+        let reach = windowHeight * Double(windowLimit(items: max(start + added, plannedCount), lists: lists))
         let sectioning = state.sectioning
         let every = sectioning.spanEvery
         var newColumns: [Int32] = []

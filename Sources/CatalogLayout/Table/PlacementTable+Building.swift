@@ -7,8 +7,7 @@ extension PlacementTable {
     /// (``windowLimit``): the table is left as it was and that item's offset in `items` is returned.
     package mutating func append(_ items: [LayoutItem], rule: PlacementRule, bounded: Bool = true) -> Int? {
         let columnWidth = geometry.columnWidth
-        // The items the layout will hold: reserved up front when it is computed in pieces.
-        let reach = bounded ? windowHeight * Double(windowLimit(items: max(count + items.count, ids.capacity), lists: listCount)) : .infinity
+        let reach = bounded ? windowHeight * Double(windowLimit(items: max(count + items.count, plannedCount), lists: listCount)) : .infinity
         return items.withUnsafeBufferPointer { items in
             switch rule.height {
             case .aspectRatio(let extra):
@@ -131,6 +130,7 @@ extension PlacementTable {
     /// copies what was placed: the item arrays exactly, each column's list for an even share
     /// and an eighth more (a list that outgrows it doubles).
     package mutating func reserveCapacity(_ count: Int) {
+        plannedCount = max(plannedCount, count)
         reservePlacements(count)
         let share = count / geometry.columnCount
         for column in columnItems.indices { columnItems[column].reserveAdvisedCapacity(share + share / 8 + 16) }

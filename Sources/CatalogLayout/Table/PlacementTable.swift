@@ -28,6 +28,10 @@ public struct PlacementTable: Sendable {
     package var checkpoints: [[Double]] = []
     /// Sections, spans and their placement state; nil for a plain column layout.
     package var sections: SectionedState?
+    /// The items the layout will hold when it is computed in pieces (`reserveCapacity`): the
+    /// window bound (``windowLimit``) counts them from the first piece on, and never the
+    /// arrays' capacity, which the allocator rounds and growth doubles.
+    package var plannedCount = 0
 
     /// Sections, headers, footers and full-span items, or nil for a plain column layout.
     public var sectioning: Sectioning? { sections?.sectioning }
