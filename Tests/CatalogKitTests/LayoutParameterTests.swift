@@ -101,6 +101,12 @@ import Testing
         #expect(list == (try parse("width=375&style=list&row-spacing=3").configuration))
         let grid = try parse("width=375&style=grid&extra-height=20&direction=ltr").configuration
         #expect(grid == (try parse("width=375&style=grid").configuration))
+        // Ignored, but checked: a mistyped value is still an error.
+        for style in ["list", "justified", "carousel"] {
+            for cols in ["abc", "-1", "0", "99999999999999999999"] {
+                #expect(error("width=375&style=\(style)&cols=\(cols)")?.parameter == "cols", "\(style), cols \(cols)")
+            }
+        }
     }
 
     /// The canonical text a stored layout is found by parses back to the same configuration.
@@ -112,6 +118,14 @@ import Testing
         let parsed = try LayoutConfiguration(key: configuration.key)
         #expect(parsed == configuration)
         #expect(parsed.key == configuration.key)
+    }
+
+    /// A carousel's key names no width (`catalog layouts` prints it so, and `--drop` takes it back).
+    @Test func aCarouselsKeyParsesBackWithoutAWidth() throws {
+        let configuration = try parse("width=600&style=carousel&item-height=250&inset=1,2,3,4").configuration
+        #expect(!configuration.key.contains("width="))
+        #expect(try LayoutConfiguration(key: configuration.key).key == configuration.key)
+        #expect(try LayoutConfiguration(key: configuration.key + " width=375").key == configuration.key)
     }
 
     @Test func minusZeroIsZero_andOnlyDecimalNumbersAreTaken() throws {

@@ -29,6 +29,10 @@ extension LayoutConfiguration {
             }
             pairs.append((String(word[..<equals]), String(word[word.index(after: equals)...])))
         }
+        // A carousel's key names no width (one stored layout serves every viewport): any will do.
+        if style == Style.carousel.rawValue, !pairs.contains(where: { $0.name == LayoutParameter.width.rawValue }) {
+            pairs.append((LayoutParameter.width.rawValue, "1"))
+        }
         try self.init(parameters: pairs)
     }
 
@@ -55,8 +59,9 @@ extension LayoutConfiguration {
             }
         }
         // A list is one full-width column, whatever --cols says: the only place this rule lives
-        // (justified rows and the carousel have no columns either).
-        columns = style == .list || style == .justified || style == .carousel ? 1 : try values.integer(.cols, in: 1...LayoutParameter.maximumColumns)
+        // (justified rows and the carousel have no columns either). The value is still checked.
+        let cols = try values.integer(.cols, in: 1...LayoutParameter.maximumColumns)
+        columns = style == .list || style == .justified || style == .carousel ? 1 : cols
         rowHeight = try values.number(.rowHeight, in: Double.ulpOfOne...LayoutParameter.maximumLength)
         itemHeight = try values.number(.itemHeight, in: Double.ulpOfOne...LayoutParameter.maximumLength)
         let spacing = try values.length(.spacing)
