@@ -61,6 +61,30 @@ import Testing
         #expect((object?["contentHeight"] as? Double ?? 0) > 0)
     }
 
+    /// The table's header and columns come from the layout, not from what one page holds: a
+    /// carousel page past the end is still along x, a sectioned page without a header still
+    /// has the kind and section columns (`cut -f` keeps working as one scrolls).
+    @Test func theTablesColumnsFollowTheLayout_notThePage() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let library = try Library()
+        _ = try library.catalog().importItems(PagerTests.importRows(200))
+        let past = try run(["page", "--db", library.catalogPath, "--width", "600", "--style", "carousel", "--offset", "1e9"])
+        let pastLines = String(decoding: past.stdout, as: UTF8.self).split(separator: "\n")
+        #expect(pastLines.first?.hasPrefix("content width ") == true && pastLines.first?.contains("viewport x 1000000000 ") == true, "\(pastLines)")
+        #expect(pastLines.dropFirst().first == "index\tid\tcolumn\tx\ty\twidth\theight\tpath\tscale\talpha\tz")
+        var headers = Set<String>()
+        for offset in ["0", "5000", "20000"] {
+            let page = try run(["page", "--db", library.catalogPath, "--width", "375", "--sections", "month", "--offset", offset, "--height", "100"])
+            headers.insert(String(String(decoding: page.stdout, as: UTF8.self).split(separator: "\n")[1]))
+        }
+        #expect(headers == ["kind\tsection\tindex\tid\tcolumn\tx\ty\twidth\theight\tpath"])
+        // A carousel's length is its width, in `catalog layout` and `catalog sections` too.
+        for command in ["layout", "sections"] {
+            let text = String(decoding: try run([command, "--db", library.catalogPath, "--width", "600", "--style", "carousel"]).stdout, as: UTF8.self)
+            #expect(text.contains(", content width ") && !text.contains("content height"), "\(command): \(text)")
+        }
+    }
+
     /// Pages while a scan writes: every page is complete and from one generation.
     @Test func pagesDuringAScanNeverFail_andNeverMixGenerations() throws {
         try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")

@@ -44,8 +44,11 @@ public enum PageText {
         }
     }
 
-    public static func table(_ page: Page) -> String {
-        let carousel = page.items.contains { $0.effect != nil }
+    /// The page as a table, its columns chosen by `configuration` (not by what this page
+    /// happens to hold: a page without a header, or a carousel page without items, has the
+    /// same columns as the next).
+    public static func table(_ page: Page, configuration: LayoutConfiguration) -> String {
+        let carousel = configuration.isHorizontal
         var lines = [carousel
             ? "content width \(number(page.contentWidth)), viewport x \(number(page.viewport.x)) width \(number(page.viewport.width)) "
                 + "height \(number(page.viewport.height)), next \(page.next.map(number) ?? "-"), previous \(page.previous.map(number) ?? "-")"
@@ -53,7 +56,7 @@ public enum PageText {
                 + "width \(number(page.viewport.width)), next \(page.next.map(number) ?? "-"), previous \(page.previous.map(number) ?? "-")"]
         // With sections a page says what each row is: cells, and the headers and footers
         // (index: the section; path: its title and item count).
-        let sectioned = page.items.contains { $0.kind != .cell || $0.section > 0 }
+        let sectioned = configuration.sections != .none
         lines.append(((sectioned ? ["kind", "section"] : []) + ["index", "id", "column", "x", "y", "width", "height", "path"])
             .joined(separator: "\t"))
         for item in page.items {

@@ -15,9 +15,10 @@ public enum SectionText {
             + #""sections":[\#(sections.joined(separator: ","))]}"#
     }
 
-    public static func table(_ list: SectionList) -> String {
+    /// `horizontal`: a carousel's layout, whose length runs along x (its content width).
+    public static func table(_ list: SectionList, horizontal: Bool = false) -> String {
         var lines = ["\(list.sections.count) section\(list.sections.count == 1 ? "" : "s") of \(list.itemCount) items, "
-            + "content height \(PageText.number(list.contentHeight))"]
+            + "content \(horizontal ? "width" : "height") \(PageText.number(list.contentHeight))"]
         guard !list.sections.isEmpty else { return lines[0] }
         lines.append(["index", "first", "items", "header y", "height", "items end", "title"].joined(separator: "\t"))
         for section in list.sections {

@@ -21,7 +21,8 @@ struct LayoutCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let (stored, source, storeSeconds) = try catalog.openExisting().precompute(try layout.configuration())
+        let configuration = try layout.configuration()
+        let (stored, source, storeSeconds) = try catalog.openExisting().precompute(configuration)
         let perItem = stored.itemCount > 0 ? Double(stored.bytes) / Double(stored.itemCount) : 0
         if json {
             print(#"{"configuration":\#(PathText.jsonString(stored.configuration)),"items":\#(stored.itemCount),"#
@@ -30,7 +31,8 @@ struct LayoutCommand: ParsableCommand {
                 + #""bytes":\#(stored.bytes),"source":"\#(source.rawValue)","generation":\#(stored.generation)}"#)
         } else {
             print("\(stored.configuration)")
-            print("\(stored.itemCount) items, content height \(PageText.number(stored.contentHeight)) points, "
+            // A carousel's length runs along x.
+            print("\(stored.itemCount) items, content \(configuration.isHorizontal ? "width" : "height") \(PageText.number(stored.contentHeight)) points, "
                 + "\(source == .stored ? "already stored" : "\(source.rawValue) in \(rounded(stored.computeSeconds, 3)) s, stored in \(rounded(storeSeconds, 3)) s"), "
                 + "\(stored.bytes) bytes stored (\(rounded(perItem, 1)) per item)")
         }

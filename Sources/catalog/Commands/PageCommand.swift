@@ -22,7 +22,7 @@ struct PageCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: LayoutOptions.help(.height, "Viewport height in points (one phone screen)."))
     var height: String?
 
-    @Option(parsing: .unconditional, help: LayoutOptions.help(.item, "Scroll to this item: the viewport starts at its top, clamped to the content."))
+    @Option(parsing: .unconditional, help: LayoutOptions.help(.item, "Scroll to this item: the viewport starts at its top, clamped to the content (instead of --offset)."))
     var item: String?
 
     @Option(parsing: .unconditional, help: LayoutOptions.help(.rect, "The items whose frames meet this rectangle, instead of a band at --offset.",
@@ -66,6 +66,6 @@ struct PageCommand: ParsableCommand {
         if pinHeaders, request.configuration.sections == .none, request.configuration.spanEvery == 0 {
             printError("hint: --pin-headers pins section headers, and this layout has none: give --sections year, month or folder")
         }
-        print(json ? PageText.json(page, withSource: true) : PageText.table(page))
+        print(json ? PageText.json(page, withSource: true) : PageText.table(page, configuration: request.configuration))
     }
 }

@@ -19,7 +19,7 @@ struct Sections: ParsableCommand {
     func run() throws {
         let configuration = try layout.configuration()
         let list = try catalog.openExisting().sections(configuration)
-        print(json ? SectionText.json(list) : SectionText.table(list))
+        print(json ? SectionText.json(list) : SectionText.table(list, horizontal: configuration.isHorizontal))
         if configuration.sections == .none && configuration.spanEvery == 0 {
             printError("hint: a layout has sections only with --sections year, month or folder, or --span-every")
         }
