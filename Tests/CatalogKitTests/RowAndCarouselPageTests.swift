@@ -135,6 +135,13 @@ import Testing
         #expect(try catalog.layouts().contains { $0.configuration.hasPrefix("carousel") })
         #expect(throws: LayoutParameterError.self) { try SnapRequest(parameters: PageRequest.parameters(query: "width=375&proposed=5")) }
         #expect(throws: LayoutParameterError.self) { try SnapRequest(parameters: PageRequest.parameters(query: "width=375&style=carousel")) }
+        // A mistyped name is told the snap's own parameters too.
+        do {
+            _ = try SnapRequest(parameters: PageRequest.parameters(query: "width=375&style=carousel&propsed=10"))
+            Issue.record("propsed was taken")
+        } catch {
+            #expect(error.parameter == "propsed" && error.problem == .unknown && error.description.hasSuffix(", and proposed, velocity"), "\(error)")
+        }
     }
 
     /// Items each thousands of windows wide (a tall carousel over 64-point windows): the

@@ -26,7 +26,13 @@ public struct SnapRequest: Sendable, Hashable {
             default: layout.append((name, value))
             }
         }
-        configuration = try LayoutConfiguration(parameters: layout)
+        do {
+            configuration = try LayoutConfiguration(parameters: layout)
+        } catch where error.problem == .unknown {
+            // A snap's own parameters are parameters here too.
+            throw LayoutParameterError(parameter: error.parameter, value: error.value,
+                                       allowed: LayoutConfiguration.knownNames + ", and proposed, velocity", problem: .unknown)
+        }
         guard configuration.style == .carousel else {
             throw LayoutParameterError(parameter: "style", value: configuration.style.rawValue,
                                        allowed: "carousel: snapping centres one item of a carousel")
