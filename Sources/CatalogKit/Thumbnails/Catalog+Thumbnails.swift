@@ -43,12 +43,8 @@ extension Catalog {
             } catch {
                 return CachedThumbnail(key: key, format: thumbnail.format, bytes: thumbnail.bytes, made: true, notCached: error)
             }
-        } catch let error as ThumbnailError {
-            throw .unusable(file.itemID, path: path, error)
-        } catch let problem as ThumbnailProblem {
-            throw problem
         } catch {
-            throw .cacheUnwritable(path: cache.root, reason: "\(error)")
+            throw .unusable(file.itemID, path: path, error)
         }
     }
 }
