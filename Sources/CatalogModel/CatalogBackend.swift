@@ -156,14 +156,11 @@ package protocol ScanWriting: Sendable {
     func apply(_ changes: [FileChange], rootID: Int64) throws(StoreError) -> (added: Int, updated: Int, removed: Int, refused: Int)
     /// Removes files that are gone, and their items, in one transaction; returns the items removed.
     func remove(paths: [Data]) throws(StoreError) -> Int
-    /// A file renamed within the roots: its item keeps its id and takes the new path; true. An
-    /// image renamed onto an imported item's key is refused there as `apply` refuses it (its
-    /// item goes, its file is stored as failed, the imported item stays); false.
-    func move(from oldPath: Data, to newPath: Data, itemID: Int64?) throws(StoreError) -> Bool
-    /// A vanished file whose content reappeared at `newPath` (already stored as a new item):
-    /// the old item keeps its id and takes the new file's path and facts; true. False, changing
-    /// nothing, when either has no item (the new one was refused: an imported item's key).
-    func adopt(newPath: Data, oldPath: Data) throws(StoreError) -> Bool
+    /// Files found at other paths, in one transaction that moves the generation once: each
+    /// item keeps its id and takes the new path; true. An image moved onto an imported item's
+    /// key is refused there as `apply` refuses it (its item goes, its file is stored as failed,
+    /// the imported item stays); false.
+    func move(_ moves: [FileMove]) throws(StoreError) -> [Bool]
     /// Records that a scan of the root ended, completely or not.
     func finishScan(rootID: Int64, complete: Bool) throws(StoreError)
     /// Brings the order data (each item order's ids and sizes, packed) up to the items: batches

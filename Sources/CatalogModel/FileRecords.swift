@@ -102,6 +102,20 @@ package struct KnownFile: Sendable, Hashable {
     }
 }
 
+/// A known file found at another path: renamed, or its content found there after it vanished.
+package struct FileMove: Sendable, Hashable {
+    package var from: Data
+    package var to: Data
+    /// The item the file keeps, if it has one.
+    package var itemID: Int64?
+
+    package init(from: Data, to: Data, itemID: Int64?) {
+        self.from = from
+        self.to = to
+        self.itemID = itemID
+    }
+}
+
 /// A file to write: new, changed, or found again at another path.
 package struct FileChange: Sendable, Hashable {
     package var path: Data

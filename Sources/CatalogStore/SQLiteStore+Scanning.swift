@@ -193,48 +193,44 @@ extension SQLiteStore {
 }
 
 extension SQLiteStore {
-    /// A file renamed within the roots: its item keeps its id and takes the new path (see the seam).
-    package func move(from oldPath: Data, to newPath: Data, itemID: Int64?) throws(StoreError) -> Bool {
-        try write { db in
-            if let itemID, try Int64.fetchOne(db, sql: "SELECT id FROM items WHERE key = ? AND source = 1", arguments: [newPath]) != nil {
-                _ = try Self.nextGeneration(db) // before the change: the change log records it at the new generation
-                try db.execute(sql: "DELETE FROM files WHERE path = ?", arguments: [newPath])
-                try db.execute(sql: "UPDATE files SET path = ?, status = 2, item_id = NULL, error = ? WHERE path = ?",
-                               arguments: [newPath, FileOutcome.importedKeyReason, oldPath])
-                try db.execute(sql: "DELETE FROM items WHERE id = ?", arguments: [itemID])
-                try OrderData.refresh(db, force: false)
-                return false
+    /// Files found at other paths, in one transaction: the generation moves once (a folder of
+    /// a thousand files renamed is one change, not a thousand), and the order data is brought
+    /// up once.
+    package func move(_ moves: [FileMove]) throws(StoreError) -> [Bool] {
+        guard !moves.isEmpty else { return [] }
+        return try write { db in
+            var bumped = false
+            // Before the first change to an item: the change log records it at the new generation.
+            func bump() throws {
+                if !bumped { _ = try Self.nextGeneration(db) }
+                bumped = true
             }
-            try db.execute(sql: "DELETE FROM files WHERE path = ?", arguments: [newPath])
-            try db.execute(sql: "UPDATE files SET path = ? WHERE path = ?", arguments: [newPath, oldPath])
-            if let itemID {
-                let generation = try Self.nextGeneration(db)
-                try db.execute(sql: "UPDATE items SET key = ?, changed_generation = ? WHERE id = ?", arguments: [newPath, generation, itemID])
-                try OrderData.refresh(db, force: false)
+            let importedKey = try db.makeStatement(sql: "SELECT id FROM items WHERE key = ? AND source = 1")
+            let deleteFile = try db.makeStatement(sql: "DELETE FROM files WHERE path = ?")
+            let refuseFile = try db.makeStatement(sql: "UPDATE files SET path = ?, status = 2, item_id = NULL, error = ? WHERE path = ?")
+            let deleteItem = try db.makeStatement(sql: "DELETE FROM items WHERE id = ?")
+            let moveFile = try db.makeStatement(sql: "UPDATE files SET path = ? WHERE path = ?")
+            let moveItem = try db.makeStatement(sql: "UPDATE items SET key = ?, changed_generation = (SELECT generation FROM catalog) WHERE id = ?")
+            var moved: [Bool] = []
+            moved.reserveCapacity(moves.count)
+            for move in moves {
+                try deleteFile.execute(arguments: [move.to])
+                if let itemID = move.itemID, try Int64.fetchOne(importedKey, arguments: [move.to]) != nil {
+                    try bump()
+                    try refuseFile.execute(arguments: [move.to, FileOutcome.importedKeyReason, move.from])
+                    try deleteItem.execute(arguments: [itemID])
+                    moved.append(false)
+                    continue
+                }
+                try moveFile.execute(arguments: [move.to, move.from])
+                if let itemID = move.itemID {
+                    try bump()
+                    try moveItem.execute(arguments: [move.to, itemID])
+                }
+                moved.append(true)
             }
-            return true
-        }
-    }
-
-    /// A vanished file whose content reappeared at `newPath` (already scanned as a new item):
-    /// the old item keeps its id and takes the new file's path and facts; the new item goes.
-    package func adopt(newPath: Data, oldPath: Data) throws(StoreError) -> Bool {
-        try write { db in
-            guard let oldItem = try Int64.fetchOne(db, sql: "SELECT item_id FROM files WHERE path = ?", arguments: [oldPath]),
-                  let newItem = try Int64.fetchOne(db, sql: "SELECT item_id FROM files WHERE path = ?", arguments: [newPath])
-            else { return false }
-            let generation = try Self.nextGeneration(db)
-            let columns = "format, pixel_width, pixel_height, orientation, width, height, bytes, capture_date, modified_at, sort_date"
-            let facts = try Row.fetchOne(db, sql: "SELECT \(columns) FROM items WHERE id = ?", arguments: [newItem])!
-            try db.execute(sql: "DELETE FROM items WHERE id = ?", arguments: [newItem])
-            try db.execute(sql: """
-                UPDATE items SET key = ?, format = ?, pixel_width = ?, pixel_height = ?, orientation = ?, width = ?, height = ?,
-                    bytes = ?, capture_date = ?, modified_at = ?, sort_date = ?, changed_generation = ? WHERE id = ?
-                """, arguments: StatementArguments([newPath.databaseValue] + facts.databaseValues + [generation.databaseValue, oldItem.databaseValue]))
-            try db.execute(sql: "UPDATE files SET item_id = ? WHERE path = ?", arguments: [oldItem, newPath])
-            try db.execute(sql: "DELETE FROM files WHERE path = ?", arguments: [oldPath])
-            try OrderData.refresh(db, force: false)
-            return true
+            if bumped { try OrderData.refresh(db, force: false) }
+            return moved
         }
     }
 

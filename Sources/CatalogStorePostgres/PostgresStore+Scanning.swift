@@ -137,50 +137,39 @@ extension PostgresStore {
         }
     }
 
-    package func move(from oldPath: Data, to newPath: Data, itemID: Int64?) throws(StoreError) -> Bool {
-        try write { session in
-            if let itemID, try session.value("SELECT id FROM items WHERE key = \(newPath) AND source = 1", as: Int64.self) != nil {
-                _ = try Self.nextGeneration(session) // before the change: the change log records it at the new generation
-                try session.execute("DELETE FROM files WHERE path = \(newPath)")
-                try session.execute("UPDATE files SET path = \(newPath), status = 2, item_id = NULL, error = \(FileOutcome.importedKeyReason) WHERE path = \(oldPath)")
-                try session.execute("DELETE FROM items WHERE id = \(itemID)")
-                try PostgresOrderData.refresh(session, force: false)
-                return false
+    /// Files found at other paths, in one transaction that moves the generation once (see the seam).
+    package func move(_ moves: [FileMove]) throws(StoreError) -> [Bool] {
+        guard !moves.isEmpty else { return [] }
+        return try write { session in
+            var generation: Int64?
+            // Before the first change to an item: the change log records it at the new generation.
+            func bump() throws -> Int64 {
+                if let generation { return generation }
+                let next = try Self.nextGeneration(session)
+                generation = next
+                return next
             }
-            try session.execute("DELETE FROM files WHERE path = \(newPath)")
-            try session.execute("UPDATE files SET path = \(newPath) WHERE path = \(oldPath)")
-            if let itemID {
-                let generation = try Self.nextGeneration(session)
-                try session.execute("UPDATE items SET key = \(newPath), changed_generation = \(generation) WHERE id = \(itemID)")
-                try PostgresOrderData.refresh(session, force: false)
+            var moved: [Bool] = []
+            moved.reserveCapacity(moves.count)
+            for move in moves {
+                let (from, to) = (move.from, move.to)
+                try session.execute("DELETE FROM files WHERE path = \(to)")
+                if let itemID = move.itemID, try session.value("SELECT id FROM items WHERE key = \(to) AND source = 1", as: Int64.self) != nil {
+                    _ = try bump()
+                    try session.execute("UPDATE files SET path = \(to), status = 2, item_id = NULL, error = \(FileOutcome.importedKeyReason) WHERE path = \(from)")
+                    try session.execute("DELETE FROM items WHERE id = \(itemID)")
+                    moved.append(false)
+                    continue
+                }
+                try session.execute("UPDATE files SET path = \(to) WHERE path = \(from)")
+                if let itemID = move.itemID {
+                    let generation = try bump()
+                    try session.execute("UPDATE items SET key = \(to), changed_generation = \(generation) WHERE id = \(itemID)")
+                }
+                moved.append(true)
             }
-            return true
-        }
-    }
-
-    package func adopt(newPath: Data, oldPath: Data) throws(StoreError) -> Bool {
-        try write { session in
-            guard let oldItem = try session.value("SELECT item_id FROM files WHERE path = \(oldPath)", as: Int64.self),
-                  let newItem = try session.value("SELECT item_id FROM files WHERE path = \(newPath)", as: Int64.self)
-            else { return false }
-            let generation = try Self.nextGeneration(session)
-            // The new item's facts, read before it goes (its key must be free for the old item).
-            try session.execute("""
-                CREATE TEMPORARY TABLE adopted ON COMMIT DROP AS
-                SELECT format, pixel_width, pixel_height, orientation, width, height, bytes, capture_date, modified_at, sort_date
-                FROM items WHERE id = \(newItem)
-                """)
-            try session.execute("DELETE FROM items WHERE id = \(newItem)")
-            try session.execute("""
-                UPDATE items SET key = \(newPath), format = a.format, pixel_width = a.pixel_width, pixel_height = a.pixel_height,
-                    orientation = a.orientation, width = a.width, height = a.height, bytes = a.bytes, capture_date = a.capture_date,
-                    modified_at = a.modified_at, sort_date = a.sort_date, changed_generation = \(generation)
-                FROM adopted a WHERE items.id = \(oldItem)
-                """)
-            try session.execute("UPDATE files SET item_id = \(oldItem) WHERE path = \(newPath)")
-            try session.execute("DELETE FROM files WHERE path = \(oldPath)")
-            try PostgresOrderData.refresh(session, force: false)
-            return true
+            if generation != nil { try PostgresOrderData.refresh(session, force: false) }
+            return moved
         }
     }
 

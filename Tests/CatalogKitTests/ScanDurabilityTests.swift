@@ -65,6 +65,41 @@ import Testing
         try OrderDataTests.expectCurrent(try library.catalog(), "after the kill and the next scan")
     }
 
+    /// A folder copied then deleted (what `mv` across file systems does) is moved, ids and all,
+    /// by batches that each move the generation once; a scan killed half-way through leaves no
+    /// copy that the next scan would take for a new item (it took the copies for new items, then
+    /// removed the originals and their ids).
+    @Test func aFolderCopiedThenDeleted_keepsItsIds_evenWhenTheScanIsKilledHalfWay() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let library = try bigLibrary(files: 600)
+        _ = try library.scan()
+        let before = try library.items()
+        let generation = try library.catalog().generation()
+        for index in 0..<20 {
+            try FileManager.default.copyItem(atPath: library.path("\(index)"), toPath: library.path("copied-\(index)"))
+            try FileManager.default.removeItem(atPath: library.path("\(index)"))
+        }
+        let stderr = Pipe()
+        let process = try BuiltTool.start(["scan", "--db", library.catalogPath, "--batch-size", "50", "--progress-lines", library.root.path],
+                                          stderr: stderr)
+        var lines = LineReader(stderr.fileHandleForReading)
+        let seen = waitForCommitted(atLeast: 50, in: &lines)
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        try #require(seen >= 50 && seen < 600, "killed between two batches of moves: \(seen)")
+        let partial = try library.items()
+        #expect(partial.count == 600, "no copy taken for a new item, no original removed")
+        #expect(try library.catalog().generation() - generation == Int64(seen / 50), "a generation for each batch of moves")
+        let resumed = try library.scan()
+        #expect((resumed.added, resumed.removed) == (0, 0), "\(resumed)")
+        let after = try library.items()
+        #expect(after.count == 600)
+        for (path, item) in before {
+            let name = String(path.dropFirst(library.root.path.count + 1))
+            #expect(after[library.path("copied-" + name)]?.id == item.id, "\(name) keeps its id")
+        }
+    }
+
     @Test func readersListWhileAScanWrites() throws {
         try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
         let library = try bigLibrary(files: 3000)

@@ -295,6 +295,29 @@ import Testing
     }
 
     /// A copy to a new inode, then the original deleted (what a move across disks does).
+    /// A folder renamed is one change: its files keep their ids and the generation moves once
+    /// (it moved once a file: a thousand files overran the change log, and readers saw a folder
+    /// half-renamed).
+    @Test(arguments: Backend.allCases) func aFolderRenamedKeepsItsIds_andMovesTheGenerationOnce(_ backend: Backend) throws {
+        let library = try Library(backend)
+        for index in 0..<30 {
+            var bytes = try Library.fixture("baseline.jpg")
+            bytes.append(contentsOf: withUnsafeBytes(of: index) { Array($0) })
+            try library.write("2024/img\(index).jpg", bytes)
+        }
+        _ = try library.scan()
+        let before = try library.items()
+        let catalog = try library.catalog()
+        let generation = try catalog.generation()
+        try FileManager.default.moveItem(atPath: library.path("2024"), toPath: library.path("2024-trip"))
+        let summary = try library.scan()
+        #expect((summary.moved, summary.added, summary.removed) == (30, 0, 0), "\(summary)")
+        #expect(try catalog.generation() == generation + 1)
+        let after = try library.items()
+        #expect(Set(after.values.map(\.id)) == Set(before.values.map(\.id)))
+        #expect(after.keys.allSatisfy { $0.contains("/2024-trip/") })
+    }
+
     @Test(arguments: Backend.allCases) func aFileCopiedThenDeletedIsAMoveByFingerprint(_ backend: Backend) throws {
         let library = try standardLibrary(backend)
         _ = try library.scan()

@@ -23,11 +23,15 @@ package final class Scanner {
     /// Known files by device and inode, made when the walk first meets a path it does not know
     /// (never, in an unchanged rescan).
     private var knownByInodeIndex: [FileIdentity: Int]?
-    /// New paths whose inode belongs to a known file (by its index in `knownFiles`): moves,
-    /// unless the old path is still there.
-    private var inodeMoves: [(path: Data, from: Int, change: FileChange?)] = []
-    /// New images inserted this scan, by size and fingerprint: a vanished file may have moved there.
-    private var addedByContent: [ContentKey: Data] = [:]
+    /// New paths whose inode (or, for an image, whose size and fingerprint) belongs to a known
+    /// file, by its index in `knownFiles`: moves, unless the old path is still there. Decided
+    /// after the walk, and written then: a copy of a folder then deleted (`mv` across file
+    /// systems) is moved with its ids, never added first and taken back later, so a scan
+    /// killed half-way leaves no copy that the next scan would take for a new item.
+    private var moves: [(path: Data, from: [Int], change: FileChange?)] = []
+    /// Known images by size and fingerprint, made when the walk first meets a new image (never,
+    /// in an unchanged rescan or a first scan).
+    private var knownByContentIndex: [ContentKey: [Int]]?
     private var incompletePrefixes: [Data] = []
     private var start = ContinuousClock.now
     private var used = false
@@ -186,9 +190,9 @@ package final class Scanner {
         knownIndex = Dictionary(minimumCapacity: knownFiles.count)
         for (index, file) in knownFiles.enumerated() { knownIndex[PathKey(file.path)] = index }
         knownByInodeIndex = nil
+        knownByContentIndex = nil
         seen = Array(repeating: false, count: knownFiles.count)
-        inodeMoves = []
-        addedByContent = [:]
+        moves = []
         incompletePrefixes = unreadable
         var lastReport = ContinuousClock.now
         while let event = steps.take() {
@@ -252,6 +256,19 @@ package final class Scanner {
         return knownByInodeIndex![FileIdentity(device: stat.device, inode: stat.inode)]
     }
 
+    /// The known images with this size and fingerprint, if any.
+    private func knownByContent(_ key: ContentKey) -> [Int]? {
+        if knownByContentIndex == nil {
+            var index: [ContentKey: [Int]] = [:]
+            for (position, file) in knownFiles.enumerated() where file.status == 0 && file.itemID != nil {
+                guard let fingerprint = file.fingerprint else { continue }
+                index[ContentKey(size: file.stat.size, fingerprint: fingerprint), default: []].append(position)
+            }
+            knownByContentIndex = index
+        }
+        return knownByContentIndex![key]
+    }
+
     /// One folder's batch: skip unchanged files, probe the rest in parallel.
     private func handle(_ files: [DirectoryWalker.File]) throws(StoreError) {
         summary.files += files.count
@@ -272,7 +289,7 @@ package final class Scanner {
                 }
             } else if let index = knownByInode(stat),
                       knownFiles[index].path != file.path, !seen[index], knownFiles[index].stat == stat {
-                inodeMoves.append((file.path, index, nil)) // renamed, content untouched: nothing to read
+                moves.append((file.path, [index], nil)) // renamed, content untouched: nothing to read
             } else {
                 toProbe.append((file, stat, nil))
             }
@@ -301,17 +318,23 @@ package final class Scanner {
             // file made (ext4 at once), and a new photo must not take a deleted one's id.
             if previous == nil, let from = knownByInode(stat), knownFiles[from].path != path,
                let fingerprint = probed.fingerprint, fingerprint == knownFiles[from].fingerprint {
-                inodeMoves.append((path, from, change))
+                moves.append((path, [from], change))
                 continue
             }
-            if previous == nil { noteAdded(change) }
+            // A new image with a known image's size and fingerprint: that file copied here, and
+            // moved if it vanished (a copy then a delete).
+            if previous == nil, !knownFiles.isEmpty, case .image = probed.outcome, let fingerprint = probed.fingerprint,
+               let from = knownByContent(ContentKey(size: stat.size, fingerprint: fingerprint)) {
+                moves.append((path, from, change))
+                continue
+            }
             pending.append(change)
         }
         if pending.count >= options.batchSize { try flush(wait: false) }
     }
 
     private func report() {
-        progress?(ScanProgress(files: summary.files, committedFiles: writer.committedFiles, elapsedSeconds: Timestamps.seconds(since: start),
+        progress?(ScanProgress(files: summary.files, committedFiles: writer.committedFiles + summary.moved, elapsedSeconds: Timestamps.seconds(since: start),
                                folder: folder))
     }
 
@@ -332,64 +355,62 @@ package final class Scanner {
         summary.failed += counts.refused // stored as failed: `catalog errors` says why
     }
 
-    /// Inode moves: a move if the old path vanished, else (a hard link, a copy) a new file.
+    /// Moves: a move if the old path vanished (the first of them, for a file met by its
+    /// content), else (a hard link, a copy) a new file. The moves go to the store a batch at a
+    /// time, each one transaction that moves the generation once.
     private func resolveMoves() throws(StoreError) {
-        for (path, index, change) in inodeMoves {
-            if !seen[index] {
-                seen[index] = true
-                let old = knownFiles[index]
-                guard try store.move(from: old.path, to: path, itemID: old.itemID) else {
+        var batch: [FileMove] = []
+        var changes: [FileChange?] = []
+        func write() throws(StoreError) {
+            for (moved, change) in zip(try store.move(batch), changes) {
+                guard moved else {
                     // Onto an imported item's key: refused there, its own item gone.
                     summary.failed += 1
                     summary.removed += 1
                     continue
                 }
                 summary.moved += 1
-                if let change {
-                    var updated = change
-                    updated.itemID = old.itemID
-                    pending.append(updated)
-                }
+                if let change { pending.append(change) } // its new facts, for its item
+            }
+            (batch, changes) = ([], [])
+            if options.reportEveryBatch { report() }
+            if pending.count >= options.batchSize { try flush(wait: false) }
+        }
+        for (path, candidates, change) in moves {
+            // Not one under a folder this scan could not read: it may well be there still.
+            if let index = candidates.first(where: { !seen[$0] && !isUnderUnreadFolder(knownFiles[$0].path) }) {
+                seen[index] = true
+                let old = knownFiles[index]
+                batch.append(FileMove(from: old.path, to: path, itemID: old.itemID))
+                changes.append(change.map { var updated = $0; updated.itemID = old.itemID; return updated })
+                if batch.count >= options.batchSize { try write() }
+            } else if let change {
+                pending.append(change)
             } else {
-                let added = if let change { change } else { try probe(path: path) }
-                noteAdded(added)
-                pending.append(added)
+                pending.append(try probe(path: path))
             }
         }
-        inodeMoves = []
+        if !batch.isEmpty { try write() }
+        moves = []
         try flush(wait: true)
     }
 
-    /// Remembers a new image by size and fingerprint: a vanished file may have moved there. Not
-    /// when the root has no known files (a first scan), where nothing can vanish.
-    private func noteAdded(_ change: FileChange) {
-        if !knownFiles.isEmpty, case .image = change.outcome, let fingerprint = change.fingerprint {
-            addedByContent[ContentKey(size: change.stat.size, fingerprint: fingerprint)] = change.path
-        }
+    private func isUnderUnreadFolder(_ path: Data) -> Bool {
+        incompletePrefixes.contains { path.starts(with: $0) }
     }
 
-    /// Vanished files: a move if a new image has the same size and fingerprint, else removed,
-    /// unless they lie under a folder that could not be read.
+    /// Vanished files, removed unless they lie under a folder that could not be read.
     private func removeVanished() throws(StoreError) {
         var gone: [Data] = []
-        for (index, file) in knownFiles.enumerated() where !seen[index] {
-            let path = file.path
-            if incompletePrefixes.contains(where: { path.starts(with: $0) }) { continue }
-            if file.status == 0, let fingerprint = file.fingerprint,
-               let newPath = addedByContent.removeValue(forKey: ContentKey(size: file.stat.size, fingerprint: fingerprint)),
-               try store.adopt(newPath: newPath, oldPath: path) { // not when the new one was refused (an imported item's key)
-                summary.moved += 1
-                summary.added -= 1
-                continue
-            }
-            gone.append(path)
+        for (index, file) in knownFiles.enumerated() where !seen[index] && !isUnderUnreadFolder(file.path) {
+            gone.append(file.path)
         }
         summary.removed += try store.remove(paths: gone)
         // Freed on another thread: a hundred thousand paths take a while to free, and the scan's
         // caller need not wait for it.
-        let done = (knownFiles, knownIndex, knownByInodeIndex)
+        let done = (knownFiles, knownIndex, knownByInodeIndex, knownByContentIndex)
         DispatchQueue.global(qos: .utility).async { withExtendedLifetime(done) {} }
-        (knownFiles, knownIndex, seen, knownByInodeIndex) = ([], [:], [], nil)
+        (knownFiles, knownIndex, seen, knownByInodeIndex, knownByContentIndex) = ([], [:], [], nil, nil)
     }
 
     /// Probes one path again (a hard-linked file whose probe was deferred).
