@@ -160,6 +160,30 @@ import Testing
         #expect(watcher.process.terminationReason == .exit && watcher.process.terminationStatus == 0)
     }
 
+    /// A root whose folder goes (moved away, as a disk unmounted or a folder replaced) removes
+    /// nothing (it removed every item), and what happens in the folder moved away is not taken
+    /// for the root's; a folder at the root's path again is watched and scanned whole.
+    @Test func aRootThatGoesRemovesNothing_andOneThatComesBackIsWatchedAgain() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let library = try Library()
+        try library.write("a.jpg", Library.fixture("baseline.jpg"))
+        try library.write("sub/b.png", Library.fixture("rgb.png"))
+        let watcher = try Watcher(["scan", "--db", library.catalogPath, "--watch", "--json", library.root.path])
+        defer { watcher.process.terminate(); watcher.process.waitUntilExit() }
+        #expect(watcher.next(matching: { $0.contains("\"added\":2") }) != nil)
+        let away = library.root.path + ".away"
+        try FileManager.default.moveItem(atPath: library.root.path, toPath: away)
+        let gone = try #require(watcher.next(matching: { $0.hasPrefix("{\"rescanned\"") }))
+        #expect(gone.contains("\"removed\":0"), "\(gone)")
+        #expect(try library.items().count == 2, "nothing removed while the root is missing")
+        // Back: a new folder at the root's path, with a file of its own.
+        try FileManager.default.createDirectory(atPath: library.root.path, withIntermediateDirectories: false)
+        try library.write("c.png", Library.fixture("palette.png"))
+        try watcher.waitFor(library, "the root made again") { $0["c.png"] != nil && $0["a.jpg"] == nil && $0["sub/b.png"] == nil }
+        try library.write("d.png", Library.fixture("rgb.png"))
+        try watcher.waitFor(library, "a file in the new root") { $0["d.png"] != nil }
+    }
+
     /// A file added to a folder rescans that folder's own files, not the folders under it;
     /// a folder moved in is scanned whole.
     @Test func aFileEventRescansItsFolderOnly_aFolderMovedInIsScannedWhole() throws {

@@ -98,6 +98,7 @@ extension Catalog {
             for (root, folders) in changes.folders {
                 for (folder, recursive) in folders { pending.note(folder, root: root, recursive: recursive) }
             }
+            for root in watcher.reattach() { pending.note(Array(root.utf8), root: root, recursive: true) }
             do {
                 if pending.overflowed || (watcher.limitReached && ContinuousClock.now - lastFull >= settings.fallbackInterval) {
                     // Events were lost: folders made meanwhile are watched too (a folder watched

@@ -29,6 +29,9 @@ final class FolderWatcher {
     private let limit: Int?
     private(set) var limitReached = false
     var folderCount: Int { watched.count }
+    /// Roots whose folder went (deleted, moved away, its disk unmounted): watched again, and
+    /// scanned whole, once a folder is at their path again (`reattach`).
+    private var lostRoots: Set<String> = []
 
     private static let mask = UInt32(IN_CREATE | IN_DELETE | IN_CLOSE_WRITE | IN_MODIFY | IN_ATTRIB | IN_MOVED_FROM | IN_MOVED_TO
                                      | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_EXCL_UNLINK)
@@ -83,6 +86,20 @@ final class FolderWatcher {
         }
     }
 
+    /// Watches the lost roots that are folders again (a disk mounted again, a folder moved back
+    /// or made anew); returns them, to be scanned whole.
+    func reattach() -> [String] {
+        var found: [String] = []
+        for root in lostRoots {
+            var info = stat()
+            guard stat(root, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { continue }
+            lostRoots.remove(root)
+            add(root: root, folder: Array(root.utf8))
+            found.append(root)
+        }
+        return found
+    }
+
     /// Waits up to `timeout` for the first event, then collects events until none came for
     /// `quiet` (a burst of copies is one round) or `longest` passed since the first.
     func wait(timeout: Duration, quiet: Duration, longest: Duration) -> Changes {
@@ -131,8 +148,17 @@ final class FolderWatcher {
             watched[wd] = nil
             return
         }
-        if mask & UInt32(IN_DELETE_SELF | IN_MOVE_SELF) != 0 {
-            return // the parent's event names it
+        if mask & UInt32(IN_DELETE_SELF | IN_MOVE_SELF | IN_UNMOUNT) != 0 {
+            // A root's own folder went: nothing above it is watched, so this is the only word
+            // of it. Its watches go (a folder moved away would report under the old path), and
+            // the root is scanned (which removes nothing while it is missing). Another folder's
+            // parent's event names it.
+            if folder == Array(root.utf8) {
+                remove(folder: folder)
+                lostRoots.insert(root)
+                changes.note(folder, root: root, recursive: true)
+            }
+            return
         }
         if !includeHidden && name.first == 46 { return } // hidden
         let path = name.isEmpty ? folder : folder + [47] + name

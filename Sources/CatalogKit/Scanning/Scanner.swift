@@ -144,6 +144,15 @@ package final class Scanner {
         var walks: [(fd: Int32, path: [UInt8], recursive: Bool)] = []
         var unreadable: [Data] = []
         if let folders {
+            // The root itself gone (its disk unmounted, the folder moved away or replaced): its
+            // folders are not gone with their files, only out of reach.
+            var info = stat()
+            let found = stat(absolute, &info) == 0
+            guard found, info.st_mode & S_IFMT == S_IFDIR else {
+                let reason = found ? "not a folder" : SystemError.text()
+                summary.unscannedRoots.append("\(PathText.display(root.utf8)): \(reason); nothing scanned or removed under it")
+                return
+            }
             for (folder, recursive) in folders {
                 let fd = CPath.with(folder) { open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK) }
                 if fd >= 0 {

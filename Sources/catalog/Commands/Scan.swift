@@ -144,6 +144,7 @@ extension Scan {
                         + "removed \(summary.removed), failed \(summary.failed); generation \(summary.generation)")
                 }
                 for problem in summary.problems { printError("warning: \(problem)") }
+                for root in summary.unscannedRoots { printError("warning: \(root)") }
             case .retrying(let error): // not patient: never said
                 printError("warning: \(error)")
             }

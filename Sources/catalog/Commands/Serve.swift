@@ -261,7 +261,7 @@ extension Serve {
                 try catalog.watch(roots, options: options, settings: settings, stop: stop) { event in
                     switch event {
                     case .watching(let summary, let folders):
-                        printError("scanned: added \(summary.added), updated \(summary.updated), removed \(summary.removed), "
+                        printError("scanned: added \(summary.added), updated \(summary.updated), moved \(summary.moved), removed \(summary.removed), "
                             + "failed \(summary.failed); watching \(folders) folder\(folders == 1 ? "" : "s")")
                         for root in summary.unscannedRoots { printError("error: \(root)") }
                     case .limitReached(let watched, let interval):
@@ -270,6 +270,7 @@ extension Serve {
                     case .rescanned(let summary, let folders):
                         printError("rescanned \(folders.count) folder\(folders.count == 1 ? "" : "s"): added \(summary.added), "
                             + "updated \(summary.updated), moved \(summary.moved), removed \(summary.removed); generation \(summary.generation)")
+                        for root in summary.unscannedRoots { printError("warning: \(root)") }
                     case .retrying(let error):
                         printError("warning: watching waits: \(error); the changes seen meanwhile are scanned once it is back")
                     }
