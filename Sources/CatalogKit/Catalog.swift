@@ -70,6 +70,8 @@ public final class Catalog: Sendable {
 
     /// Where the catalog is (a file path, or a PostgreSQL URL).
     public var location: String { store.location }
+    /// The catalog's file, for one in SQLite; nil for one in PostgreSQL.
+    var file: String? { PostgresLocation.isURL(location) ? nil : location }
     /// How many reads a server should run at once (the store's answer: its reads may wait).
     package var readConcurrency: Int { store.readConcurrency }
 

@@ -11,11 +11,14 @@ import Testing
     final class Watcher {
         let process: Process
         var lines: LineReader
-        init(_ arguments: [String], limit: Duration = .seconds(60)) throws {
+        private let output: FileHandle
+        /// `runAs`: a command that runs the binary as another user (`runuser -u nobody --`).
+        init(_ arguments: [String], runAs: [String] = [], limit: Duration = .seconds(60)) throws {
             process = Process()
-            process.executableURL = BuiltTool.catalog
-            process.arguments = arguments
+            process.executableURL = runAs.isEmpty ? BuiltTool.catalog : URL(fileURLWithPath: runAs[0])
+            process.arguments = runAs.isEmpty ? arguments : Array(runAs.dropFirst()) + [BuiltTool.catalog.path] + arguments
             let out = Pipe()
+            output = out.fileHandleForReading
             process.standardOutput = out
             process.standardError = FileHandle.nullDevice
             try process.run()
@@ -31,6 +34,13 @@ import Testing
         func next(matching predicate: (String) -> Bool) -> String? {
             while let line = lines.next() { if predicate(line) { return line } }
             return nil
+        }
+
+        /// Whether nothing more is printed for `duration`: what a test of something that must
+        /// not happen can only wait out (call it with every line read).
+        func printsNothing(for duration: Duration) -> Bool {
+            var entry = pollfd(fd: output.fileDescriptor, events: Int16(POLLIN), revents: 0)
+            return poll(&entry, 1, Int32(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)) == 0
         }
 
         /// Rescan lines until the catalog satisfies `condition` (a burst may take two rounds).
@@ -182,6 +192,49 @@ import Testing
         try watcher.waitFor(library, "the root made again") { $0["c.png"] != nil && $0["a.jpg"] == nil && $0["sub/b.png"] == nil }
         try library.write("d.png", Library.fixture("rgb.png"))
         try watcher.waitFor(library, "a file in the new root") { $0["d.png"] != nil }
+    }
+
+    /// A catalog kept in the folder it watches: the scans' own writes to it (the database, its
+    /// -wal and -shm) start no rescan (they started one after every rescan, forever).
+    @Test func aCatalogInsideItsRootDoesNotRescanItselfForever() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let library = try Library()
+        try library.write("a.jpg", Library.fixture("baseline.jpg"))
+        let watcher = try Watcher(["scan", "--db", library.path("catalog.sqlite"), "--watch", "--json", library.root.path])
+        defer { watcher.process.terminate(); watcher.process.waitUntilExit() }
+        #expect(watcher.next(matching: { $0.contains("\"added\":1") }) != nil)
+        try library.write("b.png", Library.fixture("rgb.png"))
+        let line = try #require(watcher.next(matching: { $0.hasPrefix("{\"rescanned\"") }))
+        #expect(line.contains("\"added\":1"), "\(line)")
+        // A rescan came half a second after the one before when it read its own writes: four
+        // times that without a line.
+        #expect(watcher.printsNothing(for: .seconds(2)), "the watcher rescanned what only it had written")
+    }
+
+    /// A folder that arrives unreadable cannot be watched; once its permissions let the watcher
+    /// read it, it is scanned and watched (it was scanned once, then never watched).
+    @Test func aFolderThatArrivesUnreadableIsWatchedOnceItCanBeRead() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let library = try Library()
+        try library.write("x.png", Library.fixture("rgb.png"))
+        let base = URL(fileURLWithPath: library.catalogPath).deletingLastPathComponent().path
+        for folder in [base, library.root.path] { try #require(chmod(folder, 0o777) == 0) }
+        // Root reads every folder: the watcher runs as nobody then.
+        let watcher = try Watcher(["scan", "--db", library.catalogPath, "--watch", "--json", library.root.path],
+                                  runAs: getuid() == 0 ? ["/sbin/runuser", "-u", "nobody", "--"] : [])
+        defer { watcher.process.terminate(); watcher.process.waitUntilExit() }
+        #expect(watcher.next(matching: { $0.contains("\"added\":1") }) != nil)
+        let outside = URL(fileURLWithPath: base).appendingPathComponent("locked")
+        try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: false)
+        try Library.fixture("palette.png").write(to: outside.appendingPathComponent("l1.png"))
+        try #require(chmod(outside.path, 0o000) == 0)
+        try FileManager.default.moveItem(atPath: outside.path, toPath: library.path("locked"))
+        #expect(watcher.next(matching: { $0.hasPrefix("{\"rescanned\"") }) != nil)
+        #expect(try WatchTests.relative(library)["locked/l1.png"] == nil, "unreadable yet")
+        try #require(chmod(library.path("locked"), 0o755) == 0)
+        try watcher.waitFor(library, "the folder once readable") { $0["locked/l1.png"] != nil }
+        try library.write("locked/l2.png", Library.fixture("rgb.png"))
+        try watcher.waitFor(library, "a file in it, once watched") { $0["locked/l2.png"] != nil }
     }
 
     /// A file added to a folder rescans that folder's own files, not the folders under it;

@@ -55,6 +55,10 @@ extension Catalog {
         // The roots the scans walk: one inside another is watched, as it is scanned, with it.
         let absolute = Scanner.outermost(roots, options: options).walked.map(Scanner.absolute)
         let watcher = try FolderWatcher(includeHidden: options.includeHidden, limit: settings.folderLimit)
+        if let file = file.map({ Array(Scanner.absolute($0).utf8) }) {
+            let slash = file.lastIndex(of: 47) ?? 0
+            watcher.catalogFile = (Array(file[..<slash]), Array(file[(slash + 1)...]))
+        }
         // Watches first: a file written during the first scan is seen by one or the other.
         for root in absolute { watcher.add(root: root, folder: Array(root.utf8)) }
         var delay = Duration.seconds(1)

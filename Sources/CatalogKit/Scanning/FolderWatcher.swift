@@ -32,6 +32,10 @@ final class FolderWatcher {
     /// Roots whose folder went (deleted, moved away, its disk unmounted): watched again, and
     /// scanned whole, once a folder is at their path again (`reattach`).
     private var lostRoots: Set<String> = []
+    /// The catalog's own files when it lies under a root (`catalog.sqlite`, its `-wal`, `-shm`
+    /// and `.layouts`): their events are the scans' own writes, and would start a rescan after
+    /// every rescan.
+    var catalogFile: (folder: [UInt8], name: [UInt8])?
 
     private static let mask = UInt32(IN_CREATE | IN_DELETE | IN_CLOSE_WRITE | IN_MODIFY | IN_ATTRIB | IN_MOVED_FROM | IN_MOVED_TO
                                      | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_EXCL_UNLINK)
@@ -165,10 +169,12 @@ final class FolderWatcher {
         if mask & UInt32(IN_ISDIR) != 0 {
             // A folder that came or went: everything under it, recursively (gone: its files vanish).
             if mask & UInt32(IN_MOVED_FROM | IN_DELETE) != 0 { remove(folder: path) }
-            if mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 { add(root: root, folder: path) }
+            // Its permissions changed (IN_ATTRIB): a folder that could not be watched may be now.
+            if mask & UInt32(IN_CREATE | IN_MOVED_TO | IN_ATTRIB) != 0 { add(root: root, folder: path) }
             changes.note(path, root: root, recursive: true)
             return
         }
+        if let catalogFile, folder == catalogFile.folder, name.starts(with: catalogFile.name) { return }
         changes.note(folder, root: root, recursive: false) // a file in this folder: its own files only
     }
 }
