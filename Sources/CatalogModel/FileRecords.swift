@@ -108,11 +108,20 @@ package struct FileMove: Sendable, Hashable {
     package var to: Data
     /// The item the file keeps, if it has one.
     package var itemID: Int64?
+    /// The file as it is now when it changed too (renamed and touched, or its content found at
+    /// a new path): its stat and fingerprint, and an image's facts for its item, written in the
+    /// move's transaction.
+    package var stat: FileStat?
+    package var fingerprint: Int64?
+    package var facts: ImageFacts?
 
-    package init(from: Data, to: Data, itemID: Int64?) {
+    package init(from: Data, to: Data, itemID: Int64?, stat: FileStat? = nil, fingerprint: Int64? = nil, facts: ImageFacts? = nil) {
         self.from = from
         self.to = to
         self.itemID = itemID
+        self.stat = stat
+        self.fingerprint = fingerprint
+        self.facts = facts
     }
 }
 

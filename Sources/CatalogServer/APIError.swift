@@ -40,7 +40,7 @@ struct APIError: Error, Sendable {
             case .noSuchItem, .imported, .gone: self.init(status: 404, message: problem.description)
             case .unusable: self.init(status: 422, message: problem.description)
             case .unsupportedSize: self.init(status: 400, message: problem.description, parameter: "size")
-            case .cacheUnwritable: self.init(status: 500, message: "internal error")
+            case .cacheUnwritable: self.init(status: 500, message: "internal error") // not thrown by a route: the thumbnail is sent uncached
             }
         case StoreError.busy:
             self.init(status: 503, message: "the catalog is being written; try again")

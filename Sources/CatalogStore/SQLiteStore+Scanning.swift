@@ -211,6 +211,13 @@ extension SQLiteStore {
             let deleteItem = try db.makeStatement(sql: "DELETE FROM items WHERE id = ?")
             let moveFile = try db.makeStatement(sql: "UPDATE files SET path = ? WHERE path = ?")
             let moveItem = try db.makeStatement(sql: "UPDATE items SET key = ?, changed_generation = (SELECT generation FROM catalog) WHERE id = ?")
+            let fileNow = try db.makeStatement(sql: "UPDATE files SET device = ?, inode = ?, size = ?, mtime_ns = ?, fingerprint = ? WHERE path = ?")
+            // One statement an item: the change log records one change for it.
+            let moveItemNow = try db.makeStatement(sql: """
+                UPDATE items SET key = ?, format = ?, pixel_width = ?, pixel_height = ?, orientation = ?, width = ?, height = ?,
+                    bytes = ?, capture_date = ?, modified_at = ?, sort_date = ?, changed_generation = (SELECT generation FROM catalog)
+                WHERE id = ?
+                """)
             var moved: [Bool] = []
             moved.reserveCapacity(moves.count)
             for move in moves {
@@ -220,14 +227,23 @@ extension SQLiteStore {
                     try refuseFile.execute(arguments: [move.to, FileOutcome.importedKeyReason, move.from])
                     try deleteItem.execute(arguments: [itemID])
                     moved.append(false)
-                    continue
+                } else {
+                    try moveFile.execute(arguments: [move.to, move.from])
+                    if let itemID = move.itemID {
+                        try bump()
+                        if let f = move.facts {
+                            try moveItemNow.execute(arguments: [move.to, f.format, f.pixelWidth, f.pixelHeight, f.orientation, f.width, f.height,
+                                                                f.bytes, f.captureDate, f.modifiedAt, f.captureDate ?? f.modifiedAt, itemID])
+                        } else {
+                            try moveItem.execute(arguments: [move.to, itemID])
+                        }
+                    }
+                    moved.append(true)
                 }
-                try moveFile.execute(arguments: [move.to, move.from])
-                if let itemID = move.itemID {
-                    try bump()
-                    try moveItem.execute(arguments: [move.to, itemID])
+                // The file as it is now: the next scan finds it unchanged.
+                if let stat = move.stat {
+                    try fileNow.execute(arguments: [stat.device, stat.inode, stat.size, stat.mtimeNanoseconds, move.fingerprint, move.to])
                 }
-                moved.append(true)
             }
             if bumped { try OrderData.refresh(db, force: false) }
             return moved

@@ -159,14 +159,31 @@ extension PostgresStore {
                     try session.execute("UPDATE files SET path = \(to), status = 2, item_id = NULL, error = \(FileOutcome.importedKeyReason) WHERE path = \(from)")
                     try session.execute("DELETE FROM items WHERE id = \(itemID)")
                     moved.append(false)
-                    continue
+                } else {
+                    try session.execute("UPDATE files SET path = \(to) WHERE path = \(from)")
+                    if let itemID = move.itemID {
+                        let generation = try bump()
+                        if let f = move.facts { // one statement an item: the change log records one change for it
+                            try session.execute("""
+                                UPDATE items SET key = \(to), format = \(f.format), pixel_width = \(f.pixelWidth), pixel_height = \(f.pixelHeight),
+                                    orientation = \(f.orientation), width = \(f.width), height = \(f.height), bytes = \(f.bytes),
+                                    capture_date = \(f.captureDate), modified_at = \(f.modifiedAt), sort_date = \(f.captureDate ?? f.modifiedAt),
+                                    changed_generation = \(generation)
+                                WHERE id = \(itemID)
+                                """)
+                        } else {
+                            try session.execute("UPDATE items SET key = \(to), changed_generation = \(generation) WHERE id = \(itemID)")
+                        }
+                    }
+                    moved.append(true)
                 }
-                try session.execute("UPDATE files SET path = \(to) WHERE path = \(from)")
-                if let itemID = move.itemID {
-                    let generation = try bump()
-                    try session.execute("UPDATE items SET key = \(to), changed_generation = \(generation) WHERE id = \(itemID)")
+                // The file as it is now: the next scan finds it unchanged.
+                if let stat = move.stat {
+                    try session.execute("""
+                        UPDATE files SET device = \(stat.device), inode = \(stat.inode), size = \(stat.size), mtime_ns = \(stat.mtimeNanoseconds),
+                            fingerprint = \(move.fingerprint) WHERE path = \(to)
+                        """)
                 }
-                moved.append(true)
             }
             if generation != nil { try PostgresOrderData.refresh(session, force: false) }
             return moved

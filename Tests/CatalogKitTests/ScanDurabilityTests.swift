@@ -89,7 +89,10 @@ import Testing
         try #require(seen >= 50 && seen < 600, "killed between two batches of moves: \(seen)")
         let partial = try library.items()
         #expect(partial.count == 600, "no copy taken for a new item, no original removed")
-        #expect(try library.catalog().generation() - generation == Int64(seen / 50), "a generation for each batch of moves")
+        // A generation for each batch of moves committed: at least the ones the scan said, more
+        // if it went on before the kill landed.
+        let moved = try library.catalog().generation() - generation
+        #expect(moved >= Int64(seen / 50) && moved <= 600 / 50, "\(moved) generations for \(seen) files moved")
         let resumed = try library.scan()
         #expect((resumed.added, resumed.removed) == (0, 0), "\(resumed)")
         let after = try library.items()

@@ -294,7 +294,6 @@ import Testing
         #expect(after[library.path("renamed.png")]?.id == before[library.path("b.png")]?.id)
     }
 
-    /// A copy to a new inode, then the original deleted (what a move across disks does).
     /// A folder renamed is one change: its files keep their ids and the generation moves once
     /// (it moved once a file: a thousand files overran the change log, and readers saw a folder
     /// half-renamed).
@@ -318,15 +317,87 @@ import Testing
         #expect(after.keys.allSatisfy { $0.contains("/2024-trip/") })
     }
 
+    /// A copy to a new inode, then the original deleted (what a move across disks does).
     @Test(arguments: Backend.allCases) func aFileCopiedThenDeletedIsAMoveByFingerprint(_ backend: Backend) throws {
         let library = try standardLibrary(backend)
         _ = try library.scan()
         let before = try library.items()
         try FileManager.default.copyItem(atPath: library.path("b.png"), toPath: library.path("copied.png"))
         try FileManager.default.removeItem(atPath: library.path("b.png"))
+        let generation = try library.catalog().generation()
         let summary = try library.scan()
-        #expect((summary.moved, summary.added, summary.removed) == (1, 0, 0))
+        #expect((summary.moved, summary.added, summary.updated, summary.removed) == (1, 0, 0, 0), "\(summary)")
         #expect(try library.items()[library.path("copied.png")]?.id == before[library.path("b.png")]?.id)
+        #expect(try library.catalog().generation() == generation + 1, "the move and the file's new facts: one change")
+        let again = try library.scan()
+        #expect((again.unchanged, again.updated, again.moved) == (6, 0, 0), "the moved file as it is now: \(again)")
+    }
+
+    /// A rename (by inode) and a copy of it (by content) in one scan: the rename keeps the item,
+    /// whichever the walk meets first; the copy is new.
+    @Test(arguments: Backend.allCases) func aRenamedFileKeepsItsItem_notACopyOfIt(_ backend: Backend) throws {
+        let library = try standardLibrary(backend)
+        _ = try library.scan()
+        let id = try #require(try library.items()[library.path("b.png")]?.id)
+        try FileManager.default.moveItem(atPath: library.path("b.png"), toPath: library.path("z.png"))
+        try FileManager.default.copyItem(atPath: library.path("z.png"), toPath: library.path("a-copy.png"))
+        try FileManager.default.copyItem(atPath: library.path("z.png"), toPath: library.path("zz-copy.png"))
+        let summary = try library.scan()
+        #expect((summary.moved, summary.added, summary.removed) == (1, 2, 0), "\(summary)")
+        let items = try library.items()
+        #expect(items[library.path("z.png")]?.id == id)
+        #expect(items[library.path("a-copy.png")]?.id != id && items[library.path("zz-copy.png")]?.id != id)
+    }
+
+    /// Hard links share an inode: one of them renamed keeps its own item, though another path
+    /// with that inode is still there.
+    @Test(arguments: Backend.allCases) func aRenamedHardLinkKeepsItsItem(_ backend: Backend) throws {
+        let library = try Library(backend)
+        try library.write("x.png", Library.fixture("rgb.png"))
+        try FileManager.default.linkItem(atPath: library.path("x.png"), toPath: library.path("b.png"))
+        _ = try library.scan()
+        let before = try library.items()
+        try FileManager.default.moveItem(atPath: library.path("x.png"), toPath: library.path("c.png"))
+        let summary = try library.scan()
+        #expect((summary.moved, summary.added, summary.removed) == (1, 0, 0), "\(summary)")
+        let after = try library.items()
+        #expect(after[library.path("c.png")]?.id == before[library.path("x.png")]?.id)
+        #expect(after[library.path("b.png")]?.id == before[library.path("b.png")]?.id)
+    }
+
+    /// Whether this process may mount a tmpfs (root, outside a container that forbids it).
+    static let canMount: Bool = {
+        guard getuid() == 0 else { return false }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-mount-\(UUID().uuidString)").path
+        guard (try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)) != nil else { return false }
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        guard mount("tmpfs", folder, "tmpfs", 0, nil) == 0 else { return false }
+        umount(folder)
+        return true
+    }()
+
+    /// A root that is a disk's mount point, the disk unmounted: the folder stays, empty, on the
+    /// disk above. Nothing is removed (every item was), and the summary says why.
+    @Test(.enabled(if: canMount, "mounting a tmpfs takes root"), arguments: Backend.allCases)
+    func anUnmountedDiskUnderItsMountPointRemovesNothing(_ backend: Backend) throws {
+        let library = try Library(backend)
+        try #require(mount("tmpfs", library.root.path, "tmpfs", 0, nil) == 0)
+        var mounted = true
+        defer { if mounted { umount(library.root.path) } }
+        try library.write("a.jpg", Library.fixture("baseline.jpg"))
+        try library.write("sub/b.png", Library.fixture("rgb.png"))
+        _ = try library.scan()
+        try #require(umount(library.root.path) == 0)
+        mounted = false
+        let summary = try library.scan()
+        #expect(summary.removed == 0)
+        #expect(summary.unscannedRoots.first?.contains("(an unmounted disk?); nothing removed under it") == true, "\(summary.unscannedRoots)")
+        #expect(try library.items().count == 2)
+        // Files deleted for good from a folder on the same disk as them are removed as ever.
+        try library.write("c.jpg", Library.fixture("baseline.jpg"))
+        _ = try library.scan()
+        try FileManager.default.removeItem(atPath: library.path("c.jpg"))
+        #expect(try library.scan().removed == 1)
     }
 
     @Test(arguments: Backend.allCases) func aMissingRootRemovesNothing_andSaysSo(_ backend: Backend) throws {

@@ -7,12 +7,12 @@ import Glibc
 /// `limitReached` says so and the folders past it are not watched: the caller falls back to
 /// periodic full rescans. Paths are bytes, as the kernel gives them: a folder whose name is not
 /// UTF-8 is watched like any other.
-final class FolderWatcher {
+package final class FolderWatcher {
     /// What a round of events asks for.
-    struct Changes {
+    package struct Changes {
         /// Folders to scan again, by root (absolute paths): recursively (a folder that came or
         /// went with what is in it), or only the files directly in it.
-        var folders: [String: [[UInt8]: Bool]] = [:]
+        package var folders: [String: [[UInt8]: Bool]] = [:]
 
         mutating func note(_ folder: [UInt8], root: String, recursive: Bool) {
             folders[root, default: [:]][folder, default: false] = folders[root]?[folder] == true || recursive
@@ -32,15 +32,22 @@ final class FolderWatcher {
     /// Roots whose folder went (deleted, moved away, its disk unmounted): watched again, and
     /// scanned whole, once a folder is at their path again (`reattach`).
     private var lostRoots: Set<String> = []
+    /// Each root's device when it was watched: a root comes back only on it (a mount point
+    /// left empty by an unmounted disk is another device, and is not the root).
+    private var rootDevices: [String: UInt64] = [:]
     /// The catalog's own files when it lies under a root (`catalog.sqlite`, its `-wal`, `-shm`
     /// and `.layouts`): their events are the scans' own writes, and would start a rescan after
     /// every rescan.
-    var catalogFile: (folder: [UInt8], name: [UInt8])?
+    package var catalogFile: (folder: [UInt8], name: [UInt8])? {
+        didSet { catalogNames = Set(["", "-wal", "-shm", "-journal", ".layouts", ".layouts-wal", ".layouts-shm", ".layouts-journal"]
+            .map { (catalogFile?.name ?? []) + Array($0.utf8) }) }
+    }
+    private var catalogNames: Set<[UInt8]> = []
 
     private static let mask = UInt32(IN_CREATE | IN_DELETE | IN_CLOSE_WRITE | IN_MODIFY | IN_ATTRIB | IN_MOVED_FROM | IN_MOVED_TO
                                      | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_EXCL_UNLINK)
 
-    init(includeHidden: Bool, limit: Int? = nil) throws(StoreError) {
+    package init(includeHidden: Bool, limit: Int? = nil) throws(StoreError) {
         fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard fd >= 0 else { throw .database("cannot watch folders: inotify_init1: \(SystemError.text())") }
         self.includeHidden = includeHidden
@@ -50,7 +57,7 @@ final class FolderWatcher {
     deinit { close(fd) }
 
     /// Watches `folder` (under `root`) and every folder under it.
-    func add(root: String, folder: [UInt8]) {
+    package func add(root: String, folder: [UInt8]) {
         var stack = [folder]
         while let path = stack.popLast(), !limitReached {
             if let limit, watched.count >= limit {
@@ -58,11 +65,19 @@ final class FolderWatcher {
                 break
             }
             let wd = CPath.with(path) { inotify_add_watch(fd, $0, Self.mask) }
+            let isRoot = path == Array(root.utf8)
             if wd < 0 {
                 if errno == ENOSPC { limitReached = true }
+                // A root missing now (a disk not mounted yet) is watched once it is there.
+                if isRoot && (errno == ENOENT || errno == ENOTDIR) { lostRoots.insert(root) }
                 continue // gone or unreadable: its parent's events still cover it
             }
             watched[wd] = (root, path)
+            if isRoot {
+                lostRoots.remove(root)
+                var info = stat()
+                if rootDevices[root] == nil, stat(root, &info) == 0 { rootDevices[root] = UInt64(info.st_dev) }
+            }
             guard let directory = CPath.with(path, { opendir($0) }) else { continue }
             defer { closedir(directory) }
             while let entry = readdir(directory) {
@@ -96,7 +111,8 @@ final class FolderWatcher {
         var found: [String] = []
         for root in lostRoots {
             var info = stat()
-            guard stat(root, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { continue }
+            guard stat(root, &info) == 0, info.st_mode & S_IFMT == S_IFDIR,
+                  rootDevices[root].map({ $0 == UInt64(info.st_dev) }) ?? true else { continue }
             lostRoots.remove(root)
             add(root: root, folder: Array(root.utf8))
             found.append(root)
@@ -106,7 +122,7 @@ final class FolderWatcher {
 
     /// Waits up to `timeout` for the first event, then collects events until none came for
     /// `quiet` (a burst of copies is one round) or `longest` passed since the first.
-    func wait(timeout: Duration, quiet: Duration, longest: Duration) -> Changes {
+    package func wait(timeout: Duration, quiet: Duration, longest: Duration) -> Changes {
         var changes = Changes()
         guard poll(timeout) else { return changes }
         let first = ContinuousClock.now
@@ -174,7 +190,7 @@ final class FolderWatcher {
             changes.note(path, root: root, recursive: true)
             return
         }
-        if let catalogFile, folder == catalogFile.folder, name.starts(with: catalogFile.name) { return }
+        if let catalogFile, folder == catalogFile.folder, catalogNames.contains(name) { return }
         changes.note(folder, root: root, recursive: false) // a file in this folder: its own files only
     }
 }

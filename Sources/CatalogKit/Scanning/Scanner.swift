@@ -22,17 +22,18 @@ package final class Scanner {
     private var seen: [Bool] = []
     /// Known files by device and inode, made when the walk first meets a path it does not know
     /// (never, in an unchanged rescan).
-    private var knownByInodeIndex: [FileIdentity: Int]?
+    private var knownByInodeIndex: [FileIdentity: [Int]]?
     /// New paths whose inode (or, for an image, whose size and fingerprint) belongs to a known
     /// file, by its index in `knownFiles`: moves, unless the old path is still there. Decided
     /// after the walk, and written then: a copy of a folder then deleted (`mv` across file
     /// systems) is moved with its ids, never added first and taken back later, so a scan
     /// killed half-way leaves no copy that the next scan would take for a new item.
-    private var moves: [(path: Data, from: [Int], change: FileChange?)] = []
+    private var moves: [(path: Data, from: [Int], change: FileChange?, byContent: Bool)] = []
     /// Known images by size and fingerprint, made when the walk first meets a new image (never,
     /// in an unchanged rescan or a first scan).
     private var knownByContentIndex: [ContentKey: [Int]]?
     private var incompletePrefixes: [Data] = []
+    private var walkedDevice: Int64?
     private var start = ContinuousClock.now
     private var used = false
     private var progress: ((ScanProgress) -> Void)?
@@ -186,6 +187,13 @@ package final class Scanner {
         // The walk runs on a thread of its own, a bounded number of batches ahead, while this one
         // reads the known files and then handles the batches: an unchanged rescan costs about the
         // longer of the walk and the reading, not their sum.
+        // The device of the one folder walked: an unmounted disk leaves its mount point behind,
+        // empty and on another device than every file known under it.
+        walkedDevice = nil
+        if walks.count == 1 {
+            var info = stat()
+            if fstat(walks[0].fd, &info) == 0 { walkedDevice = Int64(bitPattern: UInt64(info.st_dev)) }
+        }
         let steps = walk(walks)
         defer { steps.stop() }
         knownFiles = []
@@ -221,7 +229,7 @@ package final class Scanner {
         }
         try flush(wait: true)
         try resolveMoves()
-        try removeVanished()
+        try removeVanished(folder: walks.count == 1 ? walks[0].path : Array(absolute.utf8))
         if folders == nil { try store.finishScan(rootID: rootID, complete: incompletePrefixes.isEmpty) }
     }
 
@@ -252,13 +260,12 @@ package final class Scanner {
         return steps
     }
 
-    /// The first known file with the device and inode of `stat`, if any.
-    private func knownByInode(_ stat: FileStat) -> Int? {
+    /// The known files with the device and inode of `stat` (hard links: several), if any.
+    private func knownByInode(_ stat: FileStat) -> [Int]? {
         if knownByInodeIndex == nil {
-            var index = [FileIdentity: Int](minimumCapacity: knownFiles.count)
+            var index = [FileIdentity: [Int]](minimumCapacity: knownFiles.count)
             for (position, file) in knownFiles.enumerated() {
-                let identity = FileIdentity(device: file.stat.device, inode: file.stat.inode)
-                if index[identity] == nil { index[identity] = position }
+                index[FileIdentity(device: file.stat.device, inode: file.stat.inode), default: []].append(position)
             }
             knownByInodeIndex = index
         }
@@ -296,9 +303,8 @@ package final class Scanner {
                 } else {
                     toProbe.append((file, stat, knownFiles[index]))
                 }
-            } else if let index = knownByInode(stat),
-                      knownFiles[index].path != file.path, !seen[index], knownFiles[index].stat == stat {
-                moves.append((file.path, [index], nil)) // renamed, content untouched: nothing to read
+            } else if let renamed = knownByInode(stat)?.filter({ !seen[$0] && knownFiles[$0].stat == stat }), !renamed.isEmpty {
+                moves.append((file.path, renamed, nil, false)) // renamed, content untouched: nothing to read
             } else {
                 toProbe.append((file, stat, nil))
             }
@@ -325,16 +331,16 @@ package final class Scanner {
             // touched when its first and last bytes are the same (decided after the walk). With
             // other bytes it is a new file: file systems give a deleted file's inode to the next
             // file made (ext4 at once), and a new photo must not take a deleted one's id.
-            if previous == nil, let from = knownByInode(stat), knownFiles[from].path != path,
-               let fingerprint = probed.fingerprint, fingerprint == knownFiles[from].fingerprint {
-                moves.append((path, [from], change))
+            if previous == nil, let fingerprint = probed.fingerprint,
+               let touched = knownByInode(stat)?.filter({ knownFiles[$0].fingerprint == fingerprint }), !touched.isEmpty {
+                moves.append((path, touched, change, false))
                 continue
             }
             // A new image with a known image's size and fingerprint: that file copied here, and
             // moved if it vanished (a copy then a delete).
             if previous == nil, !knownFiles.isEmpty, case .image = probed.outcome, let fingerprint = probed.fingerprint,
                let from = knownByContent(ContentKey(size: stat.size, fingerprint: fingerprint)) {
-                moves.append((path, from, change))
+                moves.append((path, from, change, true))
                 continue
             }
             pending.append(change)
@@ -365,8 +371,10 @@ package final class Scanner {
     }
 
     /// Moves: a move if the old path vanished (the first of them, for a file met by its
-    /// content), else (a hard link, a copy) a new file. The moves go to the store a batch at a
-    /// time, each one transaction that moves the generation once.
+    /// content), else (a hard link, a copy) a new file. Renames (by inode) are matched before
+    /// copies (by content), so a copy never takes a renamed file's item. The moves go to the
+    /// store a batch at a time, each one transaction that moves the generation once, with what
+    /// changed in the moved files.
     private func resolveMoves() throws(StoreError) {
         var batch: [FileMove] = []
         var changes: [FileChange?] = []
@@ -379,24 +387,33 @@ package final class Scanner {
                     continue
                 }
                 summary.moved += 1
-                if let change { pending.append(change) } // its new facts, for its item
+                if let change { pending.append(change) } // no longer an image: its item goes
             }
             (batch, changes) = ([], [])
             if options.reportEveryBatch { report() }
             if pending.count >= options.batchSize { try flush(wait: false) }
         }
-        for (path, candidates, change) in moves {
-            // Not one under a folder this scan could not read: it may well be there still.
-            if let index = candidates.first(where: { !seen[$0] && !isUnderUnreadFolder(knownFiles[$0].path) }) {
-                seen[index] = true
-                let old = knownFiles[index]
-                batch.append(FileMove(from: old.path, to: path, itemID: old.itemID))
-                changes.append(change.map { var updated = $0; updated.itemID = old.itemID; return updated })
-                if batch.count >= options.batchSize { try write() }
-            } else if let change {
-                pending.append(change)
-            } else {
-                pending.append(try probe(path: path))
+        for byContent in [false, true] {
+            for (path, candidates, change, matchedByContent) in moves where matchedByContent == byContent {
+                // Not one under a folder this scan could not read: it may well be there still.
+                if let index = candidates.first(where: { !seen[$0] && !isUnderUnreadFolder(knownFiles[$0].path) }) {
+                    seen[index] = true
+                    let old = knownFiles[index]
+                    var move = FileMove(from: old.path, to: path, itemID: old.itemID, stat: change?.stat, fingerprint: change?.fingerprint)
+                    var rest: FileChange?
+                    switch change?.outcome {
+                    case .image(let facts)?: move.facts = facts
+                    case nil: break
+                    default: rest = change.map { var updated = $0; updated.itemID = old.itemID; return updated }
+                    }
+                    batch.append(move)
+                    changes.append(rest)
+                    if batch.count >= options.batchSize { try write() }
+                } else if let change {
+                    pending.append(change)
+                } else {
+                    pending.append(try probe(path: path))
+                }
             }
         }
         if !batch.isEmpty { try write() }
@@ -408,11 +425,18 @@ package final class Scanner {
         incompletePrefixes.contains { path.starts(with: $0) }
     }
 
-    /// Vanished files, removed unless they lie under a folder that could not be read.
-    private func removeVanished() throws(StoreError) {
+    /// Vanished files, removed unless they lie under a folder that could not be read, or every
+    /// one vanished from a folder that is now on another device than all of them (a disk
+    /// unmounted from under its mount point, which stays, empty).
+    private func removeVanished(folder: [UInt8]) throws(StoreError) {
         var gone: [Data] = []
-        for (index, file) in knownFiles.enumerated() where !seen[index] && !isUnderUnreadFolder(file.path) {
-            gone.append(file.path)
+        if let walkedDevice, !knownFiles.isEmpty, !seen.contains(true), knownFiles.allSatisfy({ $0.stat.device != walkedDevice }) {
+            summary.unscannedRoots.append("\(PathText.display(folder)): empty, on another disk than every file the catalog has under it "
+                + "(an unmounted disk?); nothing removed under it")
+        } else {
+            for (index, file) in knownFiles.enumerated() where !seen[index] && !isUnderUnreadFolder(file.path) {
+                gone.append(file.path)
+            }
         }
         summary.removed += try store.remove(paths: gone)
         // Freed on another thread: a hundred thousand paths take a while to free, and the scan's
@@ -427,10 +451,10 @@ package final class Scanner {
         let fd = CPath.with(path) { open($0, O_RDONLY | O_NONBLOCK | O_CLOEXEC | (options.followSymlinks ? 0 : O_NOFOLLOW)) }
         var info = stat()
         guard fd >= 0, fstat(fd, &info) == 0 else {
-            let reason = SystemError.text() // before close, which may change errno
+            let outcome = fd < 0 ? FileOutcome.cannotOpen(SystemError.text()) : .cannotStat(SystemError.text()) // before close, which may change errno
             if fd >= 0 { close(fd) }
             return FileChange(path: path, stat: FileStat(device: 0, inode: 0, size: 0, mtimeNanoseconds: 0), fingerprint: nil,
-                              outcome: .failed(reason), itemID: nil)
+                              outcome: outcome, itemID: nil)
         }
         defer { close(fd) }
         let probed = Self.probe(fd: fd, stat: info)

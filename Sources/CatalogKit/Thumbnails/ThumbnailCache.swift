@@ -101,18 +101,20 @@ public struct ThumbnailCache: Sendable {
     /// names the system's reason (a full disk, a file where a folder should be).
     public func write(_ thumbnail: Thumbnail, for key: ThumbnailKey) throws(ThumbnailProblem) -> CachedThumbnail {
         let folder = folder(of: key)
-        func failed(_ path: String, _ reason: String = SystemError.text()) -> ThumbnailProblem {
-            .cacheUnwritable(path: path, reason: reason)
+        // Named by the cache's root and the system's reason, not the entry's own path: one full
+        // disk is one message, however many thumbnails meet it.
+        func failed(_ reason: String = SystemError.text()) -> ThumbnailProblem {
+            .cacheUnwritable(path: root, reason: reason)
         }
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         } catch {
             // Foundation's message names no cause: the first folder on the way that is not one says it.
-            throw failed(root, Self.folderProblem(folder) ?? error.localizedDescription)
+            throw failed(Self.folderProblem(folder) ?? error.localizedDescription)
         }
         let temporary = "\(folder)/.tmp-\(key.itemID)-\(UInt64.random(in: 0...UInt64.max))"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw failed(temporary) }
+        guard fd >= 0 else { throw failed() }
         var written = 0
         while written < thumbnail.bytes.count {
             let count = thumbnail.bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, $0.count - written) }
@@ -121,19 +123,19 @@ public struct ThumbnailCache: Sendable {
                 let reason = count < 0 ? SystemError.text() : "nothing written"
                 close(fd)
                 unlink(temporary)
-                throw failed(temporary, reason)
+                throw failed(reason)
             }
             written += count
         }
         guard close(fd) == 0 else {
             let reason = SystemError.text()
             unlink(temporary)
-            throw failed(temporary, reason)
+            throw failed(reason)
         }
         guard rename(temporary, path(of: key)) == 0 else {
             let reason = SystemError.text()
             unlink(temporary)
-            throw failed(path(of: key), reason)
+            throw failed(reason)
         }
         return CachedThumbnail(key: key, format: thumbnail.format, bytes: thumbnail.bytes, made: true)
     }

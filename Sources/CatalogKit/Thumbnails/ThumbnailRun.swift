@@ -55,7 +55,7 @@ extension Catalog {
             let threads = max(1, min(workers ?? ProcessInfo.processInfo.activeProcessorCount, files.count))
             DispatchQueue.concurrentPerform(iterations: threads) { worker in
                 for index in stride(from: worker, to: files.count, by: threads) {
-                    do {
+                    do throws(ThumbnailProblem) {
                         let thumbnail = try Self.thumbnail(of: files[index], size: size, cache: cache, quality: quality, reuse: missingOnly)
                         if let problem = thumbnail.notCached { throw problem } // what this run is for
                         tally.record(made: thumbnail.made, bytes: thumbnail.made ? thumbnail.bytes.count : 0)
@@ -136,9 +136,9 @@ private final class Tally: @unchecked Sendable {
         }
     }
 
-    func record(_ error: any Error) {
+    func record(_ error: ThumbnailProblem) {
         lock.withLock {
-            failures.append(error as? ThumbnailProblem ?? .cacheUnwritable(path: "", reason: "\(error)"))
+            failures.append(error)
             report()
         }
     }
