@@ -22,7 +22,9 @@ package final class Scanner {
     private var seen: [Bool] = []
     /// Known files by device and inode, made when the walk first meets a path it does not know
     /// (never, in an unchanged rescan).
-    private var knownByInodeIndex: [FileIdentity: [Int]]?
+    private var knownByInodeIndex: [FileIdentity: Int]?
+    /// The other known paths of an inode that has several (hard links).
+    private var knownHardLinks: [FileIdentity: [Int]] = [:]
     /// New paths whose inode (or, for an image, whose size and fingerprint) belongs to a known
     /// file, by its index in `knownFiles`: moves, unless the old path is still there. Decided
     /// after the walk, and written then: a copy of a folder then deleted (`mv` across file
@@ -31,7 +33,9 @@ package final class Scanner {
     private var moves: [(path: Data, from: [Int], change: FileChange?, byContent: Bool)] = []
     /// Known images by size and fingerprint, made when the walk first meets a new image (never,
     /// in an unchanged rescan or a first scan).
-    private var knownByContentIndex: [ContentKey: [Int]]?
+    private var knownByContentIndex: [ContentKey: Int]?
+    /// The other known images with content that several have (copies).
+    private var knownCopies: [ContentKey: [Int]] = [:]
     private var incompletePrefixes: [Data] = []
     private var walkedDevice: Int64?
     private var start = ContinuousClock.now
@@ -263,26 +267,34 @@ package final class Scanner {
     /// The known files with the device and inode of `stat` (hard links: several), if any.
     private func knownByInode(_ stat: FileStat) -> [Int]? {
         if knownByInodeIndex == nil {
-            var index = [FileIdentity: [Int]](minimumCapacity: knownFiles.count)
+            // One Int a file, not an array: the index is made for the first new path of a rescan.
+            var index = [FileIdentity: Int](minimumCapacity: knownFiles.count)
+            knownHardLinks = [:]
             for (position, file) in knownFiles.enumerated() {
-                index[FileIdentity(device: file.stat.device, inode: file.stat.inode), default: []].append(position)
+                let identity = FileIdentity(device: file.stat.device, inode: file.stat.inode)
+                if index[identity] == nil { index[identity] = position } else { knownHardLinks[identity, default: []].append(position) }
             }
             knownByInodeIndex = index
         }
-        return knownByInodeIndex![FileIdentity(device: stat.device, inode: stat.inode)]
+        let identity = FileIdentity(device: stat.device, inode: stat.inode)
+        guard let first = knownByInodeIndex![identity] else { return nil }
+        return [first] + (knownHardLinks[identity] ?? [])
     }
 
     /// The known images with this size and fingerprint, if any.
     private func knownByContent(_ key: ContentKey) -> [Int]? {
         if knownByContentIndex == nil {
-            var index: [ContentKey: [Int]] = [:]
+            var index = [ContentKey: Int](minimumCapacity: knownFiles.count)
+            knownCopies = [:]
             for (position, file) in knownFiles.enumerated() where file.status == 0 && file.itemID != nil {
                 guard let fingerprint = file.fingerprint else { continue }
-                index[ContentKey(size: file.stat.size, fingerprint: fingerprint), default: []].append(position)
+                let content = ContentKey(size: file.stat.size, fingerprint: fingerprint)
+                if index[content] == nil { index[content] = position } else { knownCopies[content, default: []].append(position) }
             }
             knownByContentIndex = index
         }
-        return knownByContentIndex![key]
+        guard let first = knownByContentIndex![key] else { return nil }
+        return [first] + (knownCopies[key] ?? [])
     }
 
     /// One folder's batch: skip unchanged files, probe the rest in parallel.
@@ -441,9 +453,9 @@ package final class Scanner {
         summary.removed += try store.remove(paths: gone)
         // Freed on another thread: a hundred thousand paths take a while to free, and the scan's
         // caller need not wait for it.
-        let done = (knownFiles, knownIndex, knownByInodeIndex, knownByContentIndex)
+        let done = (knownFiles, knownIndex, knownByInodeIndex, knownByContentIndex, knownHardLinks, knownCopies)
         DispatchQueue.global(qos: .utility).async { withExtendedLifetime(done) {} }
-        (knownFiles, knownIndex, seen, knownByInodeIndex, knownByContentIndex) = ([], [:], [], nil, nil)
+        (knownFiles, knownIndex, seen, knownByInodeIndex, knownByContentIndex, knownHardLinks, knownCopies) = ([], [:], [], nil, nil, [:], [:])
     }
 
     /// Probes one path again (a hard-linked file whose probe was deferred).
