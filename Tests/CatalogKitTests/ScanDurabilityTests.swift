@@ -26,17 +26,24 @@ import Testing
         return -1
     }
 
-    @Test func aScanKilledMidwayLeavesAConsistentCatalog_thatTheNextScanCompletes() throws {
-        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
-        let library = try bigLibrary(files: 3000)
-        _ = try library.catalog()
+    /// Runs `catalog scan` in batches of 50 and kills it (SIGKILL) once it has said it committed
+    /// `count` files; returns what it said last, and the process.
+    func scanKilled(_ library: Library, afterCommitting count: Int) throws -> (seen: Int, process: Process) {
         let stderr = Pipe()
         let process = try BuiltTool.start(["scan", "--db", library.catalogPath, "--batch-size", "50", "--progress-lines", library.root.path],
                                           stderr: stderr)
         var lines = LineReader(stderr.fileHandleForReading)
-        let seen = waitForCommitted(atLeast: 200, in: &lines)
+        let seen = waitForCommitted(atLeast: count, in: &lines)
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
+        return (seen, process)
+    }
+
+    @Test func aScanKilledMidwayLeavesAConsistentCatalog_thatTheNextScanCompletes() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let library = try bigLibrary(files: 3000)
+        _ = try library.catalog()
+        let (seen, process) = try scanKilled(library, afterCommitting: 200)
         try #require(seen >= 200, "the scan ended before it could be killed; make the library bigger")
         try #require(process.terminationReason == .uncaughtSignal)
         let check = try DatabaseQueue(path: library.catalogPath).read { try String.fetchOne($0, sql: "PRAGMA integrity_check") }
@@ -79,13 +86,7 @@ import Testing
             try FileManager.default.copyItem(atPath: library.path("\(index)"), toPath: library.path("copied-\(index)"))
             try FileManager.default.removeItem(atPath: library.path("\(index)"))
         }
-        let stderr = Pipe()
-        let process = try BuiltTool.start(["scan", "--db", library.catalogPath, "--batch-size", "50", "--progress-lines", library.root.path],
-                                          stderr: stderr)
-        var lines = LineReader(stderr.fileHandleForReading)
-        let seen = waitForCommitted(atLeast: 50, in: &lines)
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        let (seen, _) = try scanKilled(library, afterCommitting: 50)
         try #require(seen >= 50 && seen < 600, "killed between two batches of moves: \(seen)")
         let partial = try library.items()
         #expect(partial.count == 600, "no copy taken for a new item, no original removed")

@@ -517,9 +517,7 @@ def test_the_scrubber_lists_a_month_only_under_its_own_year(driver, workspace):
         for index in range(2000):
             out.write(f"old-{index},{rng.randint(200, 800)},{rng.randint(200, 800)},20{rng.randint(20, 24)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}T10:00:00\n")
     catalog("import", "--db", database, rows)
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     process, url = start_server(database, port, workspace / "years-thumbnails")
     try:
         driver.set_window_size(1280, 900)
@@ -543,9 +541,7 @@ def test_the_viewer_shows_an_upright_thumbnail_where_the_browser_cannot_show_the
     write_photos(folder, 1, seed=9, prefix="jpeg")
     database = workspace / "viewer-formats.sqlite"
     catalog("scan", "--db", database, folder)
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     process, url = start_server(database, port, workspace / "viewer-thumbnails")
     try:
         driver.set_window_size(1280, 900)
@@ -566,6 +562,13 @@ def test_the_viewer_shows_an_upright_thumbnail_where_the_browser_cannot_show_the
         process.wait(timeout=30)
 
 
+def free_port():
+    """A loopback port nothing listens on: a server that stops is started again on it."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
 def start_server(database, port, thumbnails):
     process = subprocess.Popen([str(BINARY), "serve", "--db", str(database), "--port", str(port), "--quiet", "--thumbnail-cache", str(thumbnails)],
                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
@@ -577,9 +580,7 @@ def start_server(database, port, thumbnails):
 def test_an_empty_catalog_says_so_and_a_server_that_goes_away_is_waited_for(driver, workspace):
     database = workspace / "empty.sqlite"
     catalog("scan", "--db", database, workspace / "photos-none", check=False)  # creates the catalog; the folder is missing
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     process, url = start_server(database, port, workspace / "empty-thumbnails")
     try:
         driver.get("about:blank")
@@ -602,9 +603,7 @@ def test_an_empty_catalog_says_so_and_a_server_that_goes_away_is_waited_for(driv
 
 
 def test_images_that_failed_while_the_server_was_away_load_once_it_is_back(driver, library, workspace):
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     process, url = start_server(library["database"], port, workspace / "retry-thumbnails")
     try:
         driver.set_window_size(1280, 900)
