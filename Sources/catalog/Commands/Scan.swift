@@ -9,9 +9,11 @@ struct Scan: ParsableCommand {
             Reads each JPEG, PNG, WebP, GIF, HEIC and AVIF file's size, orientation and date from its header and stores \
             it in the catalog. Rescans are incremental: a file whose device, inode, size and \
             modification time did not change is not opened again; moved or renamed files keep \
-            their item id; files gone from a folder that was read completely are removed. A root \
-            that is missing (an unmounted disk) removes nothing, is reported, and makes the exit \
-            status 1 once the other roots are scanned; so does a root that is a file, not a \
+            their item id (moves are written a batch at a time, one generation a batch); files gone \
+            from a folder that was read completely are removed. A root that is missing (an \
+            unmounted disk), or an empty mount point on another disk than every file known under \
+            it, removes nothing, is reported, and makes the exit status 1 once the other roots are \
+            scanned; so does a root that is a file, not a \
             folder (`catalog probe FILE` reads one file). Broken files are recorded (see \
             `catalog errors`) and the scan goes on. Hidden files and symbolic links are skipped \
             unless asked for. Safe to interrupt: the next scan completes the work.
