@@ -177,6 +177,13 @@ import Testing
         let copied = try library.scan()
         #expect((copied.added, copied.moved, copied.failed, copied.removed) == (0, 0, 1, 1), "\(copied)")
         #expect(try catalog.items(order: .path) == [before])
+        // The refused file renamed off the key: read again at its new path, and added (it was
+        // moved with its refusal, and stayed out of the catalog, its error naming the new path).
+        try FileManager.default.moveItem(atPath: taken, toPath: library.path("photo.jpg"))
+        let renamed = try library.scan()
+        #expect((renamed.added, renamed.failed) == (1, 0), "\(renamed)")
+        #expect(try catalog.fileErrors().isEmpty)
+        #expect(try library.items()[library.path("photo.jpg")] != nil)
     }
 
     @Test(arguments: Backend.allCases) func touchedAndReplacedFilesAreReprobed_keepingTheirIds(_ backend: Backend) throws {

@@ -26,7 +26,9 @@ package final class Scanner {
     /// The other known paths of an inode that has several (hard links).
     private var knownHardLinks: [FileIdentity: [Int]] = [:]
     /// New paths whose inode (or, for an image, whose size and fingerprint) belongs to a known
-    /// file, by its index in `knownFiles`: moves, unless the old path is still there. Decided
+    /// file with an item, by its index in `knownFiles`: moves, unless the old path is still
+    /// there. A file without an item (unsupported, or failed: perhaps for its path, an imported
+    /// item's key) is read again at its new path. Decided
     /// after the walk, and written then: a copy of a folder then deleted (`mv` across file
     /// systems) is moved with its ids, never added first and taken back later, so a scan
     /// killed half-way leaves no copy that the next scan would take for a new item.
@@ -315,7 +317,8 @@ package final class Scanner {
                 } else {
                     toProbe.append((file, stat, knownFiles[index]))
                 }
-            } else if let renamed = knownByInode(stat)?.filter({ !seen[$0] && knownFiles[$0].stat == stat }), !renamed.isEmpty {
+            } else if let renamed = knownByInode(stat)?.filter({ !seen[$0] && knownFiles[$0].itemID != nil && knownFiles[$0].stat == stat }),
+                      !renamed.isEmpty {
                 moves.append((file.path, renamed, nil, false)) // renamed, content untouched: nothing to read
             } else {
                 toProbe.append((file, stat, nil))
@@ -344,7 +347,8 @@ package final class Scanner {
             // other bytes it is a new file: file systems give a deleted file's inode to the next
             // file made (ext4 at once), and a new photo must not take a deleted one's id.
             if previous == nil, let fingerprint = probed.fingerprint,
-               let touched = knownByInode(stat)?.filter({ knownFiles[$0].fingerprint == fingerprint }), !touched.isEmpty {
+               let touched = knownByInode(stat)?.filter({ knownFiles[$0].itemID != nil && knownFiles[$0].fingerprint == fingerprint }),
+               !touched.isEmpty {
                 moves.append((path, touched, change, false))
                 continue
             }
