@@ -2,7 +2,8 @@
 /// stores keep in `web_origins` for imported items.
 package enum WebOrigin {
     /// `http://` or `https://` (in any case) and what follows up to the first `/`, `?` or `#`,
-    /// lowercased (ASCII letters only, as SQLite's lower() did); nil for any other address.
+    /// lowercased (ASCII letters only, as SQLite's lower() did); nil for any other address, and
+    /// for one whose host and port are longer than `longestAuthority` (no browser loads it).
     package static func origin(of url: String) -> [UInt8]? {
         var utf8 = Array(url.utf8)
         func hasPrefix(_ scheme: StaticString) -> Bool {
@@ -16,10 +17,15 @@ package enum WebOrigin {
         let start = hasPrefix("https://") ? 8 : hasPrefix("http://") ? 7 : nil
         guard let start else { return nil }
         let end = utf8[start...].firstIndex { $0 == 47 || $0 == 63 || $0 == 35 } ?? utf8.count
+        guard end - start <= longestAuthority else { return nil }
         utf8.removeSubrange(end...)
         for index in utf8.indices where utf8[index] >= 65 && utf8[index] <= 90 { utf8[index] += 32 }
         return utf8
     }
+
+    /// A host name is at most 253 bytes; with a user and a port, 300 is ample. PostgreSQL's
+    /// index on the origins refuses entries past 2,704 bytes.
+    package static let longestAuthority = 300
 
     /// Whether `origin(of: url)` is `origin`, without making it: `url` starts with `origin`
     /// (lowercased as `origin(of:)` does) and the origin ends there.

@@ -192,6 +192,11 @@ import Testing
         }
         #expect(try catalog.importItems([ImportRow(line: 2, key: name(2_600), width: 1, height: 1)]).added == 1, "2,600 bytes go in")
         #expect(try catalog.items().count == 2)
+        // An address whose host is longer than any browser loads has no origin to index (the
+        // import failed with the database's own words, SQLSTATE 54000).
+        let far = "https://\(name(3_000).lowercased()).example.com/2.jpg"
+        #expect(try catalog.importItems([ImportRow(line: 2, key: "pin-far", width: 736, height: 1104, url: far)]).added == 1)
+        #expect(try catalog.webOrigins(limit: 10).allSatisfy { $0.utf8.count < 300 })
     }
 
     /// The same scan and import, through the binary, into an SQLite file and a PostgreSQL

@@ -229,6 +229,9 @@ final class TemporaryFolder {
         #expect(WebOrigin.origin(of: "https://i.pinimg.com/a.jpg") == Array("https://i.pinimg.com".utf8))
         #expect(WebOrigin.origin(of: "HTTPS://I.PINIMG.COM/b.jpg") == Array("https://i.pinimg.com".utf8), "lowercased")
         #expect(WebOrigin.origin(of: "ftp://i.pinimg.com/a") == nil)
+        // A host no browser loads, longer than PostgreSQL indexes: no origin, on both stores alike.
+        #expect(WebOrigin.origin(of: "https://" + String(repeating: "h", count: 3000) + ".example.com/2.jpg") == nil)
+        #expect(WebOrigin.origin(of: "https://" + String(repeating: "h", count: 253) + "/a") != nil)
         for origin in origins {
             for address in addresses {
                 #expect(WebOrigin.is(address, from: origin) == (WebOrigin.origin(of: address) == origin),
