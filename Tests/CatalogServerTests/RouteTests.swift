@@ -270,6 +270,28 @@ import Testing
                 #expect(refused.message.contains("imported"))
             }
         }
+        // A link swapped in at its path to a file the scan never saw, with the scanned size and
+        // time (both can be made): neither the file nor a thumbnail of it is sent.
+        let secret = served.folder.appendingPathComponent("secret.jpg")
+        try bytes.write(to: secret)
+        let scanned = try FileManager.default.attributesOfItem(atPath: served.photo("baseline.jpg").path)
+        var info = stat()
+        try #require(stat(served.photo("baseline.jpg").path, &info) == 0)
+        var times = [info.st_atim, info.st_mtim]
+        try #require(utimensat(AT_FDCWD, secret.path, &times, 0) == 0)
+        try FileManager.default.moveItem(at: served.photo("baseline.jpg"), to: served.folder.appendingPathComponent("kept.jpg"))
+        try FileManager.default.createSymbolicLink(at: served.photo("baseline.jpg"), withDestinationURL: secret)
+        #expect((try FileManager.default.attributesOfItem(atPath: secret.path)[.size] as? Int) == scanned[.size] as? Int)
+        try await served.test { client in
+            try await client.execute(uri: "/api/items/\(jpeg.id)/original", method: .get) { response in
+                #expect(response.status == .notFound, "the link's file was sent")
+            }
+            try await client.execute(uri: "/api/items/\(jpeg.id)/thumbnail?size=64", method: .get) { response in
+                #expect(response.status == .notFound, "a thumbnail of the link's file was sent")
+            }
+        }
+        try FileManager.default.removeItem(at: served.photo("baseline.jpg"))
+        try FileManager.default.moveItem(at: served.folder.appendingPathComponent("kept.jpg"), to: served.photo("baseline.jpg"))
         // Changed since the scan (same size, other bytes and time), then gone.
         var changed = bytes
         changed[changed.count - 3] ^= 0xFF

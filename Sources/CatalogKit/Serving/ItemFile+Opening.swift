@@ -14,6 +14,13 @@ extension ItemFile {
         return open(name, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
     }
 
+    /// Whether `status`, the `fstat` of the file opened at the item's path, is the file the
+    /// scan read (same device and inode): not another put at its path since, such as a link
+    /// to a file the scan never saw, which must not be sent.
+    func isScanned(_ status: stat) -> Bool {
+        Int64(bitPattern: UInt64(status.st_dev)) == device && Int64(bitPattern: UInt64(status.st_ino)) == inode
+    }
+
     /// The path for messages (invalid UTF-8 repaired).
     var displayPath: String { String(decoding: path, as: UTF8.self) }
 }

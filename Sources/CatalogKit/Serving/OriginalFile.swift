@@ -7,8 +7,8 @@ import Glibc
 import Darwin
 #endif
 
-/// An item's image file, opened and checked to be the file the catalog scanned (same size and
-/// modification time): what `GET /api/items/{id}/original` sends. Only items' files are ever
+/// An item's image file, opened and checked to be the file the catalog scanned (same device,
+/// inode, size and modification time): what `GET /api/items/{id}/original` sends. Only items' files are ever
 /// opened, found by id; nothing a client sends becomes a path.
 public final class OriginalFile: Sendable {
     /// Why an original cannot be sent.
@@ -46,7 +46,8 @@ public final class OriginalFile: Sendable {
         guard fd >= 0 else { throw Problem.gone(id) }
         var status = stat()
         let mtime = fstat(fd, &status) == 0 ? WallClock.nanoseconds(status.st_mtim) : -1
-        guard status.st_mode & S_IFMT == S_IFREG, Int64(status.st_size) == file.size, mtime == file.mtimeNanoseconds else {
+        guard status.st_mode & S_IFMT == S_IFREG, file.isScanned(status), Int64(status.st_size) == file.size,
+              mtime == file.mtimeNanoseconds else {
             close(fd)
             throw Problem.changed(id)
         }

@@ -31,6 +31,11 @@ extension Catalog {
         var status = stat()
         guard fstat(fd, &status) == 0 else { throw .gone(file.itemID, path: path, reason: SystemError.text()) }
         guard status.st_mode & S_IFMT == S_IFREG else { throw .unusable(file.itemID, path: path, .notARegularFile) }
+        // The file the scan read, changed in place or not; never another put at its path (a
+        // link to a file the scan never saw).
+        guard file.isScanned(status) else {
+            throw .gone(file.itemID, path: path, reason: "another file is at its path since the scan; run `catalog scan` again")
+        }
         let key = ThumbnailKey(itemID: file.itemID, version: ThumbnailKey.version(of: status), size: size)
         if reuse, let cached = cache.read(key) { return cached }
         do {
