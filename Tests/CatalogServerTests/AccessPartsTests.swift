@@ -72,6 +72,33 @@ struct AccessPartsTests {
         }
         let after = try String(contentsOfFile: file.path, encoding: .utf8)
         #expect(after.contains(one) && after.contains(two))
+        // Through a link to the file: the file is changed, the link stays a link.
+        let link = TokenFile(path: folder.appendingPathComponent("link.tokens").path)
+        try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: file.path)
+        _ = try link.revoke(String(AccessToken(token: one, note: "").fingerprint))
+        #expect(try !String(contentsOfFile: file.path, encoding: .utf8).contains(one), "revoked in the file the link names")
+        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: link.path)) == file.path)
+    }
+
+    /// A session lasts as long as the server says now: one made under a longer `--session-days`
+    /// is stale once the server is started with a shorter one.
+    @Test func aSessionOutlastingTheServersLifetimeIsStale() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tokens-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = TokenFile(path: folder.appendingPathComponent("catalog.tokens").path)
+        _ = try file.appendNewToken(note: "phone")
+        let tokens = AccessTokens(file: file) { _ in }
+        let token = try #require(try file.read().tokens.first)
+        let long = SessionCookie(lifetime: .seconds(3650 * 86_400), secure: false)
+        let short = SessionCookie(lifetime: .seconds(86_400), secure: false)
+        func cookie(_ made: SessionCookie, at date: Date) -> String { String(made.make(for: token, now: date).prefix { $0 != ";" }) }
+        let now = Date()
+        func valid(_ verdict: SessionCookie.Verdict?) -> Bool { if case .valid? = verdict { true } else { false } }
+        #expect(valid(long.verify(cookieHeader: cookie(long, at: now), tokens: tokens, now: now)))
+        #expect(!valid(short.verify(cookieHeader: cookie(long, at: now), tokens: tokens, now: now)), "a 10-year session, a 1-day server")
+        #expect(valid(short.verify(cookieHeader: cookie(short, at: now), tokens: tokens, now: now.addingTimeInterval(3_600))))
+        #expect(!valid(short.verify(cookieHeader: cookie(short, at: now), tokens: tokens, now: now.addingTimeInterval(86_401))), "expired")
     }
 
     @Test func aFileNameBecomesAQuotedASCIIFallbackAndAnExactEncodedName() {

@@ -45,7 +45,7 @@ struct AccessControl: Sendable {
             guard let token = Self.bearer(authorization) else { return .malformedAuthorization }
             return tokens.match(token) != nil ? .validToken : .wrongToken
         }
-        return SessionCookie.verify(cookieHeader: request.headers[.cookie], tokens: tokens).map(Credentials.session) ?? .none
+        return cookie.verify(cookieHeader: request.headers[.cookie], tokens: tokens).map(Credentials.session) ?? .none
     }
 
     /// Checks a request's bearer token or session cookie; a wrong token or a forged cookie counts

@@ -35,15 +35,18 @@ struct SessionCookie: Sendable {
         case forged
     }
 
-    /// Checks the session in a `Cookie` header, if it has one.
-    static func verify(cookieHeader: String?, tokens: AccessTokens, now: Date = Date()) -> Verdict? {
-        guard let value = value(in: cookieHeader) else { return nil }
+    /// Checks the session in a `Cookie` header, if it has one. A session that would outlast
+    /// this server's lifetime from now (made while `--session-days` was longer) is stale: a
+    /// shorter lifetime holds for the sessions that exist too.
+    func verify(cookieHeader: String?, tokens: AccessTokens, now: Date = Date()) -> Verdict? {
+        guard let value = Self.value(in: cookieHeader) else { return nil }
         let parts = value.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 4, parts[0] == "v1", let expires = Int64(parts[2]), let mac = Base64URL.decode(parts[3]) else { return .forged }
         guard let token = tokens.token(fingerprint: parts[1]) else { return .stale }
         let payload = Data(parts[0...2].joined(separator: ".").utf8)
         guard HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: payload, using: token.sessionKey) else { return .forged }
-        return expires > Int64(now.timeIntervalSince1970) ? .valid(token) : .stale
+        let seconds = Int64(now.timeIntervalSince1970)
+        return expires > seconds && expires <= seconds + lifetime.components.seconds ? .valid(token) : .stale
     }
 
     /// The session cookie's value among a `Cookie` header's pairs.

@@ -107,7 +107,10 @@ public struct TokenFile: Sendable {
         // The new file takes the old one's owner and mode: a server that could read it still can.
         var original = stat()
         guard stat(path, &original) == 0 else { throw .unwritable(path, String(cString: strerror(errno))) }
-        let temporary = path + ".revoking"
+        // A token file reached through a link is replaced where it is: a rename onto the link
+        // would replace the link, and leave the file a server reads as it was.
+        let target = realpath(path, nil).map { resolved in defer { free(resolved) }; return String(cString: resolved) } ?? path
+        let temporary = target + ".revoking"
         unlink(temporary) // one left by a revoke that died
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw .unwritable(temporary, String(cString: strerror(errno))) }
@@ -117,7 +120,7 @@ public struct TokenFile: Sendable {
         let moded = fchmod(descriptor, original.st_mode & 0o777) == 0
         let synced = fsync(descriptor) == 0
         close(descriptor)
-        guard written == text.utf8.count, ownerKept, moded, synced, rename(temporary, path) == 0 else {
+        guard written == text.utf8.count, ownerKept, moded, synced, rename(temporary, target) == 0 else {
             let reason = String(cString: strerror(errno))
             unlink(temporary)
             throw .unwritable(path, reason)
