@@ -272,6 +272,29 @@ import Testing
         #expect(server.stop() == 0)
     }
 
+    /// Every connection the server takes holding a half-sent request head (what anyone could
+    /// open, without a token): a new client still gets its page, in the place of the one that
+    /// has been sending its head longest (it got 503 until the heads timed out, and the
+    /// attacker only had to open them again).
+    @Test func connectionsThatHoldHalfAHeadDoNotKeepOthersOut() throws {
+        let (served, token) = try Self.catalogWithToken()
+        let server = try Server(["--db", served.path, "--host", "0.0.0.0", "--max-connections", "20"])
+        var halves: [RawConnection] = []
+        for _ in 0..<20 {
+            let connection = try RawConnection(port: server.port)
+            connection.send("GET /api/stats HTTP/1.1\r\n")
+            halves.append(connection)
+        }
+        // Each half-head reached the server: one more connection is answered (it takes an idle
+        // one's place while any is still idle, a half-head's after).
+        for _ in 0..<5 {
+            let page = try RawConnection.request(port: server.port, "/api/page?width=375", headers: Self.bearer(token))
+            #expect(page.status == 200, "a client is served whatever the half-heads hold")
+        }
+        #expect(halves.contains { $0.waitFor(.seconds(5)) { _ in false } == false && $0.closedByServer }, "half-heads were closed to make room")
+        #expect(server.stop() == 0)
+    }
+
     @Test func aResponseThatEndsBeforeItsRequestsBody_leavesTheConnectionToTheIdleTimeout() throws {
         let (served, _) = try Self.catalogWithToken()
         let server = try Server(["--db", served.path, "--host", "0.0.0.0", "--idle-timeout", "2", "--request-timeout", "30"])

@@ -39,7 +39,7 @@ package final class FolderWatcher {
     /// and `.layouts`): their events are the scans' own writes, and would start a rescan after
     /// every rescan.
     package var catalogFile: (folder: [UInt8], name: [UInt8])? {
-        didSet { catalogNames = Set(["", "-wal", "-shm", "-journal", ".layouts", ".layouts-wal", ".layouts-shm", ".layouts-journal"]
+        didSet { catalogNames = Set(["", "-wal", "-shm", "-journal", ".lock", ".layouts", ".layouts-wal", ".layouts-shm", ".layouts-journal", ".layouts.lock"]
             .map { (catalogFile?.name ?? []) + Array($0.utf8) }) }
     }
     private var catalogNames: Set<[UInt8]> = []

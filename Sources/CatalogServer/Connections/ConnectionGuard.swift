@@ -156,6 +156,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             }
         }
         state = complete ? .busy : .awaitingHead(seen: seen, lineEnded: lineEnded, tail: tail)
+        if complete { registry.setReadingHead(id, false) }
         context.fireChannelRead(data)
     }
 
@@ -164,7 +165,10 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     func requestHeadReceived() {
         requestsOpen += 1
         responsesOpen += 1
-        if case .awaitingHead = state { state = .busy }
+        if case .awaitingHead = state {
+            state = .busy
+            registry.setReadingHead(id, false)
+        }
     }
 
     /// The request's last byte arrived: it is no longer slow.
@@ -193,6 +197,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private func startRequest(_ context: ChannelHandlerContext) {
         idleTimer?.cancel()
         registry.setIdle(id, false)
+        registry.setReadingHead(id, true)
         requestTimer?.cancel()
         requestTimer = context.eventLoop.scheduleTask(in: .init(limits.requestTimeout)) { [weak self] in
             guard let self, let context = self.context else { return }

@@ -24,7 +24,8 @@ struct Serve: AsyncParsableCommand {
             and keeps a signed session cookie. --no-auth serves without, and says so at every start.
 
             Limits (each an option below): request line 8 KiB and head 32 KiB (431 past them), 512 connections \
-            (a new one closes the connection idle longest), 10 s for a request to arrive (408), 60 s idle, 60 s \
+            (a new one closes the connection idle longest, else the one sending a head longest), 10 s for a request \
+            to arrive (408), 60 s idle, 60 s \
             without reading a response, 20 failed sign-ins a minute per address (429 with Retry-After).
             """)
 
