@@ -133,7 +133,7 @@ public enum CatalogServer {
         router.add(middleware: ErrorMiddleware(outages: OutageLog(logger: errorLog)))
         if let access {
             router.add(middleware: AccessMiddleware(access: access))
-        } else if ServeAccess.isLoopback(host: options.host) {
+        } else if ServeAccess.listensOnLoopbackOnly(host: options.host) {
             router.add(middleware: LoopbackHostMiddleware(publicHost: options.publicHost))
         }
         router.add(middleware: RequestShapeMiddleware())

@@ -101,6 +101,13 @@ struct AccessPartsTests {
         #expect(!valid(short.verify(cookieHeader: cookie(short, at: now), tokens: tokens, now: now.addingTimeInterval(86_401))), "expired")
     }
 
+    /// The listener is loopback-only by the addresses its name has, not by the name: a name
+    /// that does not resolve, or resolves past loopback, needs access control.
+    @Test func aListenerIsLoopbackOnlyByTheAddressesItsNameHas() {
+        for host in ["127.0.0.1", "127.9.9.9", "::1", "[::1]", "localhost"] { #expect(ServeAccess.listensOnLoopbackOnly(host: host), "\(host)") }
+        for host in ["0.0.0.0", "::", "192.0.2.2", "no-such-name.invalid"] { #expect(!ServeAccess.listensOnLoopbackOnly(host: host), "\(host)") }
+    }
+
     @Test func aFileNameBecomesAQuotedASCIIFallbackAndAnExactEncodedName() {
         #expect(ContentDisposition.inline(fileName: "kite.jpg") == #"inline; filename="kite.jpg"; filename*=UTF-8''kite.jpg"#)
         #expect(ContentDisposition.inline(fileName: "a\"b\\c\r\nd é.jpg")

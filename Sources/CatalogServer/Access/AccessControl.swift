@@ -146,6 +146,31 @@ public enum ServeAccess {
             || (bytes[..<12] == [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF][...] && bytes[12] == 127) // ::ffff:127.x.x.x
     }
 
+    /// Whether a server listening on `host` listens on loopback only: a loopback address, or a
+    /// name that resolves to loopback addresses alone. A name is looked up as the listener
+    /// will look it up: `photos.localhost` written into /etc/hosts as 0.0.0.0 listens on every
+    /// interface, whatever its name says.
+    public static func listensOnLoopbackOnly(host: String) -> Bool {
+        let name = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        var v4 = [UInt8](repeating: 0, count: 4), v6 = [UInt8](repeating: 0, count: 16)
+        if inet_pton(AF_INET, name, &v4) == 1 || inet_pton(AF_INET6, name, &v6) == 1 { return isLoopback(host: name) }
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var found: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(name, nil, &hints, &found) == 0, let first = found else { return false }
+        defer { freeaddrinfo(first) }
+        var addresses: [String] = []
+        var entry: UnsafeMutablePointer<addrinfo>? = first
+        while let current = entry {
+            var text = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+            if getnameinfo(current.pointee.ai_addr, current.pointee.ai_addrlen, &text, socklen_t(text.count), nil, 0, NI_NUMERICHOST) == 0 {
+                addresses.append(String(cString: text))
+            }
+            entry = current.pointee.ai_next
+        }
+        return !addresses.isEmpty && addresses.allSatisfy { isLoopback(host: $0) }
+    }
+
     /// Whether a public URL names this machine only.
     public static func isLoopback(url: String) -> Bool {
         URLComponents(string: url)?.host.map { isLoopback(host: $0) } ?? false

@@ -201,7 +201,7 @@ extension Serve {
     func accessOptions() throws -> CatalogServer.Access? {
         let environment = ProcessInfo.processInfo.environment
         let named = tokenFile ?? (noAuth ? nil : environment["CATALOG_TOKEN_FILE"])
-        let beyondThisMachine = !ServeAccess.isLoopback(host: host) || publicURL.map { !ServeAccess.isLoopback(url: $0) } ?? false
+        let beyondThisMachine = !ServeAccess.listensOnLoopbackOnly(host: host) || publicURL.map { !ServeAccess.isLoopback(url: $0) } ?? false
         if noAuth {
             let place = port == 0 ? "\(host) on the port it listens on" : "\(host):\(port)"
             printError("warning: access control is off (--no-auth): anyone who can reach \(place) can see and download every photo"
