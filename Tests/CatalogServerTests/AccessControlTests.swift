@@ -232,6 +232,7 @@ import Testing
         let plain = try Server(["--db", served.path, "--host", "0.0.0.0"])
         let noCORS = try RawConnection.request(port: plain.port, "/api/items", headers: Self.bearer(token).merging(["Origin": "https://app.example.com"]) { $1 })
         #expect(noCORS.header("Access-Control-Allow-Origin") == nil, "no cross-origin access unless asked for")
+        #expect(noCORS.header("Cross-Origin-Resource-Policy") == "same-origin", "nor embedding by another site's page")
         #expect(plain.stop() == 0)
     }
 

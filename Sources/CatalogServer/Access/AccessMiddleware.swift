@@ -27,7 +27,8 @@ struct AccessMiddleware: RouterMiddleware {
 
 /// Headers every response carries: `nosniff`, `no-referrer`, and a Content-Security-Policy that
 /// allows nothing (the gallery's page sets its own); with `--cors-origin`, what lets those
-/// origins read the API (and answers their preflights).
+/// origins read the API (and answers their preflights), else `Cross-Origin-Resource-Policy:
+/// same-origin`.
 struct SecurityHeadersMiddleware: RouterMiddleware {
     typealias Context = CatalogRequestContext
     let corsOrigins: Set<String>
@@ -60,6 +61,9 @@ struct SecurityHeadersMiddleware: RouterMiddleware {
         }
         response.headers[.xContentTypeOptions] = "nosniff"
         response.headers[.referrerPolicy] = "no-referrer"
+        // Without origins let in, no other site's page may embed an original or a thumbnail
+        // (an open server on loopback: any page the browser opens could list the photos).
+        if corsOrigins.isEmpty { response.headers[.crossOriginResourcePolicy] = "same-origin" }
         if response.headers[.contentSecurityPolicy] == nil { response.headers[.contentSecurityPolicy] = Self.lockedDown }
         return response
     }
@@ -68,6 +72,7 @@ struct SecurityHeadersMiddleware: RouterMiddleware {
 extension HTTPField.Name {
     static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
     static let xFrameOptions = HTTPField.Name("X-Frame-Options")!
+    static let crossOriginResourcePolicy = HTTPField.Name("Cross-Origin-Resource-Policy")!
 }
 
 /// An open server on loopback answers only requests addressed to loopback (`Host: localhost`,
