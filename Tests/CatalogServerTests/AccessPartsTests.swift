@@ -108,6 +108,27 @@ struct AccessPartsTests {
         for host in ["0.0.0.0", "::", "192.0.2.2", "no-such-name.invalid"] { #expect(!ServeAccess.listensOnLoopbackOnly(host: host), "\(host)") }
     }
 
+    /// A public URL's origin is what a browser sends as Origin: without the scheme's own port.
+    @Test func anOriginLeavesOutTheSchemesOwnPort() {
+        #expect(ServeAccess.origin(of: "https://Photos.example.com:443/") == "https://photos.example.com")
+        #expect(ServeAccess.origin(of: "http://photos.example.com:80/x") == "http://photos.example.com")
+        #expect(ServeAccess.origin(of: "https://photos.example.com:8443/") == "https://photos.example.com:8443")
+        #expect(ServeAccess.origin(of: "http://photos.example.com:443/") == "http://photos.example.com:443")
+    }
+
+    /// A token file saved with a byte order mark keeps its first token.
+    @Test func aByteOrderMarkDoesNotHideTheFirstToken() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tokens-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let token = String(repeating: "b", count: 40)
+        let file = TokenFile(path: folder.appendingPathComponent("bom.tokens").path)
+        try Data([0xEF, 0xBB, 0xBF] + Array("\(token) # bom\r\n".utf8)).write(to: URL(fileURLWithPath: file.path))
+        let tokens = try file.read().tokens
+        #expect(tokens.map(\.label) == ["bom"])
+        #expect(tokens.first?.fingerprint == AccessToken(token: token, note: "").fingerprint)
+    }
+
     @Test func aFileNameBecomesAQuotedASCIIFallbackAndAnExactEncodedName() {
         #expect(ContentDisposition.inline(fileName: "kite.jpg") == #"inline; filename="kite.jpg"; filename*=UTF-8''kite.jpg"#)
         #expect(ContentDisposition.inline(fileName: "a\"b\\c\r\nd é.jpg")

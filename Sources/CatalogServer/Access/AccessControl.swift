@@ -127,7 +127,8 @@ public enum ServeAccess {
     public static func origin(of url: String) -> String? {
         guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
               scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty else { return nil }
-        let port = components.port.map { ":\($0)" } ?? ""
+        // A browser's Origin leaves out the scheme's own port: so does this.
+        let port = components.port.flatMap { ($0 == 443 && scheme == "https") || ($0 == 80 && scheme == "http") ? nil : ":\($0)" } ?? ""
         return "\(scheme)://\(host.lowercased())\(port)"
     }
 

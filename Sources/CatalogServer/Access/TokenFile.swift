@@ -154,7 +154,8 @@ public struct TokenFile: Sendable {
 
     /// A line's token and note, or nil for a blank line or a comment.
     static func parse(_ line: Substring) -> (token: String, note: String)? {
-        let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines) // a file saved with CRLF too
+        // A file saved with CRLF too, and with a byte order mark (an editor's "UTF-8 with BOM").
+        let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines.union(CharacterSet(charactersIn: "\u{FEFF}")))
         guard !trimmed.isEmpty, !trimmed.hasPrefix("#") else { return nil }
         let parts = trimmed.split(separator: "#", maxSplits: 1)
         let token = parts[0].split(whereSeparator: { $0 == " " || $0 == "\t" }).first.map(String.init) ?? ""

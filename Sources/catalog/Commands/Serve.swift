@@ -200,7 +200,7 @@ extension Serve {
     /// token file stops here, exit 2, saying how to make one.
     func accessOptions() throws -> CatalogServer.Access? {
         let environment = ProcessInfo.processInfo.environment
-        let named = tokenFile ?? (noAuth ? nil : environment["CATALOG_TOKEN_FILE"])
+        let named = tokenFile ?? (noAuth ? nil : environment["CATALOG_TOKEN_FILE"].flatMap { $0.isEmpty ? nil : $0 }) // empty: unset
         let beyondThisMachine = !ServeAccess.listensOnLoopbackOnly(host: host) || publicURL.map { !ServeAccess.isLoopback(url: $0) } ?? false
         if noAuth {
             let place = port == 0 ? "\(host) on the port it listens on" : "\(host):\(port)"
