@@ -48,6 +48,8 @@ import Testing
         ("key,width,height,orientation\na,10,20,9\n", 2, "orientation must be 1 to 8"),
         ("key,width,height,date\na,10,20,yesterday\n", 2, "date must be ISO 8601"),
         ("key,width,height,date\na,10,20,2023-02-29\n", 2, "date must be ISO 8601"),
+        ("key,width,height,date\na,10,20,2024-05-01T12:30:00+99:99\n", 2, "date must be ISO 8601"),
+        ("key,width,height,date\na,10,20,2024-05-01T12:30:00+24:00\n", 2, "date must be ISO 8601"),
         ("width,height\n10,20\n", 1, "no \"key\" column"),
         ("key,wdth,hieght\n", 1, "no \"width\" column"),
         ("key,width\nk,1\n", 1, "no \"height\" column"),

@@ -47,6 +47,8 @@ enum ImportDate {
                 } else if index + 3 != b.count {
                     return nil
                 }
+                // ISO 8601 offsets run to 23:59 (real zones span -12:00 to +14:00); +99:99 is no zone.
+                guard h <= 23, m <= 59 else { return nil }
                 offsetMinutes = (h * 60 + m) * (b[index] == 45 ? -1 : 1)
                 index = b.count
             } else {
