@@ -2,6 +2,12 @@ import ArgumentParser
 import CatalogKit
 import Foundation
 
+/// An environment variable's value; nil when it is unset or empty (`CATALOG_TOKEN_FILE= catalog
+/// serve` unsets it, as a shell user means).
+func environmentValue(_ name: String) -> String? {
+    ProcessInfo.processInfo.environment[name].flatMap { $0.isEmpty ? nil : $0 }
+}
+
 /// The options every catalog command shares.
 struct CatalogOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp(

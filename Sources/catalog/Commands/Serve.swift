@@ -157,7 +157,7 @@ struct Serve: AsyncParsableCommand {
 
     /// The replica to read from: --read-db, else $CATALOG_READ_DB.
     var replica: String? {
-        readDB ?? ProcessInfo.processInfo.environment["CATALOG_READ_DB"].flatMap { $0.isEmpty ? nil : $0 }
+        readDB ?? environmentValue("CATALOG_READ_DB")
     }
 
     func run() async throws {
@@ -199,8 +199,7 @@ extension Serve {
     /// off on loopback or with --no-auth (warned about). A server that needs tokens and has no
     /// token file stops here, exit 2, saying how to make one.
     func accessOptions() throws -> CatalogServer.Access? {
-        let environment = ProcessInfo.processInfo.environment
-        let named = tokenFile ?? (noAuth ? nil : environment["CATALOG_TOKEN_FILE"].flatMap { $0.isEmpty ? nil : $0 }) // empty: unset
+        let named = tokenFile ?? (noAuth ? nil : environmentValue("CATALOG_TOKEN_FILE"))
         let beyondThisMachine = !ServeAccess.listensOnLoopbackOnly(host: host) || publicURL.map { !ServeAccess.isLoopback(url: $0) } ?? false
         if noAuth {
             let place = port == 0 ? "\(host) on the port it listens on" : "\(host):\(port)"

@@ -21,7 +21,7 @@ struct Token: ParsableCommand {
         var tokenFile: String?
 
         var file: TokenFile {
-            TokenFile(path: tokenFile ?? ProcessInfo.processInfo.environment["CATALOG_TOKEN_FILE"].flatMap { $0.isEmpty ? nil : $0 } // empty: unset
+            TokenFile(path: tokenFile ?? environmentValue("CATALOG_TOKEN_FILE")
                 ?? TokenFile.defaultPath(forCatalog: catalog.path))
         }
     }
