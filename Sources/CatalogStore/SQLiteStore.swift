@@ -17,6 +17,9 @@ package final class SQLiteStore: CatalogBackend {
     /// with 4 threads of reads on 2 cores served 14-15 % fewer pages than with 2, with 8 20-25 %).
     package var readConcurrency: Int { ProcessInfo.processInfo.activeProcessorCount }
     package var longestKey: Int? { nil }
+    /// What the names of the files kept for a catalog add to its path: the database, SQLite's
+    /// journals, the write lock (WriteLock), the stored layouts' file (LayoutFile) and its own.
+    package static let fileSuffixes = ["", "-wal", "-shm", "-journal", ".lock"].flatMap { [$0, ".layouts" + $0] }
 
     /// The id of the newest migration this build applies.
     package static var schemaVersion: String { CatalogMigrations.identifiers.last ?? "none" }

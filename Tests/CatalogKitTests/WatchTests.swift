@@ -1,4 +1,5 @@
 import CatalogKit
+import CatalogStore
 import Foundation
 import Synchronization
 import Testing
@@ -195,8 +196,8 @@ import Testing
         let root = library.root.path
         let watcher = try FolderWatcher(includeHidden: false)
         watcher.add(root: root, folder: Array(root.utf8))
-        watcher.catalogFile = (Array(root.utf8), Array("catalog".utf8))
-        for name in ["catalog", "catalog-wal", "catalog-shm", "catalog.layouts", "catalog.layouts-wal"] { try library.write(name, Data("x".utf8)) }
+        watcher.ignored = (Array(root.utf8), Set(SQLiteStore.fileSuffixes.map { Array("catalog\($0)".utf8) }))
+        for name in ["catalog", "catalog-wal", "catalog-shm", "catalog.lock", "catalog.layouts", "catalog.layouts-wal"] { try library.write(name, Data("x".utf8)) }
         try library.write("sub/marker.png", Library.fixture("rgb.png"))
         let first = watcher.wait(timeout: .seconds(10), quiet: .milliseconds(100), longest: .seconds(10))
         #expect(first.folders[root].map { Set($0.keys) } == [Array((root + "/sub").utf8)], "only the folder with the marker")

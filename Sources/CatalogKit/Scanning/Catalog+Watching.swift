@@ -1,4 +1,5 @@
 import CatalogModel
+import CatalogStore
 import Foundation
 import Synchronization
 
@@ -57,7 +58,8 @@ extension Catalog {
         let watcher = try FolderWatcher(includeHidden: options.includeHidden, limit: settings.folderLimit)
         if let file = file.map({ Array(Scanner.absolute($0).utf8) }) {
             let slash = file.lastIndex(of: 47) ?? 0
-            watcher.catalogFile = (Array(file[..<slash]), Array(file[(slash + 1)...]))
+            let name = file[(slash + 1)...]
+            watcher.ignored = (Array(file[..<slash]), Set(SQLiteStore.fileSuffixes.map { name + Array($0.utf8) }))
         }
         // Watches first: a file written during the first scan is seen by one or the other.
         for root in absolute { watcher.add(root: root, folder: Array(root.utf8)) }

@@ -35,14 +35,9 @@ package final class FolderWatcher {
     /// Each root's device when it was watched: a root comes back only on it (a mount point
     /// left empty by an unmounted disk is another device, and is not the root).
     private var rootDevices: [String: UInt64] = [:]
-    /// The catalog's own files when it lies under a root (`catalog.sqlite`, its `-wal`, `-shm`
-    /// and `.layouts`): their events are the scans' own writes, and would start a rescan after
-    /// every rescan.
-    package var catalogFile: (folder: [UInt8], name: [UInt8])? {
-        didSet { catalogNames = Set(["", "-wal", "-shm", "-journal", ".lock", ".layouts", ".layouts-wal", ".layouts-shm", ".layouts-journal", ".layouts.lock"]
-            .map { (catalogFile?.name ?? []) + Array($0.utf8) }) }
-    }
-    private var catalogNames: Set<[UInt8]> = []
+    /// Files whose events are no change: the catalog's own, when it lies under a root (the
+    /// scans' own writes would start a rescan after every rescan). By folder and exact name.
+    package var ignored: (folder: [UInt8], names: Set<[UInt8]>)?
 
     private static let mask = UInt32(IN_CREATE | IN_DELETE | IN_CLOSE_WRITE | IN_MODIFY | IN_ATTRIB | IN_MOVED_FROM | IN_MOVED_TO
                                      | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_EXCL_UNLINK)
@@ -190,7 +185,7 @@ package final class FolderWatcher {
             changes.note(path, root: root, recursive: true)
             return
         }
-        if let catalogFile, folder == catalogFile.folder, catalogNames.contains(name) { return }
+        if let ignored, folder == ignored.folder, ignored.names.contains(name) { return }
         changes.note(folder, root: root, recursive: false) // a file in this folder: its own files only
     }
 }
