@@ -108,6 +108,9 @@ package struct FileMove: Sendable, Hashable {
     package var to: Data
     /// The item the file keeps, if it has one.
     package var itemID: Int64?
+    /// The root the new path lies under, when the scan knows it (a file moved from one of its
+    /// roots to another); nil keeps the file's.
+    package var rootID: Int64?
     /// The file as it is now when it changed too (renamed and touched, or its content found at
     /// a new path): its stat and fingerprint, and an image's facts for its item, written in the
     /// move's transaction.
@@ -115,10 +118,12 @@ package struct FileMove: Sendable, Hashable {
     package var fingerprint: Int64?
     package var facts: ImageFacts?
 
-    package init(from: Data, to: Data, itemID: Int64?, stat: FileStat? = nil, fingerprint: Int64? = nil, facts: ImageFacts? = nil) {
+    package init(from: Data, to: Data, itemID: Int64?, rootID: Int64? = nil, stat: FileStat? = nil, fingerprint: Int64? = nil,
+                 facts: ImageFacts? = nil) {
         self.from = from
         self.to = to
         self.itemID = itemID
+        self.rootID = rootID
         self.stat = stat
         self.fingerprint = fingerprint
         self.facts = facts

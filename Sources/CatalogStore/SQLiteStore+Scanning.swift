@@ -207,9 +207,11 @@ extension SQLiteStore {
             }
             let importedKey = try db.makeStatement(sql: "SELECT id FROM items WHERE key = ? AND source = 1")
             let deleteFile = try db.makeStatement(sql: "DELETE FROM files WHERE path = ?")
-            let refuseFile = try db.makeStatement(sql: "UPDATE files SET path = ?, status = 2, item_id = NULL, error = ? WHERE path = ?")
+            let refuseFile = try db.makeStatement(sql: """
+                UPDATE files SET path = ?, root_id = coalesce(?, root_id), status = 2, item_id = NULL, error = ? WHERE path = ?
+                """)
             let deleteItem = try db.makeStatement(sql: "DELETE FROM items WHERE id = ?")
-            let moveFile = try db.makeStatement(sql: "UPDATE files SET path = ? WHERE path = ?")
+            let moveFile = try db.makeStatement(sql: "UPDATE files SET path = ?, root_id = coalesce(?, root_id) WHERE path = ?")
             let moveItem = try db.makeStatement(sql: "UPDATE items SET key = ?, changed_generation = (SELECT generation FROM catalog) WHERE id = ?")
             let fileNow = try db.makeStatement(sql: "UPDATE files SET device = ?, inode = ?, size = ?, mtime_ns = ?, fingerprint = ? WHERE path = ?")
             // One statement an item: the change log records one change for it.
@@ -224,11 +226,11 @@ extension SQLiteStore {
                 try deleteFile.execute(arguments: [move.to])
                 if let itemID = move.itemID, try Int64.fetchOne(importedKey, arguments: [move.to]) != nil {
                     try bump()
-                    try refuseFile.execute(arguments: [move.to, FileOutcome.importedKeyReason, move.from])
+                    try refuseFile.execute(arguments: [move.to, move.rootID, FileOutcome.importedKeyReason, move.from])
                     try deleteItem.execute(arguments: [itemID])
                     moved.append(false)
                 } else {
-                    try moveFile.execute(arguments: [move.to, move.from])
+                    try moveFile.execute(arguments: [move.to, move.rootID, move.from])
                     if let itemID = move.itemID {
                         try bump()
                         if let f = move.facts {

@@ -156,11 +156,15 @@ extension PostgresStore {
                 try session.execute("DELETE FROM files WHERE path = \(to)")
                 if let itemID = move.itemID, try session.value("SELECT id FROM items WHERE key = \(to) AND source = 1", as: Int64.self) != nil {
                     _ = try bump()
-                    try session.execute("UPDATE files SET path = \(to), status = 2, item_id = NULL, error = \(FileOutcome.importedKeyReason) WHERE path = \(from)")
+                    try session.execute("""
+                        UPDATE files SET path = \(to), root_id = coalesce(\(move.rootID), root_id), status = 2, item_id = NULL,
+                            error = \(FileOutcome.importedKeyReason)
+                        WHERE path = \(from)
+                        """)
                     try session.execute("DELETE FROM items WHERE id = \(itemID)")
                     moved.append(false)
                 } else {
-                    try session.execute("UPDATE files SET path = \(to) WHERE path = \(from)")
+                    try session.execute("UPDATE files SET path = \(to), root_id = coalesce(\(move.rootID), root_id) WHERE path = \(from)")
                     if let itemID = move.itemID {
                         let generation = try bump()
                         if let f = move.facts { // one statement an item: the change log records one change for it

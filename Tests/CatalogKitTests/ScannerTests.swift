@@ -356,6 +356,43 @@ import Testing
         #expect(items[library.path("a-copy.png")]?.id != id && items[library.path("zz-copy.png")]?.id != id)
     }
 
+    /// A file moved from one root of a scan to another keeps its item, whichever root is walked
+    /// first: the roots' vanished files are matched with the new ones of every root, and removed
+    /// only after every root is walked (the first root's were removed before the second was
+    /// walked, and the file came back as a new item).
+    @Test(arguments: Backend.allCases) func aFileMovedBetweenTwoRootsOfAScanKeepsItsItem_eitherWay(_ backend: Backend) throws {
+        let library = try Library(backend)
+        try library.write("a/x.png", Library.fixture("rgb.png"))
+        try library.write("a/kept.jpg", Library.fixture("baseline.jpg"))
+        try library.write("b/y.jpg", Library.fixture("grayscale.jpg"))
+        let roots = [library.path("a"), library.path("b")]
+        _ = try library.scan(roots)
+        let before = try library.items()
+        let generation = try library.catalog().generation()
+
+        try FileManager.default.moveItem(atPath: library.path("a/x.png"), toPath: library.path("b/x.png")) // to the later root
+        var summary = try library.scan(roots)
+        #expect((summary.moved, summary.added, summary.removed) == (1, 0, 0), "\(summary)")
+        #expect(try library.items()[library.path("b/x.png")]?.id == before[library.path("a/x.png")]?.id)
+        #expect(try library.catalog().generation() == generation + 1)
+
+        try FileManager.default.moveItem(atPath: library.path("b/y.jpg"), toPath: library.path("a/y.jpg")) // to the earlier root
+        summary = try library.scan(roots)
+        #expect((summary.moved, summary.added, summary.removed) == (1, 0, 0), "\(summary)")
+        #expect(try library.items()[library.path("a/y.jpg")]?.id == before[library.path("b/y.jpg")]?.id)
+
+        // Copied, then deleted (a move across disks): found by its content in the other root.
+        try FileManager.default.copyItem(atPath: library.path("b/x.png"), toPath: library.path("a/x-copied.png"))
+        try FileManager.default.removeItem(atPath: library.path("b/x.png"))
+        summary = try library.scan(roots)
+        #expect((summary.moved, summary.added, summary.removed) == (1, 0, 0), "\(summary)")
+        let after = try library.items()
+        #expect(after[library.path("a/x-copied.png")]?.id == before[library.path("a/x.png")]?.id)
+        #expect(Set(after.values.map(\.id)) == Set(before.values.map(\.id)))
+        let again = try library.scan(roots)
+        #expect((again.unchanged, again.moved, again.added, again.removed) == (3, 0, 0, 0), "\(again)")
+    }
+
     /// Hard links share an inode: one of them renamed keeps its own item, though another path
     /// with that inode is still there.
     @Test(arguments: Backend.allCases) func aRenamedHardLinkKeepsItsItem(_ backend: Backend) throws {
@@ -400,11 +437,50 @@ import Testing
         #expect(summary.removed == 0)
         #expect(summary.unscannedRoots.first?.contains("(an unmounted disk?); nothing removed under it") == true, "\(summary.unscannedRoots)")
         #expect(try library.items().count == 2)
-        // Files deleted for good from a folder on the same disk as them are removed as ever.
+        // A copy of a kept file is a new item: the unmounted disk's file keeps its own.
+        let kept = try library.items()
         try library.write("c.jpg", Library.fixture("baseline.jpg"))
-        _ = try library.scan()
+        let copied = try library.scan()
+        #expect((copied.added, copied.moved, copied.removed) == (1, 0, 0), "\(copied)")
+        #expect(try library.items()[library.path("a.jpg")]?.id == kept[library.path("a.jpg")]?.id)
+        // Files deleted for good from a folder on the same disk as them are removed as ever,
+        // and the disk's files are still kept.
         try FileManager.default.removeItem(atPath: library.path("c.jpg"))
-        #expect(try library.scan().removed == 1)
+        let deleted = try library.scan()
+        #expect(deleted.removed == 1)
+        #expect(deleted.problems.contains { $0.contains("2 known files on a disk that is not mounted now") }, "\(deleted.problems)")
+        #expect(try library.items().count == 2)
+    }
+
+    /// A disk mounted in a folder under a root, then unmounted: its files are kept, the rest of
+    /// the root is scanned as ever; a disk emptied while mounted loses its files.
+    @Test(.enabled(if: canMount, "mounting a tmpfs takes root"), arguments: Backend.allCases)
+    func aDiskUnmountedFromAFolderUnderARootKeepsItsFiles(_ backend: Backend) throws {
+        let library = try Library(backend)
+        try library.write("a.jpg", Library.fixture("baseline.jpg"))
+        try FileManager.default.createDirectory(atPath: library.path("usb"), withIntermediateDirectories: true)
+        try #require(mount("tmpfs", library.path("usb"), "tmpfs", 0, nil) == 0)
+        var mounted = true
+        defer { if mounted { umount(library.path("usb")) } }
+        try library.write("usb/b.png", Library.fixture("rgb.png"))
+        try library.write("usb/trip/c.jpg", Library.fixture("grayscale.jpg"))
+        try library.write("usb/trip/d.jpg", Library.fixture("progressive.jpg"))
+        _ = try library.scan()
+        let before = try library.items()
+        try #require(umount(library.path("usb")) == 0)
+        mounted = false
+        try FileManager.default.removeItem(atPath: library.path("a.jpg"))
+        let summary = try library.scan()
+        #expect((summary.removed, summary.added) == (1, 0), "\(summary)")
+        #expect(summary.unscannedRoots.isEmpty, "\(summary.unscannedRoots)")
+        #expect(summary.problems == ["\(library.path("usb")): 3 known files on a disk that is not mounted now (an unmounted disk?); kept, not removed"])
+        let after = try library.items()
+        #expect(Set(after.keys) == Set(before.keys).subtracting([library.path("a.jpg")]))
+        // Mounted again and emptied: its files go.
+        try #require(mount("tmpfs", library.path("usb"), "tmpfs", 0, nil) == 0)
+        mounted = true
+        #expect(try library.scan().removed == 3)
+        #expect(try library.items().isEmpty)
     }
 
     @Test(arguments: Backend.allCases) func aMissingRootRemovesNothing_andSaysSo(_ backend: Backend) throws {

@@ -15,8 +15,9 @@ package final class Scanner {
     private var summary = ScanSummary()
     private var pending: [FileChange] = []
     private lazy var writer = BatchWriter(store: store)
+    /// The root being walked, and of the pending batch.
     private var rootID: Int64 = 0
-    /// Files known under the current root, found by path; those not seen by the walk vanished.
+    /// Files known under the scan's roots, found by path; those not seen by the walks vanished.
     private var knownFiles: [KnownFile] = []
     private var knownIndex: [PathKey: Int] = [:]
     private var seen: [Bool] = []
@@ -32,14 +33,15 @@ package final class Scanner {
     /// after the walk, and written then: a copy of a folder then deleted (`mv` across file
     /// systems) is moved with its ids, never added first and taken back later, so a scan
     /// killed half-way leaves no copy that the next scan would take for a new item.
-    private var moves: [(path: Data, from: [Int], change: FileChange?, byContent: Bool)] = []
+    private var moves: [(path: Data, rootID: Int64, from: [Int], change: FileChange?, byContent: Bool)] = []
     /// Known images by size and fingerprint, made when the walk first meets a new image (never,
     /// in an unchanged rescan or a first scan).
     private var knownByContentIndex: [ContentKey: Int]?
     /// The other known images with content that several have (copies).
     private var knownCopies: [ContentKey: [Int]] = [:]
     private var incompletePrefixes: [Data] = []
-    private var walkedDevice: Int64?
+    /// The devices of the folders walked.
+    private var walkedDevices: Set<Int64> = []
     private var start = ContinuousClock.now
     private var used = false
     private var progress: ((ScanProgress) -> Void)?
@@ -91,7 +93,16 @@ package final class Scanner {
         let (walked, leftOut) = Self.outermost(roots, options: options)
         return try drive(roots: walked) { () throws(StoreError) in
             summary.problems += leftOut
-            for root in walked { try scan(root: root) }
+            var prepared: [Root] = []
+            do throws(StoreError) {
+                for root in walked {
+                    if let ready = try prepare(root: root, folders: nil) { prepared.append(ready) }
+                }
+            } catch {
+                for root in prepared { for walk in root.walks { close(walk.fd) } }
+                throw error
+            }
+            try scan(prepared)
         }
     }
 
@@ -124,7 +135,9 @@ package final class Scanner {
     /// scanned recursively): what a watcher does when files change there. `recursive: false`
     /// scans only the files directly in the folder. Moves between the folders keep their items.
     func run(root: String, folders: [(path: [UInt8], recursive: Bool)]) throws(StoreError) -> ScanSummary {
-        try drive(roots: [root]) { () throws(StoreError) in try scan(root: root, folders: folders) }
+        try drive(roots: [root]) { () throws(StoreError) in
+            if let ready = try prepare(root: root, folders: folders) { try scan([ready]) }
+        }
     }
 
     /// One scan under the lock of its roots: `body` walks, then stale layouts go and the order
@@ -144,12 +157,32 @@ package final class Scanner {
         return summary
     }
 
-    /// Scans a root, or with `folders` only those folders under it (a folder gone means its
-    /// files vanished).
-    private func scan(root: String, folders: [(path: [UInt8], recursive: Bool)]? = nil) throws(StoreError) {
+    /// A root ready to walk: its folders opened, its row in the catalog.
+    private struct Root {
+        let id: Int64
+        /// The folders to walk, opened (the walk closes them).
+        let walks: [(fd: Int32, path: [UInt8], recursive: Bool)]
+        /// The folders whose known files the walk is compared with: the root, or those given.
+        let folders: [(path: [UInt8], recursive: Bool)]
+        /// Folders given that could not be opened (nothing under them is removed).
+        let unreadable: [Data]
+        /// The devices of the nearest folders above those given that are gone: the disk their
+        /// files vanished from with them, if it is still mounted.
+        let devicesAbove: Set<Int64>
+        /// A scan of the whole root, recorded in its row when done.
+        let whole: Bool
+        /// Its files in `knownFiles`.
+        var known: Range<Int> = 0..<0
+        var complete = true
+    }
+
+    /// Opens a root, or with `folders` only those folders under it (a folder gone means its
+    /// files vanished); nil, with the reason in the summary, when there is nothing to walk.
+    private func prepare(root: String, folders: [(path: [UInt8], recursive: Bool)]?) throws(StoreError) -> Root? {
         let absolute = Self.absolute(root)
         var walks: [(fd: Int32, path: [UInt8], recursive: Bool)] = []
         var unreadable: [Data] = []
+        var devicesAbove: Set<Int64> = []
         if let folders {
             // The root itself gone (its disk unmounted, the folder moved away or replaced): its
             // folders are not gone with their files, only out of reach.
@@ -158,13 +191,15 @@ package final class Scanner {
             guard found, info.st_mode & S_IFMT == S_IFDIR else {
                 let reason = found ? "not a folder" : SystemError.text()
                 summary.unscannedRoots.append("\(PathText.display(root.utf8)): \(reason); nothing scanned or removed under it")
-                return
+                return nil
             }
             for (folder, recursive) in folders {
                 let fd = CPath.with(folder) { open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK) }
                 if fd >= 0 {
                     walks.append((fd, folder, recursive))
-                } else if errno != ENOENT && errno != ENOTDIR {
+                } else if errno == ENOENT || errno == ENOTDIR {
+                    if let device = Self.deviceOfNearestFolder(above: folder) { devicesAbove.insert(device) }
+                } else {
                     unreadable.append(Data(folder + [47]))
                     summary.problems.append("\(PathText.display(folder)): \(SystemError.text()); skipped, nothing under it removed")
                 }
@@ -174,7 +209,7 @@ package final class Scanner {
             guard fd >= 0 else {
                 let reason = errno == ENOTDIR ? "not a folder (scan takes folders; `catalog probe FILE` reads one file)" : SystemError.text()
                 summary.unscannedRoots.append("\(PathText.display(root.utf8)): \(reason); nothing scanned or removed under it")
-                return
+                return nil
             }
             walks.append((fd, Array(absolute.utf8), true))
         }
@@ -182,61 +217,137 @@ package final class Scanner {
         if let longest = longestKey, rootPath.count >= longest {
             for walk in walks { close(walk.fd) }
             summary.unscannedRoots.append("\(PathText.display(Data(rootPath))): its path is \(rootPath.count) bytes, more than a catalog in PostgreSQL can index under it; nothing scanned or removed under it")
-            return
+            return nil
         }
+        let id: Int64
         do {
-            rootID = try store.rootID(for: Data(rootPath))
+            id = try store.rootID(for: Data(rootPath))
         } catch {
             for walk in walks { close(walk.fd) } // opened above; the walk would have closed them
             throw error
         }
-        // The walk runs on a thread of its own, a bounded number of batches ahead, while this one
-        // reads the known files and then handles the batches: an unchanged rescan costs about the
-        // longer of the walk and the reading, not their sum.
-        // The device of the one folder walked: an unmounted disk leaves its mount point behind,
-        // empty and on another device than every file known under it.
-        walkedDevice = nil
-        if walks.count == 1 {
-            var info = stat()
-            if fstat(walks[0].fd, &info) == 0 { walkedDevice = Int64(bitPattern: UInt64(info.st_dev)) }
+        return Root(id: id, walks: walks, folders: folders ?? [(rootPath, true)], unreadable: unreadable, devicesAbove: devicesAbove,
+                    whole: folders == nil)
+    }
+
+    /// Walks the roots one after the other, then decides the moves among all of them and removes
+    /// what vanished: a file moved from one root to another keeps its item as a move within a
+    /// root does, whichever root is walked first, and a scan killed before the end has removed
+    /// nothing.
+    private func scan(_ prepared: [Root]) throws(StoreError) {
+        var roots = prepared
+        var walked = 0
+        defer { for root in roots[walked...] { for walk in root.walks { close(walk.fd) } } } // never handed to a walk
+        (knownFiles, knownIndex, seen, knownByInodeIndex, knownByContentIndex, moves, incompletePrefixes) = ([], [:], [], nil, nil, [], [])
+        walkedDevices = roots.reduce(into: []) { $0.formUnion($1.devicesAbove) }
+        for index in roots.indices {
+            walked = index + 1
+            rootID = roots[index].id
+            // The walk runs on a thread of its own, a bounded number of batches ahead, while this
+            // one reads the known files (every root's, with the first) and then handles the
+            // batches: an unchanged rescan costs about the longer of the walk and the reading,
+            // not their sum.
+            let steps = walk(roots[index].walks)
+            defer { steps.stop() }
+            if index == 0 { try readKnownFiles(of: &roots) }
+            let before = incompletePrefixes.count
+            incompletePrefixes += roots[index].unreadable
+            var lastReport = ContinuousClock.now
+            while let event = steps.take() {
+                switch event {
+                case .files(let files):
+                    try handle(files)
+                case .unreadable(let path, let reason):
+                    incompletePrefixes.append(Data(path + [47]))
+                    summary.problems.append("\(PathText.display(path)): \(reason); skipped, nothing under it removed")
+                case .folder(let path, let device):
+                    folder = path
+                    walkedDevices.insert(device)
+                    if ContinuousClock.now - lastReport > .milliseconds(100) {
+                        lastReport = ContinuousClock.now
+                        report()
+                    }
+                }
+            }
+            try flush(wait: false) // with this root's id
+            roots[index].complete = incompletePrefixes.count == before
         }
-        let steps = walk(walks)
-        defer { steps.stop() }
-        knownFiles = []
-        for (folder, recursive) in folders ?? [(Array(absolute.utf8), true)] {
-            var prefix = Data(folder)
-            if prefix.last != 47 { prefix.append(47) }
-            let known = try store.knownFiles(under: prefix)
-            // One level: the files of subfolders are not looked at, so they must not vanish.
-            knownFiles += recursive ? known : known.filter { !$0.path.dropFirst(prefix.count).contains(47) }
+        try flush(wait: true)
+        keepFilesOfUnmountedDisks(&roots)
+        try resolveMoves()
+        try removeVanished()
+        for root in roots where root.whole { try store.finishScan(rootID: root.id, complete: root.complete) }
+    }
+
+    /// Reads the files the catalog knows under every root, in order, noting each root's.
+    private func readKnownFiles(of roots: inout [Root]) throws(StoreError) {
+        for index in roots.indices {
+            let first = knownFiles.count
+            for (folder, recursive) in roots[index].folders {
+                var prefix = Data(folder)
+                if prefix.last != 47 { prefix.append(47) }
+                let known = try store.knownFiles(under: prefix)
+                // One level: the files of subfolders are not looked at, so they must not vanish.
+                knownFiles += recursive ? known : known.filter { !$0.path.dropFirst(prefix.count).contains(47) }
+            }
+            roots[index].known = first..<knownFiles.count
         }
         knownIndex = Dictionary(minimumCapacity: knownFiles.count)
         for (index, file) in knownFiles.enumerated() { knownIndex[PathKey(file.path)] = index }
-        knownByInodeIndex = nil
-        knownByContentIndex = nil
         seen = Array(repeating: false, count: knownFiles.count)
-        moves = []
-        incompletePrefixes = unreadable
-        var lastReport = ContinuousClock.now
-        while let event = steps.take() {
-            switch event {
-            case .files(let files):
-                try handle(files)
-            case .unreadable(let path, let reason):
-                incompletePrefixes.append(Data(path + [47]))
-                summary.problems.append("\(PathText.display(path)): \(reason); skipped, nothing under it removed")
-            case .folder(let path):
-                folder = path
-                if ContinuousClock.now - lastReport > .milliseconds(100) {
-                    lastReport = ContinuousClock.now
-                    report()
+    }
+
+    /// The device of the nearest folder above `path` that is there.
+    private static func deviceOfNearestFolder(above path: [UInt8]) -> Int64? {
+        var folder = path
+        while let slash = folder.lastIndex(of: 47), slash > 0 {
+            folder.removeSubrange(slash...)
+            var info = stat()
+            if CPath.with(folder, { stat($0, &info) }) == 0, info.st_mode & S_IFMT == S_IFDIR { return Int64(bitPattern: UInt64(info.st_dev)) }
+        }
+        return nil
+    }
+
+    /// Keeps the vanished files of disks that are not mounted now: those on a device that no
+    /// folder walked is on and no known file was found on at its path. An unmounted disk leaves
+    /// its mount point behind, empty, on the disk above; its files are neither removed nor taken
+    /// for moved elsewhere, and the summary says so. A disk emptied while mounted has its folders
+    /// walked, and a disk that came back under another device number has its files found at
+    /// their paths: their vanished files go as ever.
+    private func keepFilesOfUnmountedDisks(_ roots: inout [Root]) {
+        guard seen.contains(false) else { return }
+        var present = walkedDevices
+        var last: Int64?
+        for (index, file) in knownFiles.enumerated() where seen[index] && file.stat.device != last {
+            last = file.stat.device
+            present.insert(file.stat.device)
+        }
+        for index in roots.indices {
+            var kept: [Int64: [Int]] = [:]
+            for position in roots[index].known where !seen[position] && !present.contains(knownFiles[position].stat.device)
+                && !isUnderUnreadFolder(knownFiles[position].path) {
+                kept[knownFiles[position].stat.device, default: []].append(position)
+            }
+            guard !kept.isEmpty else { continue }
+            roots[index].complete = false
+            let whole = roots[index].whole && kept.count == 1 && kept.first!.value.count == roots[index].known.count
+            if whole {
+                summary.unscannedRoots.append("\(PathText.display(roots[index].folders[0].path)): empty, on another disk than every file the "
+                    + "catalog has under it (an unmounted disk?); nothing removed under it")
+            }
+            for (_, positions) in kept.sorted(by: { $0.value[0] < $1.value[0] }) {
+                for position in positions { seen[position] = true }
+                guard !whole else { continue }
+                // The folder all of them are in: the disk's mount point, or a folder under it.
+                var common = knownFiles[positions[0]].path
+                for position in positions.dropFirst() {
+                    common = common.prefix(zip(common, knownFiles[position].path).prefix(while: { $0 == $1 }).count)
                 }
+                let folder = common.lastIndex(of: 47).map { common[common.startIndex..<$0] } ?? common
+                summary.problems.append("\(PathText.display(folder)): \(positions.count) known \(positions.count == 1 ? "file" : "files") "
+                    + "on a disk that is not mounted now (an unmounted disk?); kept, not removed")
             }
         }
-        try flush(wait: true)
-        try resolveMoves()
-        try removeVanished(folder: walks.count == 1 ? walks[0].path : Array(absolute.utf8))
-        if folders == nil { try store.finishScan(rootID: rootID, complete: incompletePrefixes.isEmpty) }
     }
 
     /// Batches of the walk that may wait for the scanner: each holds its folder's handle open.
@@ -319,7 +430,7 @@ package final class Scanner {
                 }
             } else if let renamed = knownByInode(stat)?.filter({ !seen[$0] && knownFiles[$0].itemID != nil && knownFiles[$0].stat == stat }),
                       !renamed.isEmpty {
-                moves.append((file.path, renamed, nil, false)) // renamed, content untouched: nothing to read
+                moves.append((file.path, rootID, renamed, nil, false)) // renamed, content untouched: nothing to read
             } else {
                 toProbe.append((file, stat, nil))
             }
@@ -349,14 +460,14 @@ package final class Scanner {
             if previous == nil, let fingerprint = probed.fingerprint,
                let touched = knownByInode(stat)?.filter({ knownFiles[$0].itemID != nil && knownFiles[$0].fingerprint == fingerprint }),
                !touched.isEmpty {
-                moves.append((path, touched, change, false))
+                moves.append((path, rootID, touched, change, false))
                 continue
             }
             // A new image with a known image's size and fingerprint: that file copied here, and
             // moved if it vanished (a copy then a delete).
             if previous == nil, !knownFiles.isEmpty, case .image = probed.outcome, let fingerprint = probed.fingerprint,
                let from = knownByContent(ContentKey(size: stat.size, fingerprint: fingerprint)) {
-                moves.append((path, from, change, true))
+                moves.append((path, rootID, from, change, true))
                 continue
             }
             pending.append(change)
@@ -395,7 +506,7 @@ package final class Scanner {
         var batch: [FileMove] = []
         var changes: [FileChange?] = []
         func write() throws(StoreError) {
-            for (moved, change) in zip(try store.move(batch), changes) {
+            for (move, (moved, change)) in zip(batch, zip(try store.move(batch), changes)) {
                 guard moved else {
                     // Onto an imported item's key: refused there, its own item gone.
                     summary.failed += 1
@@ -403,19 +514,20 @@ package final class Scanner {
                     continue
                 }
                 summary.moved += 1
-                if let change { pending.append(change) } // no longer an image: its item goes
+                if let change { try queue(change, rootID: move.rootID ?? rootID) } // no longer an image: its item goes
             }
             (batch, changes) = ([], [])
             if options.reportEveryBatch { report() }
             if pending.count >= options.batchSize { try flush(wait: false) }
         }
         for byContent in [false, true] {
-            for (path, candidates, change, matchedByContent) in moves where matchedByContent == byContent {
+            for (path, root, candidates, change, matchedByContent) in moves where matchedByContent == byContent {
                 // Not one under a folder this scan could not read: it may well be there still.
                 if let index = candidates.first(where: { !seen[$0] && !isUnderUnreadFolder(knownFiles[$0].path) }) {
                     seen[index] = true
                     let old = knownFiles[index]
-                    var move = FileMove(from: old.path, to: path, itemID: old.itemID, stat: change?.stat, fingerprint: change?.fingerprint)
+                    var move = FileMove(from: old.path, to: path, itemID: old.itemID, rootID: root, stat: change?.stat,
+                                        fingerprint: change?.fingerprint)
                     var rest: FileChange?
                     switch change?.outcome {
                     case .image(let facts)?: move.facts = facts
@@ -425,10 +537,8 @@ package final class Scanner {
                     batch.append(move)
                     changes.append(rest)
                     if batch.count >= options.batchSize { try write() }
-                } else if let change {
-                    pending.append(change)
                 } else {
-                    pending.append(try probe(path: path))
+                    if let change { try queue(change, rootID: root) } else { try queue(try probe(path: path), rootID: root) }
                 }
             }
         }
@@ -437,22 +547,26 @@ package final class Scanner {
         try flush(wait: true)
     }
 
+    /// Adds a change to the pending batch, which holds one root's: another root's batch is
+    /// handed to the writer first.
+    private func queue(_ change: FileChange, rootID root: Int64) throws(StoreError) {
+        if root != rootID {
+            try flush(wait: false)
+            rootID = root
+        }
+        pending.append(change)
+    }
+
     private func isUnderUnreadFolder(_ path: Data) -> Bool {
         incompletePrefixes.contains { path.starts(with: $0) }
     }
 
-    /// Vanished files, removed unless they lie under a folder that could not be read, or every
-    /// one vanished from a folder that is now on another device than all of them (a disk
-    /// unmounted from under its mount point, which stays, empty).
-    private func removeVanished(folder: [UInt8]) throws(StoreError) {
+    /// Vanished files, removed unless they lie under a folder that could not be read (or were
+    /// kept as on an unmounted disk).
+    private func removeVanished() throws(StoreError) {
         var gone: [Data] = []
-        if let walkedDevice, !knownFiles.isEmpty, !seen.contains(true), knownFiles.allSatisfy({ $0.stat.device != walkedDevice }) {
-            summary.unscannedRoots.append("\(PathText.display(folder)): empty, on another disk than every file the catalog has under it "
-                + "(an unmounted disk?); nothing removed under it")
-        } else {
-            for (index, file) in knownFiles.enumerated() where !seen[index] && !isUnderUnreadFolder(file.path) {
-                gone.append(file.path)
-            }
+        for (index, file) in knownFiles.enumerated() where !seen[index] && !isUnderUnreadFolder(file.path) {
+            gone.append(file.path)
         }
         summary.removed += try store.remove(paths: gone)
         // Freed on another thread: a hundred thousand paths take a while to free, and the scan's
