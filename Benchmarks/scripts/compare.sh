@@ -14,7 +14,7 @@ corpus="$PWD/.corpus/scan-$files"
 mkdir -p "$work"
 
 ../scripts/install-deps
-python3 -c "import PIL" 2>/dev/null || pip install --quiet pillow
+python3 -c "import PIL" 2>/dev/null || ../scripts/pip-install pillow
 source scripts/release-builds.sh
 release_builds "$rev"
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"

@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 count=${1:-5000}
 corpus=".corpus/formats-$count"
 ../scripts/install-deps
-python3 -c "import imagesize, pillow_heif" 2>/dev/null || pip install --quiet imagesize==2.0.1 pillow-heif==1.8.1
+python3 -c "import imagesize, pillow_heif" 2>/dev/null || ../scripts/pip-install imagesize==2.0.1 pillow-heif==1.8.1
 if [ ! -f "$corpus/.done" ]; then
     rm -rf "$corpus"
     python3 scripts/make_formats.py "$corpus" "$count"

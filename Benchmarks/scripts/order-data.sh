@@ -69,7 +69,7 @@ done
 if [ ! -f "$corpus/.done" ]; then
     echo "writing $files files to $corpus" >&2
     rm -rf "$corpus" "$corpus.pool"
-    python3 -c "import PIL" 2>/dev/null || pip install --quiet pillow
+    python3 -c "import PIL" 2>/dev/null || ../scripts/pip-install pillow
     python3 scripts/make_corpus.py "$corpus" "$files" 2000
     touch "$corpus/.done"
 fi

@@ -7,7 +7,7 @@ count=${1:-20000}
 corpus=".corpus/probe-$count"
 
 ../scripts/install-deps
-python3 -c "import PIL, imagesize" 2>/dev/null || pip install --quiet pillow imagesize
+python3 -c "import PIL, imagesize" 2>/dev/null || ../scripts/pip-install pillow imagesize
 if [ ! -f "$corpus/.done" ]; then
     echo "writing $count files to $corpus" >&2
     rm -rf "$corpus"

@@ -17,7 +17,7 @@ mkdir -p "$work"
 for tool in sqlite3 time; do
     [ -x "/usr/bin/$tool" ] || { [ "$(id -u)" -eq 0 ] && apt-get install -y -qq "$tool" || sudo apt-get install -y -qq "$tool"; }
 done
-python3 -c "import PIL, imagesize" 2>/dev/null || pip install --quiet pillow imagesize
+python3 -c "import PIL, imagesize" 2>/dev/null || ../scripts/pip-install pillow imagesize
 if [ ! -f "$corpus/.done" ]; then
     echo "writing $count files to $corpus" >&2
     rm -rf "$corpus" "$corpus.pool"

@@ -24,7 +24,7 @@ if [ ${#missing[@]} -gt 0 ]; then
     [ "$(id -u)" -eq 0 ] || sudo="sudo"
     $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 fi
-python3 -c "import PIL" 2>/dev/null || pip install --quiet pillow
+python3 -c "import PIL" 2>/dev/null || ../scripts/pip-install pillow
 # The real ImageMagick: a stand-in earlier on PATH must not answer for it.
 mogrify=/usr/bin/mogrify
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Median wall time of shell commands: timing.py RUNS 'NAME=COMMAND' ... [--setup 'COMMAND'] [--interleave].
+"""Median wall time of shell commands: timing.py RUNS [--interleave] [--setup='COMMAND'] 'NAME=COMMAND' ...
 
 Each command runs RUNS times (after one untimed warm-up run); --setup runs before every timed
 run of the commands after it, untimed. With --interleave (before the commands), the commands
@@ -30,9 +30,11 @@ def main():
             setup = arg[len("--setup="):] or None
         elif arg == "--interleave":
             interleave = True
-        else:
+        elif "=" in arg and not arg.startswith("-"):
             name, command = arg.split("=", 1)
             commands.append((name, command, setup))
+        else:
+            sys.exit(f"timing.py: {arg!r} is neither NAME=COMMAND, --setup=COMMAND nor --interleave")
     times = {name: [] for name, _, _ in commands}
     if interleave:
         for attempt in range(runs + 1):

@@ -9,7 +9,8 @@ struct CatalogCommand: AsyncParsableCommand {
         abstract: "Index image collections for waterfall galleries.",
         discussion: """
             catalog reads image sizes from JPEG, PNG, WebP, GIF, HEIC and AVIF headers (never decoding pixels), keeps \
-            them in an SQLite catalog, and lays images out in Pinterest-style waterfall columns.
+            them in a catalog (an SQLite file, or a PostgreSQL database given as --db postgres://...), and lays images \
+            out in Pinterest-style waterfall columns.
             """,
         version: "catalog \(Catalog.version)",
         subcommands: [Scan.self, Import.self, List.self, PageCommand.self, Sections.self, Snap.self, Changes.self, LayoutCommand.self, Layouts.self, Cluster.self, Thumbnails.self, Errors.self, Stats.self, Probe.self, Serve.self, Token.self]

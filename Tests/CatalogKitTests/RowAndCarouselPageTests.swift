@@ -170,7 +170,10 @@ import Testing
         #expect(snap.status == 0)
         let object = try #require(try JSONSerialization.jsonObject(with: snap.stdout) as? [String: Any])
         #expect(Set(object.keys) == ["offset", "item"] && Set((object["item"] as? [String: Any])?.keys ?? [:].keys) == ["index", "id", "path", "frame"])
-        let wrong = try BuiltTool.run(["snap"] + db + ["--width", "600", "--proposed", "9"])
+        // A carousel without --style (the one style that snaps); another style is refused.
+        let implied = try BuiltTool.run(["snap"] + db + ["--width", "600", "--proposed", "900", "--velocity", "1", "--json"])
+        #expect(implied.status == 0 && implied.stdout == snap.stdout, "\(implied.stderr)")
+        let wrong = try BuiltTool.run(["snap"] + db + ["--width", "600", "--style", "grid", "--proposed", "9"])
         #expect(wrong.status == 2 && wrong.stderr.contains("--style must be carousel"))
         // Negative numbers are values, not options: a fling to the left, a rectangle left of the origin.
         let left = try BuiltTool.run(["snap"] + db + ["--width", "600", "--style", "carousel", "--proposed", "900", "--velocity", "-1", "--json"])

@@ -46,9 +46,9 @@ struct Layouts: ParsableCommand {
             Stored layouts are kept within a budget (1 GiB unless set): storing one past it removes the least \
             recently used others. A dropped layout is computed again on its next page.
 
-              catalog layouts --drop                                  drop every layout
-              catalog layouts --drop "waterfall width=375 cols=2"     drop one (parameters not given take their defaults)
-              catalog layouts --budget 256M                           keep at most 256 MiB of layouts
+              catalog layouts --drop                               every layout
+              catalog layouts --drop "waterfall width=375 cols=2"  one (the rest: defaults)
+              catalog layouts --budget 256M                        keep at most 256 MiB
             """)
 
     @OptionGroup var catalog: CatalogOptions
@@ -94,7 +94,7 @@ struct Layouts: ParsableCommand {
             if let parsed = try droppedConfiguration() {
                 let dropped = try catalog.dropLayout(parsed)
                 guard dropped else {
-                    FileHandle.standardError.write(Data("no stored layout of \(parsed.key)\n".utf8))
+                    printError("Error: no stored layout of \(parsed.key)")
                     throw ExitCode(1)
                 }
                 print(json ? #"{"dropped":1,"configuration":\#(PathText.jsonString(parsed.key))}"# : "dropped \(parsed.key)")

@@ -131,11 +131,12 @@ struct Serve: AsyncParsableCommand {
         for origin in corsOrigins where ServeAccess.origin(of: origin) == nil {
             throw ValidationError("--cors-origin must be an origin such as https://app.example.com, got \"\(origin)\"")
         }
+        let replicaSource = readDB != nil ? "--read-db" : "$CATALOG_READ_DB"
         if let replica, !CatalogLocation.isPostgres(replica) {
-            throw ValidationError("--read-db is a PostgreSQL replica's postgres:// URL, got \"\(replica.prefix(60))\"")
+            throw ValidationError("\(replicaSource) is a PostgreSQL replica's postgres:// URL, got \"\(replica.prefix(60))\"")
         }
         if replica != nil, !scanRoots.isEmpty {
-            throw ValidationError("--scan and --read-db do not go together: run `catalog scan --watch` against the primary instead")
+            throw ValidationError("--scan and \(replicaSource) do not go together: run `catalog scan --watch` against the primary instead")
         }
         // A peer is an address as the socket gives it: a name or a typo would never match one.
         for proxy in trustedProxies where !Self.isIPAddress(proxy) {

@@ -5,7 +5,8 @@ struct Snap: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Where a carousel fling should stop so that one item is centred.",
         discussion: """
-            Takes the layout options of `catalog page` with --style carousel (--width is the viewport's width). Without \
+            Takes the layout options of `catalog page`; --style is carousel, the one style that snaps, and need not be given \
+            here (--width is the viewport's width). Without \
             --velocity (or 0): the item whose centre is nearest to --proposed + width / 2 (ties: the lower index); with one, \
             the nearest whose centre is at or beyond that point in the velocity's direction. Prints that item's centre less \
             half the viewport, clamped to the content (UICollectionViewLayout's targetContentOffset).
@@ -28,7 +29,9 @@ struct Snap: ParsableCommand {
     }
 
     func request() throws -> SnapRequest {
-        let parameters = layout.parameters + [("proposed", proposed)] + (velocity.map { [("velocity", $0)] } ?? [])
+        // A carousel unless another style is asked for (and refused): the one style that snaps.
+        let style: [(name: String, value: String)] = layout.style == nil ? [("style", "carousel")] : []
+        let parameters = style + layout.parameters + [("proposed", proposed)] + (velocity.map { [("velocity", $0)] } ?? [])
         return try LayoutOptions.parse { () throws(LayoutParameterError) in try SnapRequest(parameters: parameters) }
     }
 

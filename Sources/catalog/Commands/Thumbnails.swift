@@ -21,8 +21,8 @@ struct Thumbnails: ParsableCommand {
 
             Memory stays bounded whatever a header declares: a baseline JPEG is decoded a few \
             rows at a time at its reduced scale; a progressive JPEG whose coefficients need more \
-            than 512 MiB, a PNG, GIF, WebP, HEIC or AVIF image of more than 67,108,864 pixels \
-            (8192 x 8192), and a file over 1 GiB are refused with an error ("too large"), never \
+            than 512 MiB, a PNG, GIF, HEIC or AVIF image or an animated WebP's canvas of more \
+            than 67,108,864 pixels (8192 x 8192), and a file over 1 GiB are refused with an error ("too large"), never \
             decoded.
             """)
 
@@ -40,7 +40,8 @@ struct Thumbnails: ParsableCommand {
     @Option(parsing: .unconditional, help: "JPEG quality, 1 to 100.")
     var quality = Thumbnailer.defaultQuality
 
-    @Option(help: ArgumentHelp("The cache folder.", valueName: "folder"))
+    @Option(name: [.long, .customLong("thumbnail-cache")],
+            help: ArgumentHelp("The cache folder (also --thumbnail-cache, as `catalog serve` names it).", valueName: "folder"))
     var cache = ThumbnailCache.defaultRoot()
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Threads (default: one per core).", valueName: "n"))
