@@ -36,7 +36,9 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
-        .target(name: "CatalogLayout", swiftSettings: swiftSettings),
+        // No import at all, but its rounding calls libm's floor, ceil, round...: a program that
+        // imports only CatalogLayout links on Linux too.
+        .target(name: "CatalogLayout", swiftSettings: swiftSettings, linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]),
         .target(
             name: "CImageProbe",
             linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png"), .linkedLibrary("webp"), .linkedLibrary("gif"),

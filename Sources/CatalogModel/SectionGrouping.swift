@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 
 /// What groups consecutive items of an order into sections: the year or the month of their
 /// sort date, or their parent folder. Each item gets a key; a section is a run of equal keys.
