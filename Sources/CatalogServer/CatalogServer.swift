@@ -63,13 +63,13 @@ public enum CatalogServer {
         }
     }
 
-    /// Serves `catalog` until SIGINT or SIGTERM; in-flight requests finish first, then the stores
+    /// Serves `catalog` until SIGINT, SIGTERM or SIGHUP (its terminal closed); in-flight requests finish first, then the stores
     /// of the layouts they computed (`LayoutsBeingStored.shutdownWait` at most). `onListening`
     /// gets `http://HOST:PORT/` once the socket listens.
     public static func run(catalog: Catalog, options: Options, onListening: @escaping @Sendable (String) -> Void) async throws {
         let app = application(catalog: catalog, options: options, onListening: onListening)
         do {
-            try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+            try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint, .sighup])
         } catch let error as IOError {
             throw ListenError(host: options.host, port: options.port, errno: error.errnoCode) ?? error
         }

@@ -25,6 +25,11 @@ struct CatalogCommand: AsyncParsableCommand {
             printError("Error: \(unknown)\nSee 'catalog --help' for the commands.")
             Foundation.exit(2)
         }
+        let files = FileLimit.raise()
+        guard files >= FileLimit.least else {
+            printError("Error: catalog needs at least \(FileLimit.least) open files, and this process may open \(files) (ulimit -n)")
+            Foundation.exit(1)
+        }
         do {
             var command = try parseAsRoot()
             if var command = command as? any AsyncParsableCommand {

@@ -18,6 +18,26 @@ import Testing
         #expect(result.stdout.contains("schema 00"))
     }
 
+    /// Too few open files to run at all (at 7 to 9 a scan died of SIGILL in libdispatch): said
+    /// in words.
+    @Test func tooFewOpenFilesAreRefusedInWords() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let library = try Library()
+        try library.write("a.jpg", Library.fixture("baseline.jpg"))
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
+        process.arguments = ["--nofile=8:8", "--", BuiltTool.catalog.path, "scan", "--db", library.catalogPath, library.root.path]
+        let errors = Pipe()
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = errors
+        try process.run()
+        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit && process.terminationStatus == 1)
+        #expect(said == "Error: catalog needs at least 32 open files, and this process may open 8 (ulimit -n)\n", "\(said)")
+        #expect(!FileManager.default.fileExists(atPath: library.catalogPath))
+    }
+
     @Test func aMissingRootExits1NamingIt_whileTheOtherRootsAreScanned() throws {
         try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
         let library = try Library()

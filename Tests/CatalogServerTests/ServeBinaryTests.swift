@@ -20,9 +20,11 @@ import Testing
         /// Where its stderr goes.
         let errorFile: URL
 
-        init(_ arguments: [String], quiet: Bool = true, environment: [String: String]? = nil) throws {
-            process.executableURL = ServeBinaryTests.binary
-            process.arguments = ["serve", "--port", "0"] + (quiet ? ["--quiet"] : []) + arguments
+        /// `launcher`: a command that runs the binary (its path appended), as `prlimit ... --`.
+        init(_ arguments: [String], quiet: Bool = true, environment: [String: String]? = nil, launcher: [String] = []) throws {
+            let command = launcher + [ServeBinaryTests.binary.path, "serve", "--port", "0"] + (quiet ? ["--quiet"] : []) + arguments
+            process.executableURL = URL(fileURLWithPath: command[0])
+            process.arguments = Array(command.dropFirst())
             if let environment { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
             let out = Pipe()
             process.standardOutput = out
@@ -256,5 +258,39 @@ import Testing
         #expect(lines.first?.contains("thumbnails are sent but not cached: cannot write the thumbnail cache at \(blocker.path)/thumbnails: "
             + "\(blocker.path): Not a directory") == true, "\(server.errorOutput)")
         #expect(!server.errorOutput.contains("answered 500"), "\(server.errorOutput)")
+    }
+
+    /// The open-file limit: the soft one raised to the hard one at start (the server's process
+    /// shows it), connections kept under it with a warning, and too few refused in words (at 14
+    /// to 18 the event loops trapped; with idle connections holding every descriptor, the server
+    /// answered nothing, not even /api/health).
+    @Test func aServerRaisesItsOpenFileLimit_andKeepsItsConnectionsUnderIt() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.binary.path), "build the catalog binary first (swift build)")
+        let served = try ServedCatalog(images: ["baseline.jpg"])
+        let raised = try Server(["--db", served.path], launcher: ["/usr/bin/prlimit", "--nofile=100:4096", "--"])
+        let limits = try String(contentsOfFile: "/proc/\(raised.process.processIdentifier)/limits", encoding: .utf8)
+        let line = try #require(limits.split(separator: "\n").first { $0.hasPrefix("Max open files") })
+        #expect(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst(3).prefix(2) == ["4096", "4096"], "\(line)")
+        #expect(try RawConnection.request(port: raised.port, "/api/health").status == 200)
+        #expect(raised.stop() == 0)
+        #expect(!raised.errorOutput.contains("lowered"), "\(raised.errorOutput)")
+
+        let tight = try Server(["--db", served.path], launcher: ["/usr/bin/prlimit", "--nofile=100:100", "--"])
+        #expect(try RawConnection.request(port: tight.port, "/api/health").status == 200)
+        #expect(tight.stop() == 0)
+        #expect(tight.errorOutput.contains("warning: --max-connections 512 lowered to 36: this process may open 100 files (ulimit -n)"),
+                "\(tight.errorOutput)")
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
+        process.arguments = ["--nofile=40:40", "--", Self.binary.path, "serve", "--db", served.path, "--port", "0"]
+        let errors = Pipe()
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = errors
+        try process.run()
+        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 1)
+        #expect(said == "Error: the server needs at least 72 open files, and this process may open 40 (ulimit -n)\n", "\(said)")
     }
 }

@@ -33,7 +33,7 @@ struct Scan: ParsableCommand {
     @Flag(help: "Print the summary as one JSON object on stdout.")
     var json = false
 
-    @Flag(help: ArgumentHelp("After the scan, keep the catalog current until Ctrl-C or SIGTERM.",
+    @Flag(help: ArgumentHelp("After the scan, keep the catalog current until Ctrl-C, SIGTERM or SIGHUP.",
                              discussion: """
                                  File events (inotify) on a folder rescan that folder's files once the events pause for \
                                  half a second (a burst of copies is one rescan); folders created later are watched and \
@@ -106,10 +106,10 @@ struct Scan: ParsableCommand {
 
 extension Scan {
     /// `--watch`: the first scan's summary as without it, then one line per rescan until
-    /// SIGINT or SIGTERM, which end it after the rescan under way.
+    /// SIGINT, SIGTERM or SIGHUP (its terminal closed), which end it after the rescan under way.
     func runWatching(_ options: ScanOptions) throws {
         let stop = StopFlag()
-        let signals = [SIGINT, SIGTERM].map { number in
+        let signals = [SIGINT, SIGTERM, SIGHUP].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { stop.stop() }

@@ -9,7 +9,7 @@ struct Serve: AsyncParsableCommand {
         discussion: """
             Listens on loopback unless --host says otherwise. The first line on stdout is \
             `listening on http://HOST:PORT/`. One access-log line per request goes to stderr \
-            (--quiet turns it off). SIGINT or SIGTERM stop it after the requests in flight and the stores of the layouts they computed (a minute at most). \
+            (--quiet turns it off). SIGINT, SIGTERM or SIGHUP stop it after the requests in flight and the stores of the layouts they computed (a minute at most). \
             Thumbnails come from the cache that `catalog thumbnails` fills, and are made on \
             demand (once, however many requests ask at the same time) when missing. With --scan FOLDER..., the folders \
             are scanned while the server already answers, then kept current as `catalog scan --watch` does (one line \
@@ -161,8 +161,23 @@ struct Serve: AsyncParsableCommand {
         readDB ?? environmentValue("CATALOG_READ_DB")
     }
 
+    /// Open files the server keeps for itself, beside its connections: the event loops' (an
+    /// epoll, an eventfd and a timer a thread), the catalog's database files and connections,
+    /// the watcher's, thumbnails being made and originals being sent.
+    static let filesBesideConnections = 64
+
     func run() async throws {
         let access = try accessOptions()
+        let connections = min(maxConnections, FileLimit.current - Self.filesBesideConnections)
+        guard connections >= 8 else {
+            printError("Error: the server needs at least \(Self.filesBesideConnections + 8) open files, "
+                + "and this process may open \(FileLimit.current) (ulimit -n)")
+            throw ExitCode(1)
+        }
+        if connections < maxConnections {
+            printError("warning: --max-connections \(maxConnections) lowered to \(connections): this process may open "
+                + "\(FileLimit.current) files (ulimit -n), \(Self.filesBesideConnections) of them kept for the server's own")
+        }
         // A server that scans may start on a new catalog; one that only serves needs one that exists.
         let opened = try replica.map { try Catalog.open(at: catalog.path, readingFrom: $0, create: !scanRoots.isEmpty) }
             ?? (scanRoots.isEmpty ? catalog.openExisting() : catalog.open())
@@ -180,7 +195,7 @@ struct Serve: AsyncParsableCommand {
         options.access = access
         options.publicHost = publicURL.flatMap { URLComponents(string: $0)?.host }
         options.corsOrigins = corsOrigins.compactMap(ServeAccess.origin(of:))
-        options.limits.maxConnections = maxConnections
+        options.limits.maxConnections = connections
         options.pageCacheBytes = pageCacheMB << 20
         options.limits.maxHeadBytes = maxHeaderBytes
         options.limits.maxRequestLineBytes = min(8 * 1024, maxHeaderBytes)
