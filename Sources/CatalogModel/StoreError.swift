@@ -25,6 +25,9 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// went): what was committed before is kept; the call that failed was rolled back, unless the
     /// connection went between its commit and the commit's answer (a scan's next run sees which).
     case unreachable(path: String, reason: String)
+    /// The disk the catalog (or what the database writes beside it) is on has no room: what was
+    /// committed before is kept, the change under way was rolled back. `reason` names the places.
+    case full(path: String, reason: String)
     /// The database reported an error.
     case database(String)
     /// A stored window holds more items than a page reads the keys of at once (`limit`): read
@@ -34,10 +37,10 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Whether a layout computed for a page may go unstored this time, the page then laid out
     /// from the snapshot it reads: a scan or import moved the catalog on while it was computed,
     /// readers kept the stored layouts busy, another process dropped the layout as it was
-    /// stored, or the primary is away while a replica reads.
+    /// stored, the primary is away while a replica reads, or the disk is full.
     public var leavesLayoutUnstored: Bool {
         switch self {
-        case .busy, .layoutsBusy, .layoutDropped, .layoutStoredByAnother, .unreachable: true
+        case .busy, .layoutsBusy, .layoutDropped, .layoutStoredByAnother, .unreachable, .full: true
         default: false
         }
     }
@@ -71,6 +74,8 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
             "line \(line): \(reason)"
         case .unreachable(let path, let reason):
             "cannot reach the catalog's database at \(path) (\(reason)); what was committed before is kept. Try again once it is back."
+        case .full(let path, let reason):
+            "the disk is full: \(reason) (the catalog at \(path)); what was committed before is kept. Free some space and try again."
         case .database(let message):
             "database error: \(message)"
         case .windowTooLarge(let limit):

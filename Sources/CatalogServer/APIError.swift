@@ -50,6 +50,10 @@ struct APIError: Error, Sendable {
         case StoreError.layoutDropped, StoreError.layoutStoredByAnother:
             self.init(status: 503, message: "the layout was dropped or stored again while it was being stored; try again")
             headers[.retryAfter] = "1"
+        case StoreError.full:
+            // The places stay in the server's log.
+            self.init(status: 503, message: "the catalog's disk is full; try again later")
+            headers[.retryAfter] = "30"
         case StoreError.unreachable:
             // The URL and the driver's words stay in the server's log, not in a client's body.
             self.init(status: 503, message: "the catalog's database cannot be reached; try again")

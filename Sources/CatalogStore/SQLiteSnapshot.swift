@@ -197,7 +197,7 @@ extension SQLiteStore {
         do {
             return try readRollingBack { db in try body(SQLiteSnapshot(db: db)) }
         } catch let error as DatabaseError {
-            throw StoreError.wrap(error)
+            throw wrap(error)
         }
     }
 

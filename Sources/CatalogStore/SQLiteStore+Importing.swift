@@ -37,7 +37,7 @@ extension SQLiteStore {
                 return written!.summary
             }
         } catch {
-            throw StoreError.wrap(error)
+            throw wrap(error)
         }
     }
 

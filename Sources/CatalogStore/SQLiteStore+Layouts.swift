@@ -51,7 +51,7 @@ extension SQLiteStore {
                 }
             }
         } catch {
-            throw StoreError.wrap(error)
+            throw wrap(error)
         }
     }
 
@@ -201,7 +201,7 @@ extension SQLiteStore {
         } catch where fallback != nil && LayoutFile.isBusy(error) {
             return fallback!
         } catch {
-            throw StoreError.wrap(error)
+            throw wrap(error)
         }
     }
 

@@ -196,7 +196,7 @@ package final class SQLiteStore: CatalogBackend {
 
     /// Runs `body` in a read transaction: one consistent snapshot, whatever a scan is writing.
     package func read<T: Sendable>(_ body: (Database) throws -> T) throws(StoreError) -> T {
-        do { return try readRollingBack(body) } catch { throw StoreError.wrap(error) }
+        do { return try readRollingBack(body) } catch { throw wrap(error) }
     }
 
     /// `pool.read`, once more after rolling back the layout file's journal left by a writer
@@ -227,7 +227,7 @@ package final class SQLiteStore: CatalogBackend {
 
     /// Runs `body` in a write transaction.
     package func write<T: Sendable>(_ body: (Database) throws -> T) throws(StoreError) -> T {
-        do { return try pool.write(body) } catch { throw StoreError.wrap(error) }
+        do { return try pool.write(body) } catch { throw wrap(error) }
     }
 
     /// Runs `body` in a write transaction with SQLite's foreign keys off (a pragma that only
@@ -246,7 +246,7 @@ package final class SQLiteStore: CatalogBackend {
                 return result!
             }
         } catch {
-            throw StoreError.wrap(error)
+            throw wrap(error)
         }
     }
 }
@@ -278,6 +278,25 @@ extension SQLiteStore {
         try db.execute(sql: "DELETE FROM item_changes WHERE generation <= ?", arguments: [keptFrom])
         try db.execute(sql: "DELETE FROM generations WHERE generation < ?", arguments: [keptFrom])
         try db.execute(sql: "UPDATE change_log SET kept_from = max(kept_from, ?)", arguments: [keptFrom])
+    }
+}
+
+extension SQLiteStore {
+    /// The error as a StoreError, a full disk said as one, with the places it may be.
+    func wrap(_ error: any Error) -> StoreError {
+        if let error = error as? DatabaseError, error.resultCode == .SQLITE_FULL {
+            return .full(path: path, reason: "no room on the disk of the catalog, of its file of stored layouts (\(path).layouts), "
+                + "or of the folder SQLite writes its temporary files in (\(Self.temporaryFolder), $SQLITE_TMPDIR sets another)")
+        }
+        return StoreError.wrap(error)
+    }
+
+    /// Where SQLite writes its temporary files (sorts, big transactions' spill): the first of
+    /// $SQLITE_TMPDIR, $TMPDIR, /var/tmp, /usr/tmp and /tmp that is a folder it may write in.
+    static var temporaryFolder: String {
+        let environment = ProcessInfo.processInfo.environment
+        let candidates = [environment["SQLITE_TMPDIR"], environment["TMPDIR"], "/var/tmp", "/usr/tmp", "/tmp"].compactMap { $0 }
+        return candidates.first { !$0.isEmpty && access($0, W_OK | X_OK) == 0 } ?? "."
     }
 }
 

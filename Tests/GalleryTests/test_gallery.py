@@ -661,3 +661,54 @@ def test_the_carousel_scales_fades_and_snaps_to_centre_an_image(browser, server)
         return Math.abs(r.left + r.width / 2 - (s.left + s.width / 2)) < 1.5; })()""")
     ActionChains(browser).send_keys(Keys.ESCAPE).perform()
     wait(browser, "document.getElementById('carousel').hidden && document.activeElement?.closest?.('.tile') !== null")
+
+
+def test_an_image_edited_in_place_and_a_title_imported_again_are_shown_anew(driver, workspace):
+    """The same items at a new generation with other content, at the same places: the edited
+    photo's new thumbnail and the imported item's new title are shown, not kept from the
+    generation before (a change set does not list them as updates: the page of the new
+    generation carries them)."""
+    database = workspace / "edited.sqlite"
+    photos = workspace / "edited-photos"
+    path = write_photos(photos, 1, seed=21, prefix="edited")[0]
+    catalog("scan", "--db", database, photos)
+    listing = workspace / "edited.csv"
+    listing.write_text("key,width,height,title\npin-edited,300,200,Before\n")
+    catalog("import", "--db", database, listing)
+    port = free_port()
+    process, url = start_server(database, port, workspace / "edited-thumbnails")
+    try:
+        driver.set_window_size(1280, 900)
+        driver.get("about:blank")
+        driver.get(url)
+        wait(driver, f"{READY} && document.getElementById('plane').dataset.pendingImages === '0'")
+        items = {item["path"]: item for item in api(url, "/api/items")["items"]}
+        photo, pin = items[str(path)]["id"], items["pin-edited"]["id"]
+        source = f"(document.querySelector(\"[data-item-id='{photo}'] img\")?.currentSrc ?? '')"
+        before = wait(driver, f"{source}.includes('v=') && {source}")
+        wait(driver, f"document.querySelector(\"[data-item-id='{pin}'] .label\")?.textContent === 'Before'")
+        # The photo redrawn in place at the same size and time (another colour: its place in
+        # the order and its frame stay), the pin imported again with another title.
+        stat = path.stat()
+        with Image.open(path) as image:
+            size = image.size
+        Image.new("RGB", size, (200, 30, 30)).save(path, quality=90)
+        import os
+        os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+        catalog("scan", "--db", database, photos)
+        listing.write_text("key,width,height,title\npin-edited,300,200,After\n")
+        catalog("import", "--db", database, listing)
+        wait(driver, f"document.querySelector(\"[data-item-id='{pin}'] .label\")?.textContent === 'After'"
+                     f" && document.querySelector(\"[data-item-id='{pin}']\")?.getAttribute('aria-label') === 'After'", timeout=30)
+        wait(driver, f"{source} !== {before!r} && document.querySelector(\"[data-item-id='{photo}'] img\")?.complete", timeout=30)
+        pixel = driver.execute_script(f"""
+            const image = document.querySelector("[data-item-id='{photo}'] img");
+            const canvas = document.createElement('canvas');
+            canvas.width = 4; canvas.height = 4;
+            const context = canvas.getContext('2d');
+            context.drawImage(image, 0, 0, 4, 4);
+            return [...context.getImageData(1, 1, 1, 1).data];""")
+        assert pixel[0] > 150 and pixel[1] < 80 and pixel[2] < 80, f"the red redrawn photo, not the old one: {pixel}"
+    finally:
+        process.terminate()
+        process.wait(timeout=30)

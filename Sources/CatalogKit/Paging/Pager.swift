@@ -44,11 +44,12 @@ enum Pager {
                 try self.page(request, computed: computed, header: LayoutArchiveHeader(bytes: computed.header), snapshot: snapshot)
             }
             guard let made else { return try page(store: store, request: request, computing: computing, storingWhileComputing: false) }
-            // Reading from a replica while the primary is away: the page is made, and a later
-            // request stores its layout (as below).
+            // Reading from a replica while the primary is away, or a full disk: the page is
+            // made, and a later request stores its layout (as below).
             do {
                 _ = try made.save.get()
             } catch .unreachable {
+            } catch .full {
             }
             return made.result
         }
@@ -58,6 +59,9 @@ enum Pager {
             } catch StoreError.unreachable {
                 // Reading from a replica while the primary is away: the page is made, and a
                 // later request stores its layout.
+            } catch StoreError.full {
+                // No room for it: the page is made all the same, and the layout computed again
+                // next time.
             }
         }
         if let (id, lastUsed) = outcome.touch { try? store.touchLayout(id: id, lastUsedAt: lastUsed) }

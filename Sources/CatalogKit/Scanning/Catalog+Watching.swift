@@ -69,6 +69,7 @@ extension Catalog {
         func waitOut(_ error: StoreError, busyToo: Bool) -> Bool {
             switch error {
             case .unreachable where settings.patient: break
+            case .full where settings.patient: break // the disk has room again once someone frees some
             case .busy where settings.patient && busyToo: break
             default: return false
             }
