@@ -26,6 +26,7 @@ struct Import: ParsableCommand {
     var json = false
 
     func run() throws {
+        Interruption.announce("nothing of this import was written (an import is one transaction); the catalog is as it was")
         let summary = try Catalog.importItems(from: file, format: format, into: catalog.path)
         if json {
             print(#"{"added":\#(summary.added),"updated":\#(summary.updated),"unchanged":\#(summary.unchanged),"generation":\#(summary.generation)}"#)

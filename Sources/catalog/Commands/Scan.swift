@@ -67,6 +67,7 @@ struct Scan: ParsableCommand {
         options.batchSize = batchSize
         options.reportEveryBatch = progressLines
         if watch { return try runWatching(options) }
+        Interruption.announce("the batches written so far are kept; the same scan again finishes the work, without reading them again")
         let interactive = isatty(STDERR_FILENO) == 1 && !progressLines
         let summary = try catalog.open().scan(roots, options: options, progress: progressLines ? { progress in
             printError("committed \(progress.committedFiles)")

@@ -60,6 +60,7 @@ struct Thumbnails: ParsableCommand {
     }
 
     func run() throws {
+        Interruption.announce("the thumbnails made so far are cached; `catalog thumbnails --missing-only` makes the rest")
         let catalog = try catalog.openExisting()
         let cache = ThumbnailCache(root: cache)
         if prune {

@@ -1,0 +1,28 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#elseif canImport(Darwin)
+@preconcurrency import Darwin
+#endif
+import Dispatch
+
+/// Ctrl-C, SIGTERM or SIGHUP (a closed terminal) in a command that writes as it goes: one line
+/// saying what is kept, then the exit status a shell gives a process the signal ended (128 + its
+/// number), at once. What was committed stays and the transaction under way is rolled back, as
+/// after a kill: nothing waits for the work in flight.
+enum Interruption {
+    nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
+
+    /// From now on, an interruption says `kept` ("interrupted: KEPT").
+    static func announce(_ kept: String) {
+        sources = [SIGINT, SIGTERM, SIGHUP].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                printError("interrupted: \(kept)")
+                _exit(128 + number)
+            }
+            source.resume()
+            return source
+        }
+    }
+}
