@@ -64,6 +64,12 @@ public struct Viewport: Sendable, Hashable {
         self.height = height
     }
 
-    /// The band `y ..< y + height`.
-    var band: Range<Double> { y..<(y + max(0, height)) }
+    /// The band `y ..< y + height` (a negative or NaN height: empty). A y that is not a number,
+    /// and a y of −∞ with an infinite height (whose end is not a number), give the empty band
+    /// at 0, which meets nothing.
+    var band: Range<Double> {
+        let end = y + max(0, height)
+        guard end >= y else { return 0..<0 } // false for NaN
+        return y..<end
+    }
 }

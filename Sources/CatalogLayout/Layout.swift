@@ -22,14 +22,17 @@ public struct Layout<Style: LayoutStyle>: Sendable {
     ///     the style's heights follow them.
     ///   - style: The style and its parameters; throws when they cannot work.
     ///   - windowHeight: Height of a pagination window, in points; the default, 2048, is a
-    ///     few phone screens.
+    ///     few phone screens. Not positive and finite: ``LayoutError/invalidHeight(name:value:)``.
     ///   - checkpointInterval: Items between two checkpoints of column bottoms: an edit at k
-    ///     replays at most this many placements before k.
+    ///     replays at most this many placements before k. Below 1:
+    ///     ``LayoutError/invalidCheckpointInterval(_:)``.
     public init(items: [LayoutItem], style: Style, windowHeight: Double = 2048,
                 checkpointInterval: Int = 1024) throws(LayoutError) {
         self.style = style
+        try PlacementTable.check(windowHeight: windowHeight, checkpointInterval: checkpointInterval)
         table = PlacementTable(geometry: try style.makeGeometry(), windowHeight: windowHeight,
                                checkpointInterval: checkpointInterval)
+        table.placement = style.placement
         try append(items)
     }
 
@@ -42,36 +45,53 @@ public struct Layout<Style: LayoutStyle>: Sendable {
     ///     consecutive sections different (``SectionStart/runs(of:)`` makes them from a key
     ///     per item).
     ///   - sectioning: Headers, footers, spacing between sections, full-span items.
+    ///   - windowHeight: As in ``init(items:style:windowHeight:checkpointInterval:)``.
     public init(items: [LayoutItem], sections starts: [SectionStart], sectioning: Sectioning, style: Style,
                 windowHeight: Double = 2048) throws(LayoutError) {
         self.style = style
         try sectioning.validate()
+        try PlacementTable.check(windowHeight: windowHeight, checkpointInterval: 1024)
         table = PlacementTable(geometry: try style.makeGeometry(), windowHeight: windowHeight, checkpointInterval: 1024,
                                sectioning: sectioning)
+        table.placement = style.placement
         try append(items, sections: starts)
     }
 
     /// A layout from a table already computed for this style (for example, decoded from
-    /// storage).
+    /// storage). Throws ``LayoutError/geometryMismatch`` when the table's columns are not the
+    /// style's, or when a ``Layout`` computed it with a style that places items otherwise (a
+    /// grid's table given a waterfall). A table decoded from an archive does not record how
+    /// its items were placed: only its columns are compared, and the caller must know the
+    /// style it was stored for.
     public init(table: PlacementTable, style: Style) throws(LayoutError) {
         guard try style.makeGeometry() == table.geometry else { throw .geometryMismatch }
+        guard table.placement == nil || table.placement == style.placement else { throw .geometryMismatch }
         self.style = style
         self.table = table
+        self.table.placement = style.placement
     }
 
     public var geometry: ColumnGeometry { table.geometry }
     public var count: Int { table.count }
     public var contentHeight: Double { table.contentHeight }
 
+    /// The attributes of item `index`, which must be in `0..<count`: like an array's
+    /// subscript, another index traps.
     public func attributes(at index: Int) -> LayoutAttributes { table.attributes(at: index) }
     /// What meets `band`, in layout order: items and, with sections, headers and footers;
-    /// `pinningHeaders` holds the header of the section the band starts in at its top.
+    /// `pinningHeaders` holds the header of the section the band starts in at its top. A band
+    /// past the content, however far (1e300, infinity), meets nothing.
     public func items(in band: Range<Double>, pinningHeaders: Bool = false) -> [LayoutAttributes] {
         table.items(in: band, pinningHeaders: pinningHeaders)
     }
+    /// What meets the viewport's band (see ``Viewport``; one whose y is not a number meets
+    /// nothing).
     public func items(in viewport: Viewport, pinningHeaders: Bool = false) -> [LayoutAttributes] {
         table.items(in: viewport.band, pinningHeaders: pinningHeaders)
     }
+    /// The offset that puts item `index`'s top at the top of a viewport `viewportHeight`
+    /// points tall, clamped so the viewport stays within the content. `index` must be in
+    /// `0..<count`: like an array's subscript, another index traps.
     public func scrollOffset(toItem index: Int, viewportHeight: Double) -> Double {
         table.scrollOffset(toItem: index, viewportHeight: viewportHeight)
     }

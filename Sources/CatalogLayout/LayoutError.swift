@@ -6,6 +6,8 @@ public enum LayoutError: Error, Sendable, Hashable, CustomStringConvertible {
     case noRoomForColumns(width: Double, columns: Int, columnWidth: Double)
     case invalidItemSize(index: Int, size: Size)
     case invalidHeight(name: String, value: Double)
+    /// Items between two checkpoints of column bottoms: one or more.
+    case invalidCheckpointInterval(Int)
     case indexOutOfRange(index: Int, count: Int)
     case geometryMismatch
     case corruptArchive(String)
@@ -19,7 +21,11 @@ public enum LayoutError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Inserting, removing or replacing items in a layout with sections: recompute it instead
     /// (which items span and where sections begin depend on every item before).
     case editRequiresRecomputation
-    /// The content would reach past `limit` windows of `windowHeight` points (``windowLimit``).
+    /// The content would reach past `limit` windows of `windowHeight` points, the most a layout
+    /// may have: 4 for each item or 65,536, whichever is more, divided by the starts each window
+    /// keeps (one a column, and one more with sections; one in rows and the carousel). It keeps
+    /// one request for absurd parameters (a single column a million points wide, an item a
+    /// million times taller than wide) from taking the memory and disk of a thousand layouts.
     case tooManyWindows(limit: Int, windowHeight: Double)
 
     public var description: String {
@@ -36,6 +42,8 @@ public enum LayoutError: Error, Sendable, Hashable, CustomStringConvertible {
             "item \(index) has display size \(size.width)x\(size.height); both sides must be positive and finite"
         case .invalidHeight(let name, let value):
             "\(name) must be positive and finite, got \(value)"
+        case .invalidCheckpointInterval(let interval):
+            "the checkpoint interval must be 1 item or more, got \(interval)"
         case .indexOutOfRange(let index, let count):
             "item index \(index) is outside 0..<\(count)"
         case .geometryMismatch:

@@ -3,7 +3,8 @@ public struct LayoutItem: Sendable, Hashable {
     public var id: Int64
     public var size: Size
 
-    init(id: Int64, size: Size) {
+    @inlinable
+    public init(id: Int64, size: Size) {
         self.id = id
         self.size = size
     }

@@ -201,4 +201,20 @@ import Testing
         #expect(effects[0].zIndex == 4 && effects[2].zIndex == 3, "equal distances: the lower index above")
         #expect(effects[4] == CarouselEffect(scale: 0.8, alpha: 0.5, zIndex: 1), "past the falloff: the minimums")
     }
+
+    /// As `Layout` does: sections need a `Sectioning` (without one a start opened a section
+    /// with no header, no footer and no spacing, invisible and yet restarting the rows).
+    @Test func whenRowsWithoutSectioningAreGivenSectionStarts_thenInvalidSections_andTheTableIsUnchanged() throws {
+        let items = (0..<8).map { LayoutItem(id: Int64($0), width: 300, height: 200) }
+        let refusal = LayoutError.invalidSections("this layout has no sections: lay it out with a Sectioning")
+        var rows = try RowTable(items: Array(items[..<5]), style: JustifiedLayout(width: 375))
+        let before = rows.archive()
+        #expect(throws: refusal) { try rows.append(Array(items[5...]), sections: [SectionStart(offset: 0, key: 7)]) }
+        #expect(rows.archive() == before)
+        #expect(throws: refusal) {
+            try RowTable(items: items, style: JustifiedLayout(width: 375), sections: [SectionStart(offset: 0, key: 1)])
+        }
+        try rows.append(Array(items[5...]))
+        #expect(rows.count == 8 && rows.sectionInfos.isEmpty)
+    }
 }

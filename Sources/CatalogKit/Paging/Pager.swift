@@ -209,7 +209,9 @@ enum Pager {
                 guard header.itemCount > 0, header.windowCount > 0 else { return nil }
                 // Windows from the target's outwards until items lie on both sides of it (or an end is reached).
                 let target = proposed + viewport / 2
-                let middle = min(header.windowCount - 1, max(0, Int((max(0, target) / header.windowHeight).rounded(.down))))
+                // Clamped before Int(_:), which traps past Int.max (a tiny window height).
+                let window = min(Double(header.windowCount - 1), (max(0, target) / header.windowHeight).rounded(.down))
+                let middle = max(0, Int(window))
                 var range = max(0, middle - 1)...min(header.windowCount - 1, middle + 1)
                 var items: [LayoutAttributes] = []
                 // Each pass widens twice as far as the one before: an item thousands of windows

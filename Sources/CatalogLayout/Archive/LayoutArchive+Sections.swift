@@ -52,6 +52,7 @@ public struct ArchivedSections: Sendable, Hashable {
         cycleBase = try reader.varint()
         position = try reader.varint()
         resetTop = try reader.double()
+        try checkPlacementState(itemCount: itemCount)
     }
 
     /// The section list alone (version 3 keeps no column state).
@@ -61,23 +62,52 @@ public struct ArchivedSections: Sendable, Hashable {
         (bottoms, filled, cycleBase, position, resetTop) = ([], [], 0, 0, 0)
     }
 
-    /// S, then S times: first item (gap), key, top, item bottom, end.
+    /// S, then S times: first item (gap), key, top, item bottom, end. Throws unless the list is
+    /// what a layout of `itemCount` items has: a section for some items (none for none), the
+    /// first at item 0, starts increasing within the items, and each section's top, items'
+    /// bottom and end finite, in that order down the content, at or below the previous end.
     static func readList(_ reader: inout ByteReader, itemCount: Int) throws(LayoutError)
         -> ([Int], [UInt64], [Double], [Double], [Double]) {
         let count = try reader.varint()
-        guard count <= max(1, itemCount) else { throw .corruptArchive("\(count) sections for \(itemCount) items") }
+        guard count <= itemCount, (count == 0) == (itemCount == 0) else { throw .corruptArchive("\(count) sections for \(itemCount) items") }
         var starts: [Int] = [], keys: [UInt64] = [], tops: [Double] = [], itemBottoms: [Double] = [], ends: [Double] = []
         for section in 0..<count {
             let gap = try reader.varint()
-            let start = section == 0 ? gap : starts[section - 1] + gap
-            guard (section == 0 ? start == 0 : gap > 0), start < max(1, itemCount) else { throw .corruptArchive("section \(section) starts at item \(start)") }
-            starts.append(start)
+            let previous = section == 0 ? 0 : starts[section - 1]
+            guard section == 0 ? gap == 0 : (gap > 0 && gap < itemCount - previous) else {
+                throw .corruptArchive("section \(section) starts \(gap) items after item \(previous)")
+            }
+            starts.append(previous + gap)
             keys.append(try reader.uint64())
-            tops.append(try reader.double())
-            itemBottoms.append(try reader.double())
-            ends.append(try reader.double())
+            let top = try reader.double(), itemBottom = try reader.double(), end = try reader.double()
+            try LayoutArchive.checkPosition(top, atLeast: ends.last ?? 0, "section \(section)'s top")
+            try LayoutArchive.checkPosition(itemBottom, atLeast: top, "section \(section)'s items' bottom")
+            try LayoutArchive.checkPosition(end, atLeast: itemBottom, "section \(section)'s end")
+            tops.append(top)
+            itemBottoms.append(itemBottom)
+            ends.append(end)
         }
         return (starts, keys, tops, itemBottoms, ends)
+    }
+
+    /// Throws unless the last section's placement state is one an append can continue: column
+    /// bottoms between the items' restart and the section's items' bottom, the first item after
+    /// the last restart within the section, and the count of its items.
+    private func checkPlacementState(itemCount: Int) throws(LayoutError) {
+        guard let lastStart = starts.last, let lastTop = tops.last, let itemBottom = itemBottoms.last else {
+            guard cycleBase == 0, position == 0, resetTop.isFinite, bottoms.allSatisfy(\.isFinite) else {
+                throw .corruptArchive("placement state without sections")
+            }
+            return
+        }
+        try LayoutArchive.checkPosition(resetTop, atLeast: lastTop, "the last section's items")
+        for (column, bottom) in bottoms.enumerated() {
+            try LayoutArchive.checkPosition(bottom, atLeast: resetTop, "column \(column)'s bottom")
+            guard bottom <= itemBottom else { throw .corruptArchive("column \(column)'s bottom \(bottom) is below its section's items") }
+        }
+        guard (lastStart...itemCount).contains(cycleBase), position == itemCount - lastStart else {
+            throw .corruptArchive("the last section's placement state (\(cycleBase), \(position)) for items \(lastStart)..<\(itemCount)")
+        }
     }
 
     static func write(_ state: SectionedState, bottoms: [Double], into header: inout ByteWriter) {
@@ -145,9 +175,7 @@ extension LayoutArchiveHeader {
             for position in 0..<n {
                 let word = try reader.varint()
                 let (gap, restart) = (word >> 1, word & 1 == 1)
-                guard position == 0 || gap > 0 else { throw .corruptArchive("item indices out of order") }
-                index = position == 0 ? gap : index + gap
-                guard index < itemCount else { throw .corruptArchive("item index \(index) of \(itemCount)") }
+                index = try LayoutArchive.index(after: index, gap: gap, isFirst: position == 0, itemCount: itemCount)
                 if restart {
                     y = try reader.double()
                 } else if position > 0 {
@@ -288,24 +316,39 @@ extension PlacementTable {
     }
 
     /// A table with sections from its archive: every placement from the first window that
-    /// holds it, the sections and the last section's state from the header.
+    /// holds it, the sections and the last section's state from the header. Throws, as
+    /// `init(archive:)` says, for placements that are not finite or that no window would hold,
+    /// cells of a column that overlap, spanning placements that overlap, a full-span item that
+    /// is a column's too, placements below the last section's end.
     init(sectioned archive: LayoutArchive, header: LayoutArchiveHeader, sections archived: ArchivedSections) throws(LayoutError) {
-        self.init(geometry: header.geometry, windowHeight: header.windowHeight, checkpointInterval: 1024, sectioning: archived.sectioning)
+        // Decoded before the table is made, as the plain layout's windows are.
         var cells = [SectionedWindow.Cell?](repeating: nil, count: header.itemCount)
         var spans: [Int: SectionedWindow.Span] = [:] // by kind and ref
         for bytes in archive.windows {
             let window = try header.readSectionedWindow(bytes, archived)
             for cell in window.cells where cells[cell.index] == nil { cells[cell.index] = cell }
             for span in window.spans {
+                try LayoutArchive.checkHeld(from: span.y, extent: span.height, windowHeight: header.windowHeight,
+                                            "spanning \(span.kind) \(span.ref)")
                 spans[span.ref * 4 + Int(span.kind.rawValue)] = span
                 if span.kind == .cell, cells[span.ref] == nil {
                     cells[span.ref] = .init(index: span.ref, id: span.id, y: span.y, height: span.height, column: -1)
                 }
             }
         }
+        self.init(geometry: header.geometry, windowHeight: header.windowHeight, checkpointInterval: 1024, sectioning: archived.sectioning)
         reservePlacements(header.itemCount)
+        var columnBottoms = bottoms
+        var placedBottom = 0.0
         for (index, cell) in cells.enumerated() {
             guard let cell else { throw .corruptArchive("item \(index) is in no window") }
+            try LayoutArchive.checkHeld(from: cell.y, extent: cell.height, windowHeight: windowHeight, "item \(index)")
+            if cell.column >= 0 {
+                // Stacked in its column, as placement leaves items: at or below the one above.
+                try LayoutArchive.checkPosition(cell.y, atLeast: columnBottoms[cell.column], "item \(index)")
+                columnBottoms[cell.column] = cell.y + cell.height
+                placedBottom = max(placedBottom, cell.y + cell.height)
+            }
             ids.append(cell.id)
             ys.append(cell.y)
             heights.append(cell.height)
@@ -313,7 +356,12 @@ extension PlacementTable {
             if cell.column >= 0 { columnItems[cell.column].append(Int32(index)) }
         }
         var state = sections!
+        var spanBottom = 0.0
         for span in spans.values.sorted(by: { $0.y < $1.y }) {
+            // The spanning list is stacked: each starts at or below the bottom of the one before.
+            try LayoutArchive.checkPosition(span.y, atLeast: spanBottom, "a spanning \(span.kind) \(span.ref)")
+            guard span.kind != .cell || columns[span.ref] == -1 else { throw .corruptArchive("item \(span.ref) is in a column and spans") }
+            spanBottom = span.y + span.height
             state.appendSpan(span.kind, ref: span.ref, id: span.id, y: span.y, height: span.height)
         }
         state.starts = archived.starts
@@ -327,6 +375,10 @@ extension PlacementTable {
         state.resetTop = archived.resetTop
         sections = state
         bottoms = archived.bottoms
+        // Every placement ends at or above the last section's end, which the windows cover.
+        guard max(spanBottom, placedBottom) <= contentBottom else { throw .corruptArchive("placements below the content's end") }
+        try LayoutArchive.checkReach(contentBottom, windowHeight: windowHeight, windowCount: header.windowCount)
+        try LayoutArchive.checkContentLength(contentHeight, header: header)
         rebuildWindows(from: 0)
         guard windowCount == header.windowCount else { throw .corruptArchive("\(windowCount) windows rebuilt, header says \(header.windowCount)") }
     }

@@ -66,136 +66,6 @@ public struct LayoutArchive: Sendable, Hashable {
     static let versionBase = UInt8(ascii: "0")
 }
 
-/// What a reader needs to decode any window on its own.
-public struct LayoutArchiveHeader: Sendable, Hashable {
-    /// The format the archive was written in (1 to ``LayoutArchive/formatVersion``).
-    public let version: Int
-    public let geometry: ColumnGeometry
-    public let windowHeight: Double
-    public let itemCount: Int
-    public let contentHeight: Double
-    public let windowCount: Int
-    /// Version 2: the sections, their spans' rule, and the last section's placement state;
-    /// version 3 with sections: its sections.
-    public let sections: ArchivedSections?
-    /// Version 3: justified rows.
-    public let rows: ArchivedRows?
-    /// Version 4: the carousel.
-    public let carousel: ArchivedCarousel?
-
-    /// Reads a header; throws ``LayoutError/unsupportedArchiveVersion(_:)`` for a format newer
-    /// than this build reads, ``LayoutError/corruptArchive(_:)`` for anything else unreadable.
-    public init(bytes: [UInt8]) throws(LayoutError) {
-        var reader = ByteReader(bytes)
-        guard try reader.raw(LayoutArchive.magic.count).elementsEqual(LayoutArchive.magic) else {
-            throw .corruptArchive("not a layout archive")
-        }
-        let versionByte = try reader.uint8()
-        guard versionByte > LayoutArchive.versionBase else {
-            throw .corruptArchive("format version byte \(versionByte) is below \"1\"")
-        }
-        version = Int(versionByte - LayoutArchive.versionBase)
-        guard version <= LayoutArchive.formatVersion else { throw .unsupportedArchiveVersion(version) }
-        switch version {
-        case 3:
-            let (rows, windowHeight, itemCount, contentHeight, windowCount) = try Self.readRows(&reader)
-            let style = rows.style
-            geometry = try ColumnGeometry(width: style.width, columns: 1, columnSpacing: style.spacing, rowSpacing: style.rowSpacing, insets: style.insets)
-            (self.windowHeight, self.itemCount, self.contentHeight, self.windowCount) = (windowHeight, itemCount, contentHeight, windowCount)
-            (self.rows, self.carousel, sections) = (rows, nil, rows.sectioning == nil ? nil : rows.sections)
-            guard reader.isAtEnd else { throw .corruptArchive("trailing bytes in the header") }
-            return
-        case 4:
-            let (carousel, windowHeight, itemCount, contentWidth, windowCount) = try Self.readCarousel(&reader)
-            geometry = try ColumnGeometry(width: carousel.insets.left + carousel.insets.right + 1, columns: 1, columnSpacing: carousel.spacing,
-                                          rowSpacing: 0, insets: carousel.insets)
-            (self.windowHeight, self.itemCount, self.contentHeight, self.windowCount) = (windowHeight, itemCount, contentWidth, windowCount)
-            (self.rows, self.carousel, sections) = (nil, carousel, nil)
-            guard reader.isAtEnd else { throw .corruptArchive("trailing bytes in the header") }
-            return
-        default:
-            (rows, carousel) = (nil, nil)
-        }
-        let width = try reader.double()
-        let columns = try reader.varint()
-        let columnSpacing = try reader.double()
-        let rowSpacing = try reader.double()
-        let insets = Insets(top: try reader.double(), left: try reader.double(), bottom: try reader.double(), right: try reader.double())
-        geometry = try ColumnGeometry(width: width, columns: columns, columnSpacing: columnSpacing, rowSpacing: rowSpacing, insets: insets)
-        windowHeight = try reader.double()
-        itemCount = try reader.varint()
-        contentHeight = try reader.double()
-        windowCount = try reader.varint()
-        guard windowHeight > 0, windowHeight.isFinite else { throw .corruptArchive("window height \(windowHeight)") }
-        sections = version >= 2 ? try ArchivedSections(reading: &reader, columnCount: geometry.columnCount, itemCount: itemCount) : nil
-        guard reader.isAtEnd else { throw .corruptArchive("trailing bytes in the header") }
-    }
-
-    /// The windows a band needs: the one holding its start (every item that meets the band
-    /// and starts above it is in that window too) through the one holding its end.
-    public func windows(for band: Range<Double>) -> ClosedRange<Int>? {
-        guard !band.isEmpty, band.upperBound > 0, windowCount > 0 else { return nil }
-        // Clamped before converting: a band far past the end (1e300) must not trap in Int(_:).
-        let count = Double(windowCount)
-        let first = band.lowerBound <= 0 ? 0 : Int(min(count, (band.lowerBound / windowHeight).rounded(.down)))
-        let last = min(windowCount - 1, Int(min(count, (band.upperBound.nextDown / windowHeight).rounded(.down))))
-        return first <= last ? first...last : nil
-    }
-
-    /// Decodes one window's placements, in layout order.
-    public func decodeWindow(_ bytes: [UInt8]) throws(LayoutError) -> [LayoutAttributes] {
-        if let rows { return try decodeRowWindow(bytes, rows) }
-        if let carousel { return try decodeCarouselWindow(bytes, carousel) }
-        if let sections { return try decodeSectionedWindow(bytes, sections) }
-        var reader = ByteReader(bytes)
-        guard try reader.varint() == geometry.columnCount else { throw .corruptArchive("window column count") }
-        var items: [LayoutAttributes] = []
-        for column in 0..<geometry.columnCount {
-            let n = try reader.varint()
-            guard n > 0 else { continue }
-            var y = try reader.double()
-            var index = -1
-            var previousHeight = 0.0
-            let x = geometry.x(ofColumn: column)
-            for position in 0..<n {
-                let gap = try reader.varint()
-                guard position == 0 || gap > 0 else { throw .corruptArchive("item indices out of order") }
-                index = position == 0 ? gap : index + gap
-                guard index < itemCount else { throw .corruptArchive("item index \(index) of \(itemCount)") }
-                let id = try reader.int64()
-                let height = try reader.double()
-                if position > 0 { y = (y + previousHeight) + geometry.rowSpacing } // as placement computed it
-                previousHeight = height
-                items.append(LayoutAttributes(index: index, id: id, frame: Rect(x: x, y: y, width: geometry.columnWidth, height: height), column: column))
-            }
-        }
-        guard reader.isAtEnd else { throw .corruptArchive("trailing bytes in a window") }
-        if geometry.columnCount > 1 { items.sort { $0.index < $1.index } }
-        return items
-    }
-
-    /// The placements of `windows` (decoded from the range `windows(for:)` gave) that overlap
-    /// `band` by a positive height, in layout order, each once; with `pinningHeaders`, the
-    /// header of the section the band starts in held at its top, as the table answers.
-    public func items(in band: Range<Double>, windows: [[UInt8]], pinningHeaders: Bool = false) throws(LayoutError) -> [LayoutAttributes] {
-        if let sections { return try sectionedItems(in: band, windows: windows, sections: sections, pinningHeaders: pinningHeaders) }
-        var seen = Set<Int>()
-        var result: [LayoutAttributes] = []
-        // A carousel's band runs along x.
-        let horizontal = carousel != nil
-        func meets(_ frame: Rect) -> Bool {
-            horizontal ? frame.x < band.upperBound && frame.x + frame.width > band.lowerBound : frame.overlaps(band)
-        }
-        for window in windows {
-            for item in try decodeWindow(window) where meets(item.frame) && seen.insert(item.index).inserted {
-                result.append(item)
-            }
-        }
-        result.sort { $0.index < $1.index }
-        return result
-    }
-}
-
 /// Consecutive windows of a layout (all of them, or a range) encoded one after another in one
 /// buffer (the bytes of ``LayoutArchive/windows``, concatenated), with where each window ends
 /// and the smallest and largest item index in it: what a store packs into few large rows.
@@ -310,21 +180,44 @@ extension PlacementTable {
 
     /// Rebuilds a table from an archive: every item from the first window that holds it, then
     /// columns, windows and checkpoints as a computation would have left them.
+    ///
+    /// Throws ``LayoutError/corruptArchive(_:)`` for an archive that does not describe a
+    /// column layout its queries can answer: besides what ``LayoutArchiveHeader/init(bytes:)``
+    /// checks, more items than the windows' bytes can hold, an item in no window, a height that
+    /// is not finite or that no window would hold, an item not where placement puts it (below
+    /// the one above in its column), a content height or a window count the items do not give. A table that
+    /// decodes answers every query, and the archive it writes reads back.
+    /// ``LayoutError/invalidCheckpointInterval(_:)`` for a `checkpointInterval` below 1.
     public init(archive: LayoutArchive, checkpointInterval: Int = 1024) throws(LayoutError) {
+        guard checkpointInterval > 0 else { throw .invalidCheckpointInterval(checkpointInterval) }
         let header = try LayoutArchiveHeader(bytes: archive.header)
+        guard header.rows == nil, header.carousel == nil else { throw .corruptArchive("not a column layout (format \(header.version))") }
         guard archive.windows.count == header.windowCount else { throw .corruptArchive("\(archive.windows.count) windows, header says \(header.windowCount)") }
+        try LayoutArchive.checkItemCount(header.itemCount, fitIn: archive.windows)
+        guard !archive.windows.isEmpty || header.geometry.columnCount <= LayoutArchive.maximumColumnsWithoutWindows else {
+            throw .corruptArchive("\(header.geometry.columnCount) columns in a layout without windows")
+        }
         if let sections = header.sections {
             try self.init(sectioned: archive, header: header, sections: sections)
             return
         }
-        self.init(geometry: header.geometry, windowHeight: header.windowHeight, checkpointInterval: checkpointInterval)
+        // Decoded before the table is made: a window holds a count per column, so a column count
+        // the bytes cannot hold throws here rather than sizing the table's column lists.
         var placed = [LayoutAttributes?](repeating: nil, count: header.itemCount)
         for window in archive.windows {
             for item in try header.decodeWindow(window) where placed[item.index] == nil { placed[item.index] = item }
         }
+        self.init(geometry: header.geometry, windowHeight: header.windowHeight, checkpointInterval: checkpointInterval)
         reservePlacements(header.itemCount)
+        var filled = [Bool](repeating: false, count: geometry.columnCount)
         for (index, item) in placed.enumerated() {
             guard let item else { throw .corruptArchive("item \(index) is in no window") }
+            // Where placement puts it: the top inset in an empty column, else the bottom of the
+            // item above plus the row spacing (the arithmetic windows store only once a column).
+            let y = filled[item.column] ? bottoms[item.column] + geometry.rowSpacing : geometry.insets.top
+            guard item.frame.y == y else { throw .corruptArchive("item \(index) at \(item.frame.y), placed at \(y)") }
+            try LayoutArchive.checkHeld(from: y, extent: item.frame.height, windowHeight: windowHeight, "item \(index)")
+            filled[item.column] = true
             if index % checkpointInterval == 0 { checkpoints.append(bottoms) }
             ids.append(item.id)
             ys.append(item.frame.y)
@@ -333,6 +226,9 @@ extension PlacementTable {
             columnItems[item.column].append(Int32(index))
             bottoms[item.column] = item.frame.y + item.frame.height
         }
+        try LayoutArchive.checkReach(contentBottom, windowHeight: windowHeight, windowCount: header.windowCount)
+        try LayoutArchive.checkContentLength(contentHeight, header: header)
         rebuildWindows(from: 0)
+        guard windowCount == header.windowCount else { throw .corruptArchive("\(windowCount) windows rebuilt, header says \(header.windowCount)") }
     }
 }

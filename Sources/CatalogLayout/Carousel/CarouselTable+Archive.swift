@@ -44,27 +44,37 @@ extension CarouselTable {
     }
 
     /// The table an archive of version 4 holds.
+    ///
+    /// Throws ``LayoutError/corruptArchive(_:)`` for an archive that does not describe a
+    /// carousel its queries can answer: besides what ``LayoutArchiveHeader/init(bytes:)``
+    /// checks, more items than the windows' bytes can hold, an item in no window, a width that
+    /// is not finite or that no window would hold, an item not where placement puts it (the
+    /// spacing right of the one before), a content width or a window count the items do not give.
     public init(archive: LayoutArchive) throws(LayoutError) {
         let header = try LayoutArchiveHeader(bytes: archive.header)
         guard let carousel = header.carousel else { throw .corruptArchive("not a carousel (format \(header.version))") }
         guard archive.windows.count == header.windowCount else { throw .corruptArchive("\(archive.windows.count) windows, header says \(header.windowCount)") }
+        try LayoutArchive.checkItemCount(header.itemCount, fitIn: archive.windows)
         try self.init(style: carousel.style, windowHeight: header.windowHeight)
-        var placed = [LayoutAttributes?](repeating: nil, count: header.itemCount)
-        var aspectOf = [Double](repeating: 0, count: header.itemCount)
+        var placed = [(id: Int64, x: Double, aspect: Double)?](repeating: nil, count: header.itemCount)
         for bytes in archive.windows {
             try header.readCarousel(bytes) { index, id, x, aspect in
-                if placed[index] == nil {
-                    placed[index] = LayoutAttributes(index: index, id: id, frame: Rect(x: x, y: 0, width: 0, height: 0), column: 0)
-                    aspectOf[index] = aspect
-                }
+                if placed[index] == nil { placed[index] = (id, x, aspect) }
             }
         }
         for (index, item) in placed.enumerated() {
             guard let item else { throw .corruptArchive("item \(index) is in no window") }
+            // Where placement puts it: at the left inset, else the spacing right of the item
+            // before (the arithmetic windows store only once a window).
+            let x = ids.isEmpty ? style.insets.left : (contentRight + style.spacing)
+            guard item.x == x else { throw .corruptArchive("item \(index) at \(item.x), placed at \(x)") }
+            try LayoutArchive.checkHeld(from: x, extent: item.aspect * style.itemHeight, windowHeight: windowHeight, "item \(index)")
             ids.append(item.id)
-            xs.append(item.frame.x)
-            aspects.append(aspectOf[index])
+            xs.append(item.x)
+            aspects.append(item.aspect)
         }
+        try LayoutArchive.checkReach(contentRight, windowHeight: windowHeight, windowCount: header.windowCount)
+        try LayoutArchive.checkContentLength(contentWidth, header: header)
         rebuildWindows(from: 0)
         guard windowCount == header.windowCount else { throw .corruptArchive("\(windowCount) windows rebuilt, header says \(header.windowCount)") }
     }
@@ -88,7 +98,6 @@ extension LayoutArchiveHeader {
         let windowCount = try reader.varint()
         let style = CarouselLayout(itemHeight: itemHeight, spacing: spacing, insets: insets)
         do { try style.validate() } catch { throw .corruptArchive("carousel: \(error.description)") }
-        guard windowHeight > 0, windowHeight.isFinite else { throw .corruptArchive("window width \(windowHeight)") }
         return (ArchivedCarousel(style: style), windowHeight, itemCount, contentWidth, windowCount)
     }
 
@@ -104,9 +113,7 @@ extension LayoutArchiveHeader {
         var x = try reader.double()
         var index = -1
         for position in 0..<n {
-            let gap = try reader.varint()
-            index = position == 0 ? gap : index + gap
-            guard index < itemCount, position == 0 || gap > 0 else { throw .corruptArchive("item index \(index) of \(itemCount)") }
+            index = try LayoutArchive.index(after: index, gap: try reader.varint(), isFirst: position == 0, itemCount: itemCount)
             let id = try reader.int64()
             let aspect = try reader.double()
             try item(index, id, x, aspect)

@@ -62,6 +62,8 @@ public struct CarouselTable: Sendable {
     public var contentWidth: Double { (ids.isEmpty ? style.insets.left : contentRight) + style.insets.right }
     public var contentHeight: Double { style.insets.top + style.itemHeight + style.insets.bottom }
 
+    /// The attributes of item `index`, which must be in `0..<count`: like an array's
+    /// subscript, another index traps.
     public func attributes(at index: Int) -> LayoutAttributes {
         LayoutAttributes(index: index, id: ids[index], frame: Rect(x: xs[index], y: style.insets.top, width: width(index), height: style.itemHeight),
                          column: 0)
@@ -89,7 +91,8 @@ public struct CarouselTable: Sendable {
     /// Places `items` after the existing ones: O(m). Throws
     /// ``LayoutError/invalidItemSize(index:size:)`` for a size that is not positive and finite,
     /// and ``LayoutError/tooManyWindows(limit:windowHeight:)`` when the content would reach past
-    /// the windows the layout may have (``windowLimit``), leaving the table as it was.
+    /// the windows the layout may have (4 for each item or 65,536, whichever is more), leaving
+    /// the table as it was.
     public mutating func append(_ items: [LayoutItem]) throws(LayoutError) {
         let firstIndex = count
         if let offset = try place(items) { throw .invalidItemSize(index: firstIndex + offset, size: items[offset].size) }
@@ -149,7 +152,8 @@ public struct CarouselTable: Sendable {
         return result
     }
 
-    /// The offset that puts item `index`'s left edge at the viewport's left, clamped.
+    /// The offset that puts item `index`'s left edge at the viewport's left, clamped. `index`
+    /// must be in `0..<count`, as in ``attributes(at:)``.
     public func scrollOffset(toItem index: Int, viewportWidth: Double) -> Double {
         min(max(0, xs[index]), max(0, contentWidth - max(0, viewportWidth)))
     }

@@ -12,7 +12,7 @@
 /// stretched. O(n).
 ///
 /// ```swift
-/// let layout = try RowLayout(items: items, style: JustifiedLayout(width: 1024, rowHeight: 180))
+/// let layout = try RowTable(items: items, style: JustifiedLayout(width: 1024, rowHeight: 180))
 /// let page = layout.items(in: 4000..<4812)
 /// ```
 public struct JustifiedLayout: Sendable, Hashable {

@@ -88,17 +88,27 @@ extension RowTable {
 
     /// The table an archive of version 3 holds: every stripe and item from the windows, the
     /// sections from the header.
+    ///
+    /// Throws ``LayoutError/corruptArchive(_:)`` for an archive that does not describe rows its
+    /// queries can answer: besides what ``LayoutArchiveHeader/init(bytes:)`` checks, more items
+    /// than the windows' bytes can hold, an item in no window, an aspect ratio that is not
+    /// finite, a stripe that is not finite or that no window would hold, stripes that overlap,
+    /// rows that do not begin at item 0 and go on in order, headers and footers out of their
+    /// sections' order, a content height or a window count the stripes do not give.
     public init(archive: LayoutArchive) throws(LayoutError) {
         let header = try LayoutArchiveHeader(bytes: archive.header)
         guard let rows = header.rows else { throw .corruptArchive("not justified rows (format \(header.version))") }
         guard archive.windows.count == header.windowCount else { throw .corruptArchive("\(archive.windows.count) windows, header says \(header.windowCount)") }
+        try LayoutArchive.checkItemCount(header.itemCount, fitIn: archive.windows)
         try self.init(style: rows.style, windowHeight: header.windowHeight, sectioning: rows.sectioning)
         var items = [(id: Int64, aspect: Double)?](repeating: nil, count: header.itemCount)
         var stripes: [Double: (kind: LayoutAttributes.Kind, ref: Int, height: Double)] = [:]
         for bytes in archive.windows {
-            try header.readRows(bytes) { kind, y, height, ref in
+            try header.readRows(bytes) { kind, y, height, ref throws(LayoutError) in
+                try LayoutArchive.checkHeld(from: y, extent: height, windowHeight: header.windowHeight, "a stripe")
                 stripes[y] = (kind, ref, height)
-            } item: { index, id, aspect in
+            } item: { index, id, aspect throws(LayoutError) in
+                try LayoutArchive.checkLength(aspect, "the aspect ratio of item \(index)")
                 items[index] = (id, aspect)
             }
         }
@@ -107,20 +117,56 @@ extension RowTable {
             ids.append(item.id)
             aspects.append(item.aspect)
         }
+        let sections = rows.sections
+        (sectionStarts, sectionKeys, sectionTops, sectionItemBottoms, sectionEnds) = (sections.starts, sections.keys, sections.tops,
+                                                                                     sections.itemBottoms, sections.ends)
+        var order = StripeOrder()
         for y in stripes.keys.sorted() {
             let stripe = stripes[y]!
+            try order.check(stripe.kind, ref: stripe.ref, y: y, height: stripe.height, in: self)
             if stripe.kind == .cell {
                 rowFirsts.append(stripe.ref)
                 rowStripes.append(stripeYs.count)
             }
             appendStripe(stripe.kind, ref: stripe.ref, y: y, height: stripe.height)
         }
-        let sections = rows.sections
-        (sectionStarts, sectionKeys, sectionTops, sectionItemBottoms, sectionEnds) = (sections.starts, sections.keys, sections.tops,
-                                                                                     sections.itemBottoms, sections.ends)
+        guard count == 0 || rowFirsts.first == 0 else { throw .corruptArchive("the first row does not begin at item 0") }
+        guard order.bottom <= contentBottom else { throw .corruptArchive("stripes below the content's end") }
         lastRowOpen = rows.lastRowOpen
+        try LayoutArchive.checkReach(contentBottom, windowHeight: windowHeight, windowCount: header.windowCount)
+        try LayoutArchive.checkContentLength(contentHeight, header: header)
         rebuildWindows(from: 0)
         guard windowCount == header.windowCount else { throw .corruptArchive("\(windowCount) windows rebuilt, header says \(header.windowCount)") }
+    }
+
+    /// The stripes of a decoded table, checked in order down the content: each at or below the
+    /// one before; rows beginning at increasing items; each section's header before its rows,
+    /// its footer after them, sections in order; headers and footers only with sections.
+    struct StripeOrder {
+        var bottom = 0.0
+        var section = -1
+        var closed = false
+        var lastRow = -1
+
+        mutating func check(_ kind: LayoutAttributes.Kind, ref: Int, y: Double, height: Double, in table: RowTable) throws(LayoutError) {
+            try LayoutArchive.checkPosition(y, atLeast: bottom, "a stripe")
+            switch kind {
+            case .cell:
+                guard ref > lastRow else { throw .corruptArchive("a row begins at item \(ref) after one at \(lastRow)") }
+                let rowSection = table.section(ofItem: ref)
+                guard rowSection > section || (rowSection == section && !closed) else {
+                    throw .corruptArchive("a row of section \(rowSection) after section \(section)'s end")
+                }
+                (lastRow, section, closed) = (ref, rowSection, false)
+            case .header:
+                guard table.sectioning != nil, ref > section else { throw .corruptArchive("header \(ref) after section \(section)") }
+                (section, closed) = (ref, false)
+            case .footer:
+                guard table.sectioning != nil, ref == section, !closed else { throw .corruptArchive("footer \(ref) in section \(section)") }
+                closed = true
+            }
+            bottom = y + height
+        }
     }
 }
 
@@ -145,13 +191,16 @@ extension LayoutArchiveHeader {
         let windowCount = try reader.varint()
         let style = JustifiedLayout(width: width, rowHeight: rowHeight, spacing: spacing, rowSpacing: rowSpacing, insets: insets)
         do { try style.validate() } catch { throw .corruptArchive("rows: \(error.description)") }
+        guard windowHeight > 0, windowHeight.isFinite else { throw .corruptArchive("window height \(windowHeight)") }
+        guard itemCount <= LayoutArchive.maximumItemCount else { throw .corruptArchive("\(itemCount) items") }
         var sectioning: Sectioning? = nil
         if try reader.uint8() == 1 {
-            sectioning = Sectioning(headerHeight: try reader.double(), footerHeight: try reader.double(), sectionSpacing: try reader.double())
+            let read = Sectioning(headerHeight: try reader.double(), footerHeight: try reader.double(), sectionSpacing: try reader.double())
+            do { try read.validate() } catch { throw .corruptArchive("sections: \(error.description)") }
+            sectioning = read
         }
         let sections = try ArchivedSections(readingSectionsOnly: &reader, sectioning: sectioning ?? Sectioning(sectionSpacing: 0), itemCount: itemCount)
         let lastRowOpen = try reader.uint8() == 1
-        guard windowHeight > 0, windowHeight.isFinite else { throw .corruptArchive("window height \(windowHeight)") }
         return (ArchivedRows(style: style, sectioning: sectioning, sections: sections, lastRowOpen: lastRowOpen), windowHeight, itemCount,
                 contentHeight, windowCount)
     }
@@ -168,17 +217,19 @@ extension LayoutArchiveHeader {
             let y = try reader.double(), height = try reader.double()
             if kind == .cell {
                 let n = try reader.varint()
+                guard n > 0 else { throw .corruptArchive("a row without items") }
                 var first = -1
                 for position in 0..<n {
-                    let gap = try reader.varint()
-                    index = position == 0 ? gap : index + gap
-                    guard index < itemCount, position == 0 || gap > 0 else { throw .corruptArchive("item index \(index) of \(itemCount)") }
+                    index = try LayoutArchive.index(after: index, gap: try reader.varint(), isFirst: position == 0, itemCount: itemCount)
                     if position == 0 { first = index }
                     try item(index, try reader.int64(), try reader.double())
                 }
                 try stripe(kind, y, height, first)
             } else {
                 let section = try reader.varint()
+                guard let sections = rows?.sections, section < sections.starts.count else {
+                    throw .corruptArchive("\(kind) of section \(section)")
+                }
                 _ = try reader.int64()
                 try stripe(kind, y, height, section)
             }

@@ -3,6 +3,7 @@
 extension RowTable {
     /// Lays out `items` as justified rows, in sections beginning at `starts` when `sectioning`
     /// is given (headers, footers, spacing between sections; each section restarts the rows).
+    /// `starts` without `sectioning` throws ``LayoutError/invalidSections(_:)``.
     public init(items: [LayoutItem], style: JustifiedLayout, sections starts: [SectionStart]? = nil, sectioning: Sectioning? = nil,
                 windowHeight: Double = 2048) throws(LayoutError) {
         try self.init(style: style, windowHeight: windowHeight, sectioning: sectioning)
@@ -24,7 +25,9 @@ extension RowTable {
     /// Places `items` after the existing ones in O(m), sections beginning at `starts` (nil:
     /// the last section continues); an open last row is flowed again with them. Throws
     /// ``LayoutError/invalidItemSize(index:size:)`` for a size that is not positive and finite,
-    /// leaving the table as it was.
+    /// and ``LayoutError/invalidSections(_:)`` for `starts` that do not describe sections of
+    /// `items`, or any `starts` in a table made without a ``Sectioning``, leaving the table as
+    /// it was.
     public mutating func append(_ items: [LayoutItem], sections starts: [SectionStart]? = nil) throws(LayoutError) {
         let firstIndex = count
         if let offset = try place(items, sections: starts) { throw .invalidItemSize(index: firstIndex + offset, size: items[offset].size) }
@@ -32,6 +35,8 @@ extension RowTable {
 
     /// The same, returning the offset of a refused item instead of throwing.
     package mutating func place(_ items: [LayoutItem], sections starts: [SectionStart]? = nil) throws(LayoutError) -> Int? {
+        // As `Layout` says for the same call: sections need headers, footers and spacing to show.
+        guard starts == nil || sectioning != nil else { throw .invalidSections("this layout has no sections: lay it out with a Sectioning") }
         let starts = starts ?? (items.isEmpty ? [] : [SectionStart(offset: 0, key: sectionKeys.last ?? 0)])
         try PlacementTable.check(starts, itemCount: items.count)
         guard !items.isEmpty else { return nil }

@@ -71,6 +71,7 @@ public struct RowTable: Sendable {
     func section(ofItem index: Int) -> Int { lastPosition(atOrBelow: index, in: sectionStarts) ?? 0 }
 
     /// The attributes of item `index`: its row's y and height, its x from the row's start.
+    /// `index` must be in `0..<count`: like an array's subscript, another index traps.
     public func attributes(at index: Int) -> LayoutAttributes {
         let row = self.row(ofItem: index)
         let stripe = rowStripes[row]
@@ -82,12 +83,14 @@ public struct RowTable: Sendable {
     }
 
     /// Cells, headers and footers meeting `band`, in layout order; with `pinningHeaders` the
-    /// header of the section the band starts in held at its top. O(log S + k).
+    /// header of the section the band starts in held at its top. O(log S + k). A band past the
+    /// content, however far (1e300, infinity), meets nothing.
     public func items(in band: Range<Double>, pinningHeaders: Bool = false) -> [LayoutAttributes] {
         guard !band.isEmpty, band.upperBound > 0, count > 0 else { return [] }
         let (lower, upper) = (band.lowerBound, band.upperBound)
         var result: [LayoutAttributes] = []
-        let first = lower <= 0 ? 0 : Int((lower / windowHeight).rounded(.down))
+        // Clamped before converting: a band far past the end (1e300) must not trap in Int(_:).
+        let first = lower <= 0 ? 0 : Int(min(Double(windowCount), (lower / windowHeight).rounded(.down)))
         if first < windowCount {
             var stripe = Int(windowStarts[first])
             var section = -1
@@ -135,7 +138,7 @@ public struct RowTable: Sendable {
     }
 
     /// The offset that puts item `index`'s top at the top of a viewport `viewportHeight` tall,
-    /// clamped to the content.
+    /// clamped to the content. `index` must be in `0..<count`, as in ``attributes(at:)``.
     public func scrollOffset(toItem index: Int, viewportHeight: Double) -> Double {
         min(max(0, attributes(at: index).frame.y), max(0, contentHeight - max(0, viewportHeight)))
     }

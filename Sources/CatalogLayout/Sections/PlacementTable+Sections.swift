@@ -130,13 +130,13 @@ extension PlacementTable {
                                     }
                                 }
                                 if refused != nil { break }
-                                var lowest = bottoms[0]
+                                var furthestDown = bottoms[0]
                                 var any = filled[0]
                                 for c in 1..<columnCount {
-                                    lowest = max(lowest, bottoms[c])
+                                    furthestDown = max(furthestDown, bottoms[c])
                                     any = any || filled[c]
                                 }
-                                y = any ? lowest + spacing : state.resetTop
+                                y = any ? furthestDown + spacing : state.resetTop
                                 guard y + height <= reach else {
                                     refused = offset
                                     break

@@ -17,7 +17,8 @@ public protocol LayoutStyle: Sendable, Hashable {
 /// and never calls through a protocol per item.
 public struct PlacementRule: Sendable, Hashable {
     public enum Column: Sendable, Hashable {
-        /// The column whose bottom is lowest; ties go to the lowest index.
+        /// The shortest column: the one whose bottom is nearest the top (smallest y); ties go
+        /// to the leftmost (the smallest index).
         case shortestFirst
         /// Item i goes in column i mod C.
         case cyclic
@@ -46,7 +47,8 @@ public struct PlacementRule: Sendable, Hashable {
 /// The order in which a waterfall fills its columns (CHTCollectionViewWaterfallLayout's
 /// `itemRenderDirection`).
 public enum RenderDirection: String, Sendable, Hashable, CaseIterable {
-    /// Each item goes in the column whose bottom is lowest; ties go to the lowest index.
+    /// Each item goes in the shortest column, whose bottom is nearest the top (smallest y);
+    /// ties go to the leftmost.
     case shortestFirst = "shortest"
     /// Item i goes in column i mod C.
     case leftToRight = "ltr"

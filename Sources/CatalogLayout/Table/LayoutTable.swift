@@ -9,6 +9,7 @@ public protocol LayoutTable: Sendable {
     var windowHeight: Double { get }
     /// The placements meeting `band` along the scroll axis, in layout order.
     func items(in band: Range<Double>, pinningHeaders: Bool) -> [LayoutAttributes]
+    /// The placement of item `index`, which must be in `0..<count` (another index traps).
     func attributes(at index: Int) -> LayoutAttributes
     /// Every section (empty without sections).
     var sectionInfos: [SectionInfo] { get }

@@ -32,12 +32,23 @@ public struct PlacementTable: Sendable {
     /// window bound (``windowLimit``) counts them from the first piece on, and never the
     /// arrays' capacity, which the allocator rounds and growth doubles.
     package var plannedCount = 0
+    /// The rule the items were placed by, when a ``Layout`` computed the table, so that
+    /// ``Layout/init(table:style:)`` refuses a style that places items otherwise; nil in a
+    /// table decoded from an archive, which does not store it.
+    package var placement: PlacementRule?
 
     /// Sections, headers, footers and full-span items, or nil for a plain column layout.
     public var sectioning: Sectioning? { sections?.sectioning }
 
     /// The lists a window keeps a start for: the columns, and the spanning list with sections.
     var listCount: Int { geometry.columnCount + (sections == nil ? 0 : 1) }
+
+    /// Throws unless a table can have these: a positive, finite window height and a checkpoint
+    /// every one item or more.
+    package static func check(windowHeight: Double, checkpointInterval: Int) throws(LayoutError) {
+        guard windowHeight.isFinite, windowHeight > 0 else { throw .invalidHeight(name: "window height", value: windowHeight) }
+        guard checkpointInterval > 0 else { throw .invalidCheckpointInterval(checkpointInterval) }
+    }
 
     package init(geometry: ColumnGeometry, windowHeight: Double, checkpointInterval: Int, sectioning: Sectioning? = nil) {
         precondition(windowHeight > 0 && windowHeight.isFinite, "window height must be positive")
@@ -53,8 +64,8 @@ public struct PlacementTable: Sendable {
     /// Number of items.
     public var count: Int { ids.count }
 
-    /// Height of the whole content: the lowest column bottom plus the bottom inset (top plus
-    /// bottom inset when there are no items).
+    /// Height of the whole content: the column bottom furthest down plus the bottom inset (top
+    /// plus bottom inset when there are no items).
     public var contentHeight: Double {
         if sections != nil { return (sections!.ends.last ?? geometry.insets.top) + geometry.insets.bottom }
         return (bottoms.max() ?? geometry.insets.top) + geometry.insets.bottom
@@ -72,14 +83,15 @@ public struct PlacementTable: Sendable {
     /// at or above every column's bottom (a later item begins at or below its column's
     /// bottom), so that a store can write them while the rest is laid out. 0 with sections.
     package var settledWindowCount: Int {
-        guard sections == nil, let lowest = bottoms.min() else { return 0 }
-        var settled = min(windowCount, Int(max(0, (lowest / windowHeight).rounded(.down))))
+        guard sections == nil, let shortest = bottoms.min() else { return 0 }
+        var settled = min(windowCount, Int(max(0, (shortest / windowHeight).rounded(.down))))
         // As `packedWindows` bounds window k: items that begin above (k + 1) × windowHeight.
-        while settled > 0, Double(settled) * windowHeight > lowest { settled -= 1 }
+        while settled > 0, Double(settled) * windowHeight > shortest { settled -= 1 }
         return settled
     }
 
-    /// The attributes of item `index`.
+    /// The attributes of item `index`, which must be in `0..<count`: like an array's
+    /// subscript, another index traps.
     public func attributes(at index: Int) -> LayoutAttributes {
         let column = Int(columns[index])
         guard sections != nil else {
@@ -94,9 +106,11 @@ public struct PlacementTable: Sendable {
         return LayoutAttributes(index: index, id: ids[index], frame: frame, column: max(0, column), section: sections!.section(ofItem: index))
     }
 
-    /// The window that holds offset `y` (clamped at 0).
+    /// The window that holds offset `y`, clamped to `0...windowCount`: an offset past the
+    /// content (1e300, infinity) gives `windowCount`, which no query walks, rather than a trap
+    /// in Int(_:).
     func window(containing y: Double) -> Int {
-        y <= 0 ? 0 : Int((y / windowHeight).rounded(.down))
+        y <= 0 ? 0 : Int(min(Double(windowCount), (y / windowHeight).rounded(.down)))
     }
 
     /// Indices of the items whose frames overlap `band` by a positive height, in layout
@@ -157,7 +171,8 @@ public struct PlacementTable: Sendable {
     }
 
     /// The offset that puts item `index`'s top at the top of a viewport `viewportHeight`
-    /// points tall, clamped so the viewport stays within the content.
+    /// points tall, clamped so the viewport stays within the content. `index` must be in
+    /// `0..<count`: like an array's subscript, another index traps.
     public func scrollOffset(toItem index: Int, viewportHeight: Double) -> Double {
         let limit = max(0, contentHeight - max(0, viewportHeight))
         return min(max(0, ys[index]), limit)
