@@ -15,9 +15,24 @@ final class BlockingTask<T: Sendable>: Sendable {
         Task(executorPreference: executor) { [self] in
             let result: Result<T, any Error>
             do { result = .success(try await body()) } catch { result = .failure(error) }
-            outcome.withLock { $0 = result }
-            done.signal()
+            finish(result)
         }
+    }
+
+    /// Ends the wait with `error` unless the body has finished: a body that may never return
+    /// (PostgresNIO leaves a COPY on a connection that closed waiting for ever) is left behind.
+    func fail(_ error: any Error) {
+        finish(.failure(error))
+    }
+
+    /// The first outcome wins; the wait ends once.
+    private func finish(_ result: Result<T, any Error>) {
+        let first = outcome.withLock { current in
+            guard current == nil else { return false }
+            current = result
+            return true
+        }
+        if first { done.signal() }
     }
 
     /// Blocks until the body has returned or thrown; once.

@@ -217,7 +217,9 @@ final class PostgresConnections: Sendable {
     /// connection_exception (08...), admin_shutdown, crash_shutdown, cannot_connect_now.
     private static func isConnectionLoss(state: String?) -> Bool {
         guard let state else { return false }
-        return state.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(state)
+        // Also what keeps a running server from answering now: too many connections, out of
+        // memory (53300, 53200).
+        return state.hasPrefix("08") || ["57P01", "57P02", "57P03", "53300", "53200"].contains(state)
     }
 
     /// The SQLSTATE of a server error, if it is one.

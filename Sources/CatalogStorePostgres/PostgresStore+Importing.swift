@@ -237,6 +237,13 @@ extension PostgresStore {
                 while let buffer = try buffers.take()?.get() { try await writer.write(buffer) }
             }
         }
+        // A connection that closes under the COPY (the server stopped) leaves it waiting for
+        // ever, and this import with the catalog's write lock: both end now, the import failing
+        // as the database gone.
+        connection.closeFuture.whenComplete { _ in
+            copying.fail(ConnectionGone())
+            buffers.cancel()
+        }
         var count = 0
         var runs = WebOrigin.Runs()
         do {

@@ -70,9 +70,29 @@ package final class PostgresStore: CatalogBackend {
         if let readLocation {
             try store.opening(readLocation.display) {
                 try store.readers.withSession { session in try PostgresMigrations.check(session, location: readLocation.display) }
+                // Another catalog as the replica would have its layouts stored in this one.
+                let (primary, replica) = (try store.connections.withSession(Self.identity), try store.readers.withSession(Self.identity))
+                guard primary == replica else {
+                    throw StoreError.cannotOpen(path: readLocation.display, reason: "it is not a replica of \(location.display) "
+                        + "(database \(replica.database) of system \(replica.system.map(String.init) ?? "?"), not \(primary.database) of "
+                        + "system \(primary.system.map(String.init) ?? "?")): --read-db takes a streaming replica of --db's server")
+                }
             }
         }
         return store
+    }
+
+    /// A database's name and its cluster's system identifier (the same on a streaming replica
+    /// as on its primary; nil where this role may not read it).
+    private static func identity(_ session: PostgresSession) throws -> Identity {
+        let database = try session.value("SELECT current_database()", as: String.self) ?? ""
+        let system = try? session.value("SELECT system_identifier FROM pg_control_system()", as: Int64.self)
+        return Identity(database: database, system: system ?? nil)
+    }
+
+    private struct Identity: Equatable {
+        let database: String
+        let system: Int64?
     }
 
     private func opening(_ location: String, _ body: () throws -> Void) throws(StoreError) {

@@ -357,6 +357,21 @@ import Testing
         }
     }
 
+    /// `--read-db` naming another catalog, not a replica of this one: refused, before its pages
+    /// could have layouts of its items stored in this catalog.
+    @Test func aReadDatabaseThatIsNotAReplicaIsRefused() throws {
+        let url = try TestPostgres.newDatabase(), other = try TestPostgres.newDatabase()
+        _ = try Catalog.open(at: url).importItems([ImportRow(line: 2, key: "a", width: 10, height: 10)])
+        _ = try Catalog.open(at: other).importItems([ImportRow(line: 2, key: "b", width: 10, height: 10)])
+        do {
+            _ = try Catalog.open(at: url, readingFrom: other)
+            Issue.record("another catalog taken for a replica")
+        } catch {
+            #expect("\(error)".contains("it is not a replica of"), "\(error)")
+        }
+        #expect(throws: Never.self) { try Catalog.open(at: url, readingFrom: url) } // itself: the same database
+    }
+
     /// `--read-db`: reads go to a streaming replica, writes to the primary. With the primary
     /// stopped, what was replicated is still read; a write says the primary cannot be reached.
     @Test func readsGoToTheReplica_andWritesToThePrimary() throws {
