@@ -172,6 +172,13 @@ final class PostgresConnections: Sendable {
                 let state = error.serverInfo?[.sqlState].map { " (SQLSTATE \($0))" } ?? ""
                 return message + state
             }
+            switch error.code {
+            // Their descriptions are PostgresNIO's placeholder ("Generic description to prevent
+            // accidental leakage..."): said in words instead.
+            case .serverClosedConnection, .uncleanShutdown: return "the server closed the connection"
+            case .clientClosedConnection: return "the connection was closed before the server answered"
+            default: break
+            }
             if let underlying = error.underlying { return connectionFailure(underlying) ?? "\(error.code): \(underlying)" }
             return "\(error.code)"
         }

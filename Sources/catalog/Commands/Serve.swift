@@ -288,7 +288,9 @@ extension Serve {
                             + "updated \(summary.updated), moved \(summary.moved), removed \(summary.removed); generation \(summary.generation)")
                         for root in summary.unscannedRoots { printError("warning: \(root)") }
                     case .retrying(let error):
-                        printError("warning: watching waits: \(error); the changes seen meanwhile are scanned once it is back")
+                        let said = "\(error)"
+                        printError("warning: watching waits: \(said)\(said.hasSuffix(".") ? "" : ".") "
+                            + "The changes seen meanwhile are scanned once it can write again.")
                     }
                 }
             } catch {
