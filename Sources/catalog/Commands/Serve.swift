@@ -168,8 +168,9 @@ struct Serve: AsyncParsableCommand {
 
     func run() async throws {
         let access = try accessOptions()
-        let connections = min(maxConnections, FileLimit.current - Self.filesBesideConnections)
-        guard connections >= 8 else {
+        let room = FileLimit.current - Self.filesBesideConnections // connections the files leave room for
+        let connections = min(maxConnections, room)
+        guard room >= 8 else {
             printError("Error: the server needs at least \(Self.filesBesideConnections + 8) open files, "
                 + "and this process may open \(FileLimit.current) (ulimit -n)")
             throw ExitCode(1)
