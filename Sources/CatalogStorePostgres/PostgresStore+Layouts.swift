@@ -25,7 +25,12 @@ extension PostgresStore {
                              replacing previous: (id: Int64, generation: Int64)?, keeping: Int,
                              gaveUp: inout LayoutSave?) throws(StoreError) -> LayoutSave {
         try write { session in
-            guard try session.value("SELECT generation FROM catalog FOR SHARE", as: Int64.self) == generation else { return .catalogMovedOn }
+            // A scan or import writing holds the row until it commits, and then the generation
+            // has moved on: a locked row is a catalog moving on, not one to wait for (a large
+            // import held every new layout, and the requests computing them, for minutes).
+            guard try session.value("SELECT generation FROM catalog FOR SHARE SKIP LOCKED", as: Int64.self) == generation else {
+                return .catalogMovedOn
+            }
             let perSegment = LayoutSegment.windowsPerSegment
             var id: Int64
             var kept = 0

@@ -357,6 +357,36 @@ import Testing
         }
     }
 
+    /// A scan or import writing holds the catalog's row until it commits, and the generation has
+    /// moved on then: a new layout's page is made meanwhile and its layout left unstored, rather
+    /// than waiting for the writer (a large import held every new layout for minutes).
+    @Test func aNewLayoutWhileAWriterHoldsTheCatalogIsServedUnstored_notWaitedFor() throws {
+        let url = try TestPostgres.newDatabase()
+        let catalog = try Catalog.open(at: url)
+        _ = try catalog.importItems((2..<50).map { ImportRow(line: $0, key: "k\($0)", width: 100, height: 100 + $0) })
+        let database = try #require(URLComponents(string: url)?.path.dropFirst()).description
+        let (holder, input) = try TestPostgres.session(database)
+        input.write(Data("BEGIN;\nUPDATE catalog SET generation = generation;\n".utf8))
+        try waitFor {
+            try TestPostgres.psql(database, "SELECT count(*) FROM pg_stat_activity WHERE state = 'idle in transaction' AND query LIKE 'UPDATE catalog%'")
+                .trimmingCharacters(in: .whitespacesAndNewlines) == "1"
+        }
+        // On a thread of its own: before, it waited for the writer, here for ever.
+        let done = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var outcome: Result<Page, any Error>?
+        Thread { outcome = Result { try catalog.page(PageRequest(query: "width=375&cols=2&offset=0")) }; done.signal() }.start()
+        let answered = done.wait(timeout: .now() + 60) == .success
+        input.write(Data("ROLLBACK;\n".utf8))
+        try input.close()
+        holder.waitUntilExit()
+        if !answered { done.wait() }
+        #expect(answered, "the page waited for the writer")
+        #expect(try #require(outcome).get().items.count > 0)
+        #expect(try catalog.layouts().isEmpty, "not stored while the writer held the catalog")
+        _ = try catalog.page(PageRequest(query: "width=375&cols=2&offset=0"))
+        #expect(try catalog.layouts().count == 1, "stored once the writer is gone")
+    }
+
     /// `--read-db` naming another catalog, not a replica of this one: refused, before its pages
     /// could have layouts of its items stored in this catalog.
     @Test func aReadDatabaseThatIsNotAReplicaIsRefused() throws {

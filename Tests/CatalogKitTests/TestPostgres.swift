@@ -228,4 +228,7 @@ enum TestPostgres {
     /// Runs `psql -c sql` against `database` on the shared server; returns its output.
     @discardableResult
     static func psql(_ database: String, _ sql: String) throws -> String { try server.get().psql(database, sql) }
+
+    /// A `psql` session on `database` on the shared server (see `TestPostgresServer.session`).
+    static func session(_ database: String) throws -> (process: Process, input: FileHandle) { try server.get().session(database) }
 }
