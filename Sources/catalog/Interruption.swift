@@ -14,13 +14,19 @@ enum Interruption {
 
     /// From now on, an interruption says `kept` ("interrupted: KEPT").
     static func announce(_ kept: String) {
-        sources = [SIGINT, SIGTERM, SIGHUP].map { number in
+        sources = handle { number in
+            printError("interrupted: \(kept)")
+            _exit(128 + number)
+        }
+    }
+
+    /// Calls `body` with the signal's number on SIGINT, SIGTERM or SIGHUP instead of their
+    /// default (ending the process at once), until the sources returned are cancelled.
+    static func handle(_ body: @escaping @Sendable (Int32) -> Void) -> [any DispatchSourceSignal] {
+        [SIGINT, SIGTERM, SIGHUP].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler {
-                printError("interrupted: \(kept)")
-                _exit(128 + number)
-            }
+            source.setEventHandler { body(number) }
             source.resume()
             return source
         }

@@ -110,13 +110,7 @@ extension Scan {
     /// SIGINT, SIGTERM or SIGHUP (its terminal closed), which end it after the rescan under way.
     func runWatching(_ options: ScanOptions) throws {
         let stop = StopFlag()
-        let signals = [SIGINT, SIGTERM, SIGHUP].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { stop.stop() }
-            source.resume()
-            return source
-        }
+        let signals = Interruption.handle { _ in stop.stop() }
         defer { signals.forEach { $0.cancel() } }
         var failedRoots = false
         var settings = WatchSettings()
