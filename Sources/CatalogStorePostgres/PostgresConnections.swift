@@ -44,6 +44,8 @@ final class PostgresConnections: Sendable {
             opened.withLock { $0[id] = watched }
             watched.connection.closeFuture.whenComplete { [weak self] _ in _ = self?.opened.withLock { $0.removeValue(forKey: id) } }
             return watched
+        } catch let error as PSQLError where error.code == .authMechanismRequiresPassword {
+            throw .cannotOpen(path: location.display, reason: location.noPasswordReason)
         } catch {
             throw Self.isConnectionLoss(error) ? .unreachable(path: location.display, reason: Self.message(error))
                                                : .cannotOpen(path: location.display, reason: Self.message(error))
@@ -177,6 +179,7 @@ final class PostgresConnections: Sendable {
             // accidental leakage..."): said in words instead.
             case .serverClosedConnection, .uncleanShutdown: return "the server closed the connection"
             case .clientClosedConnection: return "the connection was closed before the server answered"
+            case .authMechanismRequiresPassword: return "the server asks for a password, and none was given"
             default: break
             }
             if let underlying = error.underlying { return connectionFailure(underlying) ?? "\(error.code): \(underlying)" }

@@ -20,6 +20,9 @@ package struct PostgresLocation: Sendable, Hashable {
     package var password: String?
     /// The URL as the user gave it (it holds no password): what messages name.
     package var display: String
+    /// A password file that was not read because others may read it (libpq ignores it too):
+    /// a refusal for want of a password names it.
+    package var unreadPasswordFile: String?
 
     /// Whether `location` names a PostgreSQL catalog rather than a file.
     package static func isURL(_ location: String) -> Bool {
@@ -61,20 +64,35 @@ package struct PostgresLocation: Sendable, Hashable {
         self.user = user
         self.database = database
         display = location
-        password = environment["PGPASSWORD"].flatMap { $0.isEmpty ? nil : $0 } ?? Self.passwordFile(environment: environment).flatMap {
-            Self.password(inPassFile: $0, host: host.isEmpty || host.hasPrefix("/") ? "localhost" : host, port: port,
-                          database: database, user: user)
+        if let password = environment["PGPASSWORD"], !password.isEmpty {
+            self.password = password
+        } else {
+            let (file, othersMayRead) = Self.passwordFile(environment: environment)
+            password = othersMayRead ? nil : file.flatMap {
+                Self.password(inPassFile: $0, host: host.isEmpty || host.hasPrefix("/") ? "localhost" : host, port: port,
+                              database: database, user: user)
+            }
+            if othersMayRead { unreadPasswordFile = file }
         }
     }
 
-    /// `$PGPASSFILE`, else `~/.pgpass`, if it can be read and only its owner can read it (libpq
-    /// ignores a password file others can read, and so does this).
-    private static func passwordFile(environment: [String: String]) -> String? {
+    /// `$PGPASSFILE`, else `~/.pgpass`, if it is there; and whether others than its owner may
+    /// read it (libpq ignores such a file, and so does this).
+    private static func passwordFile(environment: [String: String]) -> (path: String?, othersMayRead: Bool) {
         let path = environment["PGPASSFILE"] ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.pgpass"
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-              let permissions = (attributes[.posixPermissions] as? NSNumber)?.intValue, permissions & 0o077 == 0
-        else { return nil }
-        return path
+              let permissions = (attributes[.posixPermissions] as? NSNumber)?.intValue
+        else { return (nil, false) }
+        return (path, permissions & 0o077 != 0)
+    }
+
+    /// Why the server's request for a password went unanswered, and what to do.
+    package var noPasswordReason: String {
+        if let unreadPasswordFile {
+            return "the server asks for a password, and \(unreadPasswordFile) was not read because others may read it "
+                + "(as libpq, which ignores it too): chmod 600 \(unreadPasswordFile)"
+        }
+        return "the server asks for a password, and none was given: set PGPASSWORD or put it in ~/.pgpass (mode 600)"
     }
 
     /// The password of the first `host:port:database:user:password` line that matches (`*`

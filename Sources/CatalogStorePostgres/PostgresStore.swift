@@ -60,7 +60,7 @@ package final class PostgresStore: CatalogBackend {
         let readLocation = try readURL.map { url throws(StoreError) in try PostgresLocation(url: url) }
         let store = PostgresStore(connections: PostgresConnections(location: location),
                                   readers: readLocation.map { PostgresConnections(location: $0) })
-        try store.opening(location.display) {
+        try store.opening(location) {
             if try store.connections.withSession({ session in try PostgresMigrations.migrate(session, location: location.display, create: create) }) {
                 // A migration that adds or changes the order data leaves it stale: build it now,
                 // once, rather than lay out from item rows until the next scan or import.
@@ -68,7 +68,7 @@ package final class PostgresStore: CatalogBackend {
             }
         }
         if let readLocation {
-            try store.opening(readLocation.display) {
+            try store.opening(readLocation) {
                 try store.readers.withSession { session in try PostgresMigrations.check(session, location: readLocation.display) }
                 // Another catalog as the replica would have its layouts stored in this one.
                 let (primary, replica) = (try store.connections.withSession(Self.identity), try store.readers.withSession(Self.identity))
@@ -95,7 +95,7 @@ package final class PostgresStore: CatalogBackend {
         let system: Int64?
     }
 
-    private func opening(_ location: String, _ body: () throws -> Void) throws(StoreError) {
+    private func opening(_ location: PostgresLocation, _ body: () throws -> Void) throws(StoreError) {
         do {
             try body()
         } catch StoreError.unreachable(let path, let reason) {
@@ -103,7 +103,7 @@ package final class PostgresStore: CatalogBackend {
         } catch let error as StoreError {
             throw error
         } catch {
-            throw .cannotOpen(path: location, reason: PostgresConnections.message(error))
+            throw .cannotOpen(path: location.display, reason: PostgresConnections.message(error))
         }
     }
 

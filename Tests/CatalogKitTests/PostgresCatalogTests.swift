@@ -103,6 +103,33 @@ import Testing
         }
     }
 
+    /// A server that asks for a password none was given for: said in words (it was PostgresNIO's
+    /// "authMechanismRequiresPassword"), naming a password file others may read, which is not
+    /// read (as libpq does), until it is the owner's alone.
+    @Test func aPasswordNotGiven_orInAFileOthersMayRead_isSaidInWords() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let url = try TestPostgres.urlOfRoleWithPassword("s3cret")
+        let home = try Library() // its root folder as the home folder
+        let environment = ["HOME": home.root.path, "PATH": "/usr/bin:/bin"]
+        let none = try BuiltTool.run(["stats", "--db", url], environment: environment)
+        #expect(none.status == 1)
+        #expect(none.stderr.hasSuffix(": the server asks for a password, and none was given: set PGPASSWORD or put it in ~/.pgpass (mode 600)\n"),
+                "\(none.stderr)")
+        let file = home.path(".pgpass")
+        try "*:*:*:*:s3cret\n".write(toFile: file, atomically: false, encoding: .utf8)
+        chmod(file, 0o644)
+        let unread = try BuiltTool.run(["stats", "--db", url], environment: environment)
+        #expect(unread.status == 1)
+        #expect(unread.stderr.hasSuffix(": the server asks for a password, and \(file) was not read because others may read it "
+                                        + "(as libpq, which ignores it too): chmod 600 \(file)\n"), "\(unread.stderr)")
+        chmod(file, 0o600)
+        let read = try BuiltTool.run(["stats", "--db", url], environment: environment)
+        #expect(!read.stderr.contains("password"), "\(read.stderr)")
+        #expect(read.stderr.contains("there is no catalog there"), "logged in: the database is empty")
+        let given = try BuiltTool.run(["stats", "--db", url], environment: ["HOME": "/nonexistent", "PGPASSWORD": "s3cret"])
+        #expect(given.stderr.contains("there is no catalog there"), "\(given.stderr)")
+    }
+
     @Test func aServerThatIsNotThere_isACannotOpenNamingTheURL() {
         let url = "postgres://postgres@/nowhere?host=/tmp/no-such-folder&port=5999"
         #expect {

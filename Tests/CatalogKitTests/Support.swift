@@ -66,11 +66,13 @@ enum BuiltTool {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("catalog")
     }
 
-    /// Runs `catalog` with `arguments` to its end; returns its exit status and output.
-    static func run(_ arguments: [String]) throws -> (status: Int32, stdout: Data, stderr: String) {
+    /// Runs `catalog` with `arguments` (and only `environment`, when given) to its end; returns
+    /// its exit status and output.
+    static func run(_ arguments: [String], environment: [String: String]? = nil) throws -> (status: Int32, stdout: Data, stderr: String) {
         let process = Process()
         process.executableURL = catalog
         process.arguments = arguments
+        if let environment { process.environment = environment }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err

@@ -110,6 +110,18 @@ final class TestPostgresServer: Sendable {
                                      "-d", database, "-v", "ON_ERROR_STOP=1", "-c", sql])
     }
 
+    /// A new role that may log in only with `password` (scram-sha-256; every other role keeps
+    /// trust): its name.
+    func roleWithPassword(_ password: String) throws -> String {
+        let role = "pw_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(12)
+        try psql("postgres", "CREATE ROLE \(role) LOGIN PASSWORD '\(password)'")
+        let hba = data + "/pg_hba.conf"
+        let rules = try String(contentsOfFile: hba, encoding: .utf8)
+        try ("local all \(role) scram-sha-256\n" + rules).write(toFile: hba, atomically: false, encoding: .utf8)
+        try psql("postgres", "SELECT pg_reload_conf()")
+        return role
+    }
+
     /// `psql` on `database` reading its commands from a pipe, running until the pipe is closed:
     /// a session that holds a lock for as long as a test needs it.
     func session(_ database: String) throws -> (process: Process, input: FileHandle) {
@@ -228,6 +240,13 @@ enum TestPostgres {
     /// Runs `psql -c sql` against `database` on the shared server; returns its output.
     @discardableResult
     static func psql(_ database: String, _ sql: String) throws -> String { try server.get().psql(database, sql) }
+
+    /// A role on the shared server that must give `password` (see `TestPostgresServer.roleWithPassword`);
+    /// the URL of its `postgres` database.
+    static func urlOfRoleWithPassword(_ password: String) throws -> String {
+        let server = try server.get()
+        return "postgres://\(try server.roleWithPassword(password))@/postgres?host=\(server.folder)&port=\(server.port)"
+    }
 
     /// A `psql` session on `database` on the shared server (see `TestPostgresServer.session`).
     static func session(_ database: String) throws -> (process: Process, input: FileHandle) { try server.get().session(database) }
