@@ -7,6 +7,9 @@ public struct ImportSummary: Sendable, Hashable {
     public var unchanged: Int
     /// The catalog's generation after the import.
     public var generation: Int64
+    /// The CSV header's columns that are not fields the import reads (misspelt ones among
+    /// them), as the header names them.
+    public var ignoredColumns: [String] = []
 
     package init(added: Int, updated: Int, unchanged: Int = 0, generation: Int64) {
         self.added = added

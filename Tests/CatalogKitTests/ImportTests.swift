@@ -58,6 +58,17 @@ import Testing
         ("key,width,height\n,10,20\n", 2, "key is missing"),
         ("key,width,height\n\"open,10,20\n", 2, "not closed"),
         ("key,width,height,title\na,10,20,nul\u{0}byte\n", 2, "title holds a NUL byte"),
+        // Keys are compared byte for byte: "pin " would be an item beside "pin".
+        ("key,width,height\npin ,1,1\n", 2, "key \"pin \" begins or ends with a space"),
+        ("key,width,height\n\tpin,1,1\n", 2, "begins or ends with a tab"),
+        // Other separators, as spreadsheets in some locales write them, said as such.
+        ("key;width;height\na;1;1\n", 1, "the header row is one column, \"key;width;height\": its fields are separated by \";\""),
+        ("key\twidth\theight\n", 1, "separated by tabs"),
+        ("sep=;\nkey;width;height\n", 1, "the file says its fields are separated by \";\" (Excel's sep= line)"),
+        ("key,width,height,title,Title\nk,1,1,a,b\n", 1, "the header row names \"title\" twice"),
+        // A 60th second is a leap second, which only 23:59 UTC has.
+        ("key,width,height,date\na,1,1,2024-06-01T00:00:60\n", 2, "date must be ISO 8601"),
+        ("key,width,height,date\na,1,1,2024-06-01T23:59:60+01:00\n", 2, "date must be ISO 8601"),
     ])
     func badCSVLinesAreNamedByNumber(_ input: String, line: Int, message: String) {
         guard case .failure(.invalidInput(let badLine, let reason)) = parse(input, .csv) else {
@@ -80,10 +91,15 @@ import Testing
          .success([ImportRow(line: 2, key: "k1", width: 1, height: 2, title: "two\rlines"), ImportRow(line: 4, key: "k2", width: 3, height: 4, title: "x")])),
         (Array("key,width,height\rk1,1,2\rk2,3\r".utf8), .failure(.invalidInput(line: 3, reason: "expected 3 fields as in the header, found 2"))),
         ([0xEF, 0xBB, 0xBF] + Array("key,width,height\n\nk1,1,2\n\n".utf8), .success([ImportRow(line: 3, key: "k1", width: 1, height: 2)])),
-        (Array(" Key ,WIDTH,height,Title,title\nk1,1,2,first,second\n".utf8), .success([ImportRow(line: 2, key: "k1", width: 1, height: 2, title: "first")])),
+        (Array(" Key ,WIDTH,height,Title,note\nk1,1,2,first,second\n".utf8), .success([ImportRow(line: 2, key: "k1", width: 1, height: 2, title: "first")])),
+        // A spreadsheet's empty rows (",,,") are skipped as blank lines are; Excel's "sep=," line too.
+        (Array("key,width,height,title\r\nk1,1,2,a\r\n,,,\r\n,,,\r\n".utf8), .success([ImportRow(line: 2, key: "k1", width: 1, height: 2, title: "a")])),
+        (Array("sep=,\nkey,width,height,date\nk1,1,2,2016-12-31T23:59:60Z\n".utf8),
+         .success([ImportRow(line: 3, key: "k1", width: 1, height: 2, date: "2016-12-31T23:59:60")])),
         (Array("key,width,height,title\nk1,1,2,\"quoted, with\nnewline\"\nk2,1,2,ünï\n".utf8),
          .success([ImportRow(line: 2, key: "k1", width: 1, height: 2, title: "quoted, with\nnewline"), ImportRow(line: 4, key: "k2", width: 1, height: 2, title: "ünï")])),
-        (Array("key,width,height,title\nk1,1,2,ok\nk2,1,2,".utf8) + [0xC3, 0x28, 10], .failure(.invalidInput(line: 3, reason: "not valid UTF-8"))),
+        (Array("key,width,height,title\nk1,1,2,ok\nk2,1,2,".utf8) + [0xC3, 0x28, 10],
+         .failure(.invalidInput(line: 3, reason: "the \"title\" field is not valid UTF-8 (a file saved as Latin-1 or Windows-1252? save it as UTF-8)"))),
         (Array("key,width,height,title\nk1,1,2,a\u{0}b\n".utf8), .failure(.invalidInput(line: 2, reason: "title holds a NUL byte"))),
     ]
 
@@ -121,6 +137,12 @@ import Testing
         ("{\"key\":\"a\",\"width\":1,\"height\":1} x\n", 1, "text after the JSON object"),
         ("{\"key\":\"a\",\"width\":true,\"height\":1}\n", 1, "width must be a whole number"),
         ("{\"key\":\"a\\u0000b\",\"width\":1,\"height\":1}\n", 1, "key holds a NUL byte"),
+        // Numbers as JSON writes them, not as Double reads them.
+        ("{\"key\":Infinity,\"width\":1,\"height\":1}\n", 1, "invalid JSON: unexpected \"Infinity\""),
+        ("{\"key\":\"a\",\"width\":01,\"height\":1}\n", 1, "invalid JSON: unexpected \"01\""),
+        ("{\"key\":\"a\",\"width\":+1,\"height\":1}\n", 1, "invalid JSON: unexpected \"+1\""),
+        ("{\"key\":\"a\",\"width\":1.,\"height\":1}\n", 1, "invalid JSON: unexpected \"1.\""),
+        ("{\"key\":nan,\"width\":1,\"height\":1}\n", 1, "invalid JSON: unexpected \"nan\""),
     ])
     func badNDJSONLinesAreNamedByNumber(_ input: String, line: Int, message: String) {
         guard case .failure(.invalidInput(let badLine, let reason)) = parse(input, .ndjson) else {
@@ -129,6 +151,40 @@ import Testing
         }
         #expect(badLine == line)
         #expect(reason.contains(message), "\(reason)")
+    }
+
+    @Test func jsonNumbersInEveryFormJSONAllows_areRead() throws {
+        let rows = try parse(#"{"key":"a","width":-0.5e1,"height":1E+2}"# + "\n" + #"{"key":"b","width":0.0e0,"height":10.50e1}"#, .ndjson)
+        guard case .failure(.invalidInput(1, let reason)) = rows else { Issue.record("\(rows)"); return }
+        #expect(reason.contains("width must be a whole number") && reason.contains("-0.5e1"), "read as a number, refused as a width")
+        #expect(try parse(#"{"key":"a","width":1E+2,"height":0.1e3}"#, .ndjson).get().map { [$0.width, $0.height] } == [[100, 100]])
+    }
+
+    /// What is not text this reads, said in words on line 1: UTF-16, gzip, a workbook.
+    @Test func inputsThatAreNotUTF8TextAreNamed() {
+        let inputs: [([UInt8], String)] = [
+            ([0xFF, 0xFE] + Array("key,width,height\n".utf16).flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }, "the input is UTF-16"),
+            ([0xFE, 0xFF] + Array("key".utf16).flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }, "the input is UTF-16"),
+            ([0x1F, 0x8B, 0x08, 0x00], "the input is gzip-compressed: decompress it first (gunzip -c FILE | catalog import -)"),
+            ([0x50, 0x4B, 0x03, 0x04, 0x14], "a ZIP archive (an .xlsx workbook?)"),
+        ]
+        for (bytes, message) in inputs {
+            for format in ImportParser.Format.allCases {
+                let result = Result { () throws(StoreError) in try ImportParser.parse(bytes, format: format) }
+                guard case .failure(.invalidInput(1, let reason)) = result else { Issue.record("\(result)"); continue }
+                #expect(reason.contains(message), "\(reason)")
+            }
+        }
+    }
+
+    /// A header's columns the import does not read are named, as written, for a warning: a
+    /// misspelt "titel" would otherwise leave every title empty without a word.
+    @Test func aHeadersColumnsNotRead_areNamedAsWritten() {
+        #expect(CSVReader.ignoredColumns(Array("\u{FEFF} Key ,WIDTH,height,Orientaton,board, titel ,\r\nk,1,1,6,b,t,\r\n".utf8))
+                == ["Orientaton", "board", " titel "])
+        #expect(CSVReader.ignoredColumns(Array("key,width,height,orientation,date,url,title\n".utf8)).isEmpty)
+        #expect(CSVReader.ignoredColumns(Array("sep=,\nkey,width,height,x\n".utf8)) == ["x"])
+        #expect(CSVReader.ignoredColumns([]).isEmpty)
     }
 
     @Test(arguments: Backend.allCases) func importingAFileUpsertsIntoTheCatalog_andABadFileChangesNothing(_ backend: Backend) throws {

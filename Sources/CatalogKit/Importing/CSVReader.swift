@@ -8,6 +8,8 @@ import CatalogModel
 /// piece, so an import of any length holds one piece at a time.
 struct CSVReader {
     private var header: [String]? = nil
+    /// The header's names as written (untrimmed, their case kept).
+    private(set) var headerAsWritten: [String]? = nil
     /// The column of each field the import reads (by `ImportField.rawValue`), found once in the
     /// header: a row then costs no lookup by name.
     private var columns: [Int?] = []
@@ -19,6 +21,19 @@ struct CSVReader {
         var reader = CSVReader()
         try reader.read(bytes, handle: handle)
         try reader.finish()
+    }
+
+    /// The columns of the header at the start of `bytes` that the import does not read, as
+    /// the header names them; empty when there is no header there.
+    static func ignoredColumns(_ bytes: [UInt8]) -> [String] {
+        var reader = CSVReader()
+        var names: [String] = []
+        _ = try? reader.read(bytes, atEnd: false) { _, _ throws(StoreError) in
+            throw .invalidInput(line: 0, reason: "the header is read") // stops at the first row
+        }
+        names = reader.headerAsWritten ?? []
+        let read = Set(ImportField.allCases.map(\.name))
+        return names.filter { !$0.trimmingSpaces().isEmpty && !read.contains($0.trimmingSpaces().lowercased()) }
     }
 
     /// Throws if the input had no header row.
@@ -60,7 +75,7 @@ struct CSVReader {
                     quoted = true
                     atFieldStart = false
                 case 44:
-                    fields.append(try Self.text(field, line: recordLine))
+                    fields.append(try Self.text(field, line: recordLine, column: fields.count, header: header))
                     field.removeAll(keepingCapacity: true)
                     atFieldStart = true
                 case 10:
@@ -92,15 +107,30 @@ struct CSVReader {
                 return recordStart
             }
             if quoted { throw .invalidInput(line: recordLine, reason: "a quoted field is not closed") }
-            fields.append(try Self.text(field, line: recordLine))
-            if fields.count == 1, fields[0].isEmpty { continue } // blank line
+            fields.append(try Self.text(field, line: recordLine, column: fields.count, header: header))
+            // A blank line, or a row of empty fields (",,,": the formatted empty rows a
+            // spreadsheet exports after the last one).
+            if fields.allSatisfy(\.isEmpty) { continue }
             guard let names = header else {
+                // Excel's hint line: "sep=," names the comma, which this reads anyway.
+                if fields == ["sep=", ""] { continue } // "sep=," reads as the field "sep=" and an empty one
+                if fields.count == 1 && fields[0].hasPrefix("sep=") && fields[0].count == 5 {
+                    throw .invalidInput(line: recordLine, reason: "the file says its fields are separated by \"\(fields[0].dropFirst(4))\" (Excel's sep= line): catalog import reads CSV separated by commas")
+                }
                 let names = fields.map { $0.trimmingSpaces().lowercased() }
                 // Checked here, not at the first row: a header of misspelt names and no rows is no import.
                 for required in [ImportField.key, .width, .height] where !names.contains(required.name) {
+                    if names.count == 1, let separator = [";", "\t", "|"].first(where: { names[0].contains($0) }) {
+                        throw .invalidInput(line: recordLine, reason: "the header row is one column, \"\(fields[0])\": its fields are separated by "
+                            + (separator == "\t" ? "tabs" : "\"\(separator)\"") + ", and catalog import reads CSV separated by commas")
+                    }
                     throw .invalidInput(line: recordLine, reason: "the header row has no \"\(required.name)\" column")
                 }
+                for field in ImportField.allCases where names.filter({ $0 == field.name }).count > 1 {
+                    throw .invalidInput(line: recordLine, reason: "the header row names \"\(field.name)\" twice")
+                }
                 header = names
+                headerAsWritten = fields
                 columns = ImportField.allCases.map { field in names.firstIndex(of: field.name) }
                 continue
             }
@@ -113,11 +143,14 @@ struct CSVReader {
         return bytes.count
     }
 
-    private static func text(_ bytes: [UInt8], line: Int) throws(StoreError) -> String {
+    private static func text(_ bytes: [UInt8], line: Int, column: Int, header: [String]?) throws(StoreError) -> String {
         // ASCII, nearly every field, is valid as it is; `String(validating:)` is generic and
         // costs a metadata lookup per call.
         if bytes.allSatisfy({ $0 < 0x80 }) { return String(decoding: bytes, as: UTF8.self) }
-        guard let text = String(validating: bytes, as: UTF8.self) else { throw .invalidInput(line: line, reason: "not valid UTF-8") }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            let name = header.flatMap { column < $0.count ? "the \"\($0[column])\" field" : nil } ?? "field \(column + 1)"
+            throw .invalidInput(line: line, reason: "\(name) is not valid UTF-8 (a file saved as Latin-1 or Windows-1252? save it as UTF-8)")
+        }
         return text
     }
 }

@@ -61,6 +61,8 @@ enum ImportDate {
         var total = ((daysBeforeEpochDay(year, month, day) * 24 + hour) * 60 + minute) - offsetMinutes
         let minutes = ((total % 1440) + 1440) % 1440
         total = (total - minutes) / 1440
+        // A 60th second is a leap second, which only 23:59 UTC has.
+        if second == 60 && minutes != 23 * 60 + 59 { return nil }
         let (y, mo, d) = civil(fromDays: total)
         return CaptureDate(year: y, month: mo, day: d, hour: minutes / 60, minute: minutes % 60, second: second)?.description
     }

@@ -35,7 +35,19 @@ public enum ImportParser {
         bytes.first { ![32, 9, 10, 13, 0xEF, 0xBB, 0xBF].contains($0) } == UInt8(ascii: "{") ? .ndjson : .csv
     }
 
+    /// Why an input that starts with `bytes` cannot be text this reads (UTF-16, compressed),
+    /// in words; nil when it may be.
+    package static func unreadableInput(_ bytes: [UInt8]) -> String? {
+        if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) {
+            return "the input is UTF-16 (it starts with UTF-16's byte order mark): save it as UTF-8, or convert it with iconv -f UTF-16 -t UTF-8"
+        }
+        if bytes.starts(with: [0x1F, 0x8B]) { return "the input is gzip-compressed: decompress it first (gunzip -c FILE | catalog import -)" }
+        if bytes.starts(with: [0x50, 0x4B, 0x03, 0x04]) { return "the input is a ZIP archive (an .xlsx workbook?): export it as CSV" }
+        return nil
+    }
+
     package static func parse(_ bytes: [UInt8], format: Format) throws(StoreError) -> [ImportRow] {
+        if let reason = unreadableInput(bytes) { throw .invalidInput(line: 1, reason: reason) }
         var rows: [ImportRow] = []
         var seen = Set<String>()
         let accept = { (row: ImportRow) throws(StoreError) in
@@ -66,6 +78,10 @@ public enum ImportParser {
             return number
         }
         guard let key = try value(.key) else { throw .invalidInput(line: line, reason: "key is missing") }
+        // Keys are compared byte for byte: "pin" and "pin " would be two items.
+        if let end = [key.unicodeScalars.first!, key.unicodeScalars.last!].first(where: { $0 == " " || $0 == "\t" }) {
+            throw .invalidInput(line: line, reason: "key \"\(key)\" begins or ends with a \(end == " " ? "space" : "tab")")
+        }
         var orientation = 1
         if let text = try value(.orientation) {
             guard let number = wholeNumber(text), (1...8).contains(number) else {

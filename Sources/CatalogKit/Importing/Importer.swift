@@ -16,8 +16,10 @@ enum Importer {
     /// Parses `input` and imports it.
     static func run(_ input: ImportInput, format: ImportParser.Format?, store: any CatalogBackend) throws(StoreError) -> ImportSummary {
         let source = input.source
+        let first = try input.peek()
+        if let reason = ImportParser.unreadableInput(first) { throw .invalidInput(line: 1, reason: reason) }
         var named = format ?? (source.hasSuffix(".csv") ? .csv : source.hasSuffix(".ndjson") || source.hasSuffix(".jsonl") ? .ndjson : nil)
-        if named == nil { named = ImportParser.sniff(try input.peek()) }
+        if named == nil { named = ImportParser.sniff(first) }
         let chosen = named!
         let longestKey = store.longestKey
         let lock = try store.lockForWriting()
@@ -34,7 +36,9 @@ enum Importer {
             }
         }
         defer { handoff.stop() } // a refused row stops the parser at its next batch
-        return try store.importItems(from: { () throws(StoreError) in try handoff.take().get() }, importedAt: Timestamps.now())
+        var summary = try store.importItems(from: { () throws(StoreError) in try handoff.take().get() }, importedAt: Timestamps.now())
+        if chosen == .csv { summary.ignoredColumns = CSVReader.ignoredColumns(first) }
+        return summary
     }
 
     /// Refuses a row whose key is longer than the store can index (a catalog in PostgreSQL).

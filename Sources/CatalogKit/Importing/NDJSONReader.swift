@@ -82,9 +82,32 @@ enum NDJSONReader {
                 while index < end, ![44, 125, 93, 32, 9, 13].contains(bytes[index]) { index += 1 }
                 let word = String(decoding: bytes[start..<index], as: UTF8.self)
                 if word == "null" { return nil }
-                if word == "true" || word == "false" || Double(word) != nil { return word }
+                if word == "true" || word == "false" || Self.isNumber(word.utf8) { return word }
                 throw fail("unexpected \"\(word)\"")
             }
+        }
+
+        /// JSON's number: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? (no Infinity, NaN, +1,
+        /// 01 or 1., which Double reads).
+        static func isNumber(_ text: String.UTF8View) -> Bool {
+            var bytes = text[...]
+            func digits() -> Int {
+                let count = bytes.prefix { (48...57).contains($0) }.count
+                bytes = bytes.dropFirst(count)
+                return count
+            }
+            if bytes.first == 45 { bytes = bytes.dropFirst() }
+            if bytes.first == 48 { bytes = bytes.dropFirst() } else if digits() == 0 { return false }
+            if bytes.first == 46 {
+                bytes = bytes.dropFirst()
+                if digits() == 0 { return false }
+            }
+            if bytes.first == 69 || bytes.first == 101 {
+                bytes = bytes.dropFirst()
+                if bytes.first == 43 || bytes.first == 45 { bytes = bytes.dropFirst() }
+                if digits() == 0 { return false }
+            }
+            return bytes.isEmpty
         }
 
         mutating func skipNested() throws(StoreError) {

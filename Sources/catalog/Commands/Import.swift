@@ -7,8 +7,11 @@ struct Import: ParsableCommand {
         discussion: """
             Reads CSV (with a header row) or NDJSON (one JSON object per line). Fields: key \
             (required, unique), width and height (required, whole numbers from 1 to 16777216), orientation \
-            (1-8, default 1), date (ISO 8601), url, title; other fields are ignored. Items are \
-            upserted by key: a row that leaves its item as it was counts as unchanged, and an \
+            (1-8, default 1), date (ISO 8601), url, title; other columns are ignored, with a \
+            warning naming them. Items are upserted by key, a row replacing its item: a field \
+            it does not give (no such column, or an empty one) is left empty, the date \
+            included (the item then sorts by when it was first imported). A row that leaves its \
+            item as it was counts as unchanged, and an \
             import that adds and updates nothing leaves the catalog's generation (and its \
             stored layouts) as they were. The first bad line stops the import with its line \
             number, and the catalog is left as it was.
@@ -28,6 +31,11 @@ struct Import: ParsableCommand {
     func run() throws {
         Interruption.announce("nothing of this import was written (an import is one transaction); the catalog is as it was")
         let summary = try Catalog.importItems(from: file, format: format, into: catalog.path)
+        if !summary.ignoredColumns.isEmpty {
+            let names = summary.ignoredColumns.map { "\"\($0)\"" }.joined(separator: ", ")
+            printError("warning: ignored column\(summary.ignoredColumns.count == 1 ? "" : "s") \(names): the columns read are "
+                + "key, width, height, orientation, date, url and title, and a field a row does not give is left empty")
+        }
         if json {
             print(#"{"added":\#(summary.added),"updated":\#(summary.updated),"unchanged":\#(summary.unchanged),"generation":\#(summary.generation)}"#)
         } else {
