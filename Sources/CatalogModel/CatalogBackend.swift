@@ -124,7 +124,8 @@ package protocol CatalogSnapshot {
     /// `count` items of `order` (so a layout of those can be extended in place).
     func onlyAppended(since generation: Int64, count: Int, order: ItemOrder) throws -> Bool
     /// The items the change log says were updated (key, date or display size) or removed since
-    /// `generation`; nil when the log no longer reaches back to it.
+    /// `generation`, not those whose content alone changed (which moves nothing in a layout);
+    /// nil when the log no longer reaches back to it.
     func loggedChanges(since generation: Int64) throws -> Set<Int64>?
     /// The position of item `id` in `order`, or nil if there is no such item.
     func index(ofItem id: Int64, order: ItemOrder) throws -> Int?

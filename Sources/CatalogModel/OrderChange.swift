@@ -7,7 +7,8 @@ public struct OrderChange: Sendable {
     public var old: [Int64]
     /// Ids in the order at `to`.
     public var new: [Int64]
-    /// Items in both whose key, date or display size differs between the two generations.
+    /// Items in both whose key, date or display size differs between the two generations, or
+    /// whose content changed (a title, an address, a file rewritten).
     public var changed: Set<Int64>
 
     package init(from: Int64, to: Int64, old: [Int64], new: [Int64], changed: Set<Int64>) {
@@ -43,6 +44,9 @@ package struct OrderChangeBuilder: Sendable {
     private let maxItemID: Int64
     /// Each logged item's state at `since`: its first change after it.
     private var before: [Int64: State] = [:]
+    /// Logged items whose content changed (a title, an address, a file rewritten) while their
+    /// place and size did not (the log's kind 3).
+    private var contentChanged: Set<Int64> = []
     private var placed: [(id: Int64, key: OrderKey)] = []
     private var isPlaced = false
     private var next = 0
@@ -60,8 +64,9 @@ package struct OrderChangeBuilder: Sendable {
 
     /// One row of the change log since the generation (of an item at or below `maxItemID`), in
     /// the order they were written: an item's first row is its state then.
-    package mutating func logged(id: Int64, state: State) {
+    package mutating func logged(id: Int64, state: State, contentOnly: Bool = false) {
         if before[id] == nil { before[id] = state }
+        if contentOnly { contentChanged.insert(id) }
     }
 
     /// The logged items, to read their state now for `finish`.
@@ -99,7 +104,8 @@ package struct OrderChangeBuilder: Sendable {
         var changed: Set<Int64> = []
         for (id, then) in before {
             guard let now = current[id] else { continue } // removed
-            if now.key != then.key || now.date != then.date || now.width != then.width || now.height != then.height { changed.insert(id) }
+            if now.key != then.key || now.date != then.date || now.width != then.width || now.height != then.height
+                || contentChanged.contains(id) { changed.insert(id) }
         }
         return OrderChange(from: from, to: to, old: old, new: new, changed: changed)
     }

@@ -171,7 +171,7 @@ struct SQLiteSnapshot: CatalogSnapshot {
 
     package func loggedChanges(since generation: Int64) throws -> Set<Int64>? {
         guard let keptFrom = try Int64.fetchOne(db, sql: "SELECT kept_from FROM change_log"), generation >= keptFrom else { return nil }
-        return Set(try Int64.fetchAll(db, sql: "SELECT DISTINCT item_id FROM item_changes WHERE generation > ?", arguments: [generation]))
+        return Set(try Int64.fetchAll(db, sql: "SELECT DISTINCT item_id FROM item_changes WHERE generation > ? AND kind <> 3", arguments: [generation]))
     }
 
     /// The position of item `id` in `order`, or nil if there is no such item.

@@ -17,13 +17,14 @@ extension SQLiteStore {
             let count = try Int.fetchOne(db, sql: "SELECT max(seq) FROM sqlite_sequence WHERE name = 'items'") ?? 0
             var builder = OrderChangeBuilder(order: order, maxItemID: maxItemID, capacity: count)
             let log = try BulkStatement(db, sql: """
-                SELECT item_id, old_sort_date, old_key, old_width, old_height FROM item_changes
+                SELECT item_id, old_sort_date, old_key, old_width, old_height, kind FROM item_changes
                 WHERE generation > ?1 AND item_id <= ?2 ORDER BY generation, rowid
                 """)
             log.bind(1, generation)
             log.bind(2, maxItemID)
             try log.forEachRow(db) { row in
-                builder.logged(id: row.int64(0), state: .init(key: row.bytes(2), date: row.bytes(1), width: row.int64(3), height: row.int64(4)))
+                builder.logged(id: row.int64(0), state: .init(key: row.bytes(2), date: row.bytes(1), width: row.int64(3), height: row.int64(4)),
+                               contentOnly: row.int64(5) == 3)
             }
             let items = try BulkStatement(db, sql: order == .date
                 ? "SELECT id, sort_date, key FROM items ORDER BY \(order.orderBy)"

@@ -213,7 +213,7 @@ struct PostgresSnapshot: CatalogSnapshot {
 
     func loggedChanges(since generation: Int64) throws -> Set<Int64>? {
         guard let keptFrom = try session.value("SELECT kept_from FROM change_log", as: Int64.self), generation >= keptFrom else { return nil }
-        return Set(try session.rows("SELECT DISTINCT item_id FROM item_changes WHERE generation > \(generation)").map { try $0.decode(Int64.self) })
+        return Set(try session.rows("SELECT DISTINCT item_id FROM item_changes WHERE generation > \(generation) AND kind <> 3").map { try $0.decode(Int64.self) })
     }
 
     /// The position of item `id` in `order`: from the order data when it is current (its chunk

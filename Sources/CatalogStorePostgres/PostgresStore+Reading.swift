@@ -237,11 +237,12 @@ extension PostgresStore {
             let capacity = max(0, try session.value("SELECT reltuples::int8 FROM pg_class WHERE oid = 'items'::regclass", as: Int.self) ?? 0)
             var builder = OrderChangeBuilder(order: order, maxItemID: maxItemID, capacity: capacity)
             for row in try session.rows("""
-                SELECT item_id, old_sort_date::text, old_key, old_width::int8, old_height::int8 FROM item_changes
+                SELECT item_id, old_sort_date::text, old_key, old_width::int8, old_height::int8, kind = 3 FROM item_changes
                 WHERE generation > \(generation) AND item_id <= \(maxItemID) ORDER BY generation, seq
                 """) {
-                let (id, date, key, width, height) = try row.decode((Int64, String, Data, Int64, Int64).self)
-                builder.logged(id: id, state: .init(key: [UInt8](key), date: Array(date.utf8), width: width, height: height))
+                let (id, date, key, width, height, contentOnly) = try row.decode((Int64, String, Data, Int64, Int64, Bool).self)
+                builder.logged(id: id, state: .init(key: [UInt8](key), date: Array(date.utf8), width: width, height: height),
+                               contentOnly: contentOnly)
             }
             let logged = builder.loggedIDs
             let shared = Accumulator(builder)

@@ -24,7 +24,11 @@ import Testing
         for order in ItemOrder.allCases {
             let items = try catalog.items(order: order)
             orders[order] = items.map(\.id)
-            for item in items { facts[item.id] = "\(PathText.display(item.key)) \(item.date) \(item.width)x\(item.height)" }
+            for item in items {
+                // Its place and size, and what else a client shows of it: an update if any differs.
+                facts[item.id] = "\(PathText.display(item.key)) \(item.date) \(item.width)x\(item.height) \(item.format ?? "-") "
+                    + "\(item.pixelWidth)x\(item.pixelHeight)/\(item.orientation) \(item.bytes ?? -1) \(item.url ?? "-") \(item.title ?? "-")"
+            }
         }
         return Snapshot(generation: try catalog.generation(), orders: orders, facts: facts)
     }
@@ -147,9 +151,22 @@ import Testing
         #expect((one.added, one.updated, one.unchanged, one.generation) == (0, 2, 38, second.generation + 1))
         let fourth = try Self.snapshot(catalog)
         try Self.expectChanges(catalog, from: first, to: fourth)
+        let pin20 = try #require(try catalog.items(order: .path).first { $0.key == Data(rows[20].key.utf8) })
         let pin21 = try #require(try catalog.items(order: .path).first { $0.key == Data(rows[21].key.utf8) })
-        #expect(try catalog.changes(ChangeRequest(since: second.generation)).updates.updates.map(\.id) == [pin21.id],
-                "a new title is no change of the layout's; a new height is")
+        #expect(Set(try catalog.changes(ChangeRequest(since: second.generation)).updates.updates.map(\.id)) == [pin20.id, pin21.id],
+                "a new title is an update of the item a client shows, as a new height is")
+        // A new address alone, and a title changed and changed back: updates too (the log does
+        // not compare the two ends of a content change; a client reloads the item once).
+        rows[5].url = "https://elsewhere.example/5.jpg"
+        rows[6].title = "for a moment"
+        _ = try catalog.importItems(rows)
+        rows[6].title = PagerTests.importRows(40)[6].title
+        _ = try catalog.importItems(rows)
+        let fifth = try Self.snapshot(catalog)
+        let ids = Dictionary(uniqueKeysWithValues: try catalog.items(order: .path).map { (String(decoding: $0.key, as: UTF8.self), $0.id) })
+        #expect(Set(try catalog.changes(ChangeRequest(since: fourth.generation)).updates.updates.map(\.id))
+                == [ids[rows[5].key]!, ids[rows[6].key]!])
+        #expect(fifth.facts[ids[rows[6].key]!] == fourth.facts[ids[rows[6].key]!])
     }
 
     /// A re-import of many rows, batches at a time (SQLite upserts 64 rows to a statement): rows
