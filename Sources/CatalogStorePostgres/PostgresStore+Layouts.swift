@@ -34,10 +34,17 @@ extension PostgresStore {
             let perSegment = LayoutSegment.windowsPerSegment
             var id: Int64
             var kept = 0
-            // The layout extended, as it was read: one extended in place since keeps its id.
-            if let previous, try session.value("""
-                SELECT id FROM layouts WHERE id = \(previous.id) AND configuration = \(configuration) AND generation = \(previous.generation)
-                """, as: Int64.self) != nil {
+            // The layout extended, as it was read: one extended in place since keeps its id. Its
+            // row locked first, so that two stores extending it do not both replace its segments
+            // from the same window on (the second's inserts met the first's: a duplicate key);
+            // the second, once the first commits, finds it extended already.
+            let extending = try previous.flatMap { previous in
+                try session.value("""
+                    SELECT generation FROM layouts WHERE id = \(previous.id) AND configuration = \(configuration) FOR UPDATE
+                    """, as: Int64.self)
+            }
+            if extending == generation { return .replaced } // another store extended it to this generation meanwhile
+            if let previous, extending == previous.generation {
                 id = previous.id
                 kept = min(keeping, windows.count ?? 0) / perSegment
                 try session.execute("DELETE FROM layout_segments WHERE layout_id = \(id) AND first_window >= \(kept * perSegment)")
@@ -111,15 +118,16 @@ extension PostgresStore {
         }
     }
 
-    /// Removes the least recently used layouts other than `kept` until the rest fit the budget.
+    /// Removes the least recently used layouts other than `kept` until the rest fit the budget,
+    /// one at a time, passing over a layout another store holds (two stores evicting each
+    /// other's layouts would otherwise wait for each other: a deadlock).
     static func evictLayouts(_ session: PostgresSession, keeping kept: Int64) throws {
         let budget = try session.value("SELECT layout_budget_bytes FROM catalog", as: Int64.self) ?? 0
         var total = try session.value("SELECT coalesce(sum(bytes), 0)::int8 FROM layouts", as: Int64.self) ?? 0
-        guard total > budget else { return }
-        for row in try session.rows("SELECT id, bytes FROM layouts WHERE id <> \(kept) ORDER BY last_used_at, id") {
-            guard total > budget else { break }
-            let (id, bytes) = try row.decode((Int64, Int64).self)
-            try session.execute("DELETE FROM layouts WHERE id = \(id)")
+        while total > budget, let bytes = try session.value("""
+            DELETE FROM layouts WHERE id = (SELECT id FROM layouts WHERE id <> \(kept) ORDER BY last_used_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)
+            RETURNING bytes
+            """, as: Int64.self) {
             total -= bytes
         }
     }

@@ -615,6 +615,60 @@ import Testing
         #expect(stale.generation == extended.generation + 1)
     }
 
+    /// Two stores extending the same layout at once (two servers, one PostgreSQL): the second,
+    /// once the first commits, finds it extended to its generation and stores nothing. It used
+    /// to replace the same segments again, its inserts meeting the first's (a duplicate key:
+    /// the page answered 500). The first store here is a psql session holding the layout's row.
+    @Test func twoStoresExtendingOneLayoutAtOnce_storeItOnce() throws {
+        let library = try Library(.postgres)
+        let catalog = try library.catalog()
+        let store = catalog.store
+        let count = 70
+        let windows = LayoutWindows(count: count, summary: .init(itemCount: count, contentHeight: 1, header: [1], computeSeconds: 0)) { range in
+            LayoutWindows.Packed(bytes: [UInt8](repeating: 2, count: range.count * 16), ends: (1...range.count).map { $0 * 16 },
+                                 minIndices: Array(range), maxIndices: Array(range))
+        }
+        let first = try catalog.importItems([ImportRow(line: 2, key: "a", width: 10, height: 10)]).generation
+        #expect(try store.saveLayout(configuration: "test", order: .date, generation: first, windows: windows, replacing: nil, keeping: 0) == .stored)
+        let layout = try #require(try store.layouts().first)
+        let second = try catalog.importItems([ImportRow(line: 2, key: "b", width: 10, height: 10)]).generation
+        let database = OrderDataTests.database(library)
+        let (other, input) = try TestPostgres.session(database)
+        input.write(Data("""
+            BEGIN;
+            SELECT generation FROM layouts WHERE id = \(layout.id) FOR UPDATE;
+            DELETE FROM layout_segments WHERE layout_id = \(layout.id) AND first_window >= 64;
+            INSERT INTO layout_segments (layout_id, first_window, window_count, min_index, max_index, bytes) VALUES (\(layout.id), 64, 6, 64, 69, '\\x09');
+            UPDATE layouts SET generation = \(second) WHERE id = \(layout.id);
+
+            """.utf8))
+        try waitFor {
+            try TestPostgres.psql(database, "SELECT count(*) FROM pg_stat_activity WHERE state = 'idle in transaction' AND query LIKE 'UPDATE layouts%'")
+                .trimmingCharacters(in: .whitespacesAndNewlines) == "1"
+        }
+        let done = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var outcome: Result<LayoutSave, StoreError>?
+        Thread {
+            outcome = Result { () throws(StoreError) in
+                try store.saveLayout(configuration: "test", order: .date, generation: second, windows: windows,
+                                     replacing: (layout.id, first), keeping: count)
+            }
+            done.signal()
+        }.start()
+        try waitFor { // the second store waits for the first's lock
+            try TestPostgres.psql(database, "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'")
+                .trimmingCharacters(in: .whitespacesAndNewlines) == "1"
+        }
+        input.write(Data("COMMIT;\n".utf8))
+        try input.close()
+        other.waitUntilExit()
+        done.wait()
+        #expect(try #require(outcome).get() == .replaced)
+        #expect(try TestPostgres.psql(database, "SELECT first_window || ':' || encode(bytes, 'hex') FROM layout_segments WHERE first_window = 64")
+                .trimmingCharacters(in: .whitespacesAndNewlines) == "64:09", "the first store's segment, as it committed it")
+        #expect(try store.layouts().map(\.generation) == [second])
+    }
+
     /// What a commit of a store leaves for others to see: how many segments the layout being
     /// stored has, whether its row is still marked, what the catalog lists and serves of it.
     struct Seen: Sendable {
