@@ -285,7 +285,9 @@ extension PageCacheTests {
                                             range: 1...2, cells: { try PageCache.cells(header, order: order, $0) })
         }
         let before = try #require(try read())
-        try TestPostgres.psql(OrderDataTests.database(library), "ALTER TABLE items ALTER COLUMN title TYPE varchar(1000)")
+        // (The trigger that logs changes of content names the column: PostgreSQL alters no type under it.)
+        try TestPostgres.psql(OrderDataTests.database(library),
+                              "DROP TRIGGER items_change_log_content ON items; ALTER TABLE items ALTER COLUMN title TYPE varchar(1000)")
         for _ in 0..<3 {
             let after = try #require(try read(), "read again")
             #expect(after.map(\.bytes) == before.map(\.bytes) && after.map(\.keys) == before.map(\.keys))
