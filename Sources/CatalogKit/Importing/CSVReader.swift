@@ -27,11 +27,10 @@ struct CSVReader {
     /// the header names them; empty when there is no header there.
     static func ignoredColumns(_ bytes: [UInt8]) -> [String] {
         var reader = CSVReader()
-        var names: [String] = []
         _ = try? reader.read(bytes, atEnd: false) { _, _ throws(StoreError) in
             throw .invalidInput(line: 0, reason: "the header is read") // stops at the first row
         }
-        names = reader.headerAsWritten ?? []
+        let names = reader.headerAsWritten ?? []
         let read = Set(ImportField.allCases.map(\.name))
         return names.filter { !$0.trimmingSpaces().isEmpty && !read.contains($0.trimmingSpaces().lowercased()) }
     }
@@ -75,7 +74,8 @@ struct CSVReader {
                     quoted = true
                     atFieldStart = false
                 case 44:
-                    fields.append(try Self.text(field, line: recordLine, column: fields.count, header: header))
+                    guard let text = Self.text(field) else { throw notUTF8(line: recordLine, column: fields.count) }
+                    fields.append(text)
                     field.removeAll(keepingCapacity: true)
                     atFieldStart = true
                 case 10:
@@ -107,7 +107,8 @@ struct CSVReader {
                 return recordStart
             }
             if quoted { throw .invalidInput(line: recordLine, reason: "a quoted field is not closed") }
-            fields.append(try Self.text(field, line: recordLine, column: fields.count, header: header))
+            guard let text = Self.text(field) else { throw notUTF8(line: recordLine, column: fields.count) }
+            fields.append(text)
             // A blank line, or a row of empty fields (",,,": the formatted empty rows a
             // spreadsheet exports after the last one).
             if fields.allSatisfy(\.isEmpty) { continue }
@@ -143,15 +144,18 @@ struct CSVReader {
         return bytes.count
     }
 
-    private static func text(_ bytes: [UInt8], line: Int, column: Int, header: [String]?) throws(StoreError) -> String {
+    /// A field's text; nil when it is not UTF-8.
+    private static func text(_ bytes: [UInt8]) -> String? {
         // ASCII, nearly every field, is valid as it is; `String(validating:)` is generic and
         // costs a metadata lookup per call.
         if bytes.allSatisfy({ $0 < 0x80 }) { return String(decoding: bytes, as: UTF8.self) }
-        guard let text = String(validating: bytes, as: UTF8.self) else {
-            let name = header.flatMap { column < $0.count ? "the \"\($0[column])\" field" : nil } ?? "field \(column + 1)"
-            throw .invalidInput(line: line, reason: "\(name) is not valid UTF-8 (a file saved as Latin-1 or Windows-1252? save it as UTF-8)")
-        }
-        return text
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    /// The refusal of a field that is not UTF-8, naming its column when the header did.
+    private func notUTF8(line: Int, column: Int) -> StoreError {
+        let name = header.flatMap { column < $0.count ? "the \"\($0[column])\" field" : nil } ?? "field \(column + 1)"
+        return .invalidInput(line: line, reason: "\(name) is not valid UTF-8 (a file saved as Latin-1 or Windows-1252? save it as UTF-8)")
     }
 }
 
