@@ -109,7 +109,11 @@ public final class Catalog: Sendable {
         for row in rows { try Importer.check(row, longestKey: store.longestKey) }
         let lock = try store.lockForWriting()
         defer { withExtendedLifetime(lock) {} }
-        return try store.importItems(rows, importedAt: Timestamps.now())
+        do {
+            return try store.importItems(rows, importedAt: Timestamps.now())
+        } catch {
+            throw Importer.namingFirstLine(error) { body throws(StoreError) in for row in rows { try body(row) } }
+        }
     }
 
     /// Rewrites a PostgreSQL catalog's items in `order` (CLUSTER, then ANALYZE), so that the

@@ -42,7 +42,7 @@ import Testing
     @Test(arguments: [
         ("key,width,height\na,10,20\nb,0,5\n", 3, "width must be a whole number from 1 to 16777216, got \"0\""),
         ("key,width,height\na,16777216,20\nb,5,16777217\n", 3, "height must be a whole number from 1 to 16777216, got \"16777217\""),
-        ("key,width,height\na,10,20\na,1,1\n", 3, "appears twice"),
+        ("key,width,height\na,10,20\na,1,1\n", 3, "key \"a\" appears twice (first on line 2)"),
         ("key,width,height\na,10\n", 2, "expected 3 fields"),
         ("key,width,height\na,10,2.5\n", 2, "height must be a whole number"),
         ("key,width,height,orientation\na,10,20,9\n", 2, "orientation must be 1 to 8"),
@@ -218,7 +218,7 @@ import Testing
         twice[300].key = rows[10].key // the first key repeated ...
         twice[200].key = rows[20].key // ... repeated later than this one
         let generation = try catalog.generation()
-        #expect(throws: StoreError.invalidInput(line: rows[200].line, reason: "key \"\(rows[20].key)\" appears twice")) {
+        #expect(throws: StoreError.invalidInput(line: rows[200].line, reason: "key \"\(rows[20].key)\" appears twice (first on line \(rows[20].line))")) {
             try catalog.importItems(twice)
         }
         #expect(try catalog.items(order: .path).isEmpty)
@@ -228,7 +228,7 @@ import Testing
         #expect(try ImportedOrderTests.importsCut(catalog) == 1, "the next import cuts its order data from its rows")
         try OrderDataTests.expectCurrent(catalog, "after a refused import")
         #expect(Set(try catalog.items(order: .path).map(\.id)) == Set(1...500), "the ids the refused import would have taken, as on SQLite")
-        #expect(throws: StoreError.invalidInput(line: 3, reason: "key \"\(rows[0].key)\" appears twice")) {
+        #expect(throws: StoreError.invalidInput(line: 3, reason: "key \"\(rows[0].key)\" appears twice (first on line \(rows[0].line))")) {
             try catalog.importItems([rows[0], ImportRow(line: 3, key: rows[0].key, width: 1, height: 1, orientation: 1)])
         }
         let again = try catalog.importItems(rows.map { var row = $0; row.width += 1; return row })
@@ -309,7 +309,7 @@ import Testing
             twice[second] = rows[first]
             twice[second].line = rows[second].line
             if changed { twice[second].width += 1 }
-            #expect(throws: StoreError.invalidInput(line: rows[second].line, reason: "key \"\(rows[first].key)\" appears twice"),
+            #expect(throws: StoreError.invalidInput(line: rows[second].line, reason: "key \"\(rows[first].key)\" appears twice (first on line \(rows[first].line))"),
                     "\(backend): lines \(rows[first].line) and \(rows[second].line)") {
                 try catalog.importItems(twice)
             }

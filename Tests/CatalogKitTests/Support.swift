@@ -66,17 +66,22 @@ enum BuiltTool {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("catalog")
     }
 
-    /// Runs `catalog` with `arguments` (and only `environment`, when given) to its end; returns
-    /// its exit status and output.
-    static func run(_ arguments: [String], environment: [String: String]? = nil) throws -> (status: Int32, stdout: Data, stderr: String) {
+    /// Runs `catalog` with `arguments` (and only `environment`, when given; `stdin` on its
+    /// standard input, a pipe, when given) to its end; returns its exit status and output.
+    static func run(_ arguments: [String], environment: [String: String]? = nil, stdin: Data? = nil) throws -> (status: Int32, stdout: Data, stderr: String) {
         let process = Process()
         process.executableURL = catalog
         process.arguments = arguments
         if let environment { process.environment = environment }
-        let out = Pipe(), err = Pipe()
+        let out = Pipe(), err = Pipe(), input = Pipe()
         process.standardOutput = out
         process.standardError = err
+        if stdin != nil { process.standardInput = input }
         try process.run()
+        if let stdin {
+            try input.fileHandleForWriting.write(contentsOf: stdin) // small: within the pipe's buffer
+            try input.fileHandleForWriting.close()
+        }
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()

@@ -33,6 +33,12 @@ final class ImportInput {
         if fd != STDIN_FILENO { close(fd) }
     }
 
+    /// Whether the input is a regular file (which can be opened and read again; a pipe cannot).
+    var isRegularFile: Bool {
+        var status = stat()
+        return fstat(fd, &status) == 0 && status.st_mode & S_IFMT == S_IFREG
+    }
+
     /// The input's first block, not consumed (to tell CSV from NDJSON).
     func peek() throws(StoreError) -> [UInt8] {
         while !atEnd && buffer.count < Self.blockSize { try fill() }

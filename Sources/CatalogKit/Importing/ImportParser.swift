@@ -49,9 +49,11 @@ public enum ImportParser {
     package static func parse(_ bytes: [UInt8], format: Format) throws(StoreError) -> [ImportRow] {
         if let reason = unreadableInput(bytes) { throw .invalidInput(line: 1, reason: reason) }
         var rows: [ImportRow] = []
-        var seen = Set<String>()
+        var firstLines: [String: Int] = [:]
         let accept = { (row: ImportRow) throws(StoreError) in
-            guard seen.insert(row.key).inserted else { throw .invalidInput(line: row.line, reason: "key \"\(row.key)\" appears twice") }
+            if let first = firstLines.updateValue(row.line, forKey: row.key) {
+                throw .invalidInput(line: row.line, reason: repeatedKey(row.key) + firstLine(first))
+            }
             rows.append(row)
         }
         switch format {
@@ -59,6 +61,16 @@ public enum ImportParser {
         case .ndjson: try NDJSONReader.read(bytes) { line, fields throws(StoreError) in try accept(try row(line: line, fields)) }
         }
         return rows
+    }
+
+    /// Why a row is refused whose key a row before it gave, as both stores say it.
+    static func repeatedKey(_ key: String) -> String {
+        "key \"\(key)\" appears twice"
+    }
+
+    /// What `repeatedKey` is followed by where the line of the key's first row is known.
+    static func firstLine(_ line: Int) -> String {
+        " (first on line \(line))"
     }
 
     /// One row from its fields (nil: absent or null).

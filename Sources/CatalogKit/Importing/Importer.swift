@@ -36,9 +36,40 @@ enum Importer {
             }
         }
         defer { handoff.stop() } // a refused row stops the parser at its next batch
-        var summary = try store.importItems(from: { () throws(StoreError) in try handoff.take().get() }, importedAt: Timestamps.now())
+        var summary: ImportSummary
+        do {
+            summary = try store.importItems(from: { () throws(StoreError) in try handoff.take().get() }, importedAt: Timestamps.now())
+        } catch {
+            throw namingFirstLine(error, input: input, format: chosen)
+        }
         if chosen == .csv { summary.ignoredColumns = CSVReader.ignoredColumns(first) }
         return summary
+    }
+
+    /// `error`, and where it refuses a key that a row before it gave, the line of that first row,
+    /// found by reading the file again up to the refused line (only the store knows the keys
+    /// met so far, and not their lines). Standard input, or an input that is not a regular file
+    /// (a pipe), cannot be read again: `error` as it is.
+    private static func namingFirstLine(_ error: StoreError, input: ImportInput, format: ImportParser.Format) -> StoreError {
+        guard input.source != "-", input.isRegularFile else { return error }
+        return namingFirstLine(error) { body throws(StoreError) in
+            try forEachRow(try ImportInput(source: input.source), format: format, body)
+        }
+    }
+
+    /// `error`, and where it refuses a key that a row before it gave, the line of the first row
+    /// `rows` hands its body with that key (rows in their input's order).
+    static func namingFirstLine(_ error: StoreError, rows: ((ImportRow) throws(StoreError) -> Void) throws(StoreError) -> Void) -> StoreError {
+        guard case .invalidInput(let line, let reason) = error, reason.hasPrefix("key \""), reason.hasSuffix("\" appears twice") else { return error }
+        do {
+            try rows { row throws(StoreError) in
+                guard row.line < line else { throw .database("past the refused line") }
+                if ImportParser.repeatedKey(row.key) == reason { throw .invalidInput(line: row.line, reason: "") }
+            }
+        } catch .invalidInput(let first, "") {
+            return .invalidInput(line: line, reason: reason + ImportParser.firstLine(first))
+        } catch {}
+        return error
     }
 
     /// Refuses a row whose key is longer than the store can index (a catalog in PostgreSQL).
@@ -53,7 +84,7 @@ enum Importer {
                               into handoff: Handoff<Result<[ImportRow]?, StoreError>>) throws(StoreError) {
         var rows: [ImportRow] = []
         rows.reserveCapacity(batchSize)
-        func emit(_ row: ImportRow) throws(StoreError) {
+        try forEachRow(input, format: format) { row throws(StoreError) in
             try check(row, longestKey: longestKey)
             rows.append(row)
             if rows.count == batchSize {
@@ -61,21 +92,26 @@ enum Importer {
                 rows.removeAll(keepingCapacity: true)
             }
         }
+        if !rows.isEmpty { _ = handoff.put(.success(rows)) }
+    }
+
+    /// Hands `body` each row of the input in turn; the first bad line throws.
+    private static func forEachRow(_ input: ImportInput, format: ImportParser.Format,
+                                   _ body: (ImportRow) throws(StoreError) -> Void) throws(StoreError) {
         switch format {
         case .csv:
             var reader = CSVReader()
             try input.readRecords(line: { reader.line }) { bytes, atEnd throws(StoreError) in
-                try reader.read(bytes, atEnd: atEnd) { line, fields throws(StoreError) in try emit(try ImportParser.row(line: line, fields)) }
+                try reader.read(bytes, atEnd: atEnd) { line, fields throws(StoreError) in try body(try ImportParser.row(line: line, fields)) }
             }
             try reader.finish()
         case .ndjson:
             var line = 1
             try input.readRecords(line: { line }) { bytes, atEnd throws(StoreError) in
                 try NDJSONReader.read(bytes, line: &line, atEnd: atEnd) { line, fields throws(StoreError) in
-                    try emit(try ImportParser.row(line: line, fields))
+                    try body(try ImportParser.row(line: line, fields))
                 }
             }
         }
-        if !rows.isEmpty { _ = handoff.put(.success(rows)) }
     }
 }
