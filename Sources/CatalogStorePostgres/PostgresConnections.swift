@@ -72,9 +72,23 @@ final class PostgresConnections: Sendable {
         }
         let promise = loop.makePromise(of: PostgresConnection.self)
         let giveUp = loop.scheduleTask(in: Self.connectTimeout) { promise.fail(ConnectTimeout()) }
-        PostgresConnection.connect(on: loop, configuration: configuration,
-                                   id: nextID.wrappingAdd(1, ordering: .relaxed).oldValue, logger: Self.logger)
-            .hop(to: loop)
+        let id = nextID.wrappingAdd(1, ordering: .relaxed).oldValue
+        let made: EventLoopFuture<PostgresConnection> = switch location.endpoint {
+        case .tcp(let host, let port):
+            // A socket of its own, with the keepalive options PostgresNIO's bootstrap does not set.
+            Self.bootstrap(on: loop, keepalive: location.keepalive).connect(host: host, port: port)
+                .flatMapErrorThrowing { error in throw CannotConnect(underlying: error) }
+                .flatMap { [configuration, keepalive = location.keepalive] channel in
+                    var established = PostgresConnection.Configuration(establishedChannel: channel, username: configuration.username,
+                                                                       password: configuration.password, database: configuration.database)
+                    established.options = configuration.options
+                    established.options.additionalStartupParameters = Self.serverKeepalive(keepalive)
+                    return PostgresConnection.connect(on: loop, configuration: established, id: id, logger: Self.logger)
+                }
+        case .socket:
+            PostgresConnection.connect(on: loop, configuration: configuration, id: id, logger: Self.logger)
+        }
+        made.hop(to: loop)
             .whenComplete { [self] result in
                 pendingConnects.wrappingSubtract(1, ordering: .relaxed)
                 giveUp.cancel()
@@ -87,6 +101,37 @@ final class PostgresConnections: Sendable {
     }
 
     static let connectTimeout: TimeAmount = .seconds(10)
+
+    /// The same probes and timeout for the server's end of the connection (its settings of
+    /// these names, which any user may set for a session): a session whose client the network
+    /// cut off ends within the same minute, with its transaction and its locks (a scan's lock
+    /// on its root, held by a connection that otherwise waits in silence), instead of after the
+    /// server's default of two hours, during which the next scan of that root is refused.
+    private static func serverKeepalive(_ keepalive: PostgresLocation.Keepalive) -> [(String, String)] {
+        let probes = keepalive.enabled
+            ? [("tcp_keepalives_idle", keepalive.idle), ("tcp_keepalives_interval", keepalive.interval), ("tcp_keepalives_count", keepalive.count)]
+            : []
+        return (probes + [("tcp_user_timeout", keepalive.userTimeout)]).map { ($0.0, String($0.1)) }
+    }
+
+    /// A TCP socket with `keepalive`'s probes and user timeout (Linux's names for them).
+    private static func bootstrap(on loop: any EventLoop, keepalive: PostgresLocation.Keepalive) -> ClientBootstrap {
+        func tcp(_ name: Int32) -> ChannelOptions.Types.SocketOption {
+            .init(level: NIOBSDSocket.OptionLevel(rawValue: CInt(IPPROTO_TCP)), name: NIOBSDSocket.Option(rawValue: name))
+        }
+        var bootstrap = ClientBootstrap(group: loop).connectTimeout(connectTimeout)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelOption(.socketOption(.so_keepalive), value: keepalive.enabled ? 1 : 0)
+        #if os(Linux)
+        if keepalive.enabled {
+            bootstrap = bootstrap.channelOption(tcp(TCP_KEEPIDLE), value: keepalive.idle)
+                .channelOption(tcp(TCP_KEEPINTVL), value: keepalive.interval)
+                .channelOption(tcp(TCP_KEEPCNT), value: keepalive.count)
+        }
+        bootstrap = bootstrap.channelOption(tcp(CInt(TCP_USER_TIMEOUT)), value: keepalive.userTimeout)
+        #endif
+        return bootstrap
+    }
     /// Connections being made at once at most (see `connecting`).
     static let pendingConnectsAtMost = 16
     private let pendingConnects = Atomic<Int>(0)
@@ -169,6 +214,7 @@ final class PostgresConnections: Sendable {
     /// What the server or the connection said, in one line.
     static func message(_ error: any Error) -> String {
         if let error = error as? StoreError { return error.description }
+        if let error = error as? CannotConnect { return connectionFailure(error.underlying) ?? "cannot connect: \(error.underlying)" }
         if let error = error as? PSQLError {
             if let message = error.serverInfo?[.message] {
                 let state = error.serverInfo?[.sqlState].map { " (SQLSTATE \($0))" } ?? ""
@@ -181,6 +227,11 @@ final class PostgresConnections: Sendable {
             case .clientClosedConnection: return "the connection was closed before the server answered"
             case .authMechanismRequiresPassword: return "the server asks for a password, and none was given"
             default: break
+            }
+            // A connection made is past "cannot connect" (a failed TCP connect is `CannotConnect`):
+            // one that timed out went unanswered under its keepalive probes or user timeout.
+            if let underlying = error.underlying as? IOError, underlying.errnoCode == ETIMEDOUT {
+                return "the server stopped answering, and the connection timed out: is the network to it cut off?"
             }
             if let underlying = error.underlying { return connectionFailure(underlying) ?? "\(error.code): \(underlying)" }
             return "\(error.code)"
@@ -203,7 +254,7 @@ final class PostgresConnections: Sendable {
     /// restarted, or cannot be reached), rather than that a statement failed.
     static func isConnectionLoss(_ error: any Error) -> Bool {
         if case StoreError.unreachable = error { return true }
-        if error is ConnectionGone || error is ConnectTimeout { return true }
+        if error is ConnectionGone || error is ConnectTimeout || error is CannotConnect { return true }
         // PostgresNIO's future-based calls turn errors into the older type: a closed connection,
         // an unclean shutdown (a protocol error by its text), a server error with its SQLSTATE.
         if let error = error as? PostgresError {
@@ -404,6 +455,12 @@ struct PostgresSession {
 /// The connection closed before its query was answered.
 struct ConnectionGone: Error, CustomStringConvertible {
     var description: String { "the server closed the connection" }
+}
+
+/// A TCP connection to the server could not be made (refused, no route, a name that does
+/// not resolve): what PostgresNIO's own bootstrap would fail with as a connection error.
+struct CannotConnect: Error {
+    let underlying: any Error
 }
 
 /// A new connection was not ready within `PostgresConnections.connectTimeout`.

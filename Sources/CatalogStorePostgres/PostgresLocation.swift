@@ -14,7 +14,26 @@ package struct PostgresLocation: Sendable, Hashable {
         case socket(path: String, port: Int)
     }
 
+    /// How a TCP connection notices a server that a network cut off without a word (a
+    /// partition, a NAT or firewall that forgot the connection, a machine gone): libpq's URL
+    /// parameters of the same names. A connection silent for `idle` seconds is probed every
+    /// `interval` seconds, and one whose data or probes go unanswered for `userTimeout`
+    /// milliseconds is dropped, which fails what waits on it: a scan exits with "cannot reach",
+    /// a server answers 503 and connects again. About a minute by default (libpq's default is
+    /// the system's: two hours before the first probe). A server that is slow, or stopped with
+    /// SIGSTOP, still answers the probes from its kernel and is waited for.
+    package struct Keepalive: Sendable, Hashable {
+        /// `keepalives=0` turns the probes off (and `tcp_user_timeout` still applies).
+        package var enabled = true
+        package var idle = 30
+        package var interval = 10
+        package var count = 3
+        /// 0: the system's (retransmissions give up after about a quarter of an hour).
+        package var userTimeout = 60_000
+    }
+
     package var endpoint: Endpoint
+    package var keepalive = Keepalive()
     package var user: String
     package var database: String
     package var password: String?
@@ -44,9 +63,25 @@ package struct PostgresLocation: Sendable, Hashable {
             throw refuse("the URL holds a password; put it in PGPASSWORD or ~/.pgpass instead (a command line is visible to every user)")
         }
         let query = Dictionary((components.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { $1 })
-        for name in query.keys where !["host", "port", "user", "dbname"].contains(name) {
-            throw refuse("unknown URL parameter \"\(name)\" (host, port, user and dbname are understood)")
+        let understood = ["host", "port", "user", "dbname", "keepalives", "keepalives_idle", "keepalives_interval", "keepalives_count", "tcp_user_timeout"]
+        for name in query.keys.sorted() where !understood.contains(name) {
+            throw refuse("unknown URL parameter \"\(name)\" (\(understood.dropLast().joined(separator: ", ")) and \(understood.last!) are understood)")
         }
+        func number(_ name: String, least: Int, unit: String) throws(StoreError) -> Int? {
+            guard let text = query[name] else { return nil }
+            guard let value = Int(text), value >= least, value <= Int(Int32.max) else {
+                throw refuse("\(name) \"\(text)\" must be a whole number of \(unit), \(least) or more")
+            }
+            return value
+        }
+        if let text = query["keepalives"] {
+            guard text == "0" || text == "1" else { throw refuse("keepalives \"\(text)\" must be 1 (on) or 0 (off)") }
+            keepalive.enabled = text == "1"
+        }
+        if let value = try number("keepalives_idle", least: 1, unit: "seconds") { keepalive.idle = value }
+        if let value = try number("keepalives_interval", least: 1, unit: "seconds") { keepalive.interval = value }
+        if let value = try number("keepalives_count", least: 1, unit: "probes") { keepalive.count = value }
+        if let value = try number("tcp_user_timeout", least: 0, unit: "milliseconds") { keepalive.userTimeout = value }
         var port = components.port ?? 5432
         if let text = query["port"] {
             guard let value = Int(text) else { throw refuse("port \"\(text)\" is not a number") }

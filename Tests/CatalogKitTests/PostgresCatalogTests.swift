@@ -91,6 +91,9 @@ import Testing
         ("postgres://me:secret@db.example/photos", "the URL holds a password; put it in PGPASSWORD or ~/.pgpass instead"),
         ("postgres://db.example:99999/photos", "port 99999 is out of range"),
         ("postgresql://db.example/photos?sslmode=require", "unknown URL parameter \"sslmode\""),
+        ("postgres://db.example/photos?keepalives=yes", "keepalives \"yes\" must be 1 (on) or 0 (off)"),
+        ("postgres://db.example/photos?keepalives_idle=0", "keepalives_idle \"0\" must be a whole number of seconds, 1 or more"),
+        ("postgres://db.example/photos?tcp_user_timeout=-1", "tcp_user_timeout \"-1\" must be a whole number of milliseconds, 0 or more"),
     ])
     func badURLsAreRefusedBeforeAnyConnection(_ url: String, _ reason: String) {
         #expect {

@@ -132,6 +132,99 @@ import Testing
     }
 }
 
+/// A network that drops a connection's packets without a word (a partition, a firewall or NAT
+/// that forgot it, the database's machine gone): the connection's keepalive probes and user
+/// timeout end it, instead of the scan waiting for an answer for ever. Dropped for real, with
+/// iptables on the loopback port of a server that listens on TCP.
+@Suite(.serialized) struct PostgresNetworkTests {
+    static let canDropPackets: Bool = {
+        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/sbin/iptables") else { return false }
+        return (try? iptables(["-L", "INPUT", "-n"])) == 0
+    }()
+
+    @discardableResult
+    static func iptables(_ arguments: [String]) throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/sbin/iptables")
+        process.arguments = ["-w"] + arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    @Test(.enabled(if: canDropPackets, "dropping a port's packets takes root and iptables"))
+    func aScanCutOffByTheNetwork_exitsNonZeroWithinSeconds_andTheNextScanFinishesTheWork() throws {
+        let postgres = try TestPostgresServer.launch(tcp: true)
+        let library = try Library(.postgres, on: postgres)
+        let database = try #require(URLComponents(string: library.catalogPath)?.path.dropFirst()).description
+        try library.write("a/one.jpg", Library.fixture("baseline.jpg"))
+        #expect(try BuiltTool.run(["scan", "--db", library.catalogPath, library.root.path]).status == 0)
+        let idsBefore = try library.items().mapValues(\.id)
+        try library.write("b/three.jpg", Library.fixture("progressive.jpg"))
+        try library.write("b/four.png", Library.fixture("interlaced.png"))
+
+        // The scan's batch waits inside its transaction (a lock another session holds) when the
+        // network goes: its connection is silent, waiting for an answer, as a long statement's is.
+        try postgres.psql(database, """
+            CREATE FUNCTION hold_b() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                IF convert_from(NEW.key, 'UTF8') LIKE '%/b/%' THEN PERFORM pg_advisory_xact_lock_shared(4242); END IF;
+                RETURN NEW;
+            END $$;
+            CREATE TRIGGER hold_b BEFORE INSERT ON items FOR EACH ROW EXECUTE FUNCTION hold_b();
+            """)
+        let holder = try postgres.session(database) // on the Unix socket: not cut off
+        holder.input.write(Data("SELECT pg_advisory_lock(4242);\n".utf8))
+        try waitFor { try postgres.psql(database, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = 4242 AND granted") == "1\n" }
+        let url = postgres.tcpURL(database: database) + "?keepalives_idle=1&keepalives_interval=1&keepalives_count=2&tcp_user_timeout=3000"
+        let errors = Pipe()
+        let scan = try BuiltTool.start(["scan", "--db", url, library.root.path], stderr: errors)
+        defer { if scan.isRunning { scan.terminate() } }
+        try waitFor { try postgres.psql(database, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = 4242 AND NOT granted") == "1\n" }
+
+        let rules = [["INPUT", "-p", "tcp", "--dport", String(postgres.port), "-j", "DROP"],
+                     ["INPUT", "-p", "tcp", "--sport", String(postgres.port), "-j", "DROP"]]
+        for rule in rules { #expect(try Self.iptables(["-I"] + rule) == 0) }
+        var dropping = true
+        func letThrough() throws {
+            guard dropping else { return }
+            for rule in rules { try Self.iptables(["-D"] + rule) }
+            dropping = false
+        }
+        defer { try? letThrough() }
+        // Without the probes the scan would wait for ever: a few seconds of them and it is out.
+        try waitFor { !scan.isRunning }
+        if scan.isRunning {
+            scan.terminate()
+            scan.waitUntilExit()
+            Issue.record("the scan still waited for an answer 30 s after the network went")
+            return
+        }
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(scan.terminationStatus == 1)
+        #expect(message.contains("cannot reach the catalog's database at \(url) (the server stopped answering, and the connection timed out"),
+                "\(message)")
+
+        // The server's ends of the scan's connections had the same probes: with the network
+        // still cut, it ends those sessions, with their transaction and the root's lock (held by
+        // a connection that waits in silence, which would otherwise keep it for the server's
+        // two hours; the batch's own, once its statement has its lock and answers).
+        holder.input.closeFile()
+        holder.process.waitUntilExit()
+        try waitFor { try postgres.psql(database, "SELECT count(*) FROM pg_stat_activity WHERE client_port > 0") == "0\n" }
+        try letThrough()
+        try postgres.psql(database, "DROP TRIGGER hold_b ON items")
+        let again = try BuiltTool.run(["scan", "--db", url, library.root.path])
+        #expect(again.status == 0, "\(again.stderr)")
+        let items = try library.items()
+        #expect(items.keys.sorted() == ["a/one.jpg", "b/four.png", "b/three.jpg"].map(library.path).sorted())
+        for (path, id) in idsBefore { #expect(items[path]?.id == id, "\(path) keeps its id") }
+        #expect(try postgres.psql(database, "SELECT count(*) FROM files") == "3\n", "every file once")
+    }
+}
+
 /// `catalog serve` on a free port, its address read from its first line; stopped with SIGTERM.
 final class ServeProcess {
     let process: Process

@@ -11,7 +11,7 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
 
 /// A throwaway PostgreSQL server from Debian's postgresql package: initdb into a temporary
 /// folder (as the `postgres` user when the tests run as root, since PostgreSQL refuses to run as
-/// root), listening only on a Unix socket in that folder, stopped and removed when the test
+/// root), listening on a Unix socket in that folder (and on 127.0.0.1 for a test that asks), stopped and removed when the test
 /// process exits, however it exits. `TestPostgres.shared` is started once for the process and
 /// each catalog gets a database of its own on it; a test that stops its server (the fault
 /// tests) launches one of its own.
@@ -24,15 +24,34 @@ final class TestPostgresServer: Sendable {
         let description: String
     }
 
-    private init(folder: String, port: Int, bin: String) {
+    private init(folder: String, port: Int, bin: String, tcp: Bool = false) {
         self.folder = folder
         self.port = port
         self.bin = bin
+        self.tcp = tcp
     }
 
-    /// A new server, running.
-    static func launch() throws(Unavailable) -> TestPostgresServer {
-        try running(bin: binaries(), what: "PostgreSQL") { server in
+    /// Whether the server listens on 127.0.0.1 too.
+    let tcp: Bool
+
+    /// A loopback port no socket is bound to now (the kernel's pick).
+    private static func freePort() throws(Unavailable) -> Int {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0 }
+        }
+        guard socket >= 0, bound else { throw Unavailable(description: "cannot find a free port: \(String(cString: strerror(errno)))") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// A new server, running; with `tcp`, listening on 127.0.0.1 at its port too (`tcpURL`).
+    static func launch(tcp: Bool = false) throws(Unavailable) -> TestPostgresServer {
+        try running(bin: binaries(), what: "PostgreSQL", tcp: tcp) { server in
             try run(server.bin + "/initdb", ["-D", server.data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-locale", "--no-sync"],
                     asPostgres: true)
         }
@@ -47,8 +66,9 @@ final class TestPostgresServer: Sendable {
     }
 
     /// A server in a new folder whose data `make` writes, started, and stopped with this process.
-    private static func running(bin: String, what: String, _ make: (TestPostgresServer) throws -> Void) throws(Unavailable) -> TestPostgresServer {
-        let server = try TestPostgresServer(folder: madeFolder(), port: Int.random(in: 20_000..<60_000), bin: bin)
+    private static func running(bin: String, what: String, tcp: Bool = false,
+                                _ make: (TestPostgresServer) throws -> Void) throws(Unavailable) -> TestPostgresServer {
+        let server = try TestPostgresServer(folder: madeFolder(), port: tcp ? freePort() : Int.random(in: 20_000..<60_000), bin: bin, tcp: tcp)
         do {
             try make(server)
             try server.start()
@@ -63,7 +83,7 @@ final class TestPostgresServer: Sendable {
 
     func start() throws {
         try Self.run(bin + "/pg_ctl", ["-D", data, "-l", folder + "/log", "-w", "-t", "60", "start", "-o",
-                                       "-k \(folder) -c listen_addresses='' -p \(port) -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200"],
+                                       "-k \(folder) -c listen_addresses='\(tcp ? "127.0.0.1" : "")' -p \(port) -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200"],
                      asPostgres: true)
     }
 
@@ -101,6 +121,11 @@ final class TestPostgresServer: Sendable {
     /// The URL of `database` on this server.
     func url(database: String) -> String {
         "postgres://postgres@/\(database)?host=\(folder)&port=\(port)"
+    }
+
+    /// The URL of `database` on this server over TCP (a server launched with `tcp`).
+    func tcpURL(database: String) -> String {
+        "postgres://postgres@127.0.0.1:\(port)/\(database)"
     }
 
     /// Runs `psql -c sql` against `database`; returns its output.
