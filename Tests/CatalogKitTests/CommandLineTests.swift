@@ -282,6 +282,52 @@ import Testing
         #expect(fourth.stdout.contains(#""unchanged":2,"#), "\(fourth)")
     }
 
+    /// A folder that cannot be read (mode 000), and one that can be listed but not entered (r
+    /// without x: each entry's stat fails with EACCES, which was taken for "vanished"), remove
+    /// none of their files from the catalog and are named in a warning; once they can be read
+    /// again, every file is as it was, ids too. Run as `nobody` when the tests run as root.
+    @Test func foldersThatCannotBeReadOrEntered_removeNothing_andAreNamed() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let library = try Library()
+        let base = URL(fileURLWithPath: library.catalogPath).deletingLastPathComponent().path
+        for folder in [base, library.root.path] { try #require(chmod(folder, 0o777) == 0) }
+        let asUser = getuid() == 0 ? ["/sbin/runuser", "-u", "nobody", "--", BuiltTool.catalog.path] : [BuiltTool.catalog.path]
+        func scan() throws -> (status: Int32, stdout: String, stderr: String) {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: asUser[0])
+            process.arguments = Array(asUser.dropFirst()) + ["scan", "--db", library.catalogPath, library.root.path, "--json"]
+            let out = Pipe(), err = Pipe()
+            process.standardOutput = out
+            process.standardError = err
+            try process.run()
+            let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return (process.terminationStatus, stdout, stderr)
+        }
+        try library.write("kept.jpg", Library.fixture("baseline.jpg"))
+        try library.write("listed/d.png", Library.fixture("rgb.png"))
+        try library.write("listed/deeper/e.jpg", Library.fixture("progressive.jpg"))
+        try library.write("closed/f.png", Library.fixture("interlaced.png"))
+        let first = try scan()
+        #expect(first.status == 0 && first.stdout.contains(#""added":4,"#), "\(first)")
+        let ids = try library.items().mapValues(\.id)
+        try #require(chmod(library.path("listed"), 0o644) == 0)
+        try #require(chmod(library.path("closed"), 0o000) == 0)
+        defer { for folder in ["listed", "closed"] { chmod(library.path(folder), 0o755) } }
+        let second = try scan()
+        #expect(second.status == 0 && second.stdout.contains(#""removed":0,"#), "\(second)")
+        #expect(second.stderr.contains("warning: \(library.path("listed")): its entries cannot be looked at (Permission denied); skipped, nothing under it removed"),
+                "\(second.stderr)")
+        #expect(second.stderr.contains("warning: \(library.path("closed")): Permission denied; skipped, nothing under it removed"), "\(second.stderr)")
+        #expect(try library.items().mapValues(\.id) == ids)
+        for folder in ["listed", "closed"] { try #require(chmod(library.path(folder), 0o755) == 0) }
+        let third = try scan()
+        #expect(third.stdout.contains(#""added":0,"#) && third.stdout.contains(#""removed":0,"#) && third.stdout.contains(#""unchanged":4,"#), "\(third)")
+        #expect(third.stderr.isEmpty, "\(third.stderr)")
+        #expect(try library.items().mapValues(\.id) == ids)
+    }
+
     /// A --db that names a folder, or runs through a file, is said to be that (SQLite said
     /// "disk I/O error" for the folder), and nothing is created.
     @Test func aFolderOrAPathThroughAFileIsNamedAsSuch() throws {

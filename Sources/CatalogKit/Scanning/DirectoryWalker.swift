@@ -99,6 +99,11 @@ struct DirectoryWalker {
         var files: [File] = []
         var folders: [(name: [CChar], device: Int64)] = []
         var folder: Folder? // made at the folder's first file
+        // An entry that is listed but cannot be looked at, for another reason than `ignored`
+        // (a folder that may be read but not entered gives EACCES for every entry; a network
+        // disk EIO or ESTALE): the folder is said to be unreadable, once, so that none of the
+        // files known under it is taken for removed.
+        var saidUnreadable = false
         while true {
             // readdir returns NULL both at the end and on error; only errno tells them apart, and
             // anything called in this loop (probing, SQLite) may leave errno set: reset it here.
@@ -114,9 +119,22 @@ struct DirectoryWalker {
             if name[0] == 46 && (length == 1 || (length == 2 && name[1] == 46)) { continue } // "." and ".."
             if name[0] == 46, !includeHidden { continue }
             var info = stat()
-            guard fstatat(dfd, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { continue } // vanished meanwhile
+            guard fstatat(dfd, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else {
+                if errno != ENOENT, !saidUnreadable { // ENOENT: vanished meanwhile
+                    saidUnreadable = true
+                    try handle(.unreadable(path: path, reason: Self.entriesNotLookedAt()))
+                }
+                continue
+            }
             if info.st_mode & S_IFMT == S_IFLNK {
-                guard followSymlinks, fstatat(dfd, name, &info, 0) == 0 else { continue }
+                guard followSymlinks else { continue }
+                guard fstatat(dfd, name, &info, 0) == 0 else {
+                    if errno != ENOENT, errno != ELOOP, !saidUnreadable { // a dangling link, a loop of links
+                        saidUnreadable = true
+                        try handle(.unreadable(path: path, reason: Self.entriesNotLookedAt()))
+                    }
+                    continue
+                }
             }
             switch info.st_mode & S_IFMT {
             case S_IFREG:
@@ -151,6 +169,11 @@ struct DirectoryWalker {
             }
             try walkDirectory(fd: child, path: childPath, device: device, handle: handle)
         }
+    }
+
+    /// Why a folder's entries could not be looked at, from `errno`.
+    private static func entriesNotLookedAt() -> String {
+        "its entries cannot be looked at (\(SystemError.text()))"
     }
 
     private func join(_ path: [UInt8], _ name: [CChar]) -> [UInt8] {
