@@ -12,7 +12,16 @@ public enum CatalogLocation {
         if let explicit, !explicit.isEmpty { return explicit }
         if let path = environment["CATALOG_DB"], !path.isEmpty { return path }
         if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") { return data + "/catalog/catalog.sqlite" }
-        return (environment["HOME"] ?? "") + "/.local/share/catalog/catalog.sqlite"
+        return (home(environment: environment) ?? "") + "/.local/share/catalog/catalog.sqlite"
+    }
+
+    /// `$HOME`, else (unset or empty, as under some service managers and `env -i`) the user's
+    /// home folder in the password database; nil when there is neither.
+    static func home(environment: [String: String]) -> String? {
+        if let home = environment["HOME"], home.hasPrefix("/") { return home }
+        guard let entry = getpwuid(getuid()), let folder = entry.pointee.pw_dir else { return nil }
+        let home = String(cString: folder)
+        return home.hasPrefix("/") ? home : nil
     }
 
     /// Why `explicit` (or `$CATALOG_DB` without it) cannot name a catalog, or nil: an empty
@@ -22,6 +31,10 @@ public enum CatalogLocation {
     public static func problem(explicit: String?, environment: [String: String]) -> String? {
         if let explicit, explicit.isEmpty {
             return "--db is empty: give a catalog file or a postgres:// URL, or leave --db out for the default catalog"
+        }
+        if explicit == nil, environment["CATALOG_DB"]?.isEmpty ?? true, !(environment["XDG_DATA_HOME"]?.hasPrefix("/") ?? false),
+           home(environment: environment) == nil {
+            return "no home folder for the default catalog ($HOME is not set, and this user has none): give --db or set CATALOG_DB"
         }
         let location = resolve(explicit: explicit, environment: environment)
         let source = explicit != nil ? "--db" : "$CATALOG_DB"

@@ -131,6 +131,17 @@ import Testing
         let password = try run(["list", "--db", "postgres://someone:s3cret@localhost/db"])
         #expect(password.status == 1)
         #expect(password.stderr.contains("postgres://someone:***@localhost/db") && !password.stderr.contains("s3cret"), "\(password.stderr)")
+        // Nor is an empty root the current folder (it scanned wherever the command ran).
+        for command in [["scan", "--db", library.catalogPath, library.root.path, ""], ["serve", "--db", library.catalogPath, "--scan", ""]] {
+            let root = try run(command)
+            #expect(root.status == 2)
+            #expect(root.stderr.contains("a folder to scan is empty (an unset variable?)"), "\(command): \(root.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: library.catalogPath), "no catalog made")
+        // Without $HOME, the default catalog is in the user's home folder, not at /.local.
+        let home = try #require(getpwuid(getuid())).pointee.pw_dir.map { String(cString: $0) }
+        let result = try BuiltTool.run(["stats", "--json"], environment: ["PATH": "/usr/bin:/bin"])
+        #expect(result.stderr.contains("\(home ?? "?")/.local/share/catalog/catalog.sqlite"), "\(result.stderr)")
     }
 
     @Test func aFileGivenAsARootIsRefusedWithAMessage() throws {

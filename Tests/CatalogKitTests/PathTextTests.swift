@@ -51,6 +51,11 @@ import Testing
         #expect(CatalogLocation.resolve(explicit: nil, environment: ["XDG_DATA_HOME": "/d", "HOME": "/h"]) == "/d/catalog/catalog.sqlite")
         #expect(CatalogLocation.resolve(explicit: nil, environment: ["XDG_DATA_HOME": "relative", "HOME": "/h"]) == "/h/.local/share/catalog/catalog.sqlite")
         #expect(CatalogLocation.resolve(explicit: nil, environment: ["HOME": "/h"]) == "/h/.local/share/catalog/catalog.sqlite")
+        // No $HOME (or an empty one): the password database's home folder, not the root of the disk.
+        let home = getpwuid(getuid()).flatMap { $0.pointee.pw_dir }.map { String(cString: $0) }
+        for environment in [[:], ["HOME": ""]] {
+            #expect(CatalogLocation.resolve(explicit: nil, environment: environment) == (home ?? "") + "/.local/share/catalog/catalog.sqlite")
+        }
     }
 }
 

@@ -60,7 +60,12 @@ struct Scan: ParsableCommand {
 
     func validate() throws {
         if batchSize < 1 { throw ValidationError("--batch-size must be at least 1") }
+        if roots.contains("") { throw ValidationError(Self.emptyRoot) }
     }
+
+    /// An empty root would be the current folder: an unset shell variable (`catalog scan "$DIR"`)
+    /// must not scan wherever the command happens to run.
+    static let emptyRoot = "a folder to scan is empty (an unset variable?): give the folders to scan, or . for the current one"
 
     func run() throws {
         var options = ScanOptions(includeHidden: includeHidden, followSymlinks: followSymlinks)
