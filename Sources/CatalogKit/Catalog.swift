@@ -41,7 +41,7 @@ public final class Catalog: Sendable {
         if stat(path, &status) != 0, errno == ENOENT { throw .noCatalog(at: path) }
         // SQLite takes an empty file for an empty database, and would make a catalog of it.
         if status.st_mode & S_IFMT == S_IFREG, status.st_size == 0 { throw .noCatalog(at: path, "an empty file") }
-        return try open(at: path)
+        return Catalog(store: try SQLiteStore.open(at: path, create: false))
     }
 
     /// Opens the PostgreSQL catalog at `url` for reading from `readURL`, a streaming replica of

@@ -56,8 +56,10 @@ package final class SQLiteStore: CatalogBackend {
     /// An import writes its dirty pages to the WAL every this many rows (SQLiteStore+Importing).
     package static let importFlushRows = 131_072
 
-    /// Opens (creating it and its folder if needed) the catalog at `path`.
-    package static func open(at path: String) throws(StoreError) -> SQLiteStore {
+    /// Opens (creating it and its folder if needed) the catalog at `path`. Without `create`, an
+    /// SQLite file with no tables (an empty database, which the catalog's tables would be made
+    /// in) is refused as no catalog: what the commands that only read open.
+    package static func open(at path: String, create: Bool = true) throws(StoreError) -> SQLiteStore {
         let url = URL(fileURLWithPath: path)
         var info = stat()
         let exists = stat(path, &info) == 0
@@ -68,7 +70,7 @@ package final class SQLiteStore: CatalogBackend {
             throw .cannotOpen(path: path, reason: "it is a folder; --db names the catalog's file, such as \(path.hasSuffix("/") ? path : path + "/")catalog.sqlite")
         }
         if exists {
-            try checkIsCatalog(path)
+            try checkIsCatalog(path, create: create)
         } else {
             do {
                 try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -150,7 +152,7 @@ package final class SQLiteStore: CatalogBackend {
     }
 
     /// Refuses, without writing anything, a file that is not a catalog or is a newer one.
-    private static func checkIsCatalog(_ path: String) throws(StoreError) {
+    private static func checkIsCatalog(_ path: String, create: Bool) throws(StoreError) {
         // Only SQLite opens the file: closing any other descriptor of it would drop the POSIX
         // locks this process's open connections hold on it (a second Catalog.open in one process).
         guard access(path, R_OK) == 0 else { throw .cannotOpen(path: path, reason: "permission denied") }
@@ -164,7 +166,12 @@ package final class SQLiteStore: CatalogBackend {
             defer { try? queue.close() }
             try queue.read { db in
                 let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
-                if tables.isEmpty { return }
+                if tables.isEmpty {
+                    // A blank database (`sqlite3 FILE 'VACUUM'`), or a catalog's file copied
+                    // without its -wal while its tables were still only there.
+                    if create { return }
+                    throw StoreError.noCatalog(at: path, "an SQLite database without tables")
+                }
                 guard tables.contains("grdb_migrations"), tables.contains("catalog") else {
                     throw StoreError.notACatalog(path: path, reason: "an SQLite database without catalog tables")
                 }

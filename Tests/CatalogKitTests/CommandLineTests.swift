@@ -1,5 +1,6 @@
 import CatalogKit
 import Foundation
+import GRDB
 import Testing
 
 /// What a new user meets first: `--version`, scans of roots that cannot be scanned, and the
@@ -209,6 +210,22 @@ import Testing
         try library.write("a.jpg", Library.fixture("baseline.jpg"))
         #expect(try run(["scan", "--db", empty, library.root.path]).status == 0)
         #expect(try run(["stats", "--db", empty]).stdout.contains("items"))
+
+        // Nor is an SQLite database without tables (`sqlite3 FILE VACUUM`, or a catalog's file
+        // copied without its -wal while its tables were still only there): they were made in it.
+        let blank = library.root.path + "/blank.db"
+        try DatabaseQueue(path: blank).writeWithoutTransaction { try $0.execute(sql: "VACUUM") }
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: blank))
+        for command in [["stats"], ["list"], ["page", "--width", "375"]] {
+            let result = try run([command[0], "--db", blank] + command.dropFirst())
+            #expect(result.status == 1)
+            #expect(result.stderr.hasPrefix("Error: cannot open the catalog at \(blank): there is no catalog there (an SQLite database without tables);"),
+                    "\(result.stderr)")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: blank)) == bytes, "left as it was")
+        #expect(!FileManager.default.fileExists(atPath: blank + ".layouts"))
+        #expect(try run(["scan", "--db", blank, library.root.path]).status == 0)
+        #expect(try run(["stats", "--db", blank]).stdout.contains("items"))
     }
 
     /// An import whose input cannot be read makes no catalog: the input is opened first.
