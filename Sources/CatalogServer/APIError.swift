@@ -1,6 +1,11 @@
 import CatalogKit
 import HTTPTypes
 import Hummingbird
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Every error a client can meet, as its HTTP status and JSON body
 /// `{"error": {"message": ..., "parameter": ...}}`. The one place errors become responses.
@@ -34,7 +39,12 @@ struct APIError: Error, Sendable {
             case .layout: self.init(status: 500, message: "internal error") // the parser refused bad configurations already
             }
         case let error as OriginalFile.Problem:
-            self.init(status: 404, message: error.description)
+            switch error {
+            case .cannotOpen(_, let code):
+                // The server's user may not read it (403), or the disk failed (500): not gone.
+                self.init(status: code == EACCES || code == EPERM ? 403 : 500, message: error.description)
+            default: self.init(status: 404, message: error.description)
+            }
         case let problem as ThumbnailProblem:
             switch problem {
             case .noSuchItem, .imported, .gone: self.init(status: 404, message: problem.description)

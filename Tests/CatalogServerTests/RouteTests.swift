@@ -313,6 +313,42 @@ import Testing
         }
     }
 
+    /// A file whose path is longer than the system takes in one call (PATH_MAX: folders nested
+    /// deep, which the scan walks a folder at a time): its original and thumbnail are sent, as
+    /// for any other file (both were 404, "gone", though the scan had stored it).
+    @Test func aFileDeeperThanPathMax_isServed() async throws {
+        let served = try ServedCatalog(images: [])
+        let bytes = try Data(contentsOf: ServedCatalog.fixtures.appendingPathComponent("baseline.jpg"))
+        var folder = open(served.folder.appendingPathComponent("photos").path, O_RDONLY | O_DIRECTORY)
+        var path = served.folder.appendingPathComponent("photos").path
+        let name = String(repeating: "d", count: 200)
+        for _ in 0..<24 {
+            try #require(mkdirat(folder, name, 0o755) == 0)
+            let next = openat(folder, name, O_RDONLY | O_DIRECTORY)
+            close(folder)
+            folder = next
+            path += "/" + name
+        }
+        let file = openat(folder, "deep.jpg", O_WRONLY | O_CREAT, 0o644)
+        _ = bytes.withUnsafeBytes { write(file, $0.baseAddress, $0.count) }
+        close(file)
+        close(folder)
+        path += "/deep.jpg"
+        try #require(path.utf8.count > 4_096)
+        #expect(try served.catalog.scan([served.folder.appendingPathComponent("photos").path]).added == 1)
+        let item = try #require(try served.catalog.items().first)
+        #expect(String(decoding: item.key, as: UTF8.self) == path)
+        try await served.test { client in
+            try await client.execute(uri: "/api/items/\(item.id)/original", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(Data(response.body.readableBytesView) == bytes)
+            }
+            try await client.execute(uri: "/api/items/\(item.id)/thumbnail?size=64", method: .get) { response in
+                #expect(response.status == .ok)
+            }
+        }
+    }
+
     /// A file larger than the chunks it is streamed in: whole, and a range across chunks.
     @Test func aLargeOriginalIsStreamedWhole() async throws {
         let served = try ServedCatalog(images: [])

@@ -260,6 +260,34 @@ import Testing
         #expect(!server.errorOutput.contains("answered 500"), "\(server.errorOutput)")
     }
 
+    /// A file the server's user may not read is said to be that, not "gone since it was
+    /// scanned" (404), which a new scan would not change: 403 for its original, and its
+    /// thumbnail's 404 says this user may not read it rather than to scan again. The server runs
+    /// as `nobody` when the tests run as root, whom no permission stops.
+    @Test func aFileTheServerMayNotRead_isSaidSo_notGone() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.binary.path), "build the catalog binary first (swift build)")
+        let served = try ServedCatalog(images: ["baseline.jpg", "rgb.png"])
+        let items = try served.catalog.items()
+        let locked = try #require(items.first { String(decoding: $0.key, as: UTF8.self).hasSuffix("rgb.png") })
+        let open = try #require(items.first { String(decoding: $0.key, as: UTF8.self).hasSuffix("baseline.jpg") })
+        try #require(chmod(served.photo("rgb.png").path, 0o600) == 0)
+        try FileManager.default.createDirectory(atPath: served.thumbnailCache, withIntermediateDirectories: true)
+        for path in [served.folder.path, served.thumbnailCache] { try #require(chmod(path, 0o777) == 0) }
+        for name in try FileManager.default.contentsOfDirectory(atPath: served.folder.path) where name.hasPrefix("catalog.sqlite") {
+            try #require(chmod(served.folder.appendingPathComponent(name).path, 0o666) == 0)
+        }
+        let server = try Server(["--db", served.path, "--thumbnail-cache", served.thumbnailCache, "--no-auth"],
+                                launcher: getuid() == 0 ? ["/sbin/runuser", "-u", "nobody", "--"] : [])
+        let original = try RawConnection.request(port: server.port, "/api/items/\(locked.id)/original")
+        #expect(original.status == 403, "\(original.status) \(original.body)")
+        #expect(original.body.contains("the file of item \(locked.id) cannot be opened by the server (Permission denied)"), "\(original.body)")
+        let thumbnail = try RawConnection.request(port: server.port, "/api/items/\(locked.id)/thumbnail?size=64")
+        #expect(thumbnail.status == 404)
+        #expect(thumbnail.body.contains("(Permission denied)") && thumbnail.body.contains("this user may not read it"), "\(thumbnail.body)")
+        #expect(try RawConnection.request(port: server.port, "/api/items/\(open.id)/original").status == 200, "the readable one is sent")
+        _ = server.stop() // runuser passes SIGTERM on, and exits by it
+    }
+
     /// The open-file limit: the soft one raised to the hard one at start (the server's process
     /// shows it), connections kept under it with a warning, and too few refused in words (at 14
     /// to 18 the event loops trapped; with idle connections holding every descriptor, the server

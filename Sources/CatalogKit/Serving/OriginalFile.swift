@@ -17,6 +17,8 @@ public final class OriginalFile: Sendable {
         case imported(Int64)
         case changed(Int64)
         case gone(Int64)
+        /// The file is there but this process may not read it, or reading failed (`errno`).
+        case cannotOpen(Int64, errno: Int32)
 
         public var description: String {
             switch self {
@@ -24,6 +26,7 @@ public final class OriginalFile: Sendable {
             case .imported(let id): "item \(id) was imported: it has no file here"
             case .changed(let id): "the file of item \(id) changed since it was scanned: run `catalog scan` again"
             case .gone(let id): "the file of item \(id) is gone since it was scanned"
+            case .cannotOpen(let id, let code): "the file of item \(id) cannot be opened by the server (\(SystemError.text(code)))"
             }
         }
     }
@@ -43,7 +46,7 @@ public final class OriginalFile: Sendable {
             throw try catalog.item(id: id) == nil ? Problem.noSuchItem(id) : Problem.imported(id)
         }
         let fd = file.openForReading()
-        guard fd >= 0 else { throw Problem.gone(id) }
+        guard fd >= 0 else { throw ItemFile.openFailedAsGone ? Problem.gone(id) : Problem.cannotOpen(id, errno: errno) }
         var status = stat()
         let mtime = fstat(fd, &status) == 0 ? WallClock.nanoseconds(status.st_mtim) : -1
         guard status.st_mode & S_IFMT == S_IFREG, file.isScanned(status), Int64(status.st_size) == file.size,

@@ -1,4 +1,10 @@
+import CatalogModel
 import Thumbnailer
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Why an item has no thumbnail. Each case says what the user can do about it.
 public enum ThumbnailProblem: Error, Sendable, Hashable, CustomStringConvertible {
@@ -18,7 +24,10 @@ public enum ThumbnailProblem: Error, Sendable, Hashable, CustomStringConvertible
         switch self {
         case .noSuchItem(let id): "there is no item with id \(id)"
         case .imported(let id): "item \(id) was imported: it has no file here, so no thumbnail"
-        case .gone(let id, let path, let reason): "the file of item \(id) cannot be opened (\(reason)): \(path); run `catalog scan` again"
+        case .gone(let id, let path, let reason):
+            reason == SystemError.text(EACCES) || reason == SystemError.text(EPERM)
+                ? "the file of item \(id) cannot be opened (\(reason)): \(path); this user may not read it"
+                : "the file of item \(id) cannot be opened (\(reason)): \(path); run `catalog scan` again"
         case .unusable(let id, let path, let error): "item \(id): \(error): \(path)"
         case .unsupportedSize(let size):
             "thumbnail size \(size) is not one of \(ThumbnailCache.sizes.map(String.init).joined(separator: ", "))"
