@@ -16,6 +16,11 @@ import Testing
         // A tab or a line break in a name would split a tab-separated line: escaped, as DEL is.
         #expect(PathText.display(Array("a\tb\nc\rd\u{1}e\u{7F}".utf8)) == #"a\tb\nc\rd\x01e\x7f"#)
         #expect(PathText.jsonString(Array("a\"b\n\u{1}".utf8)) == #""a\"b\n\u0001""#)
+        // So would C1 controls (NEL, CSI) and the line separators; bidirectional overrides turn
+        // the text around them: escaped too, in both.
+        #expect(PathText.display(Array("a\u{85}b\u{9B}2J\u{2028}c\u{202E}d\u{2066}".utf8)) == #"a\xc2\x85b\xc2\x9b2J\xe2\x80\xa8c\xe2\x80\xaed\xe2\x81\xa6"#)
+        #expect(PathText.jsonString(Array("a\u{85}\u{2029}\u{202A}".utf8)) == #""a\u0085\u2029\u202a""#)
+        #expect(PathText.display(Array("é\u{A0}\u{2027}\u{202F}\u{2065}".utf8)) == "é\u{A0}\u{2027}\u{202F}\u{2065}", "their neighbours print")
         // Overlong encodings, surrogates and stray continuation bytes are bytes, not text.
         #expect(PathText.jsonString([0xC0, 0xAF]) == #""\udcc0\udcaf""#)
         #expect(PathText.jsonString([0xED, 0xA0, 0x80]) == #""\udced\udca0\udc80""#)
@@ -27,7 +32,7 @@ import Testing
     /// from the bytes that matter (quotes, backslashes, controls, lead and continuation bytes).
     @Test func displayAndJSON_equalAScalarByScalarReference_onRandomBytes() {
         var generator = SplitMix(seed: 16)
-        let interesting: [UInt8] = [0x00, 0x01, 0x09, 0x0A, 0x0D, 0x1F, 0x20, 0x22, 0x2F, 0x5C, 0x61, 0x7F, 0x80, 0x8F, 0x9F, 0xA0, 0xBF,
+        let interesting: [UInt8] = [0x00, 0x01, 0x09, 0x0A, 0x0D, 0x1F, 0x20, 0x22, 0x2F, 0x5C, 0x61, 0x7F, 0x80, 0x81, 0x8F, 0x9F, 0xA0, 0xA6, 0xA8, 0xAE, 0xBF, 0xE2,
                                     0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1, 0xED, 0xEF, 0xF0, 0xF4, 0xF5, 0xFF]
         var samples: [[UInt8]] = [[], Array("/p/café/日本/🙂.jpg".utf8)]
         for _ in 0..<20_000 {
@@ -97,6 +102,8 @@ enum PathTextReference {
             case "\t": out += "\\t"
             case _ where scalar.value < 0x20: out += (json ? "\\u00" : "\\x") + hex(UInt8(scalar.value))
             case "\u{7F}" where !json: out += "\\x7f"
+            case "\u{80}"..."\u{9F}", "\u{2028}"..."\u{202E}", "\u{2066}"..."\u{2069}":
+                out += json ? "\\u" + String(format: "%04x", scalar.value) : String(scalar).utf8.map { "\\x" + hex($0) }.joined()
             default: out.unicodeScalars.append(scalar)
             }
             index += length

@@ -65,6 +65,17 @@ public enum PathText {
             if length == 0 {
                 escape(json ? #"\udc"# : #"\x"#, byte)
                 index += 1
+            } else if let scalar = unprintable(bytes, at: index, length: length) {
+                // C1 controls, line and paragraph separators, bidirectional overrides: they
+                // split a line or turn the text around it on a terminal. JSON names the scalar;
+                // a terminal line shows its bytes, as for any other byte it must not print.
+                if json {
+                    out.append(contentsOf: #"\u"#.utf8)
+                    for shift in [12, 8, 4, 0] { out.append(hexDigits[Int(scalar >> UInt32(shift)) & 15]) }
+                } else {
+                    for offset in 0..<length { escape(#"\x"#, bytes[index + offset]) }
+                }
+                index += length
             } else {
                 out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<(index + length)]))
                 index += length
@@ -72,6 +83,17 @@ public enum PathText {
         }
         if json { out.append(UInt8(ascii: "\"")) }
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The scalar of the valid `length`-byte sequence at `index` if it is one that must not print
+    /// as it is: a C1 control (U+0080 to U+009F), U+2028 or U+2029 (line and paragraph
+    /// separators), or a bidirectional embedding, override or isolate (U+202A to U+202E,
+    /// U+2066 to U+2069); else nil.
+    private static func unprintable(_ b: UnsafeBufferPointer<UInt8>, at i: Int, length: Int) -> UInt32? {
+        if length == 2, b[i] == 0xC2, b[i + 1] <= 0x9F { return UInt32(b[i + 1]) }
+        guard length == 3, b[i] == 0xE2 else { return nil }
+        let scalar = 0x2000 | UInt32(b[i + 1] & 0x3F) << 6 | UInt32(b[i + 2] & 0x3F)
+        return (0x2028...0x202E).contains(scalar) || (0x2066...0x2069).contains(scalar) ? scalar : nil
     }
 
     /// Length of the valid UTF-8 sequence starting at `index`, or 0 (RFC 3629: no overlongs,
