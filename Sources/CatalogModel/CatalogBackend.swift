@@ -18,6 +18,10 @@ package protocol CatalogReading: Sendable {
     /// The longest key (a scanned file's path, an import's key) the store can index, in bytes;
     /// nil when there is no limit short of the store's own (SQLite's 1 GB).
     var longestKey: Int? { get }
+    /// The files the store keeps on this machine's disks (an SQLite catalog's file, its
+    /// journals, locks and layouts file), which a scan of a folder holding them passes over;
+    /// none for a database elsewhere.
+    var ownFiles: Set<Data> { get }
     /// Incremented by every change to the items.
     func generation() throws(StoreError) -> Int64
     /// Items in `order`, skipping `offset`, at most `limit` (nil: all).

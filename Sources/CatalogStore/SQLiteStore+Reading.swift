@@ -118,10 +118,10 @@ extension SQLiteStore {
     }
 
     package func stats() throws(StoreError) -> CatalogStats {
-        let catalogPath = path
-        let onDisk = ["", "-wal", "-shm", ".layouts"].reduce(Int64(0)) { total, suffix in
-            let size = (try? FileManager.default.attributesOfItem(atPath: catalogPath + suffix)[.size] as? NSNumber)?.int64Value
-            return total + (size ?? 0)
+        // The sizes of the files, not of a link to them (`--db` may name a link).
+        let onDisk = ["", "-wal", "-shm", ".layouts"].map { filesPath + $0 }.reduce(Int64(0)) { total, file in
+            var status = stat()
+            return total + (stat(file, &status) == 0 ? Int64(status.st_size) : 0)
         }
         return try read { db in
             // One pass over the items, counted here: a GROUP BY sorted every row in a temporary
@@ -149,7 +149,7 @@ extension SQLiteStore {
                 SELECT count(*), sum(status = 1), sum(status = 2) FROM files
                 """)!
             return CatalogStats(
-                path: catalogPath, bytesOnDisk: onDisk,
+                path: path, bytesOnDisk: onDisk,
                 generation: try Int64.fetchOne(db, sql: "SELECT generation FROM catalog") ?? 0,
                 items: byFormat.values.reduce(0, +), itemsByFormat: byFormat,
                 importedItems: imported,

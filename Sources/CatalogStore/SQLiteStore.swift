@@ -1,5 +1,5 @@
 package import CatalogModel
-import Foundation
+package import Foundation
 import Synchronization
 package import GRDB
 
@@ -13,6 +13,10 @@ package import GRDB
 package final class SQLiteStore: CatalogBackend {
     package let path: String
     package var location: String { path }
+    /// The catalog's file itself, not a link to it (`--db` may name a link): where its lock
+    /// and layouts file are, so that every process, through whichever name, shares them.
+    package let filesPath: String
+    package var ownFiles: Set<Data> { Set(Self.fileSuffixes.map { Data((filesPath + $0).utf8) }) }
     /// A read of a catalog in the page cache works the CPU: one per core (measured: a server
     /// with 4 threads of reads on 2 cores served 14-15 % fewer pages than with 2, with 8 20-25 %).
     package var readConcurrency: Int { ProcessInfo.processInfo.activeProcessorCount }
@@ -69,6 +73,8 @@ package final class SQLiteStore: CatalogBackend {
         if exists, info.st_mode & S_IFMT == S_IFDIR {
             throw .cannotOpen(path: path, reason: "it is a folder; --db names the catalog's file, such as \(path.hasSuffix("/") ? path : path + "/")catalog.sqlite")
         }
+        // A link is followed to the file (a new catalog is made at `path` itself).
+        let files = exists ? realpath(path, nil).map { pointer in defer { free(pointer) }; return String(cString: pointer) } ?? path : path
         if exists {
             try checkIsCatalog(path, create: create)
         } else {
@@ -97,10 +103,10 @@ package final class SQLiteStore: CatalogBackend {
                 try db.execute(sql: "PRAGMA wal_autocheckpoint = 16384")
                 // The stored layouts' file (LayoutFile), for the readers only: the catalog's
                 // writer never touches it, so its transactions never wait on the file's lock.
-                if db.configuration.readonly { try LayoutFile.attach(db, catalogPath: path) }
+                if db.configuration.readonly { try LayoutFile.attach(db, catalogPath: files) }
             }
             let layoutWait = LayoutFile.Wait()
-            let layoutQueue = try LayoutFile.open(catalogPath: path, wait: layoutWait) // creates the file the readers attach
+            let layoutQueue = try LayoutFile.open(catalogPath: files, wait: layoutWait) // creates the file the readers attach
             let pool = try DatabasePool(path: path, configuration: configuration)
             let migrator = CatalogMigrations.migrator
             // Migrate only when needed: a reader opening the catalog during a scan never waits
@@ -117,15 +123,15 @@ package final class SQLiteStore: CatalogBackend {
                 }
             }
             do {
-                try LayoutFile.prepare(layoutQueue, catalogPath: path, catalog: catalog)
+                try LayoutFile.prepare(layoutQueue, catalogPath: files, catalog: catalog)
             } catch where LayoutFile.isDamaged(error) {
                 // A torn page past the first, in the layout file (not the catalog, which `catalog`
                 // reads too: then the error stands): a lost cache, made empty where it is.
                 _ = try catalog()
-                try LayoutFile.remake(layoutQueue, catalogPath: path, wait: layoutWait)
-                try LayoutFile.prepare(layoutQueue, catalogPath: path, catalog: catalog)
+                try LayoutFile.remake(layoutQueue, catalogPath: files, wait: layoutWait)
+                try LayoutFile.prepare(layoutQueue, catalogPath: files, catalog: catalog)
             }
-            return SQLiteStore(path: path, pool: pool, layoutQueue: layoutQueue, layoutWait: layoutWait)
+            return SQLiteStore(path: path, filesPath: files, pool: pool, layoutQueue: layoutQueue, layoutWait: layoutWait)
         } catch let error as StoreError {
             throw error
         } catch let error as DatabaseError {
@@ -144,8 +150,9 @@ package final class SQLiteStore: CatalogBackend {
             + "run catalog as the catalog's owner, or copy it"
     }
 
-    private init(path: String, pool: DatabasePool, layoutQueue: DatabaseQueue, layoutWait: LayoutFile.Wait) {
+    private init(path: String, filesPath: String, pool: DatabasePool, layoutQueue: DatabaseQueue, layoutWait: LayoutFile.Wait) {
         self.path = path
+        self.filesPath = filesPath
         self.pool = pool
         self.layoutQueue = layoutQueue
         self.layoutWait = layoutWait
@@ -193,7 +200,11 @@ package final class SQLiteStore: CatalogBackend {
 
     /// `flock` on `<catalog>.lock`: released when the process ends, however it ends.
     package func lockForWriting() throws(StoreError) -> any WriteLease {
-        try WriteLock(catalogPath: path, wait: false)
+        do {
+            return try WriteLock(catalogPath: filesPath, wait: false)
+        } catch .busy {
+            throw .busy(path: path) // named as the user named it
+        }
     }
 
     /// The generation number: incremented by every change to the items.

@@ -43,6 +43,7 @@ package final class PostgresStore: CatalogBackend {
     /// in the files' primary key. PostgreSQL compresses a long entry first, so some longer keys
     /// would fit; this bound holds for any bytes, with room for the date and the headers.
     package var longestKey: Int? { 2_600 }
+    package var ownFiles: Set<Data> { [] }
 
     /// The id of the newest migration this build applies.
     package static var schemaVersion: String { PostgresMigrations.identifiers.last ?? "none" }

@@ -11,6 +11,10 @@ package final class Scanner {
     let store: any CatalogBackend
     /// The store's bound on a path's bytes (PostgreSQL's), read once rather than per file.
     private let longestKey: Int?
+    /// The catalog's own files (an SQLite catalog kept in a folder it scans), and their paths'
+    /// lengths, which most files' paths are not: passed over, not probed nor counted.
+    private let ownFiles: Set<Data>
+    private let ownFileLengths: Set<Int>
     let options: ScanOptions
     private var summary = ScanSummary()
     private var pending: [FileChange] = []
@@ -81,6 +85,8 @@ package final class Scanner {
     init(store: any CatalogBackend, options: ScanOptions = ScanOptions()) {
         self.store = store
         longestKey = store.longestKey
+        ownFiles = store.ownFiles
+        ownFileLengths = Set(ownFiles.map(\.count))
         self.options = options
     }
 
@@ -415,6 +421,10 @@ package final class Scanner {
         summary.files += files.count
         var toProbe: [(file: DirectoryWalker.File, stat: FileStat, previous: KnownFile?)] = []
         for file in files {
+            if ownFileLengths.contains(file.path.count), ownFiles.contains(file.path) {
+                summary.files -= 1 // the catalog's database, journals, locks: not the user's files
+                continue
+            }
             if let longest = longestKey, file.path.count > longest {
                 // Never stored, so met as new by every scan, and said so each time.
                 summary.problems.append("\(PathText.display(file.path)): its path is \(file.path.count) bytes, more than the \(longest) a catalog in PostgreSQL can index; skipped")
