@@ -310,6 +310,25 @@ import Testing
         #expect(fourth.stdout.contains(#""unchanged":2,"#), "\(fourth)")
     }
 
+    /// A file that failed and did not change is not read again, so a rescan's "failed" is 0:
+    /// "failing" (and the text's hint) still counts it, as `catalog errors` lists it, for a cron
+    /// job that reads the summary.
+    @Test func aRescanSaysWhatStillFails_notOnlyWhatFailedNow() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let library = try Library()
+        try library.write("a.jpg", Library.fixture("baseline.jpg"))
+        try library.write("broken.png", Library.fixture("rgb.png").prefix(20))
+        let first = try run(["scan", "--db", library.catalogPath, library.root.path, "--json"])
+        #expect(first.stdout.contains(#""failed":1,"failing":1,"#), "\(first.stdout)")
+        let again = try run(["scan", "--db", library.catalogPath, library.root.path, "--json"])
+        #expect(again.stdout.contains(#""unchanged":2,"#) && again.stdout.contains(#""failed":0,"failing":1,"#), "\(again.stdout)")
+        let text = try run(["scan", "--db", library.catalogPath, library.root.path])
+        #expect(text.stdout.hasSuffix("\nrun `catalog errors` to see why 1 file fails: it failed before and did not change since\n"), "\(text.stdout)")
+        try library.write("broken.png", Library.fixture("rgb.png"))
+        let fixed = try run(["scan", "--db", library.catalogPath, library.root.path, "--json"])
+        #expect(fixed.stdout.contains(#""failed":0,"failing":0,"#), "\(fixed.stdout)")
+    }
+
     /// A folder that cannot be read (mode 000), and one that can be listed but not entered (r
     /// without x: each entry's stat fails with EACCES, which was taken for "vanished"), remove
     /// none of their files from the catalog and are named in a warning; once they can be read

@@ -7,6 +7,9 @@ public struct ScanSummary: Sendable, Hashable {
     public var unchanged = 0
     public var unsupported = 0
     public var failed = 0
+    /// Files the catalog lists as failing once the scan is done (`catalog errors`): those that
+    /// failed in this scan, and those that failed before and were not read again (unchanged).
+    public var failing = 0
     /// Regular files looked at.
     public var files = 0
     public var elapsedSeconds = 0.0

@@ -160,6 +160,7 @@ package final class Scanner {
         try store.refreshOrderData()
         summary.elapsedSeconds = Timestamps.seconds(since: start)
         summary.generation = try store.generation()
+        summary.failing = try store.fileErrors().count
         return summary
     }
 

@@ -90,7 +90,7 @@ struct Scan: ParsableCommand {
         if json {
             print("""
                 {"added":\(summary.added),"updated":\(summary.updated),"moved":\(summary.moved),"removed":\(summary.removed),\
-                "unchanged":\(summary.unchanged),"unsupported":\(summary.unsupported),"failed":\(summary.failed),\
+                "unchanged":\(summary.unchanged),"unsupported":\(summary.unsupported),"failed":\(summary.failed),"failing":\(summary.failing),\
                 "files":\(summary.files),"elapsed":\(rounded(summary.elapsedSeconds, 3)),"filesPerSecond":\(Int(summary.filesPerSecond)),\
                 "generation":\(summary.generation),"problems":[\(summary.problems.map(PathText.jsonString).joined(separator: ","))],\
                 "unscannedRoots":[\(summary.unscannedRoots.map(PathText.jsonString).joined(separator: ","))]}
@@ -99,9 +99,17 @@ struct Scan: ParsableCommand {
             print("""
                 added \(summary.added), updated \(summary.updated), moved \(summary.moved), removed \(summary.removed), \
                 unchanged \(summary.unchanged), unsupported \(summary.unsupported), failed \(summary.failed)
-                \(summary.files) files in \(rounded(summary.elapsedSeconds, 2)) s (\(Int(summary.filesPerSecond)) files/s)
+                \(summary.files) \(summary.files == 1 ? "file" : "files") in \(rounded(summary.elapsedSeconds, 2)) s (\(Int(summary.filesPerSecond)) files/s)
                 """)
-            if summary.failed > 0 { print("run `catalog errors` to see why \(summary.failed) \(summary.failed == 1 ? "file" : "files") failed") }
+            if summary.failed > 0 || (summary.failing > 0 && summary.files > 0) {
+                // Files that failed before and did not change are not read again, and fail still.
+                let earlier = summary.failing - summary.failed
+                func files(_ count: Int) -> String { "\(count) \(count == 1 ? "file" : "files")" }
+                print(summary.failed == 0
+                    ? "run `catalog errors` to see why \(files(earlier)) \(earlier == 1 ? "fails: it" : "fail: they") failed before and did not change since"
+                    : "run `catalog errors` to see why \(files(summary.failed)) failed"
+                        + (earlier > 0 ? " (and \(earlier) that failed before and did not change since)" : ""))
+            }
         }
         // After the summary: a root that could not be scanned (a typo in a cron job, an
         // unmounted disk) must not pass unnoticed.
