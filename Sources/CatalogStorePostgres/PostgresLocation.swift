@@ -60,7 +60,7 @@ package struct PostgresLocation: Sendable, Hashable {
             throw refuse("not a PostgreSQL URL; write postgres://USER@HOST:PORT/DATABASE")
         }
         if components.password != nil {
-            throw refuse("the URL holds a password; put it in PGPASSWORD or ~/.pgpass instead (a command line is visible to every user)")
+            throw refuse("the URL holds a password; put it in PGPASSWORD or ~/.pgpass instead (a URL is printed in messages and logs, and a command line is visible to every user)")
         }
         let query = Dictionary((components.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { $1 })
         let understood = ["host", "port", "user", "dbname", "keepalives", "keepalives_idle", "keepalives_interval", "keepalives_count", "tcp_user_timeout"]
