@@ -98,10 +98,12 @@ public final class Catalog: Sendable {
     /// Imports `source` into the catalog at `location` as `importItems(from:format:)` does, opening
     /// (and on first use making) the catalog only once the input is open: an input that cannot
     /// be read leaves no new, empty catalog behind.
-    public static func importItems(from source: String, format: ImportParser.Format? = nil, into location: String) throws(StoreError) -> ImportSummary {
+    /// `committed` is called once the import's transaction has committed.
+    public static func importItems(from source: String, format: ImportParser.Format? = nil, into location: String,
+                                   committed: () -> Void = {}) throws(StoreError) -> ImportSummary {
         let input = try ImportInput(source: source)
         _ = try input.peek() // a folder opens, and fails at its first read: before the catalog is made
-        return try Importer.run(input, format: format, store: open(at: location).store)
+        return try Importer.run(input, format: format, store: open(at: location).store, committed: committed)
     }
 
     /// Imports rows already parsed, upserted by key in one transaction.
@@ -266,6 +268,10 @@ public final class Catalog: Sendable {
 
     /// Sets the layout budget, removing least recently used layouts past it (every one for 0).
     public func setLayoutBudget(_ bytes: Int64) throws(StoreError) {
+        // The budget is the catalog's to write: not while a scan or an import holds it, which
+        // on SQLite failed after ten seconds with "database is locked".
+        let lock = try store.lockForWriting()
+        defer { withExtendedLifetime(lock) {} }
         try store.setLayoutBudget(bytes)
     }
 }

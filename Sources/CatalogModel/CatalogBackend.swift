@@ -185,8 +185,11 @@ package protocol ImportWriting: Sendable {
     /// Upserts rows by key in one transaction, taking them batch by batch from `next` until it
     /// returns nil, so an import of any length holds one batch at a time: a refused row (a key
     /// seen twice, a scanned file's path), or an error thrown by `next`, leaves the catalog as
-    /// it was.
-    func importItems(from next: () throws(StoreError) -> [ImportRow]?, importedAt: String) throws(StoreError) -> ImportSummary
+    /// it was. `committed` is called as soon as the transaction has committed (what follows it,
+    /// such as dropping stale layouts, may take a while): an interruption from then on stops an
+    /// import that is kept.
+    func importItems(from next: () throws(StoreError) -> [ImportRow]?, importedAt: String,
+                     committed: () -> Void) throws(StoreError) -> ImportSummary
 }
 
 extension ImportWriting {
@@ -194,7 +197,12 @@ extension ImportWriting {
     package func importItems(_ rows: [ImportRow], importedAt: String) throws(StoreError) -> ImportSummary {
         var pending: [ImportRow]? = rows
         return try importItems(from: { () throws(StoreError) -> [ImportRow]? in defer { pending = nil }; return pending },
-                               importedAt: importedAt)
+                               importedAt: importedAt, committed: {})
+    }
+
+    /// The same, with nothing to call at the commit.
+    package func importItems(from next: () throws(StoreError) -> [ImportRow]?, importedAt: String) throws(StoreError) -> ImportSummary {
+        try importItems(from: next, importedAt: importedAt, committed: {})
     }
 }
 

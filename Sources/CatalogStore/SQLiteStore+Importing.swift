@@ -8,8 +8,10 @@ extension SQLiteStore {
     /// Upserts rows by key in one transaction, batch by batch from `next`: a refused row leaves
     /// the catalog as it was. `width`/`height` are the stored pixel size; orientations 5 to 8
     /// swap the display size.
-    package func importItems(from next: () throws(StoreError) -> [ImportRow]?, importedAt: String) throws(StoreError) -> ImportSummary {
+    package func importItems(from next: () throws(StoreError) -> [ImportRow]?, importedAt: String,
+                             committed: () -> Void) throws(StoreError) -> ImportSummary {
         let summary = try importRows(from: next, importedAt: importedAt)
+        committed()
         // Once the import is committed, the layouts it made stale go, as after a scan. A layout
         // file busy for seconds does not fail it: pruneStaleLayouts leaves them for next time.
         _ = try pruneStaleLayouts()
@@ -17,6 +19,7 @@ extension SQLiteStore {
     }
 
     private func importRows(from next: () throws(StoreError) -> [ImportRow]?, importedAt: String) throws(StoreError) -> ImportSummary {
+        try checkSameFile()
         do {
             return try pool.writeWithoutTransaction { db in
                 // Memory stays bounded however long the input: a smaller page cache than a scan's

@@ -20,6 +20,7 @@ extension SQLiteStore {
     @discardableResult
     package func saveLayout(configuration: String, order: ItemOrder, generation: Int64, windows: LayoutWindows,
                             replacing previous: (id: Int64, generation: Int64)?, keeping: Int) throws(StoreError) -> LayoutSave {
+        try checkSameFile() // a layout of a catalog deleted since never goes into the new one's file
         let writer = Data((0..<16).map { _ in UInt8.random(in: .min ... .max) })
         do {
             return try layoutQueue.inDatabase { db in

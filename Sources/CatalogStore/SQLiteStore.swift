@@ -16,6 +16,8 @@ package final class SQLiteStore: CatalogBackend {
     /// The catalog's file itself, not a link to it (`--db` may name a link): where its lock
     /// and layouts file are, so that every process, through whichever name, shares them.
     package let filesPath: String
+    /// The catalog file's device and inode once opened (`checkSameFile`).
+    private let openedFile: (device: UInt64, inode: UInt64)
     package var ownFiles: Set<Data> { Set(Self.fileSuffixes.map { Data((filesPath + $0).utf8) }) }
     /// A read of a catalog in the page cache works the CPU: one per core (measured: a server
     /// with 4 threads of reads on 2 cores served 14-15 % fewer pages than with 2, with 8 20-25 %).
@@ -153,6 +155,8 @@ package final class SQLiteStore: CatalogBackend {
     private init(path: String, filesPath: String, pool: DatabasePool, layoutQueue: DatabaseQueue, layoutWait: LayoutFile.Wait) {
         self.path = path
         self.filesPath = filesPath
+        var info = stat()
+        openedFile = stat(filesPath, &info) == 0 ? (UInt64(info.st_dev), UInt64(info.st_ino)) : (0, 0)
         self.pool = pool
         self.layoutQueue = layoutQueue
         self.layoutWait = layoutWait
@@ -214,7 +218,22 @@ package final class SQLiteStore: CatalogBackend {
 
     /// Runs `body` in a read transaction: one consistent snapshot, whatever a scan is writing.
     package func read<T: Sendable>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+        try checkSameFile()
         do { return try readRollingBack(body) } catch { throw wrap(error) }
+    }
+
+    /// Throws when the file at the catalog's path is no longer the one this process opened: a
+    /// backup moved into its place, the catalog deleted (and perhaps made again). The open
+    /// connections still read and write the old file, which no other process sees: a server
+    /// would go on serving it (and store its layouts beside the new one), a watching scan
+    /// would write into a deleted file. Every call fails instead, a server answers 503 and
+    /// says so in its log, until the process is restarted and opens the file there now.
+    func checkSameFile() throws(StoreError) {
+        var info = stat()
+        let there = stat(path, &info) == 0
+        guard !there || UInt64(info.st_dev) != openedFile.device || UInt64(info.st_ino) != openedFile.inode else { return }
+        throw .unreachable(path: path, reason: "the file was \(there ? "replaced" : "removed") since this process opened it "
+                           + "(a backup moved into its place, the catalog deleted?): restart the process to open the one there now")
     }
 
     /// `pool.read`, once more after rolling back the layout file's journal left by a writer
@@ -245,6 +264,7 @@ package final class SQLiteStore: CatalogBackend {
 
     /// Runs `body` in a write transaction.
     package func write<T: Sendable>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+        try checkSameFile()
         do { return try pool.write(body) } catch { throw wrap(error) }
     }
 
@@ -252,6 +272,7 @@ package final class SQLiteStore: CatalogBackend {
     /// changes between transactions), for writes that keep their references themselves: each
     /// check and action costs the statements that touch the tables a cursor and a seek.
     func writeWithoutForeignKeys<T: Sendable>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+        try checkSameFile()
         do {
             return try pool.writeWithoutTransaction { db in
                 try db.execute(sql: "PRAGMA foreign_keys = OFF")

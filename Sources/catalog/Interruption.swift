@@ -14,8 +14,13 @@ enum Interruption {
 
     /// From now on, an interruption says `kept` ("interrupted: KEPT").
     static func announce(_ kept: String) {
+        announce { kept }
+    }
+
+    /// The same, `kept` asked at the interruption (what is kept changes as the command goes).
+    static func announce(_ kept: @escaping @Sendable () -> String) {
         sources = handle { number in
-            printError("interrupted: \(kept)")
+            printError("interrupted: \(kept())")
             _exit(128 + number)
         }
     }

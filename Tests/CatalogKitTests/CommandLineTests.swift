@@ -262,17 +262,13 @@ import Testing
         #expect(stderr == "Error: cannot write the output: No space left on device\n", "\(stderr)")
     }
 
-    /// A file that could not be opened (its permissions) is read again by the next scan even
-    /// though its size and time did not change, as a chmod changes neither; an image that
-    /// cannot be read this time keeps its item (its id too) rather than lose it, with a
-    /// warning. Run as `nobody` when the tests run as root, whom no permission stops.
-    @Test func anUnreadableFileIsReadAgainOnceItCanBe_andAnImageKeepsItsItemMeanwhile() throws {
-        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
-        let library = try Library()
+    /// `catalog scan --json` of the library's root into its catalog, run as `nobody` when the
+    /// tests run as root (whom no permission stops); the library's folders opened to that user.
+    func scanningAsNobody(_ library: Library) throws -> () throws -> (status: Int32, stdout: String, stderr: String) {
         let base = URL(fileURLWithPath: library.catalogPath).deletingLastPathComponent().path
         for folder in [base, library.root.path] { try #require(chmod(folder, 0o777) == 0) }
         let asUser = getuid() == 0 ? ["/sbin/runuser", "-u", "nobody", "--", BuiltTool.catalog.path] : [BuiltTool.catalog.path]
-        func scan() throws -> (status: Int32, stdout: String, stderr: String) {
+        return {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: asUser[0])
             process.arguments = Array(asUser.dropFirst()) + ["scan", "--db", library.catalogPath, library.root.path, "--json"]
@@ -285,6 +281,16 @@ import Testing
             process.waitUntilExit()
             return (process.terminationStatus, stdout, stderr)
         }
+    }
+
+    /// A file that could not be opened (its permissions) is read again by the next scan even
+    /// though its size and time did not change, as a chmod changes neither; an image that
+    /// cannot be read this time keeps its item (its id too) rather than lose it, with a
+    /// warning. Run as `nobody` when the tests run as root, whom no permission stops.
+    @Test func anUnreadableFileIsReadAgainOnceItCanBe_andAnImageKeepsItsItemMeanwhile() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let library = try Library()
+        let scan = try scanningAsNobody(library)
         let kept = try library.write("kept.jpg", Library.fixture("baseline.jpg"))
         let later = try library.write("later.png", Library.fixture("rgb.png"))
         try #require(chmod(later, 0o600) == 0)
@@ -336,22 +342,7 @@ import Testing
     @Test func foldersThatCannotBeReadOrEntered_removeNothing_andAreNamed() throws {
         try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
         let library = try Library()
-        let base = URL(fileURLWithPath: library.catalogPath).deletingLastPathComponent().path
-        for folder in [base, library.root.path] { try #require(chmod(folder, 0o777) == 0) }
-        let asUser = getuid() == 0 ? ["/sbin/runuser", "-u", "nobody", "--", BuiltTool.catalog.path] : [BuiltTool.catalog.path]
-        func scan() throws -> (status: Int32, stdout: String, stderr: String) {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: asUser[0])
-            process.arguments = Array(asUser.dropFirst()) + ["scan", "--db", library.catalogPath, library.root.path, "--json"]
-            let out = Pipe(), err = Pipe()
-            process.standardOutput = out
-            process.standardError = err
-            try process.run()
-            let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            return (process.terminationStatus, stdout, stderr)
-        }
+        let scan = try scanningAsNobody(library)
         try library.write("kept.jpg", Library.fixture("baseline.jpg"))
         try library.write("listed/d.png", Library.fixture("rgb.png"))
         try library.write("listed/deeper/e.jpg", Library.fixture("progressive.jpg"))

@@ -1,4 +1,5 @@
 import CatalogKit
+import CatalogModel
 import Foundation
 import Testing
 
@@ -77,5 +78,13 @@ import Testing
         #expect(try run(["layouts", "--db", library.catalogPath, "--budget", "1G"]).stdout.hasPrefix("layout budget 1073741824 bytes"))
         let wrong = try run(["layouts", "--db", library.catalogPath, "--budget", "lots"])
         #expect(wrong.status == 2 && wrong.stderr.contains("--budget: \"lots\" is not a size"))
+        // While an import or a scan writes the catalog, the budget waits its turn in words (it
+        // was "database is locked" after ten seconds, an import holding the catalog).
+        var writer: (any WriteLease)? = try catalog.store.lockForWriting()
+        let busy = try run(["layouts", "--db", library.catalogPath, "--budget", "2G"])
+        #expect(busy.status == 1 && busy.stderr.contains("another scan or import is writing to \(library.catalogPath)"), "\(busy.stderr)")
+        #expect(writer != nil)
+        writer = nil
+        #expect(try run(["layouts", "--db", library.catalogPath, "--budget", "2G"]).status == 0)
     }
 }

@@ -98,17 +98,7 @@ import Testing
         try library.write("b/three.jpg", Library.fixture("progressive.jpg"))
         try library.write("b/four.png", Library.fixture("interlaced.png"))
 
-        try postgres.psql(database, """
-            CREATE FUNCTION hold_b() RETURNS trigger LANGUAGE plpgsql AS $$
-            BEGIN
-                IF convert_from(NEW.key, 'UTF8') LIKE '%/b/%' THEN PERFORM pg_advisory_xact_lock_shared(4242); END IF;
-                RETURN NEW;
-            END $$;
-            CREATE TRIGGER hold_b BEFORE INSERT ON items FOR EACH ROW EXECUTE FUNCTION hold_b();
-            """)
-        let holder = try postgres.session(database)
-        holder.input.write(Data("SELECT pg_advisory_lock(4242);\n".utf8))
-        try waitFor { try postgres.psql(database, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = 4242 AND granted") == "1\n" }
+        let holder = try holdInsertsUnderB(postgres, database)
         let errors = Pipe()
         let scan = try BuiltTool.start(["scan", "--db", library.catalogPath, library.root.path], stderr: errors)
         try waitFor { try postgres.psql(database, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = 4242 AND NOT granted") == "1\n" }
@@ -167,17 +157,7 @@ import Testing
 
         // The scan's batch waits inside its transaction (a lock another session holds) when the
         // network goes: its connection is silent, waiting for an answer, as a long statement's is.
-        try postgres.psql(database, """
-            CREATE FUNCTION hold_b() RETURNS trigger LANGUAGE plpgsql AS $$
-            BEGIN
-                IF convert_from(NEW.key, 'UTF8') LIKE '%/b/%' THEN PERFORM pg_advisory_xact_lock_shared(4242); END IF;
-                RETURN NEW;
-            END $$;
-            CREATE TRIGGER hold_b BEFORE INSERT ON items FOR EACH ROW EXECUTE FUNCTION hold_b();
-            """)
-        let holder = try postgres.session(database) // on the Unix socket: not cut off
-        holder.input.write(Data("SELECT pg_advisory_lock(4242);\n".utf8))
-        try waitFor { try postgres.psql(database, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = 4242 AND granted") == "1\n" }
+        let holder = try holdInsertsUnderB(postgres, database) // on the Unix socket: not cut off
         let url = postgres.tcpURL(database: database) + "?keepalives_idle=1&keepalives_interval=1&keepalives_count=2&tcp_user_timeout=3000"
         let errors = Pipe()
         let scan = try BuiltTool.start(["scan", "--db", url, library.root.path], stderr: errors)
@@ -285,6 +265,24 @@ final class ServeProcess {
             try await Task.sleep(for: .milliseconds(50))
         }
     }
+}
+
+/// Makes an insert of an item under a folder `b` wait, inside its transaction, for a lock that
+/// a `psql` session holds until its input is closed (the session, returned): a scan is then
+/// caught half-way, its batch sent and unanswered, for as long as a test needs.
+func holdInsertsUnderB(_ postgres: TestPostgresServer, _ database: String) throws -> (process: Process, input: FileHandle) {
+    try postgres.psql(database, """
+        CREATE FUNCTION hold_b() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            IF convert_from(NEW.key, 'UTF8') LIKE '%/b/%' THEN PERFORM pg_advisory_xact_lock_shared(4242); END IF;
+            RETURN NEW;
+        END $$;
+        CREATE TRIGGER hold_b BEFORE INSERT ON items FOR EACH ROW EXECUTE FUNCTION hold_b();
+        """)
+    let holder = try postgres.session(database)
+    holder.input.write(Data("SELECT pg_advisory_lock(4242);\n".utf8))
+    try waitFor { try postgres.psql(database, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = 4242 AND granted") == "1\n" }
+    return holder
 }
 
 /// Polls `condition` until it holds (30 seconds at most: then the test fails).

@@ -44,6 +44,33 @@ import Testing
         withExtendedLifetime(writer) {}
     }
 
+    /// A catalog whose file is replaced (a backup moved into its place) or removed under an
+    /// open process: its connections still have the old file, which nobody else sees. Every call
+    /// fails, saying so, instead of reading or writing the old file (a server served a deleted
+    /// catalog, and stored its layouts beside the new one); a new opening uses the new file.
+    @Test func aCatalogFileReplacedOrRemovedWhileOpen_failsEveryCall_andANewOpeningUsesTheNewFile() throws {
+        let library = try standardLibrary()
+        let open = try library.catalog()
+        _ = try open.scan([library.root.path])
+        let backup = library.catalogPath + ".backup"
+        try DatabaseQueue(path: library.catalogPath).writeWithoutTransaction { try $0.execute(sql: "VACUUM INTO ?", arguments: [backup]) }
+        try library.write("new.jpg", Library.fixture("baseline.jpg"))
+        try #require(rename(backup, library.catalogPath) == 0)
+        for call in [{ _ = try open.generation() }, { _ = try open.items(order: .path) }, { _ = try open.scan([library.root.path]) }] {
+            #expect { try call() } throws: { error in
+                guard case StoreError.unreachable(let path, let reason) = error else { return false }
+                return path == library.catalogPath && reason.hasPrefix("the file was replaced since this process opened it")
+            }
+        }
+        let reopened = try library.catalog()
+        #expect(try reopened.scan([library.root.path]).added == 1, "new.jpg, into the file there now")
+        try FileManager.default.removeItem(atPath: library.catalogPath)
+        #expect { _ = try reopened.generation() } throws: { error in
+            guard case StoreError.unreachable(_, let reason) = error else { return false }
+            return reason.hasPrefix("the file was removed since this process opened it")
+        }
+    }
+
     @Test(arguments: Backend.allCases) func firstScanFindsImages_reportsTheRest_andSkipsHiddenFiles(_ backend: Backend) throws {
         let library = try standardLibrary(backend)
         let summary = try library.scan()

@@ -313,6 +313,23 @@ import Testing
         }
     }
 
+    /// The catalog file replaced under the server (a backup moved into its place, or deleted):
+    /// health and pages answer 503, rather than serve the old catalog, which nobody else sees.
+    @Test func aCatalogFileReplacedUnderTheServer_is503_notTheOldCatalog() async throws {
+        let served = try ServedCatalog()
+        try await served.test { client in
+            try await client.execute(uri: "/api/health", method: .get) { response in #expect(response.status == .ok) }
+        }
+        try FileManager.default.copyItem(atPath: served.path, toPath: served.path + ".copy")
+        try #require(rename(served.path + ".copy", served.path) == 0)
+        try await served.test { client in
+            try await client.execute(uri: "/api/health", method: .get) { response in #expect(response.status == .serviceUnavailable) }
+            try await client.execute(uri: "/api/page?width=375&cols=2", method: .get) { response in
+                #expect(response.status == .serviceUnavailable)
+            }
+        }
+    }
+
     /// A file whose path is longer than the system takes in one call (PATH_MAX: folders nested
     /// deep, which the scan walks a folder at a time): its original and thumbnail are sent, as
     /// for any other file (both were 404, "gone", though the scan had stored it).

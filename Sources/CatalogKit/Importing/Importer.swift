@@ -14,7 +14,8 @@ enum Importer {
     }
 
     /// Parses `input` and imports it.
-    static func run(_ input: ImportInput, format: ImportParser.Format?, store: any CatalogBackend) throws(StoreError) -> ImportSummary {
+    static func run(_ input: ImportInput, format: ImportParser.Format?, store: any CatalogBackend,
+                    committed: () -> Void = {}) throws(StoreError) -> ImportSummary {
         let source = input.source
         let first = try input.peek()
         if let reason = ImportParser.unreadableInput(first) { throw .invalidInput(line: 1, reason: reason) }
@@ -38,7 +39,8 @@ enum Importer {
         defer { handoff.stop() } // a refused row stops the parser at its next batch
         var summary: ImportSummary
         do {
-            summary = try store.importItems(from: { () throws(StoreError) in try handoff.take().get() }, importedAt: Timestamps.now())
+            summary = try store.importItems(from: { () throws(StoreError) in try handoff.take().get() }, importedAt: Timestamps.now(),
+                                            committed: committed)
         } catch {
             throw namingFirstLine(error, input: input, format: chosen)
         }

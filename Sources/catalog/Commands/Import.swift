@@ -29,8 +29,13 @@ struct Import: ParsableCommand {
     var json = false
 
     func run() throws {
-        Interruption.announce("nothing of this import was written (an import is one transaction); the catalog is as it was")
-        let summary = try Catalog.importItems(from: file, format: format, into: catalog.path)
+        let committed = StopFlag() // set at the commit: from then on the import is kept
+        Interruption.announce {
+            committed.isStopped
+                ? "the import was written (its transaction had committed); it is kept"
+                : "nothing of this import was written (an import is one transaction); the catalog is as it was"
+        }
+        let summary = try Catalog.importItems(from: file, format: format, into: catalog.path) { committed.stop() }
         if !summary.ignoredColumns.isEmpty {
             let names = summary.ignoredColumns.map { "\"\($0)\"" }.joined(separator: ", ")
             printError("warning: ignored column\(summary.ignoredColumns.count == 1 ? "" : "s") \(names): the columns read are "
