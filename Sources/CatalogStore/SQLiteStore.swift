@@ -59,6 +59,9 @@ package final class SQLiteStore: CatalogBackend {
     static let importSortThreads = 2
     /// Rows an import upserts per statement (SQLiteStore+Importing).
     static let importStatementRows = 64
+    /// The size a WAL is cut back to when it starts over (`journal_size_limit`): 64 MiB, the
+    /// size of `wal_autocheckpoint`'s 16,384 pages of 4 KiB.
+    static let walSizeLimit = 64 << 20
     /// An import writes its dirty pages to the WAL every this many rows (SQLiteStore+Importing).
     package static let importFlushRows = 131_072
 
@@ -103,6 +106,10 @@ package final class SQLiteStore: CatalogBackend {
                 // Each checkpoint syncs the WAL and the database file: a scan that writes 100 MB
                 // would otherwise sync every 4 MB.
                 try db.execute(sql: "PRAGMA wal_autocheckpoint = 16384")
+                // A WAL grown past this while a reader held its snapshot (a long `list`, a big
+                // import beside a server) is cut back to it when it next starts over, instead of
+                // keeping its largest size on the disk for as long as any process has it open.
+                try db.execute(sql: "PRAGMA journal_size_limit = \(Self.walSizeLimit)")
                 // The stored layouts' file (LayoutFile), for the readers only: the catalog's
                 // writer never touches it, so its transactions never wait on the file's lock.
                 if db.configuration.readonly { try LayoutFile.attach(db, catalogPath: files) }
