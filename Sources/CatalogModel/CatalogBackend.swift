@@ -43,6 +43,8 @@ package protocol CatalogReading: Sendable {
     func itemFiles(after id: Int64, limit: Int) throws(StoreError) -> [ItemFile]
     /// Files that failed, by path.
     func fileErrors() throws(StoreError) -> [FileError]
+    /// How many files `fileErrors` would list.
+    func failedFileCount() throws(StoreError) -> Int
     func stats() throws(StoreError) -> CatalogStats
     /// The origins (`https://host[:port]`) of imported items' web addresses, at most `limit`
     /// (a gallery's Content-Security-Policy lists them).

@@ -117,6 +117,10 @@ extension SQLiteStore {
         }
     }
 
+    package func failedFileCount() throws(StoreError) -> Int {
+        try read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM files WHERE status = 2") ?? 0 }
+    }
+
     package func stats() throws(StoreError) -> CatalogStats {
         // The sizes of the files, not of a link to them (`--db` may name a link).
         let onDisk = ["", "-wal", "-shm", ".layouts"].map { filesPath + $0 }.reduce(Int64(0)) { total, file in

@@ -139,6 +139,10 @@ extension PostgresStore {
         }
     }
 
+    package func failedFileCount() throws(StoreError) -> Int {
+        try read { session in Int(try session.value("SELECT count(*) FROM files WHERE status = 2", as: Int64.self) ?? 0) }
+    }
+
     package func fileErrors() throws(StoreError) -> [FileError] {
         try read { session in
             try session.rows("SELECT path, error FROM files WHERE status = 2 ORDER BY path").map { row in

@@ -160,7 +160,7 @@ package final class Scanner {
         try store.refreshOrderData()
         summary.elapsedSeconds = Timestamps.seconds(since: start)
         summary.generation = try store.generation()
-        summary.failing = try store.fileErrors().count
+        summary.failing = try store.failedFileCount()
         return summary
     }
 
