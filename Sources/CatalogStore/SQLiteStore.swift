@@ -79,7 +79,7 @@ package final class SQLiteStore: CatalogBackend {
             throw .cannotOpen(path: path, reason: "it is a folder; --db names the catalog's file, such as \(path.hasSuffix("/") ? path : path + "/")catalog.sqlite")
         }
         // A link is followed to the file (a new catalog is made at `path` itself).
-        let files = exists ? realpath(path, nil).map { pointer in defer { free(pointer) }; return String(cString: pointer) } ?? path : path
+        let files = exists ? resolved(path) : path
         if exists {
             try checkIsCatalog(path, create: create)
         } else {
@@ -161,12 +161,19 @@ package final class SQLiteStore: CatalogBackend {
 
     private init(path: String, filesPath: String, pool: DatabasePool, layoutQueue: DatabaseQueue, layoutWait: LayoutFile.Wait) {
         self.path = path
-        self.filesPath = filesPath
+        // A new catalog's file exists now: its whole path, as a scan of a folder holding it
+        // names its files (`--db cat.sqlite` given relative, the first time).
+        self.filesPath = Self.resolved(filesPath)
         var info = stat()
-        openedFile = stat(filesPath, &info) == 0 ? (UInt64(info.st_dev), UInt64(info.st_ino)) : (0, 0)
+        openedFile = stat(self.filesPath, &info) == 0 ? (UInt64(info.st_dev), UInt64(info.st_ino)) : (0, 0)
         self.pool = pool
         self.layoutQueue = layoutQueue
         self.layoutWait = layoutWait
+    }
+
+    /// `path` with its links followed and made absolute (`realpath`), or as it is if that fails.
+    private static func resolved(_ path: String) -> String {
+        realpath(path, nil).map { pointer in defer { free(pointer) }; return String(cString: pointer) } ?? path
     }
 
     /// Refuses, without writing anything, a file that is not a catalog or is a newer one.

@@ -25,6 +25,20 @@ import Testing
     /// a link to it too: the lock and layouts file are the linked file's, shared by both names.
     @Test func aCatalogInAFolderItScans_passesOverItsOwnFiles() throws {
         let library = try standardLibrary()
+        // The first time, as a user types it: `cd Pictures; catalog scan --db photos.sqlite .`
+        // (a new catalog's path given relative).
+        let relative = Process()
+        relative.executableURL = BuiltTool.catalog
+        relative.arguments = ["scan", "--db", "photos.sqlite", ".", "--json"]
+        relative.currentDirectoryURL = library.root
+        let out = Pipe()
+        relative.standardOutput = out
+        try relative.run()
+        let summary = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        relative.waitUntilExit()
+        #expect(summary.contains(#""unsupported":1,"failed":1,"#) && summary.contains(#""files":6,"#), "\(summary)")
+        try FileManager.default.removeItem(atPath: library.root.path + "/photos.sqlite")
+        for suffix in ["-wal", "-shm", ".lock", ".layouts", ".layouts.lock"] { try? FileManager.default.removeItem(atPath: library.root.path + "/photos.sqlite" + suffix) }
         let inside = library.root.path + "/photos.sqlite"
         let link = library.root.path + "/2024/link.sqlite"
         let first = try Catalog.open(at: inside).scan([library.root.path])
