@@ -82,8 +82,14 @@ final class PostgresConnections: Sendable {
                     var established = PostgresConnection.Configuration(establishedChannel: channel, username: configuration.username,
                                                                        password: configuration.password, database: configuration.database)
                     established.options = configuration.options
-                    established.options.additionalStartupParameters = Self.serverKeepalive(keepalive)
                     return PostgresConnection.connect(on: loop, configuration: established, id: id, logger: Self.logger)
+                        .flatMap { connection in
+                            // Not as startup parameters, which a pooler in front (PgBouncer) refuses:
+                            // set once connected, and a refusal leaves the connection as it is.
+                            connection.query(Self.serverKeepalive(keepalive), logger: Self.logger)
+                                .map { _ in connection }
+                                .flatMapError { _ in loop.makeSucceededFuture(connection) }
+                        }
                 }
         case .socket:
             PostgresConnection.connect(on: loop, configuration: configuration, id: id, logger: Self.logger)
@@ -103,15 +109,17 @@ final class PostgresConnections: Sendable {
     static let connectTimeout: TimeAmount = .seconds(10)
 
     /// The same probes and timeout for the server's end of the connection (its settings of
-    /// these names, which any user may set for a session): a session whose client the network
+    /// these names, which any user may set for a session; one statement, once per connection
+    /// made, and connections are kept): a session whose client the network
     /// cut off ends within the same minute, with its transaction and its locks (a scan's lock
     /// on its root, held by a connection that otherwise waits in silence), instead of after the
     /// server's default of two hours, during which the next scan of that root is refused.
-    private static func serverKeepalive(_ keepalive: PostgresLocation.Keepalive) -> [(String, String)] {
+    private static func serverKeepalive(_ keepalive: PostgresLocation.Keepalive) -> PostgresQuery {
         let probes = keepalive.enabled
             ? [("tcp_keepalives_idle", keepalive.idle), ("tcp_keepalives_interval", keepalive.interval), ("tcp_keepalives_count", keepalive.count)]
             : []
-        return (probes + [("tcp_user_timeout", keepalive.userTimeout)]).map { ($0.0, String($0.1)) }
+        let settings = (probes + [("tcp_user_timeout", keepalive.userTimeout)]).map { "set_config('\($0.0)', '\($0.1)', false)" }
+        return PostgresQuery(unsafeSQL: "SELECT " + settings.joined(separator: ", "))
     }
 
     /// A TCP socket with `keepalive`'s probes and user timeout (Linux's names for them).
