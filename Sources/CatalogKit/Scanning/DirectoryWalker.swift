@@ -99,8 +99,9 @@ struct DirectoryWalker {
         var files: [File] = []
         var folders: [(name: [CChar], device: Int64)] = []
         var folder: Folder? // made at the folder's first file
-        // An entry that is listed but cannot be looked at, for another reason than `ignored`
-        // (a folder that may be read but not entered gives EACCES for every entry; a network
+        // An entry that is listed but cannot be looked at, for another reason than its being
+        // gone since (or, through a followed link, dangling or looping) (a folder that may be
+        // read but not entered gives EACCES for every entry; a network
         // disk EIO or ESTALE): the folder is said to be unreadable, once, so that none of the
         // files known under it is taken for removed.
         var saidUnreadable = false
