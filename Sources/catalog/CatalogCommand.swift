@@ -43,6 +43,14 @@ struct CatalogCommand: AsyncParsableCommand {
                 printError(fullMessage(for: error))
                 Foundation.exit(2)
             }
+            // --help and --version: printed here rather than by the parser, whose exit skips the
+            // check that stdout took them (`catalog --help > /dev/full` exited 0).
+            if exitCode(for: error) == .success {
+                let text = fullMessage(for: error)
+                if !text.isEmpty { print(text) }
+                finishOutput()
+                Foundation.exit(0)
+            }
             exit(withError: error)
         }
     }

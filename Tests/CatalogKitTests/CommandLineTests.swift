@@ -262,6 +262,27 @@ import Testing
         #expect(stderr == "Error: cannot write the output: No space left on device\n", "\(stderr)")
     }
 
+    /// Help and the version, which the argument parser prints, fail the same way.
+    @Test(arguments: [["--version"], ["--help"], ["scan", "--help"], ["help", "page"]])
+    func helpThatCannotBeWrittenFailsTheCommand(_ arguments: [String]) throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let process = Process()
+        process.executableURL = BuiltTool.catalog
+        process.arguments = arguments
+        process.standardOutput = try #require(FileHandle(forWritingAtPath: "/dev/full"))
+        let err = Pipe()
+        process.standardError = err
+        try process.run()
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 1)
+        #expect(stderr == "Error: cannot write the output: No space left on device\n", "\(stderr)")
+        // To a pipe they are printed whole, and exit 0.
+        let written = try run(arguments)
+        #expect(written.status == 0 && written.stderr.isEmpty, "\(written.stderr)")
+        #expect(written.stdout.hasPrefix(arguments == ["--version"] ? "catalog " : "OVERVIEW: "), "\(written.stdout)")
+    }
+
     /// `catalog scan --json` of the library's root into its catalog, run as `nobody` when the
     /// tests run as root (whom no permission stops); the library's folders opened to that user.
     func scanningAsNobody(_ library: Library) throws -> () throws -> (status: Int32, stdout: String, stderr: String) {
