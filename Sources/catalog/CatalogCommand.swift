@@ -19,6 +19,7 @@ struct CatalogCommand: AsyncParsableCommand {
     /// Usage errors (bad options, failed validation) exit with 2, other errors with 1; both
     /// print one message on stderr.
     static func main() async {
+        reserveStandardDescriptors()
         let arguments = CommandLine.arguments.dropFirst()
         // `catalog help NAME` takes a command too (the parser printed the general help, exit 0).
         if let unknown = unknownCommand(arguments.first == "help" ? arguments.dropFirst().first : arguments.first) {

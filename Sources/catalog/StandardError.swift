@@ -5,6 +5,18 @@
 #endif
 import Foundation
 
+/// Takes the slots of stdin, stdout and stderr that the process was started without (`>&-`), with
+/// /dev/null opened the other way round, so that reading stdin or writing stdout and stderr still
+/// fails with EBADF, as on a closed descriptor, while no file the process opens later (a lock, the
+/// layouts file, a thumbnail, dispatch's epoll) is given descriptor 1 or 2 and written to as output.
+func reserveStandardDescriptors() {
+    // In order: open gives the lowest free descriptor, which is the one found closed.
+    for (descriptor, flags) in [(STDIN_FILENO, O_WRONLY), (STDOUT_FILENO, O_RDONLY), (STDERR_FILENO, O_RDONLY)] {
+        guard fcntl(descriptor, F_GETFD) == -1, errno == EBADF else { continue }
+        _ = open("/dev/null", flags)
+    }
+}
+
 /// Writes one line to stderr: diagnostics never mix with results on stdout.
 func printError(_ message: String, newline: Bool = true) {
     var line = message

@@ -283,6 +283,23 @@ import Testing
         #expect(written.stdout.hasPrefix(arguments == ["--version"] ? "catalog " : "OVERVIEW: "), "\(written.stdout)")
     }
 
+    /// Started with stdout closed (`>&-`, as some service managers and cron set-ups do): the
+    /// output fails as on a closed descriptor, with EBADF, and the work is done. Before, the first
+    /// descriptor the process opened took stdout's slot (dispatch's epoll: EINVAL), and a file
+    /// opened for writing there would have had the output written into it.
+    @Test(arguments: [["import"], ["scan"]])
+    func aClosedStdoutFailsTheOutput_andNothingElse(_ command: [String]) throws {
+        let library = try Library()
+        try library.write("a.jpg", Library.fixture("baseline.jpg"))
+        let csv = library.root.appendingPathComponent("pins.csv")
+        try Data("key,width,height\npin-1,10,20\n".utf8).write(to: csv)
+        let source = command == ["import"] ? csv.path : library.root.path
+        let result = try BuiltTool.run(["-c", "exec \"$0\" \"$@\" >&-", BuiltTool.catalog.path, command[0], "--db", library.catalogPath, source], executable: URL(fileURLWithPath: "/bin/sh"))
+        #expect(result.status == 1)
+        #expect(result.stderr == "Error: cannot write the output: Bad file descriptor\n", "\(result.stderr)")
+        #expect(try library.items().count == 1)
+    }
+
     /// `catalog scan --json` of the library's root into its catalog, run as `nobody` when the
     /// tests run as root (whom no permission stops); the library's folders opened to that user.
     func scanningAsNobody(_ library: Library) throws -> () throws -> (status: Int32, stdout: String, stderr: String) {

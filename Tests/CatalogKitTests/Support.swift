@@ -67,10 +67,11 @@ enum BuiltTool {
     }
 
     /// Runs `catalog` with `arguments` (and only `environment`, when given; `stdin` on its
-    /// standard input, a pipe, when given) to its end; returns its exit status and output.
-    static func run(_ arguments: [String], environment: [String: String]? = nil, stdin: Data? = nil) throws -> (status: Int32, stdout: Data, stderr: String) {
+    /// standard input, a pipe, when given; `executable` instead, such as a shell that starts it) to
+    /// its end; returns its exit status and output.
+    static func run(_ arguments: [String], environment: [String: String]? = nil, stdin: Data? = nil, executable: URL? = nil) throws -> (status: Int32, stdout: Data, stderr: String) {
         let process = Process()
-        process.executableURL = catalog
+        process.executableURL = executable ?? catalog
         process.arguments = arguments
         if let environment { process.environment = environment }
         let out = Pipe(), err = Pipe(), input = Pipe()
