@@ -20,6 +20,10 @@ struct CatalogCommand: AsyncParsableCommand {
     /// print one message on stderr.
     static func main() async {
         reserveStandardDescriptors()
+        if let (position, shown) = nonUTF8Argument() {
+            printError("Error: argument \(position), \"\(shown)\", is not UTF-8 text, which catalog's arguments must be (to scan a folder so named, give a folder above it: the names met in a scan may be any bytes)")
+            Foundation.exit(2)
+        }
         let arguments = CommandLine.arguments.dropFirst()
         // `catalog help NAME` takes a command too (the parser printed the general help, exit 0).
         if let unknown = unknownCommand(arguments.first == "help" ? arguments.dropFirst().first : arguments.first) {
@@ -68,6 +72,18 @@ extension CatalogCommand {
         let nearest = names.map { (name: $0, distance: editDistance($0, first)) }.min { $0.distance < $1.distance }
         let guess = nearest.flatMap { $0.distance <= 2 ? "; did you mean '\($0.name)'?" : nil } ?? ""
         return "unknown command '\(first)'\(guess) (the commands: \(names.joined(separator: ", ")))"
+    }
+
+    /// The first argument that is not valid UTF-8, by its position and with its bytes escaped.
+    /// `CommandLine.arguments` repairs such bytes to U+FFFD, so `scan` would look for a folder
+    /// that is not there and say it does not exist.
+    static func nonUTF8Argument() -> (Int, String)? {
+        for position in 1..<Int(CommandLine.argc) {
+            guard let argument = CommandLine.unsafeArgv[position] else { continue }
+            let bytes = UnsafeRawBufferPointer(start: argument, count: strlen(argument)).bindMemory(to: UInt8.self)
+            if String(validating: bytes, as: UTF8.self) == nil { return (position, PathText.display(bytes)) }
+        }
+        return nil
     }
 
     /// Levenshtein distance, by characters.

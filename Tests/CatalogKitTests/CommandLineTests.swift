@@ -300,6 +300,24 @@ import Testing
         #expect(try library.items().count == 1)
     }
 
+    /// An argument that is not UTF-8 is refused as such, rather than repaired into a name that
+    /// does not exist ("No such file or directory" for a folder that is there); the folder
+    /// above it scans the folder under its own bytes.
+    @Test func anArgumentThatIsNotUTF8_isRefusedAsSuch() throws {
+        let library = try Library()
+        let folder = library.root.path + "/bad"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try Library.fixture("baseline.jpg").write(to: URL(fileURLWithPath: folder + "/a.jpg"))
+        // The folder's name ends in the byte 0xFF: made and named by the shell.
+        let named = try BuiltTool.run(["-c", "mv \"$1/bad\" \"$1/bad$(printf '\\377')\" && exec \"$0\" scan --db \"$2\" \"$1/bad$(printf '\\377')\"", BuiltTool.catalog.path, library.root.path, library.catalogPath], executable: URL(fileURLWithPath: "/bin/sh"))
+        #expect(named.status == 2)
+        #expect(named.stderr == "Error: argument 4, \"\(library.root.path)/bad\\xff\", is not UTF-8 text, which catalog's arguments must be (to scan a folder so named, give a folder above it: the names met in a scan may be any bytes)\n", "\(named.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: library.catalogPath))
+        let above = try run(["scan", "--db", library.catalogPath, library.root.path])
+        #expect(above.status == 0, "\(above.stderr)")
+        #expect(try library.items().keys.sorted() == ["\(library.root.path)/bad\\xff/a.jpg"])
+    }
+
     /// `catalog scan --json` of the library's root into its catalog, run as `nobody` when the
     /// tests run as root (whom no permission stops); the library's folders opened to that user.
     func scanningAsNobody(_ library: Library) throws -> () throws -> (status: Int32, stdout: String, stderr: String) {
