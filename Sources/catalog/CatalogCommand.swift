@@ -30,6 +30,10 @@ struct CatalogCommand: AsyncParsableCommand {
             printError("Error: \(unknown)\nSee 'catalog --help' for the commands.")
             Foundation.exit(2)
         }
+        if let unknown = unknownShortOption(arguments) {
+            printError("Error: \(unknown)")
+            Foundation.exit(2)
+        }
         let files = FileLimit.raise()
         guard files >= FileLimit.least else {
             printError("Error: catalog needs at least \(FileLimit.least) open files, and this process may open \(files) (ulimit -n)")
@@ -72,6 +76,20 @@ extension CatalogCommand {
         let nearest = names.map { (name: $0, distance: editDistance($0, first)) }.min { $0.distance < $1.distance }
         let guess = nearest.flatMap { $0.distance <= 2 ? "; did you mean '\($0.name)'?" : nil } ?? ""
         return "unknown command '\(first)'\(guess) (the commands: \(names.joined(separator: ", ")))"
+    }
+
+    /// What is wrong with the first argument that looks like letters after one dash and is no
+    /// option, before `--`. catalog's only one-dash options are -h and -help; the parser reads
+    /// `-dash` as -d -a -s -h and printed help with exit 0, and `-x` made it ask for a root it
+    /// had: a path that starts with '-' is the usual way to meet this.
+    static func unknownShortOption(_ arguments: ArraySlice<String>) -> String? {
+        for argument in arguments {
+            if argument == "--" { return nil }
+            guard argument.hasPrefix("-"), !argument.hasPrefix("--"), argument != "-h", argument != "-help",
+                  let letter = argument.dropFirst().first, letter.isLetter else { continue }
+            return "unknown option '\(argument)': catalog's options are long, as --db, but -h; a path that starts with '-' is written ./\(argument), or after --"
+        }
+        return nil
     }
 
     /// The first argument that is not valid UTF-8, by its position and with its bytes escaped.

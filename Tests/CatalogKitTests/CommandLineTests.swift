@@ -300,6 +300,24 @@ import Testing
         #expect(try library.items().count == 1)
     }
 
+    /// A folder whose name starts with '-' is refused as an option, named, with the way to give
+    /// it; it was read as -d -a -s -h and printed help with exit 0, having scanned nothing.
+    @Test(arguments: ["-dash", "-x"])
+    func aRootThatLooksLikeAnOption_isRefused_andScansAfterTheMark(_ name: String) throws {
+        let library = try Library()
+        try library.write(name + "/a.jpg", Library.fixture("baseline.jpg"))
+        let refused = try run(["scan", "--db", library.catalogPath, name])
+        #expect(refused.status == 2 && refused.stdout.isEmpty)
+        #expect(refused.stderr == "Error: unknown option '\(name)': catalog's options are long, as --db, but -h; a path that starts with '-' is written ./\(name), or after --\n", "\(refused.stderr)")
+        let marked = try run(["scan", "--db", library.catalogPath, "--", library.root.path + "/" + name])
+        #expect(marked.status == 0, "\(marked.stderr)")
+        #expect(try library.items().count == 1)
+        // Values that start with '-' are still values.
+        let page = try run(["page", "--db", library.catalogPath, "--width", "300", "--offset", "-5"])
+        #expect(page.status == 2 && page.stderr.hasPrefix("Error: --offset must be a number of points from 0"), "\(page.stderr)")
+        #expect(try run(["-help"]).status == 0)
+    }
+
     /// An argument that is not UTF-8 is refused as such, rather than repaired into a name that
     /// does not exist ("No such file or directory" for a folder that is there); the folder
     /// above it scans the folder under its own bytes.
