@@ -16,6 +16,7 @@ enum {
     TYPE_ASCII = 2,
     TYPE_SHORT = 3,
     TYPE_LONG = 4,
+    TYPE_IFD = 13, /* an offset, as LONG: some writers type the Exif pointer so (TIFF/EP) */
     EXIF_DATE_CHARS = 19
 };
 
@@ -84,7 +85,8 @@ static uint32_t scan_ifd(tiff *t, uint32_t ifd, cip_exif *out, int is_ifd0) {
             if (value >= 1 && value <= 8) out->orientation = (int32_t)value;
         } else if (is_ifd0 && tag == TAG_DATETIME) {
             read_date(t, entry, out->modified);
-        } else if (is_ifd0 && tag == TAG_EXIF_IFD && tiff_u16(t, entry + 2) == TYPE_LONG) {
+        } else if (is_ifd0 && tag == TAG_EXIF_IFD
+                   && (tiff_u16(t, entry + 2) == TYPE_LONG || tiff_u16(t, entry + 2) == TYPE_IFD)) {
             sub = tiff_u32(t, entry + 8);
         } else if (!is_ifd0 && tag == TAG_DATETIME_ORIGINAL) {
             read_date(t, entry, out->original);
@@ -108,12 +110,18 @@ finish:
 }
 
 int cip_exif_read(cip_reader *r, uint64_t length, cip_exif *out) {
+    return cip_exif_read_from(r, NULL, 0, length, out);
+}
+
+int cip_exif_read_from(cip_reader *r, const uint8_t *first, size_t first_length, uint64_t length, cip_exif *out) {
     memset(out, 0, sizeof *out);
     size_t cap = length < CIP_EXIF_MAX ? (size_t)length : CIP_EXIF_MAX;
     uint8_t *block = cap > 0 ? malloc(cap) : NULL;
-    size_t have = 0;
+    size_t have = first_length; /* the block's bytes taken from the reader */
     if (block != NULL) {
+        if (first_length > 0) memcpy(block, first, first_length);
         size_t want = cap < 4096 ? cap : 4096;
+        if (want < have) want = have;
         for (;;) {
             size_t got = cip_reader_read(r, block + have, want - have);
             have += got;

@@ -1,7 +1,9 @@
 /*
- * GIF: giflib's DGifOpen reads the signature and the logical screen descriptor only (its
- * input function hands it bytes from the reader); the screen's size is the item's, whatever
- * the frames (an animated GIF is one item). No orientation, no date.
+ * GIF: giflib's DGifOpen reads the signature and the logical screen descriptor (its input
+ * function hands it bytes from the reader), then the records up to the first image descriptor,
+ * never its pixels. The item's size is the screen grown to hold the first frame where it does
+ * not (a screen of 0x0 or too small), as browsers draw it; later frames do not change it (an
+ * animated GIF is one item). No orientation, no date.
  */
 #include "probe_shared.h"
 
@@ -10,6 +12,35 @@
 static int read_bytes(GifFileType *gif, GifByteType *dst, int n) {
     cip_reader *r = gif->UserData;
     return n <= 0 ? 0 : (int)cip_reader_read(r, dst, (size_t)n);
+}
+
+/* Grows *width x *height to hold the first frame (its offset and size), as Chromium's,
+   Firefox's and libvips' readers do: a screen smaller than its first frame is a writer's
+   mistake they show past. Stops at the first record it cannot read, leaving the size as it is,
+   and reads at most 4,096 extension blocks (about 1 MiB) to get there. */
+static void grow_to_first_frame(GifFileType *gif, uint32_t *width, uint32_t *height) {
+    int blocks = 0;
+    for (;;) {
+        GifRecordType record;
+        if (DGifGetRecordType(gif, &record) == GIF_ERROR || record == TERMINATE_RECORD_TYPE) return;
+        if (record == EXTENSION_RECORD_TYPE) {
+            int code;
+            GifByteType *block;
+            if (DGifGetExtension(gif, &code, &block) == GIF_ERROR) return;
+            while (block != NULL) {
+                if (++blocks > 4096 || DGifGetExtensionNext(gif, &block) == GIF_ERROR) return;
+            }
+        } else if (record == IMAGE_DESC_RECORD_TYPE) {
+            if (DGifGetImageDesc(gif) == GIF_ERROR) return;
+            GifImageDesc *frame = &gif->Image;
+            if (frame->Left < 0 || frame->Top < 0 || frame->Width <= 0 || frame->Height <= 0) return;
+            uint32_t right = (uint32_t)frame->Left + (uint32_t)frame->Width;
+            uint32_t bottom = (uint32_t)frame->Top + (uint32_t)frame->Height;
+            if (right > *width) *width = right;
+            if (bottom > *height) *height = bottom;
+            return;
+        }
+    }
 }
 
 int cip_probe_gif(cip_reader *r, cip_result *out) {
@@ -24,8 +55,9 @@ int cip_probe_gif(cip_reader *r, cip_result *out) {
     }
     uint32_t width = gif->SWidth > 0 ? (uint32_t)gif->SWidth : 0;
     uint32_t height = gif->SHeight > 0 ? (uint32_t)gif->SHeight : 0;
+    grow_to_first_frame(gif, &width, &height);
     DGifCloseFile(gif, &error);
-    if (width == 0 || height == 0) return cip_fail(out, CIP_ERR_DIMENSIONS, "the GIF's logical screen is %ux%u", width, height);
+    if (width == 0 || height == 0) return cip_fail(out, CIP_ERR_DIMENSIONS, "the GIF's logical screen is %ux%u, and no frame gives it a size", width, height);
     out->width = width;
     out->height = height;
     return CIP_OK;

@@ -74,7 +74,7 @@ static void read_exif_date(const struct heif_image_handle *handle, cip_result *o
     heif_item_id id;
     if (heif_image_handle_get_list_of_metadata_block_IDs(handle, "Exif", &id, 1) < 1) return;
     size_t size = heif_image_handle_get_metadata_size(handle, id);
-    if (size < 4 || size > CIP_EXIF_MAX + 64) return;
+    if (size < 4 || size > CIP_EXIF_ITEM_MAX) return;
     uint8_t *block = malloc(size);
     if (block == NULL) return;
     struct heif_error error = heif_image_handle_get_metadata(handle, id, block);

@@ -94,6 +94,18 @@ static boolean on_app1(j_decompress_ptr cinfo) {
     return TRUE;
 }
 
+/* A lossless or hierarchical frame (SOF3, SOF5-7, SOF11, SOF13-15), which libjpeg-turbo 2 refuses
+   before it reads the frame header: its size, read here as for any SOF (length, precision,
+   height, width), right after the marker libjpeg stopped at. 1 when the size is there. */
+static int read_unsupported_sof(jpeg_probe *p) {
+    to_reader(p);
+    uint8_t sof[7];
+    if (cip_reader_read(p->reader, sof, sizeof sof) < sizeof sof) return 0;
+    p->cinfo.image_height = (JDIMENSION)sof[3] << 8 | sof[4];
+    p->cinfo.image_width = (JDIMENSION)sof[5] << 8 | sof[6];
+    return p->cinfo.image_width > 0 && p->cinfo.image_height > 0;
+}
+
 int cip_probe_jpeg(cip_reader *reader, cip_result *out) {
     out->format = CIP_FORMAT_JPEG;
     jpeg_probe *p = calloc(1, sizeof *p);
@@ -111,6 +123,8 @@ int cip_probe_jpeg(cip_reader *reader, cip_result *out) {
         if (p->fail_status == 0 && (code == JERR_BAD_PRECISION || code == JERR_IMAGE_TOO_BIG)
             && p->cinfo.image_width > 0 && p->cinfo.image_height > 0) {
             status = CIP_OK;
+        } else if (p->fail_status == 0 && code == JERR_SOF_UNSUPPORTED && read_unsupported_sof(p)) {
+            status = CIP_OK; /* lossless or hierarchical: its size is read as the format says */
         } else if (p->fail_status == CIP_ERR_TRUNCATED) {
             status = cip_fail(out, CIP_ERR_TRUNCATED, "the file ends inside the JPEG header");
         } else if (p->fail_status == CIP_ERR_OPEN) {

@@ -28,6 +28,10 @@
 /* The largest EXIF block (TIFF structure) the parser holds; offsets past it are ignored. */
 #define CIP_EXIF_MAX (256u * 1024u)
 
+/* The largest Exif item of a HEIF file that is read (libheif hands it over whole, where the
+   other formats' blocks are read a part at a time): a block with a large preview image. */
+#define CIP_EXIF_ITEM_MAX (16u * 1024u * 1024u)
+
 /*
  * A forward-only reader over a file descriptor (pread at an explicit offset, so a skip is
  * just an addition: no syscall, no bytes read) or over memory.
@@ -86,6 +90,10 @@ int cip_exif_parse(const uint8_t *tiff, size_t avail, size_t total, cip_exif *ou
  * the reader ran out of data first.
  */
 int cip_exif_read(cip_reader *r, uint64_t length, cip_exif *out);
+
+/* The same, for a block whose first `first_length` bytes the caller has read already (a WebP
+   EXIF chunk's first six, read to tell whether "Exif\0\0" prefixes it); `length` counts them. */
+int cip_exif_read_from(cip_reader *r, const uint8_t *first, size_t first_length, uint64_t length, cip_exif *out);
 
 /* Copies the parsed EXIF fields into a result: orientation (default 1), then the best date. */
 void cip_exif_apply(const cip_exif *exif, cip_result *out);

@@ -6,7 +6,6 @@
  */
 #include "probe_shared.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 #include <webp/decode.h>
@@ -53,18 +52,9 @@ int cip_probe_webp(cip_reader *r, cip_result *out) {
                 if (memcmp(prefix, "Exif\0\0", 6) == 0) {
                     tiff_length -= 6;
                 } else {
-                    /* No prefix: those 6 bytes began the TIFF header; read the block whole. */
-                    if (length > CIP_EXIF_MAX) return CIP_OK;
-                    uint8_t *block = malloc((size_t)length);
-                    if (block == NULL) return CIP_OK;
-                    memcpy(block, prefix, 6);
-                    if (cip_reader_read(r, block + 6, (size_t)length - 6) == length - 6) {
-                        cip_exif exif = { 0 };
-                        size_t need = 0;
-                        cip_exif_parse(block, (size_t)length, (size_t)length, &exif, &need);
-                        cip_exif_apply(&exif, out);
-                    }
-                    free(block);
+                    /* No prefix: those 6 bytes began the TIFF header. */
+                    cip_exif exif = { 0 };
+                    if (cip_exif_read_from(r, prefix, 6, length, &exif) == 0) cip_exif_apply(&exif, out);
                     return CIP_OK;
                 }
             }

@@ -48,10 +48,6 @@ int cth_decode_gif(const uint8_t *data, size_t length, cth_decode *request) {
     out->source_height = height;
     int status = CTH_OK;
     uint8_t *canvas = NULL, *line = NULL;
-    if (width == 0 || height == 0) {
-        status = cth_fail(out, CTH_ERR_CORRUPT, "the GIF's logical screen is %u x %u", width, height);
-        goto done;
-    }
     if ((unsigned long long)width * height > CTH_PIXEL_BUDGET) {
         status = cth_fail(out, CTH_ERR_TOO_LARGE, "a GIF of %u x %u pixels is over the budget", width, height);
         goto done;
@@ -98,6 +94,21 @@ int cth_decode_gif(const uint8_t *data, size_t length, cth_decode *request) {
         /* Its rows are decoded even where they fall off the screen: a frame far larger than a
            tiny screen is as much work as an image that size. */
         status = cth_fail(out, CTH_ERR_TOO_LARGE, "a GIF frame of %d x %d pixels", frame->Width, frame->Height);
+        goto done;
+    }
+    /* The screen grown to hold the first frame, as the probe sizes the item (and browsers draw it). */
+    if (frame->Left >= 0 && frame->Top >= 0) {
+        if ((uint32_t)frame->Left + (uint32_t)frame->Width > width) width = (uint32_t)frame->Left + (uint32_t)frame->Width;
+        if ((uint32_t)frame->Top + (uint32_t)frame->Height > height) height = (uint32_t)frame->Top + (uint32_t)frame->Height;
+        out->source_width = width;
+        out->source_height = height;
+    }
+    if (width == 0 || height == 0) {
+        status = cth_fail(out, CTH_ERR_CORRUPT, "the GIF's logical screen is %u x %u", width, height);
+        goto done;
+    }
+    if ((unsigned long long)width * height > CTH_PIXEL_BUDGET) {
+        status = cth_fail(out, CTH_ERR_TOO_LARGE, "a GIF of %u x %u pixels is over the budget", width, height);
         goto done;
     }
     ColorMapObject *colors = frame->ColorMap ? frame->ColorMap : gif->SColorMap;

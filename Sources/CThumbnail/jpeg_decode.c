@@ -63,6 +63,10 @@ static int fail_from_libjpeg(jpeg_decoder *d, cth_result *out) {
     case JERR_BAD_PRECISION:
         return cth_fail(out, CTH_ERR_UNSUPPORTED_KIND, "a %d-bit JPEG: this build of libjpeg-turbo decodes 8-bit JPEGs only",
                         d->cinfo.data_precision);
+    case JERR_SOF_UNSUPPORTED:
+        return cth_fail(out, CTH_ERR_UNSUPPORTED_KIND, "a %s JPEG (SOF%d): this build of libjpeg-turbo does not decode it",
+                        d->err.msg_parm.i[0] == 0xc3 || d->err.msg_parm.i[0] == 0xcb ? "lossless" : "hierarchical",
+                        d->err.msg_parm.i[0] - 0xc0);
     case JERR_IMAGE_TOO_BIG:
         return cth_fail(out, CTH_ERR_TOO_LARGE, "a JPEG of %u x %u pixels: libjpeg decodes at most %ld pixels a side",
                         d->cinfo.image_width, d->cinfo.image_height, (long)JPEG_MAX_DIMENSION);

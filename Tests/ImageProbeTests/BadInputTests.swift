@@ -112,6 +112,20 @@ import Testing
         #expect(info.pixelWidth == 24 && info.pixelHeight == 16)
     }
 
+    /// Lossless (SOF3, SOF11) and hierarchical (SOF5-7, SOF13-15) frames, which libjpeg-turbo 2
+    /// refuses before it reads their size: read from the frame header as for any SOF (they were
+    /// "corrupt JPEG header: Unsupported JPEG process").
+    @Test(arguments: [UInt8(0xC3), 0xC5, 0xC7, 0xCB, 0xCF])
+    func whenJPEGIsLosslessOrHierarchical_thenItsSizeIsStillReported(_ marker: UInt8) throws {
+        var bytes = ImageBytes.jpeg(try ImageBytes.fixture("baseline.jpg"), height: 300, width: 200)
+        let sof = try #require(ImageBytes.markerOffset(bytes, 0xC0))
+        bytes[sof + 1] = marker
+        let info = try #require(try probe(bytes).get())
+        #expect(info.format == .jpeg && info.pixelWidth == 200 && info.pixelHeight == 300)
+        // Cut inside that frame header: truncated, as any.
+        #expect(throws: (any Error).self) { try probe(Array(bytes.prefix(sof + 6))).get() }
+    }
+
     @Test func whenJPEGHeightIsZero_thenDimensionsAreBad() throws {
         let bytes = ImageBytes.jpeg(try ImageBytes.fixture("baseline.jpg"), height: 0)
         guard case .failure(.badDimensions(.jpeg, _)) = probe(bytes) else {

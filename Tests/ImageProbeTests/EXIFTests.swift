@@ -24,6 +24,15 @@ import Testing
         #expect(try ImageProbe.probe(bytes: bytes)?.orientation == .right)
     }
 
+    /// The pointer to the Exif sub-IFD typed IFD (13) rather than LONG, as some writers type it
+    /// (exiftool reads through it): its DateTimeOriginal is read.
+    @Test(arguments: [true, false])
+    func whenTheExifPointerIsTypedIFD_thenTheOriginalDateIsRead(bigEndian: Bool) throws {
+        let tiff = TIFFBuilder(bigEndian: bigEndian, exifPointerType: 13, dateTimeOriginal: "2018:01:01 00:00:00")
+        let bytes = ImageBytes.jpeg(try ImageBytes.fixture("baseline.jpg"), inserting: [ImageBytes.exifSegment(tiff.bytes())])
+        #expect(try ImageProbe.probe(bytes: bytes)?.captureDate?.description == "2018-01-01T00:00:00")
+    }
+
     @Test func whenBothDatesArePresent_thenOriginalWins_elseDateTimeIsUsed() throws {
         let base = try ImageBytes.fixture("baseline.jpg")
         func date(_ tiff: TIFFBuilder) throws -> String? {

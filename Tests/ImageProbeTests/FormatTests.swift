@@ -84,6 +84,47 @@ import Testing
         #expect((ten.pixelWidth, ten.pixelHeight) == (48, 32))
     }
 
+    /// A GIF's size is its screen grown to hold the first frame, as Chromium, Firefox and libvips
+    /// draw it (found against them): a screen of 0x0, one too short, a frame placed past its corner.
+    @Test func aGifIsTheSizeBrowsersDrawIt() throws {
+        let gif = [UInt8](try ImageBytes.fixture("still.gif")) // screen and frame 26 x 14 at 0, 0
+        let frame = try #require(ImageBytes.gifImageDescriptor(gif))
+        func size(_ bytes: [UInt8]) throws -> [Int] {
+            let info = try #require(try ImageProbe.probe(bytes: bytes))
+            return [info.pixelWidth, info.pixelHeight]
+        }
+        #expect(try size(gif) == [26, 14])
+        var short = gif
+        short[8] = 5 // the screen 26 x 5
+        #expect(try size(short) == [26, 14])
+        var zero = gif
+        zero.replaceSubrange(6..<10, with: [0, 0, 0, 0])
+        #expect(try size(zero) == [26, 14])
+        var placed = gif
+        placed.replaceSubrange((frame + 1)..<(frame + 5), with: [10, 0, 3, 0]) // left 10, top 3
+        #expect(try size(placed) == [36, 17])
+        // The screen is still the size when the records cannot be read past it.
+        #expect(try size(Array(gif.prefix(frame + 3))) == [26, 14])
+    }
+
+    /// Orientation and date at the start of an EXIF block longer than the 256 KiB the parser
+    /// holds: read from a WebP chunk with no "Exif\0\0" before it (it was passed over whole,
+    /// where the same block with the prefix was read), and from a HEIF Exif item (its date was).
+    @Test func exifBlocksLongerThanTheParserHolds_stillGiveTheirFirstTags() throws {
+        let tiff = TIFFBuilder(bigEndian: false, orientation: 6, dateTimeOriginal: "2007:07:07 07:07:07").bytes()
+        let long = tiff + [UInt8](repeating: 0x5A, count: 300_000)
+        let lossy = [UInt8](try ImageBytes.fixture("lossy.webp"))
+        let plain = try #require(try ImageProbe.probe(bytes: lossy))
+        for exif in [long, Array("Exif\0\0".utf8) + long, tiff] {
+            let info = try #require(try ImageProbe.probe(bytes: ImageBytes.webp(lossy, exif: exif, width: plain.pixelWidth, height: plain.pixelHeight)))
+            #expect(info.orientation.rawValue == 6 && info.captureDate?.description == "2007-07-07T07:07:07", "\(exif.count) bytes: \(info)")
+            #expect(info.displayWidth == plain.pixelHeight && info.displayHeight == plain.pixelWidth)
+        }
+        // long-exif.avif: plain.avif's Exif item made 279,112 bytes long (generate.py).
+        let avif = try #require(try ImageProbe.probe(bytes: [UInt8](try ImageBytes.fixture("long-exif.avif"))))
+        #expect(avif.captureDate?.description == "2022-08-09T10:11:12" && avif.displayWidth == 48 && avif.displayHeight == 32, "\(avif)")
+    }
+
     @Test(.timeLimit(.minutes(1))) func brokenFilesGiveClearErrors() throws {
         let webp = [UInt8](try ImageBytes.fixture("lossy.webp"))
         let gif = [UInt8](try ImageBytes.fixture("still.gif"))
@@ -98,9 +139,10 @@ import Testing
         var badVP8 = webp
         badVP8[23] ^= 0xFF // the VP8 frame's start code
         #expect(error(badVP8).map { if case .corruptHeader(.webp, _) = $0 { true } else { false } } == true)
-        // GIF: truncated header, a zero screen.
+        // GIF: truncated header, a zero screen with no frame to size it.
         #expect(error(Array(gif.prefix(9))) == .truncated(.gif))
-        var zero = gif
+        var zero = Array(gif.prefix(13 + 3 * 128)) // the header and colour table, no record
+
         zero[6] = 0
         zero[7] = 0
         #expect(error(zero).map { if case .badDimensions(.gif, _) = $0 { true } else { false } } == true)

@@ -94,6 +94,27 @@ enum ImageBytes {
         return crc ^ 0xFFFF_FFFF
     }
 
+    /// Where a GIF's first image descriptor (0x2C) starts: after the header, the global colour
+    /// table and any extensions.
+    static func gifImageDescriptor(_ bytes: [UInt8]) -> Int? {
+        var at = 13 + (bytes[10] & 0x80 != 0 ? 3 << (Int(bytes[10] & 7) + 1) : 0)
+        while at < bytes.count, bytes[at] == 0x21 {
+            at += 2
+            while at < bytes.count, bytes[at] != 0 { at += Int(bytes[at]) + 1 }
+            at += 1
+        }
+        return at < bytes.count && bytes[at] == 0x2C ? at : nil
+    }
+
+    /// A VP8X WebP of `base`'s simple lossy frame with an EXIF chunk holding `exif` as it is.
+    static func webp(_ base: [UInt8], exif: [UInt8], width: Int, height: Int) -> [UInt8] {
+        func le(_ v: Int, _ n: Int) -> [UInt8] { (0..<n).map { UInt8(v >> (8 * $0) & 0xFF) } }
+        func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] { Array(type.utf8) + le(data.count, 4) + data + (data.count % 2 == 1 ? [0] : []) }
+        let vp8x = chunk("VP8X", [0x08, 0, 0, 0] + le(width - 1, 3) + le(height - 1, 3))
+        let body = Array("WEBP".utf8) + vp8x + chunk("EXIF", exif) + Array(base[12...])
+        return Array("RIFF".utf8) + le(body.count, 4) + body
+    }
+
     static func be16(_ value: Int) -> [UInt8] { [UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)] }
     /// Where the first box of this type starts (its size field), searching the bytes.
     static func boxOffset(_ bytes: [UInt8], _ type: String) -> Int? {
@@ -113,6 +134,7 @@ struct TIFFBuilder {
     var bigEndian: Bool
     var orientation: Int?
     var orientationType: UInt16 = 3
+    var exifPointerType: UInt16 = 4 // LONG; 13 (IFD) is the other type writers use
     var dateTime: String?
     var dateTimeOriginal: String?
     var gapBeforeSubIFD = 0
@@ -134,7 +156,7 @@ struct TIFFBuilder {
             out += orientationType == 3 ? u16(orientation) + [0, 0] : u32(orientation)
         }
         if let dateTime { out += u16(0x0132) + u16(2) + u32(ascii(dateTime).count) + u32(dateTimeOffset) }
-        if dateTimeOriginal != nil { out += u16(0x8769) + u16(4) + u32(1) + u32(subIFDOffset) }
+        if dateTimeOriginal != nil { out += u16(0x8769) + u16(Int(exifPointerType)) + u32(1) + u32(subIFDOffset) }
         out += u32(0)
         if let dateTime { out += ascii(dateTime) }
         if let dateTimeOriginal {

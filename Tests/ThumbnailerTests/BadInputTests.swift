@@ -53,6 +53,16 @@ import Thumbnailer
         #expect(failure(bytes) == .unsupportedKind(detail: "a 12-bit JPEG: this build of libjpeg-turbo decodes 8-bit JPEGs only"))
     }
 
+    /// Lossless and hierarchical JPEGs, which libjpeg-turbo 2 does not decode: said so by name,
+    /// not "corrupt" (their size is read by the probe, and they are items).
+    @Test(arguments: [(UInt8(0xC3), "a lossless JPEG (SOF3)"), (0xC5, "a hierarchical JPEG (SOF5)"), (0xCB, "a lossless JPEG (SOF11)")])
+    func whenAJPEGIsLosslessOrHierarchical_thenAClearError(_ marker: UInt8, _ kind: String) throws {
+        var bytes = try Fixture.bytes("baseline.jpg")
+        let sof = try #require(Fixture.jpegMarker(bytes, 0xC0))
+        bytes[sof + 1] = marker
+        #expect(failure(bytes) == .unsupportedKind(detail: "\(kind): this build of libjpeg-turbo does not decode it"))
+    }
+
     /// Huge declared sizes. 65,000 x 65,000: a progressive JPEG would need 24 GiB of
     /// coefficients and is refused before anything is allocated; a baseline one is decoded at
     /// 1/8, a few rows at a time, until its data runs out. 65,535 a side is past what libjpeg

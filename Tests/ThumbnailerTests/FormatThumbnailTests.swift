@@ -76,6 +76,29 @@ import Thumbnailer
         #expect(first[0, 0].red < first[29, 21].red && webp[0, 0].red < webp[27, 17].red)
     }
 
+    /// A screen smaller than the first frame, or 0 x 0, grows to hold the frame, as the probe
+    /// sizes the item and browsers draw it: the thumbnail was the screen's strip of the frame.
+    @Test func aGifScreenGrowsToHoldItsFirstFrame() throws {
+        let gif = try Self.bytes("still.gif") // screen and frame 26 x 14 at 0, 0
+        let frame = 13 + 3 * 128 // after the header and the 128-colour table
+        try #require(gif[frame] == 0x2C)
+        var short = gif
+        short[8] = 5
+        var zero = gif
+        zero.replaceSubrange(6..<10, with: [0, 0, 0, 0])
+        let whole = try Thumbnailer.decode(bytes: gif)
+        for variant in [short, zero] {
+            let image = try Thumbnailer.decode(bytes: variant)
+            #expect((image.width, image.height) == (26, 14))
+            #expect(image[25, 13] == whole[25, 13] && image[0, 0] == whole[0, 0])
+        }
+        var placed = gif
+        placed.replaceSubrange((frame + 1)..<(frame + 5), with: [10, 0, 3, 0])
+        let moved = try Thumbnailer.decode(bytes: placed)
+        #expect((moved.width, moved.height) == (36, 17))
+        #expect(moved[0, 0].alpha == 0 && moved[35, 16] == whole[25, 13])
+    }
+
     /// A grid image whose tiles are derived from itself (a fuzzer's find): libheif 1.15 would
     /// recurse until the stack or the threads ran out; it is refused before decoding.
     /// The second: the reference box's size overruns its iref box, which libheif reads anyway.

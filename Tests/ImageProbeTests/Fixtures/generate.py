@@ -189,6 +189,44 @@ def add_transforms(source, target, properties):
     target.write_bytes(data[:m0] + bytes(new_meta) + data[m0 + msize:])
 
 
+def lengthen_exif(source, target, padding=9000):
+    """Copies a HEIF file, making its Exif item longer than the 256 KiB + 64 the probe once read
+    whole (as with a large preview in it), in a file of about 10 KB: a `free` box of `padding`
+    bytes is appended, and the item's one extent is followed by 31 more that each span that box
+    (libheif takes at most 32 extents an item). Its TIFF header and tags stay at its start."""
+    data = source.read_bytes()
+    _, m0, mh, msize = next(b for b in boxes(data, 0, len(data)) if b[0] == "meta")
+    children = list(boxes(data, m0 + mh + 4, m0 + msize))
+    iinf = next(b for b in children if b[0] == "iinf")
+    exif_id = None
+    for kind, i0, ih, isize in boxes(data, iinf[1] + iinf[2] + 6, iinf[1] + iinf[3]):  # v0: 2-byte count
+        if kind == "infe" and data[i0 + ih] >= 2 and data[i0 + ih + 8:i0 + ih + 12] == b"Exif":
+            exif_id = struct.unpack(">H", data[i0 + ih + 4:i0 + ih + 6])[0]
+    iloc = next(b for b in children if b[0] == "iloc")
+    body = data[iloc[1] + iloc[2]:iloc[1] + iloc[3]]
+    assert exif_id is not None and body[0] == 0 and body[4] == 0x44 and body[5] >> 4 == 4, "iloc version 0, 4-byte fields"
+    extra = 31
+    grow = 8 * extra
+    free_start = len(data) + grow  # where the appended box starts in the new file
+    count = struct.unpack(">H", body[6:8])[0]
+    out, p = bytearray(body[:8]), 8
+    for _ in range(count):
+        item, ref, base, extents = struct.unpack(">HHIH", body[p:p + 10])
+        spans = body[p + 10:p + 10 + 8 * extents]
+        p += 10 + 8 * extents
+        base = base + grow if base else base
+        if item == exif_id:
+            spans += struct.pack(">II", free_start - base, padding) * extra
+            extents += extra
+        out += struct.pack(">HHIH", item, ref, base, extents) + spans
+    new_meta = bytearray(data[m0:m0 + mh + 4])
+    for child in children:
+        new_meta += box("iloc", bytes(out)) if child[0] == "iloc" else data[child[1]:child[1] + child[3]]
+    new_meta[0:4] = struct.pack(">I", len(new_meta))
+    assert len(new_meta) - msize == grow
+    target.write_bytes(data[:m0] + bytes(new_meta) + data[m0 + msize:] + box("free", bytes(padding - 8)))
+
+
 def heifs():
     import shutil
     import subprocess
@@ -204,6 +242,8 @@ def heifs():
         add_transforms(HERE / f"plain.{extension}", HERE / f"imir.{extension}", [box("imir", bytes([1]))])
         add_transforms(HERE / f"plain.{extension}", HERE / f"irot90-imir.{extension}",
                        [box("irot", bytes([1])), box("imir", bytes([0]))])
+    # An Exif item of 300 KiB and more (as with a large preview in it): the date is still read.
+    lengthen_exif(HERE / "plain.avif", HERE / "long-exif.avif")
     # A thumbnail item beside the primary one: the primary's size counts.
     subprocess.run(["heif-enc", "-q", "60", "-t", "16", "-o", str(HERE / "thumbnail-item.heic"), str(work / "large.png")], check=True,
                    stdout=subprocess.DEVNULL)
