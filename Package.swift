@@ -93,8 +93,10 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                // HTTP parts as the connection guard's observer sees them (Connections/).
+                // HTTP parts as the connection guard's observer and the HTTP/1.0 framing see them (Connections/).
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 // SHA-256 and HMAC for access tokens and session cookies (Access/).
                 .product(name: "Crypto", package: "swift-crypto"),
             ],

@@ -1,9 +1,11 @@
 import HummingbirdCore
 import Logging
 import NIOCore
+import NIOHTTPTypesHTTP1
 
-/// Hummingbird's HTTP/1 child channel with a ``ConnectionGuard`` in front of its HTTP codec and
-/// a ``RequestCycleObserver`` after it.
+/// Hummingbird's HTTP/1 child channel with a ``ConnectionGuard`` in front of its HTTP codec,
+/// ``HTTP10Framing`` between NIO's HTTP/1 codec and the HTTP types codec, and a
+/// ``RequestCycleObserver`` after them.
 struct GuardedHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     typealias Value = HTTP1Channel.Value
     let http1: HTTP1Channel
@@ -24,7 +26,11 @@ struct GuardedHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
         } catch {
             return channel.eventLoop.makeFailedFuture(error)
         }
-        return http1.setup(channel: channel, logger: logger)
+        return http1.setup(channel: channel, logger: logger).flatMapThrowing { value in
+            let operations = channel.pipeline.syncOperations
+            try operations.addHandler(HTTP10Framing(), position: .before(try operations.handler(type: HTTP1ToHTTPServerCodec.self)))
+            return value
+        }
     }
 
     func handle(value: Value, logger: Logger) async {

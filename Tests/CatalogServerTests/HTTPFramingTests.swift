@@ -1,0 +1,48 @@
+import Foundation
+import Testing
+
+/// HTTP/1.0 clients and `Connection` (RFC 9112 §6.1, §9.3, §9.6), on the real binary over raw
+/// sockets: an HTTP/1.0 request without keep-alive is the connection's last and the server
+/// closes it, not the idle timeout; an HTTP/1.0 response is never chunked; a response on a
+/// connection that closes after it says so.
+@Suite(.serialized) struct HTTPFramingTests {
+    @Test func http10ClientsGetHTTP10Answers_andTheConnectionEndsWhenTheyAskedNothingElse() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: ServeBinaryTests.binary.path), "build the catalog binary first (swift build)")
+        let served = try ServedCatalog(imported: 20)
+        let server = try ServeBinaryTests.Server(["--db", served.path])
+
+        // No keep-alive: answered as HTTP/1.0, then closed (it stayed open until the idle timeout).
+        let plain = try RawConnection(port: server.port)
+        plain.send("GET /api/health HTTP/1.0\r\n\r\n")
+        let health = try plain.response()
+        #expect(plain.text.isEmpty && health.status == 200 && health.header("Connection")?.lowercased() == "close")
+        #expect(plain.waitFor(.seconds(10)) { _ in plain.isClosedByServer }, "still open after the response")
+
+        // Keep-alive asked for and a length to frame the body: the connection serves the next one.
+        let kept = try RawConnection(port: server.port)
+        kept.send("GET /api/health HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+        let first = try kept.response()
+        #expect(first.status == 200 && first.header("Connection")?.lowercased() == "keep-alive")
+        #expect(!kept.isClosedByServer)
+        kept.send("GET /api/stats HTTP/1.0\r\n\r\n")
+        let second = try kept.response()
+        #expect(second.status == 200 && second.body.contains("\"items\""), "\(second.body)")
+
+        // The event stream, whose length is unknown: not chunked, but unframed to the close.
+        let events = try RawConnection(port: server.port)
+        events.send("GET /api/events HTTP/1.0\r\nAccept: text/event-stream\r\n\r\n")
+        #expect(events.waitFor { $0.contains("event: generation\n") }, "\(events.text.prefix(600))")
+        let head = events.text.components(separatedBy: "\r\n\r\n")[0].lowercased()
+        #expect(head.hasPrefix("http/1.0 200") && !head.contains("transfer-encoding") && head.contains("connection: close"), "\(head)")
+        let body = events.text.components(separatedBy: "\r\n\r\n").dropFirst().joined()
+        #expect(body.hasPrefix("retry:") || body.hasPrefix(":") || body.hasPrefix("event:"), "a chunk size before the stream: \(body.prefix(40))")
+
+        // HTTP/1.1: kept open by default, and a `Connection: close` is answered with one.
+        let closing = try RawConnection.request(port: server.port, "/api/health")
+        #expect(closing.status == 200 && closing.header("Connection")?.lowercased() == "close")
+        let open = try RawConnection(port: server.port)
+        open.send("GET /api/health HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\n\r\n")
+        let answer = try open.response()
+        #expect(answer.status == 200 && answer.header("Connection") == nil && !open.isClosedByServer)
+    }
+}
