@@ -140,6 +140,8 @@ if scanned:
     passed += 1
     check(f"/api/items/{scanned[0]['id']}/original", 206, headers={"Range": "bytes=0-3"})
     check(f"/api/items/{scanned[0]['id']}/original", 416, headers={"Range": "bytes=999999999-"})
+    check(f"/api/items/{scanned[0]['id']}/original", 412, headers={"If-Match": '"not-its-tag"'})
+    check(f"/api/items/{scanned[0]['id']}/original", 304, headers={"If-None-Match": headers["ETag"]})
     versions = {item["id"]: item["version"] for item in check("/api/page?width=375&cols=2&height=100000&sort=path", 200)["items"]}
     made = 0
     for item in scanned:

@@ -21,12 +21,14 @@ enum JSONResponse {
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
     }
 
-    /// Whether an If-None-Match header names `tag` (or is `*`); weak tags compare by value.
-    static func matches(_ header: String?, _ tag: String) -> Bool {
+    /// Whether an If-None-Match (or, `strong`, an If-Match) header names `tag` or is `*`; weak
+    /// tags compare by value unless `strong` (RFC 9110 §8.8.3.2). The list's separators may
+    /// have spaces and tabs around them.
+    static func matches(_ header: String?, _ tag: String, strong: Bool = false) -> Bool {
         guard let header else { return false }
         return header.split(separator: ",").contains { candidate in
-            let value = candidate.trimmingSpaces
-            return value == "*" || value == tag || value == "W/" + tag
+            let value = candidate.trimmingCharacters(in: [" ", "\t"])
+            return value == "*" || value == tag || (!strong && value == "W/" + tag)
         }
     }
 

@@ -197,6 +197,60 @@ import Testing
         }
     }
 
+    /// The preconditions RFC 9110 asks an origin to evaluate (§13.1, in §13.2.2's order), found
+    /// ignored by exploratory testing: If-Match and If-Unmodified-Since refuse a changed file
+    /// with 412 (a download resumed with If-Match got the new file's bytes after the old
+    /// ones), If-Match before If-None-Match; dates in all three forms; If-Range by date; tabs
+    /// in tag lists.
+    @Test func originalsEvaluateEveryPrecondition() async throws {
+        let served = try ServedCatalog(imported: 0)
+        let jpeg = try #require(try served.catalog.items(order: .path).first { $0.format == "jpeg" })
+        let uri = "/api/items/\(jpeg.id)/original"
+        try await served.test { client in
+            let (tag, modified) = try await client.execute(uri: uri, method: .get) { response in
+                (try #require(response.headers[.eTag]), try #require(response.headers[.lastModified]))
+            }
+            let seconds = try #require(ItemRoutes.parseHTTPDate(modified))
+            let earlier = ItemRoutes.httpDate(seconds - 60)
+            func status(_ headers: HTTPFields) async throws -> HTTPResponse.Status {
+                try await client.execute(uri: uri, method: .get, headers: headers) { $0.status }
+            }
+            #expect(try await status([.ifMatch: "\"nope\"", .range: "bytes=0-9"]) == .preconditionFailed)
+            #expect(try await status([.ifMatch: "W/" + tag]) == .preconditionFailed, "If-Match compares strongly")
+            #expect(try await status([.ifMatch: "\"nope\", " + tag, .range: "bytes=0-9"]) == .partialContent)
+            #expect(try await status([.ifMatch: "*"]) == .ok)
+            #expect(try await status([.ifMatch: "\"nope\"", .ifNoneMatch: tag]) == .preconditionFailed, "If-Match first")
+            #expect(try await status([.ifUnmodifiedSince: earlier]) == .preconditionFailed)
+            #expect(try await status([.ifUnmodifiedSince: modified]) == .ok)
+            #expect(try await status([.ifMatch: tag, .ifUnmodifiedSince: earlier]) == .ok, "If-Unmodified-Since is ignored beside If-Match")
+            try await client.execute(uri: uri, method: .get, headers: [.ifMatch: "\"nope\""]) { response in
+                let refused = try response.error
+                #expect(refused.message.contains("If-Match") && response.status == .preconditionFailed)
+            }
+            // The obsolete date forms name the same second.
+            let date = Date(timeIntervalSince1970: TimeInterval(seconds))
+            func form(_ format: String) -> String {
+                let formatter = DateFormatter()
+                formatter.locale = Locale(identifier: "en_US_POSIX")
+                formatter.timeZone = TimeZone(identifier: "GMT")
+                formatter.dateFormat = format
+                return formatter.string(from: date)
+            }
+            let day = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "GMT")!, from: date).day!
+            let asctime = form("EEE MMM") + (day < 10 ? "  " : " ") + form("d HH:mm:ss yyyy")
+            for text in [modified, form("EEEE, dd-MMM-yy HH:mm:ss 'GMT'"), asctime] {
+                #expect(ItemRoutes.parseHTTPDate(text) == seconds, "\(text)")
+                #expect(try await status([.ifModifiedSince: text]) == .notModified, "\(text)")
+            }
+            #expect(ItemRoutes.parseHTTPDate("yesterday") == nil)
+            // If-Range by the exact date: the range; by another date: the whole file.
+            #expect(try await status([.range: "bytes=0-9", .ifRange: modified]) == .partialContent)
+            #expect(try await status([.range: "bytes=0-9", .ifRange: earlier]) == .ok)
+            // A tag list with tabs around its commas.
+            #expect(try await status([.ifNoneMatch: "\"x\",\t" + tag]) == .notModified)
+        }
+    }
+
     @Test func originalsAreTheScannedFiles_withRangesAndValidators() async throws {
         let served = try ServedCatalog(imported: 1)
         let bytes = try Data(contentsOf: served.photo("baseline.jpg"))

@@ -44,7 +44,7 @@ struct SecurityHeadersMiddleware: RouterMiddleware {
         if let origin, request.method == .options, request.headers[.accessControlRequestMethod] != nil {
             response = Response(status: .noContent, headers: [
                 .accessControlAllowMethods: "GET, HEAD",
-                .accessControlAllowHeaders: "Authorization, If-None-Match, If-Modified-Since, Range, Accept",
+                .accessControlAllowHeaders: "Authorization, If-None-Match, If-Modified-Since, If-Match, If-Unmodified-Since, If-Range, Range, Accept",
                 .accessControlMaxAge: "600",
             ])
             response.headers[.accessControlAllowOrigin] = origin

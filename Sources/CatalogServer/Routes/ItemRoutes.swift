@@ -69,6 +69,16 @@ struct ItemRoutes {
         var headers: HTTPFields = [.contentType: file.contentType, .eTag: file.etag, .acceptRanges: "bytes",
                                    .lastModified: httpDate(file.modified), .cacheControl: "no-cache",
                                    .contentDisposition: ContentDisposition.inline(fileName: file.fileName)]
+        // The preconditions in RFC 9110's order (§13.2.2): If-Match, else If-Unmodified-Since
+        // (412: a resumed download must not splice a changed file onto its first part); then
+        // If-None-Match, else If-Modified-Since (304).
+        if let tags = request.headers[.ifMatch] {
+            if !JSONResponse.matches(tags, file.etag, strong: true) {
+                throw APIError(status: 412, message: "the file is not the one the client has (If-Match): it changed, or the tag is another file's")
+            }
+        } else if let since = request.headers[.ifUnmodifiedSince].flatMap(parseHTTPDate), file.modified > since {
+            throw APIError(status: 412, message: "the file changed after the client's copy (If-Unmodified-Since)")
+        }
         let notModified = if let tags = request.headers[.ifNoneMatch] {
             JSONResponse.matches(tags, file.etag)
         } else if let since = request.headers[.ifModifiedSince].flatMap(parseHTTPDate) {
@@ -79,8 +89,12 @@ struct ItemRoutes {
         if notModified { return Response(status: .notModified, headers: headers) }
         var range = 0..<file.size
         var status = HTTPResponse.Status.ok
-        // If-Range: a range of the file the client has, or else the whole new file.
-        let rangeHeader = (request.headers[.ifRange].map { $0 == file.etag } ?? true) ? request.headers[.range] : nil
+        // If-Range: a range of the file the client has (by its tag, or its exact Last-Modified
+        // date), or else the whole new file.
+        let current = request.headers[.ifRange].map { condition in
+            condition.hasPrefix("\"") ? condition == file.etag : parseHTTPDate(condition) == file.modified
+        } ?? true
+        let rangeHeader = current ? request.headers[.range] : nil
         let part: Range<Int64>?
         do {
             part = try ByteRange.parse(rangeHeader, size: file.size)
@@ -122,11 +136,22 @@ struct ItemRoutes {
         return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
     }
 
+    /// A date in any of the three forms HTTP recipients must accept (RFC 9110 §5.6.7):
+    /// IMF-fixdate, the obsolete RFC 850 form and asctime's; nil for anything else.
     static func parseHTTPDate(_ text: String) -> Int64? {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        return formatter.date(from: text).map { Int64($0.timeIntervalSince1970) }
+        // asctime pads a day under 10 with a space: "Sun Nov  6 08:49:37 1994".
+        let words = text.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
+        for format in ["EEE, dd MMM yyyy HH:mm:ss 'GMT'", "EEEE, dd-MMM-yy HH:mm:ss 'GMT'", "EEE MMM d HH:mm:ss yyyy"] {
+            formatter.dateFormat = format
+            if format.contains("-yy ") {
+                // A two-digit year more than 50 years ahead is in the past century (§5.6.7).
+                formatter.twoDigitStartDate = Calendar(identifier: .gregorian).date(byAdding: .year, value: -49, to: Date())
+            }
+            if let date = formatter.date(from: words) { return Int64(date.timeIntervalSince1970) }
+        }
+        return nil
     }
 }
