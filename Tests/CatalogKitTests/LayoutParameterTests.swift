@@ -86,6 +86,8 @@ import Testing
     @Test func unknownRepeatedAndMissingParametersAreRefused() {
         #expect(error("width=375&colums=3")?.problem == .unknown)
         #expect(error("width=375&colums=3")?.parameter == "colums")
+        // A value with no name (`?=375`) is said to be that, not `" is not a parameter"`.
+        #expect(error("width=375&=3")?.description.hasPrefix(#"a parameter without a name ("=3") is not one here; "#) == true)
         #expect(error("width=375&cols=2&cols=3")?.problem == .repeated)
         #expect(error("cols=3")?.problem == .missing)
         #expect(error("cols=3")?.parameter == "width")

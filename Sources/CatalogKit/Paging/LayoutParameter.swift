@@ -166,6 +166,7 @@ public struct LayoutParameterError: Error, Sendable, Hashable, CustomStringConve
     public var description: String {
         switch problem {
         case .invalid: "\(parameter) must be \(allowed), got \"\(value)\""
+        case .unknown where parameter.isEmpty: "a parameter without a name (\"=\(value)\") is not one here; \(allowed)"
         case .unknown: "\(parameter) is not a parameter here; \(allowed)"
         case .repeated: "\(parameter) is given more than once"
         case .missing: "\(parameter) is required: \(allowed)"
