@@ -133,6 +133,8 @@ struct AccessPartsTests {
         #expect(ContentDisposition.inline(fileName: "kite.jpg") == #"inline; filename="kite.jpg"; filename*=UTF-8''kite.jpg"#)
         #expect(ContentDisposition.inline(fileName: "a\"b\\c\r\nd é.jpg")
                 == #"inline; filename="a_b_c__d _.jpg"; filename*=UTF-8''a%22b%5Cc%0D%0Ad%20%C3%A9.jpg"#)
+        // `%` too, which some clients would decode in the fallback ("%2F" as "/").
+        #expect(ContentDisposition.inline(fileName: "%2F slash.jpg") == #"inline; filename="_2F slash.jpg"; filename*=UTF-8''%252F%20slash.jpg"#)
     }
 
     @Test func theGalleryPolicyListsValidOrigins_andEveryWebOriginPastTheLimit() {
