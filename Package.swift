@@ -93,7 +93,7 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                // HTTP parts as the connection guard's observer and the HTTP/1.0 framing see them (Connections/).
+                // HTTP parts as the connection guard's observer and HTTP1Conformance see them (Connections/).
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

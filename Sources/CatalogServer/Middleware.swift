@@ -91,6 +91,9 @@ final class RepeatLimit: Sendable {
 struct RequestShapeMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let path = request.uri.path
+        if let problem = request.headers[Self.refusedHost] {
+            throw APIError(status: 400, message: problem)
+        }
         if path == SessionRoutes.path {
             guard [.get, .head, .post, .delete].contains(request.method) else {
                 throw APIError(status: 405, message: "\(request.method.rawValue) is not allowed here: sign in with POST, out with DELETE",
@@ -106,6 +109,9 @@ struct RequestShapeMiddleware<Context: RequestContext>: RouterMiddleware {
         }
         return try await next(request, context)
     }
+
+    /// Set by the connection (``HTTP1Conformance``) on a request whose Host headers are refused.
+    static var refusedHost: HTTPField.Name { HTTPField.Name(HTTP1Conformance.refusedHost)! }
 
     /// Whether the path is one of the API's routes (another method on it is a 405, on any
     /// other path a 404).

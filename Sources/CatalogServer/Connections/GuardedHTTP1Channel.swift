@@ -4,7 +4,7 @@ import NIOCore
 import NIOHTTPTypesHTTP1
 
 /// Hummingbird's HTTP/1 child channel with a ``ConnectionGuard`` in front of its HTTP codec,
-/// ``HTTP10Framing`` between NIO's HTTP/1 codec and the HTTP types codec, and a
+/// ``HTTP1Conformance`` between NIO's HTTP/1 codec and the HTTP types codec, and a
 /// ``RequestCycleObserver`` after them.
 struct GuardedHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     typealias Value = HTTP1Channel.Value
@@ -28,7 +28,7 @@ struct GuardedHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
         }
         return http1.setup(channel: channel, logger: logger).flatMapThrowing { value in
             let operations = channel.pipeline.syncOperations
-            try operations.addHandler(HTTP10Framing(), position: .before(try operations.handler(type: HTTP1ToHTTPServerCodec.self)))
+            try operations.addHandler(HTTP1Conformance(), position: .before(try operations.handler(type: HTTP1ToHTTPServerCodec.self)))
             return value
         }
     }

@@ -1,8 +1,9 @@
 import NIOCore
 import NIOHTTP1
 
-/// Before the HTTP types codec, which drops the request's version: answers an HTTP/1.0 request
-/// as HTTP/1.0 and says in `Connection` whether the connection stays open.
+/// Before the HTTP types codec, which drops the request's version and all Hosts but the first:
+/// answers an HTTP/1.0 request as HTTP/1.0, says in `Connection` whether the connection stays
+/// open, and has requests whose Host names no one host refused.
 ///
 /// - An HTTP/1.0 response is never chunked (RFC 9112 §6.1): its version goes down to 1.0, so
 ///   NIO's encoder sends a body of unknown length (the event stream) unframed, and the
@@ -12,7 +13,8 @@ import NIOHTTP1
 ///   The request is handed on with `Connection: close`, which ends the server's loop.
 /// - Every response on a connection that closes after it says `Connection: close` (§9.6), and
 ///   one kept open for an HTTP/1.0 client says `Connection: keep-alive`.
-final class HTTP10Framing: ChannelDuplexHandler, RemovableChannelHandler {
+/// - A request with no Host (HTTP/1.1), several, or a list in one is marked for a 400 (§3.2).
+final class HTTP1Conformance: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
     typealias OutboundIn = HTTPServerResponsePart
@@ -30,10 +32,32 @@ final class HTTP10Framing: ChannelDuplexHandler, RemovableChannelHandler {
         }
         let keepAlive = head.isKeepAlive
         waiting.append((head.version, keepAlive))
+        // One Host, as RFC 9112 §3.2 requires of HTTP/1.1, with nothing in it a host cannot
+        // have; the types codec keeps only the first of several, which the loopback check would
+        // then judge alone. The refusal is the router's (RequestShapeMiddleware), in order with
+        // the connection's other responses; a marker the client sent is dropped first.
+        head.headers.remove(name: Self.refusedHost)
+        if let problem = Self.hostProblem(head) { head.headers.add(name: Self.refusedHost, value: problem) }
         if !keepAlive {
             head.headers.replaceOrAdd(name: "connection", value: "close")
         }
         context.fireChannelRead(wrapInboundOut(.head(head)))
+    }
+
+    /// The header that carries a Host problem to the router.
+    static let refusedHost = "catalog-refused-host"
+
+    /// What is wrong with the request's Host headers, or nil.
+    static func hostProblem(_ head: HTTPRequestHead) -> String? {
+        let hosts = head.headers["host"]
+        if hosts.count > 1 { return "the request has \(hosts.count) Host headers, and HTTP/1.1 allows one" }
+        guard let host = hosts.first else {
+            return head.version.major == 1 && head.version.minor >= 1 ? "an HTTP/1.1 request must have a Host header" : nil
+        }
+        if host.contains(where: { $0 == "," || $0 == " " || $0 == "\t" || $0 == "/" || $0 == "@" }) {
+            return "the Host header holds more than one host (\(host.prefix(64)))"
+        }
+        return nil
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
