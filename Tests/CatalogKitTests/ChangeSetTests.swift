@@ -63,7 +63,9 @@ import Testing
             let replaced = Set(u.deletes.map(\.id)).intersection(u.inserts.map(\.id))
             #expect(Set(u.updates.map(\.id)).union(replaced) == changed, "\(order) order, generation \(old.generation) → \(now.generation)",
                     sourceLocation: sourceLocation)
-            for update in u.updates { #expect(after[update.index] == update.id, sourceLocation: sourceLocation) }
+            for update in u.updates { #expect(after[update.index] == update.id && before[update.from] == update.id, sourceLocation: sourceLocation) }
+            // UIKit's rule: an old index is deleted, moved or reloaded, at most one of them.
+            #expect(Set(u.updates.map(\.from)).isDisjoint(with: u.deletes.map(\.index) + u.moves.map(\.from)), sourceLocation: sourceLocation)
         }
     }
 

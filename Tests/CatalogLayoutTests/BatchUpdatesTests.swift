@@ -43,7 +43,13 @@ import Testing
         let one = BatchUpdates(from: [1, 2, 3, 4, 5], to: [2, 3, 4, 5, 1])
         #expect(one.moves == [BatchUpdates.Move(from: 0, to: 4, id: 1)] && one.deletes.isEmpty && one.inserts.isEmpty)
         let movedAndChanged = BatchUpdates(from: [1, 2, 3], to: [2, 3, 1], changed: [1, 3])
-        #expect(movedAndChanged.moves.isEmpty && movedAndChanged.updates == [BatchUpdates.Index(index: 1, id: 3)])
+        #expect(movedAndChanged.moves.isEmpty && movedAndChanged.updates == [BatchUpdates.Update(index: 1, from: 2, id: 3)])
+        // The helper's case: D new and newest, C retitled: C is reloaded at its old index 2 (its
+        // new index 3 does not exist before the batch, which UIKit refuses).
+        let retitled = BatchUpdates(from: [3, 2, 1], to: [4, 3, 2, 1], changed: [1])
+        #expect(retitled.updates == [BatchUpdates.Update(index: 3, from: 2, id: 1)])
+        let afterDelete = BatchUpdates(from: [1, 2, 3], to: [1, 3], changed: [3])
+        #expect(afterDelete.deletes == [BatchUpdates.Index(index: 1, id: 2)] && afterDelete.updates == [BatchUpdates.Update(index: 1, from: 2, id: 3)])
         #expect(movedAndChanged.deletes == [BatchUpdates.Index(index: 0, id: 1)] && movedAndChanged.inserts == [BatchUpdates.Index(index: 2, id: 1)])
     }
 
@@ -53,7 +59,11 @@ import Testing
         for delete in batch.deletes { #expect(old[delete.index] == delete.id, sourceLocation: sourceLocation) }
         for insert in batch.inserts { #expect(new[insert.index] == insert.id, sourceLocation: sourceLocation) }
         for move in batch.moves { #expect(old[move.from] == move.id && new[move.to] == move.id, sourceLocation: sourceLocation) }
-        for update in batch.updates { #expect(new[update.index] == update.id, sourceLocation: sourceLocation) }
+        for update in batch.updates { #expect(new[update.index] == update.id && old[update.from] == update.id, sourceLocation: sourceLocation) }
+        // performBatchUpdates' rules: an old index is deleted, moved or reloaded, at most one of them.
+        let reloaded = batch.updates.map(\.from)
+        #expect(Set(reloaded).isDisjoint(with: batch.deletes.map(\.index) + batch.moves.map(\.from)) && Set(reloaded).count == reloaded.count,
+                sourceLocation: sourceLocation)
         #expect(batch.deletes.map(\.index) == batch.deletes.map(\.index).sorted(), sourceLocation: sourceLocation)
         #expect(batch.inserts.map(\.index) == batch.inserts.map(\.index).sorted(), sourceLocation: sourceLocation)
         // The kept sequences are equal.

@@ -5,10 +5,11 @@ public enum ChangeText {
         func indices(_ list: [BatchUpdates.Index]) -> String {
             "[" + list.map { #"{"index":\#($0.index),"id":\#($0.id)}"# }.joined(separator: ",") + "]"
         }
+        let updates = "[" + set.updates.updates.map { #"{"index":\#($0.index),"from":\#($0.from),"id":\#($0.id)}"# }.joined(separator: ",") + "]"
         let moves = "[" + set.updates.moves.map { #"{"from":\#($0.from),"to":\#($0.to),"id":\#($0.id)}"# }.joined(separator: ",") + "]"
         return #"{"from":\#(set.from),"to":\#(set.to),"sort":"\#(set.order.rawValue)","reload":\#(set.reload),"#
             + #""deletes":\#(indices(set.updates.deletes)),"inserts":\#(indices(set.updates.inserts)),"#
-            + #""moves":\#(moves),"updates":\#(indices(set.updates.updates))}"#
+            + #""moves":\#(moves),"updates":\#(updates)}"#
     }
 
     public static func lines(_ set: ChangeSet) -> String {
@@ -22,7 +23,7 @@ public enum ChangeText {
         lines += u.deletes.map { "delete\t\($0.index)\tid \($0.id)" }
         lines += u.inserts.map { "insert\t\($0.index)\tid \($0.id)" }
         lines += u.moves.map { "move\t\($0.from) → \($0.to)\tid \($0.id)" }
-        lines += u.updates.map { "update\t\($0.index)\tid \($0.id)" }
+        lines += u.updates.map { "update\t\($0.from) → \($0.index)\tid \($0.id)" }
         return lines.joined(separator: "\n")
     }
 }

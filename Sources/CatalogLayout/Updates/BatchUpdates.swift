@@ -2,8 +2,9 @@
 /// `UICollectionView.performBatchUpdates` and IGListKit's index set results: `deletes` are
 /// indices in the old list, `inserts` indices in the new one, `moves` the items whose relative
 /// position changed (old index → new index), `updates` the items kept in place whose content
-/// changed, by their index in the new list (the catalog's change sets name them so; IGListKit
-/// and `reloadItems(at:)` inside a batch take the old index: the id finds it in the old list).
+/// changed, by both indices: `from` in the old list, which `reloadItems(at:)` inside a batch and
+/// IGListKit's updates take (a reload names a cell as it was before the batch), and `index` in
+/// the new list, where the cell is after it.
 ///
 /// Removing the deleted and moved-from indices from the old list leaves exactly the sequence
 /// that removing the inserted and moved-to indices leaves from the new one. An item that both
@@ -38,14 +39,29 @@ public struct BatchUpdates: Sendable, Hashable {
         }
     }
 
+    /// An item kept in place whose content changed.
+    public struct Update: Sendable, Hashable {
+        /// Its index in the new list.
+        public var index: Int
+        /// Its index in the old list: what `reloadItems(at:)` inside `performBatchUpdates` takes.
+        public var from: Int
+        public var id: Int64
+
+        public init(index: Int, from: Int, id: Int64) {
+            self.index = index
+            self.from = from
+            self.id = id
+        }
+    }
+
     /// Old indices, ascending.
     public var deletes: [Index] = []
     /// New indices, ascending.
     public var inserts: [Index] = []
     /// By new index, ascending.
     public var moves: [Move] = []
-    /// New indices, ascending.
-    public var updates: [Index] = []
+    /// By new index, ascending (their old indices ascend too: they kept their order).
+    public var updates: [Update] = []
 
     public var isEmpty: Bool { deletes.isEmpty && inserts.isEmpty && moves.isEmpty && updates.isEmpty }
 
@@ -64,7 +80,7 @@ public struct BatchUpdates: Sendable, Hashable {
         let oldEnd = old.count - suffix
         let newEnd = new.count - suffix
         if !changed.isEmpty {
-            for i in 0..<prefix where changed.contains(old[i]) { updates.append(Index(index: i, id: old[i])) }
+            for i in 0..<prefix where changed.contains(old[i]) { updates.append(Update(index: i, from: i, id: old[i])) }
         }
 
         // Heckel's table: where each id of the old middle was.
@@ -93,7 +109,7 @@ public struct BatchUpdates: Sendable, Hashable {
         for k in commonOld.indices {
             let i = commonOld[k], j = commonNew[k], id = new[j]
             if kept[k] {
-                if changed.contains(id) { updates.append(Index(index: j, id: id)) }
+                if changed.contains(id) { updates.append(Update(index: j, from: i, id: id)) }
             } else if changed.contains(id) {
                 movedDeletes.append(Index(index: i, id: id))
                 movedInserts.append(Index(index: j, id: id))
@@ -106,7 +122,8 @@ public struct BatchUpdates: Sendable, Hashable {
             inserts = (inserts + movedInserts).sorted { $0.index < $1.index }
         }
         if !changed.isEmpty {
-            for j in newEnd..<new.count where changed.contains(new[j]) { updates.append(Index(index: j, id: new[j])) }
+            let shift = old.count - new.count // the suffix's old index less its new one
+            for j in newEnd..<new.count where changed.contains(new[j]) { updates.append(Update(index: j, from: j + shift, id: new[j])) }
         }
     }
 

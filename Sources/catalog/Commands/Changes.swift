@@ -6,9 +6,9 @@ struct Changes: ParsableCommand {
         abstract: "The batch that turns the order at a past generation into the order now.",
         discussion: """
             A client showing the catalog at generation G (each page says its generation) asks for the deletes (indices in \
-            the old order), inserts (indices in the new order), moves (old index → new index) and updates (new indices of \
-            items kept in place whose key, date or display size changed, or whose title, address or file did) to apply \
-            as one batch, as \
+            the old order), inserts (indices in the new order), moves (old index → new index) and updates (items kept in \
+            place whose key, date or display size changed, or whose title, address or file did: old index → new \
+            index, the old one being what a reload inside the batch takes) to apply as one batch, as \
             UICollectionView.performBatchUpdates and IGListKit take them. An item that moved and changed is a delete and \
             an insert. When the change log no longer reaches G (it keeps the last 1,000 generations and at most \
             1,000,000 changes, and an import of more than a tenth of the catalog is not logged) or G is ahead of the \
