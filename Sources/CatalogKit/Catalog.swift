@@ -103,7 +103,27 @@ public final class Catalog: Sendable {
                                    committed: () -> Void = {}) throws(StoreError) -> ImportSummary {
         let input = try ImportInput(source: source)
         _ = try input.peek() // a folder opens, and fails at its first read: before the catalog is made
-        return try Importer.run(input, format: format, store: open(at: location).store, committed: committed)
+        // An SQLite catalog that this import makes is removed again when the import fails: a
+        // refused import leaves no catalog where there was none (a read of it then says so).
+        var status = stat()
+        let makesCatalog = !PostgresLocation.isURL(location) && lstat(location, &status) != 0 && errno == ENOENT
+        func run() throws(StoreError) -> ImportSummary { // the catalog is closed when it returns
+            try Importer.run(input, format: format, store: open(at: location).store, committed: committed)
+        }
+        do {
+            return try run()
+        } catch {
+            if makesCatalog { removeUnwritten(at: location) }
+            throw error
+        }
+    }
+
+    /// Removes the SQLite catalog at `path` and its files if nothing was ever written to it
+    /// (generation 0: another process has not begun to use it meanwhile).
+    static func removeUnwritten(at path: String) {
+        func unwritten() throws(StoreError) -> Bool { try openExisting(at: path).store.generation() == 0 }
+        guard (try? unwritten()) == true else { return }
+        for suffix in SQLiteStore.fileSuffixes { unlink(path + suffix) }
     }
 
     /// Imports rows already parsed, upserted by key in one transaction.

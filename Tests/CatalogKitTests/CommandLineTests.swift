@@ -300,6 +300,23 @@ import Testing
         #expect(try library.items().count == 1)
     }
 
+    /// A refused import into a path with no catalog leaves none (it left an empty catalog, which
+    /// read commands then took for one); into a catalog, the catalog stays as it was.
+    @Test func aRefusedImportMakesNoCatalog_andLeavesOneAsItWas() throws {
+        let library = try Library()
+        let bad = try library.write("bad.csv", Data("key,width,height\np1,10,20\np2,10,-1\n".utf8))
+        let refused = try run(["import", "--db", library.catalogPath, bad])
+        #expect(refused.status == 1 && refused.stderr.contains("line 3"), "\(refused.stderr)")
+        let left = ["", "-wal", "-shm", "-journal", ".lock", ".layouts", ".layouts-wal", ".layouts-shm", ".layouts.lock"].filter { FileManager.default.fileExists(atPath: library.catalogPath + $0) }
+        #expect(left.isEmpty, "left behind: \(left)")
+        #expect(try run(["list", "--db", library.catalogPath]).stderr.contains("no catalog there"))
+        // A catalog that exists, even one made empty, is kept.
+        let good = try library.write("good.csv", Data("key,width,height\np1,10,20\n".utf8))
+        #expect(try run(["import", "--db", library.catalogPath, good]).status == 0)
+        #expect(try run(["import", "--db", library.catalogPath, bad]).status == 1)
+        #expect(try library.items().count == 1)
+    }
+
     /// A folder whose name starts with '-' is refused as an option, named, with the way to give
     /// it; it was read as -d -a -s -h and printed help with exit 0, having scanned nothing.
     @Test(arguments: ["-dash", "-x"])
