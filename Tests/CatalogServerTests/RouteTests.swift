@@ -137,6 +137,16 @@ import Testing
                 let items = try #require(try response.object["items"] as? [Any])
                 #expect(items.count < 100)
             }
+            // A rectangle is held to the items it meets, not to its whole band: one column's
+            // half, a rectangle beside the content, and an empty one (all were refused).
+            for (rect, count) in [("0,0,0.0002,1000000", 40_000...60_000), ("5,0,1,1000000", 0...0), ("0,0,0,1000000", 0...0)] {
+                try await client.execute(uri: "/api/page?width=0.001&inset=0&spacing=0&rect=\(rect)", method: .get) { response in
+                    #expect(response.status == .ok, "\(rect): \(response.text.prefix(200))")
+                    let items = try #require(try response.object["items"] as? [[String: Any]])
+                    #expect(count.contains(items.count), "\(rect): \(items.count) items")
+                    #expect(items.allSatisfy { $0["column"] as? Int == 0 }, "the first column's only")
+                }
+            }
         }
     }
 

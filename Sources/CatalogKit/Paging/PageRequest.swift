@@ -135,12 +135,24 @@ extension PageRequest {
     func clipped(_ page: Page) -> Page {
         guard let rect else { return page }
         var clipped = page
-        // As with a band, only overlaps of positive area count: an empty rectangle meets nothing.
-        clipped.items = rect.width > 0 && rect.height > 0 ? page.items.filter {
-            configuration.isHorizontal ? $0.frame.y < rect.y + rect.height && $0.frame.y + $0.frame.height > rect.y
-                : $0.frame.x < rect.x + rect.width && $0.frame.x + $0.frame.width > rect.x
-        } : []
+        clipped.items = page.items.filter { meetsRect($0.frame) }
         clipped.viewport = rect
         return clipped
+    }
+
+    /// The band's attributes whose frames meet the rectangle across the band too (all of them
+    /// without one): cut before the page's size is checked and its keys read, so that a narrow
+    /// rectangle is not refused for the items of the whole band beside it.
+    func clipped(_ attributes: [LayoutAttributes]) -> [LayoutAttributes] {
+        rect == nil ? attributes : attributes.filter { meetsRect($0.frame) }
+    }
+
+    /// Whether `frame` meets the rectangle across the band. As with a band, only overlaps of
+    /// positive area count: an empty rectangle meets nothing.
+    private func meetsRect(_ frame: Rect) -> Bool {
+        guard let rect else { return true }
+        guard rect.width > 0 && rect.height > 0 else { return false }
+        return configuration.isHorizontal ? frame.y < rect.y + rect.height && frame.y + frame.height > rect.y
+            : frame.x < rect.x + rect.width && frame.x + frame.width > rect.x
     }
 }

@@ -470,6 +470,7 @@ enum Pager {
     static func makePage(_ attributes: [LayoutAttributes], snapshot: any CatalogSnapshot, request: PageRequest,
                          header: LayoutArchiveHeader, generation: Int64, offset: Double, itemCount: Int,
                          source: Page.Source) throws -> Page {
+        let attributes = request.clipped(attributes)
         try PageError.check(attributes) // before the keys are read
         let cellIDs = attributes.compactMap { $0.kind == .cell ? $0.id : nil }
         let keys = try snapshot.keys(ids: cellIDs)
