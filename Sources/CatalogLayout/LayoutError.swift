@@ -26,7 +26,8 @@ public enum LayoutError: Error, Sendable, Hashable, CustomStringConvertible {
     /// keeps (one a column, and one more with sections; one in rows and the carousel). It keeps
     /// one request for absurd parameters (a single column a million points wide, an item a
     /// million times taller than wide) from taking the memory and disk of a thousand layouts.
-    case tooManyWindows(limit: Int, windowHeight: Double)
+    /// `carousel`: the content runs along x, and its extent is the items' heights' doing alone.
+    case tooManyWindows(limit: Int, windowHeight: Double, carousel: Bool = false)
 
     public var description: String {
         switch self {
@@ -56,11 +57,19 @@ public enum LayoutError: Error, Sendable, Hashable, CustomStringConvertible {
             "invalid sections: \(reason)"
         case .editRequiresRecomputation:
             "a layout with sections takes appends only; lay out the edited items again"
-        case .tooManyWindows(let limit, let windowHeight):
-            "the layout would be longer than \(limit) pagination windows of \(windowHeight == windowHeight.rounded() ? String(Int(windowHeight)) : String(windowHeight)) "
-                + "points allow for its items; a smaller width, item or row height, or more columns make it shorter"
+        case .tooManyWindows(let limit, let windowHeight, let carousel):
+            carousel
+                ? "the carousel would be wider than \(limit) pagination windows of \(windowHeight.formattedPoints) points allow for its items; "
+                    + "a smaller item height or spacing makes it narrower"
+                : "the layout would be longer than \(limit) pagination windows of \(windowHeight.formattedPoints) "
+                    + "points allow for its items; a smaller width, item or row height, or more columns make it shorter"
         case .unsupportedArchiveVersion(let version):
             "the stored layout was written in format \(version); this version of catalog reads formats up to \(LayoutArchive.formatVersion): it will be recomputed"
         }
     }
+}
+
+extension Double {
+    /// 2048.0 as "2048", 0.5 as "0.5".
+    fileprivate var formattedPoints: String { self == rounded() ? String(Int(self)) : String(self) }
 }

@@ -75,7 +75,7 @@ import Testing
         var row = try CarouselTable(items: Array(Self.normal.prefix(10)), style: CarouselLayout(itemHeight: 100), windowHeight: 1)
         let before = row.archive()
         let panorama = LayoutItem(id: 998, width: 50_000, height: 1) // 5 million points wide
-        #expect(throws: LayoutError.tooManyWindows(limit: 65_536, windowHeight: 1)) { try row.append([panorama]) }
+        #expect(throws: LayoutError.tooManyWindows(limit: 65_536, windowHeight: 1, carousel: true)) { try row.append([panorama]) }
         let unchanged = row.archive() == before && row.count == 10
         #expect(unchanged, "the carousel as before the refused append")
     }
@@ -100,7 +100,7 @@ import Testing
         default:
             var row = try CarouselTable(style: CarouselLayout(itemHeight: 100), windowHeight: 1)
             row.reserveCapacity(count)
-            #expect(throws: LayoutError.tooManyWindows(limit: 4 * count, windowHeight: 1)) { try row.append(items) }
+            #expect(throws: LayoutError.tooManyWindows(limit: 4 * count, windowHeight: 1, carousel: true)) { try row.append(items) }
         }
     }
 
@@ -108,5 +108,9 @@ import Testing
         #expect(LayoutError.tooManyWindows(limit: 65_536, windowHeight: 2048).description
                 == "the layout would be longer than 65536 pagination windows of 2048 points allow for its items; "
                 + "a smaller width, item or row height, or more columns make it shorter")
+        // A carousel's extent runs along x and is its items' height's doing: width and columns are no advice.
+        #expect(LayoutError.tooManyWindows(limit: 65_536, windowHeight: 375, carousel: true).description
+                == "the carousel would be wider than 65536 pagination windows of 375 points allow for its items; "
+                + "a smaller item height or spacing makes it narrower")
     }
 }

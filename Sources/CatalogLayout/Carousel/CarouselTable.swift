@@ -108,7 +108,7 @@ public struct CarouselTable: Sendable {
         var reach = ids.isEmpty ? style.insets.left : contentRight
         for item in items { reach += style.spacing + item.size.width / item.size.height * style.itemHeight }
         let limit = windowLimit(items: max(count + items.count, plannedCount), lists: 1)
-        guard reach <= windowHeight * Double(limit) else { throw .tooManyWindows(limit: limit, windowHeight: windowHeight) }
+        guard reach <= windowHeight * Double(limit) else { throw .tooManyWindows(limit: limit, windowHeight: windowHeight, carousel: true) }
         let firstChanged = ids.isEmpty ? 0 : Int((xs[count - 1] / windowHeight).rounded(.down))
         var x = ids.isEmpty ? style.insets.left : (contentRight + style.spacing)
         // Geometric growth, as the standard library's, into advised memory.
