@@ -249,23 +249,11 @@ import Testing
         try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
         let library = try Library()
         _ = try library.catalog().importItems(PagerTests.importRows(2_000))
-        let process = Process()
-        process.executableURL = BuiltTool.catalog
-        process.arguments = [command[0], "--db", library.catalogPath] + command.dropFirst()
-        process.standardOutput = try #require(FileHandle(forWritingAtPath: "/dev/full"))
-        let err = Pipe()
-        process.standardError = err
-        try process.run()
-        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 1)
-        #expect(stderr == "Error: cannot write the output: No space left on device\n", "\(stderr)")
+        try expectFullDiskFails([command[0], "--db", library.catalogPath] + command.dropFirst())
     }
 
-    /// Help and the version, which the argument parser prints, fail the same way.
-    @Test(arguments: [["--version"], ["--help"], ["scan", "--help"], ["help", "page"]])
-    func helpThatCannotBeWrittenFailsTheCommand(_ arguments: [String]) throws {
-        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+    /// Runs the binary with stdout on /dev/full: it must fail with the output's error.
+    func expectFullDiskFails(_ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) throws {
         let process = Process()
         process.executableURL = BuiltTool.catalog
         process.arguments = arguments
@@ -275,8 +263,15 @@ import Testing
         try process.run()
         let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        #expect(process.terminationStatus == 1)
-        #expect(stderr == "Error: cannot write the output: No space left on device\n", "\(stderr)")
+        #expect(process.terminationStatus == 1, sourceLocation: sourceLocation)
+        #expect(stderr == "Error: cannot write the output: No space left on device\n", "\(stderr)", sourceLocation: sourceLocation)
+    }
+
+    /// Help and the version, which the argument parser prints, fail the same way.
+    @Test(arguments: [["--version"], ["--help"], ["scan", "--help"], ["help", "page"]])
+    func helpThatCannotBeWrittenFailsTheCommand(_ arguments: [String]) throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        try expectFullDiskFails(arguments)
         // To a pipe they are printed whole, and exit 0.
         let written = try run(arguments)
         #expect(written.status == 0 && written.stderr.isEmpty, "\(written.stderr)")
