@@ -115,6 +115,7 @@ int cip_exif_read(cip_reader *r, uint64_t length, cip_exif *out) {
 
 int cip_exif_read_from(cip_reader *r, const uint8_t *first, size_t first_length, uint64_t length, cip_exif *out) {
     memset(out, 0, sizeof *out);
+    if (first_length > length) return -1; /* more read than the block holds: the caller's mistake */
     size_t cap = length < CIP_EXIF_MAX ? (size_t)length : CIP_EXIF_MAX;
     uint8_t *block = cap > 0 ? malloc(cap) : NULL;
     size_t have = first_length; /* the block's bytes taken from the reader */

@@ -9,6 +9,9 @@
 
 #include <gif_lib.h>
 
+/* Records and extension blocks read before the first frame, at most. */
+#define CIP_GIF_RECORDS 4096
+
 static int read_bytes(GifFileType *gif, GifByteType *dst, int n) {
     cip_reader *r = gif->UserData;
     return n <= 0 ? 0 : (int)cip_reader_read(r, dst, (size_t)n);
@@ -17,10 +20,12 @@ static int read_bytes(GifFileType *gif, GifByteType *dst, int n) {
 /* Grows *width x *height to hold the first frame (its offset and size), as Chromium's,
    Firefox's and libvips' readers do: a screen smaller than its first frame is a writer's
    mistake they show past. Stops at the first record it cannot read, leaving the size as it is,
-   and reads at most 4,096 extension blocks (about 1 MiB) to get there. */
+   and reads at most CIP_GIF_RECORDS records and extension blocks (about 1 MiB) to get there; the
+   thumbnail's decoder keeps to the same bound, so the two agree on the size. */
 static void grow_to_first_frame(GifFileType *gif, uint32_t *width, uint32_t *height) {
     int blocks = 0;
     for (;;) {
+        if (++blocks > CIP_GIF_RECORDS) return;
         GifRecordType record;
         if (DGifGetRecordType(gif, &record) == GIF_ERROR || record == TERMINATE_RECORD_TYPE) return;
         if (record == EXTENSION_RECORD_TYPE) {
@@ -28,7 +33,7 @@ static void grow_to_first_frame(GifFileType *gif, uint32_t *width, uint32_t *hei
             GifByteType *block;
             if (DGifGetExtension(gif, &code, &block) == GIF_ERROR) return;
             while (block != NULL) {
-                if (++blocks > 4096 || DGifGetExtensionNext(gif, &block) == GIF_ERROR) return;
+                if (++blocks > CIP_GIF_RECORDS || DGifGetExtensionNext(gif, &block) == GIF_ERROR) return;
             }
         } else if (record == IMAGE_DESC_RECORD_TYPE) {
             if (DGifGetImageDesc(gif) == GIF_ERROR) return;

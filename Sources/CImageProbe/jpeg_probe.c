@@ -94,9 +94,18 @@ static boolean on_app1(j_decompress_ptr cinfo) {
     return TRUE;
 }
 
-/* A lossless or hierarchical frame (SOF3, SOF5-7, SOF11, SOF13-15), which libjpeg-turbo 2 refuses
-   before it reads the frame header: its size, read here as for any SOF (length, precision,
-   height, width), right after the marker libjpeg stopped at. 1 when the size is there. */
+/* Whether libjpeg stopped at a frame it does not decode but whose header gives the image's size:
+   a lossless frame (SOF3, SOF11; differential SOF5-7 and SOF13-15 come only after a DHP), or a
+   hierarchical JPEG's DHP marker, which declares the full image's size before its first frame
+   (and which libjpeg-turbo 2 meets as an unknown marker). Not JPG (0xC8), a reserved marker. */
+static int is_undecodable_frame(jpeg_probe *p) {
+    int marker = p->err.msg_parm.i[0];
+    return (p->err.msg_code == JERR_SOF_UNSUPPORTED && marker != 0xC8)
+        || (p->err.msg_code == JERR_UNKNOWN_MARKER && marker == 0xDE);
+}
+
+/* That frame's (or DHP's) size, read as for any SOF (length, precision, height, width) right
+   after the marker libjpeg stopped at. 1 when the size is there. */
 static int read_unsupported_sof(jpeg_probe *p) {
     to_reader(p);
     uint8_t sof[7];
@@ -123,7 +132,7 @@ int cip_probe_jpeg(cip_reader *reader, cip_result *out) {
         if (p->fail_status == 0 && (code == JERR_BAD_PRECISION || code == JERR_IMAGE_TOO_BIG)
             && p->cinfo.image_width > 0 && p->cinfo.image_height > 0) {
             status = CIP_OK;
-        } else if (p->fail_status == 0 && code == JERR_SOF_UNSUPPORTED && read_unsupported_sof(p)) {
+        } else if (p->fail_status == 0 && is_undecodable_frame(p) && read_unsupported_sof(p)) {
             status = CIP_OK; /* lossless or hierarchical: its size is read as the format says */
         } else if (p->fail_status == CIP_ERR_TRUNCATED) {
             status = cip_fail(out, CIP_ERR_TRUNCATED, "the file ends inside the JPEG header");

@@ -29,8 +29,9 @@
 #define CIP_EXIF_MAX (256u * 1024u)
 
 /* The largest Exif item of a HEIF file that is read (libheif hands it over whole, where the
-   other formats' blocks are read a part at a time): a block with a large preview image. */
-#define CIP_EXIF_ITEM_MAX (16u * 1024u * 1024u)
+   other formats' blocks are read a part at a time): a block with a large preview image. Past
+   it the date is not read: a scan reads at most this much more for a file. */
+#define CIP_EXIF_ITEM_MAX (1024u * 1024u)
 
 /*
  * A forward-only reader over a file descriptor (pread at an explicit offset, so a skip is

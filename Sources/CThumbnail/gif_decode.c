@@ -12,6 +12,9 @@
 
 #include <gif_lib.h>
 
+/* Records and extension blocks read before the first frame, at most: as the probe reads. */
+#define CTH_GIF_RECORDS 4096
+
 typedef struct {
     const uint8_t *data;
     size_t length;
@@ -53,7 +56,12 @@ int cth_decode_gif(const uint8_t *data, size_t length, cth_decode *request) {
         goto done;
     }
     int transparent = -1;
+    int blocks = 0; /* records and extension blocks before the first frame: the probe's bound */
     for (;;) {
+        if (++blocks > CTH_GIF_RECORDS) {
+            status = cth_fail(out, CTH_ERR_CORRUPT, "a GIF whose first frame comes after more than %d records", CTH_GIF_RECORDS);
+            goto done;
+        }
         GifRecordType record;
         if (DGifGetRecordType(gif, &record) == GIF_ERROR) {
             status = cth_fail(out, gif_status(gif->Error), "a GIF record cannot be read: %s", gif_text(gif->Error));
@@ -75,6 +83,10 @@ int cth_decode_gif(const uint8_t *data, size_t length, cth_decode *request) {
                 if (DGifExtensionToGCB(block[0], block + 1, &control) == GIF_OK) transparent = control.TransparentColor;
             }
             while (block) {
+                if (++blocks > CTH_GIF_RECORDS) {
+                    status = cth_fail(out, CTH_ERR_CORRUPT, "a GIF whose first frame comes after more than %d records", CTH_GIF_RECORDS);
+                    goto done;
+                }
                 if (DGifGetExtensionNext(gif, &block) == GIF_ERROR) {
                     status = cth_fail(out, gif_status(gif->Error), "a GIF extension cannot be read");
                     goto done;

@@ -64,9 +64,13 @@ static int fail_from_libjpeg(jpeg_decoder *d, cth_result *out) {
         return cth_fail(out, CTH_ERR_UNSUPPORTED_KIND, "a %d-bit JPEG: this build of libjpeg-turbo decodes 8-bit JPEGs only",
                         d->cinfo.data_precision);
     case JERR_SOF_UNSUPPORTED:
+        if (d->err.msg_parm.i[0] == 0xc8) break; /* JPG, reserved: not a frame of any kind */
         return cth_fail(out, CTH_ERR_UNSUPPORTED_KIND, "a %s JPEG (SOF%d): this build of libjpeg-turbo does not decode it",
                         d->err.msg_parm.i[0] == 0xc3 || d->err.msg_parm.i[0] == 0xcb ? "lossless" : "hierarchical",
                         d->err.msg_parm.i[0] - 0xc0);
+    case JERR_UNKNOWN_MARKER:
+        if (d->err.msg_parm.i[0] != 0xde) break;
+        return cth_fail(out, CTH_ERR_UNSUPPORTED_KIND, "a hierarchical JPEG (DHP): this build of libjpeg-turbo does not decode it");
     case JERR_IMAGE_TOO_BIG:
         return cth_fail(out, CTH_ERR_TOO_LARGE, "a JPEG of %u x %u pixels: libjpeg decodes at most %ld pixels a side",
                         d->cinfo.image_width, d->cinfo.image_height, (long)JPEG_MAX_DIMENSION);
@@ -78,8 +82,9 @@ static int fail_from_libjpeg(jpeg_decoder *d, cth_result *out) {
     case JERR_NO_IMAGE:
         return cth_fail(out, CTH_ERR_TRUNCATED, "the JPEG data ends before the image does");
     default:
-        return cth_fail(out, CTH_ERR_CORRUPT, "%s", text);
+        break;
     }
+    return cth_fail(out, CTH_ERR_CORRUPT, "%s", text);
 }
 
 int cth_decode_jpeg(const uint8_t *data, size_t length, cth_decode *request) {

@@ -118,12 +118,19 @@ public final class Catalog: Sendable {
         }
     }
 
-    /// Removes the SQLite catalog at `path` and its files if nothing was ever written to it
-    /// (generation 0: another process has not begun to use it meanwhile).
+    /// Removes the SQLite catalog at `path` and its files if nothing was ever written to it,
+    /// under its write lock: another process that has begun to write to it meanwhile (a scan
+    /// or import whose first batch is not committed yet also shows generation 0) holds the
+    /// lock, and the catalog is then left to it.
     static func removeUnwritten(at path: String) {
-        func unwritten() throws(StoreError) -> Bool { try openExisting(at: path).store.generation() == 0 }
-        guard (try? unwritten()) == true else { return }
-        for suffix in SQLiteStore.fileSuffixes { unlink(path + suffix) }
+        func remove() throws(StoreError) {
+            let catalog = try openExisting(at: path)
+            let lock = try catalog.store.lockForWriting()
+            defer { withExtendedLifetime(lock) {} }
+            guard try catalog.store.generation() == 0 else { return }
+            for suffix in SQLiteStore.fileSuffixes { unlink(path + suffix) }
+        }
+        try? remove()
     }
 
     /// Imports rows already parsed, upserted by key in one transaction.

@@ -86,7 +86,8 @@ extension CatalogCommand {
         for argument in arguments {
             if argument == "--" { return nil }
             guard argument.hasPrefix("-"), !argument.hasPrefix("--"), argument != "-h", argument != "-help",
-                  let letter = argument.dropFirst().first, letter.isLetter else { continue }
+                  let letter = argument.dropFirst().first, letter.isLetter,
+                  Double(argument) == nil else { continue } // -inf, -nan: a value, refused by its option
             return "unknown option '\(argument)': catalog's options are long, as --db, but -h; a path that starts with '-' is written ./\(argument), or after --"
         }
         return nil

@@ -327,6 +327,8 @@ import Testing
         // Values that start with '-' are still values.
         let page = try run(["page", "--db", library.catalogPath, "--width", "300", "--offset", "-5"])
         #expect(page.status == 2 && page.stderr.hasPrefix("Error: --offset must be a number of points from 0"), "\(page.stderr)")
+        let infinite = try run(["page", "--db", library.catalogPath, "--width", "300", "--offset", "-inf"])
+        #expect(infinite.status == 2 && infinite.stderr.hasPrefix("Error: --offset must be a number of points from 0"), "\(infinite.stderr)")
         #expect(try run(["-help"]).status == 0)
     }
 

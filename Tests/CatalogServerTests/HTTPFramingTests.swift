@@ -44,6 +44,13 @@ import Testing
         open.send("GET /api/health HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\n\r\n")
         let answer = try open.response()
         #expect(answer.status == 200 && answer.header("Connection") == nil && !open.isClosedByServer)
+
+        // A request the server cannot parse: its 400 still says that the connection closes.
+        let garbage = try RawConnection(port: server.port)
+        garbage.send("GARBAGE\r\n\r\n")
+        let refused = try garbage.response()
+        #expect(refused.status == 400 && refused.header("Connection")?.lowercased() == "close", "\(refused.headers)")
+        #expect(garbage.waitFor(.seconds(10)) { _ in garbage.isClosedByServer })
     }
 
     /// RFC 9112 §3.2: an HTTP/1.1 request without Host, with two, or with a list in one is a 400

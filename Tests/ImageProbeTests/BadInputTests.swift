@@ -112,18 +112,33 @@ import Testing
         #expect(info.pixelWidth == 24 && info.pixelHeight == 16)
     }
 
-    /// Lossless (SOF3, SOF11) and hierarchical (SOF5-7, SOF13-15) frames, which libjpeg-turbo 2
-    /// refuses before it reads their size: read from the frame header as for any SOF (they were
-    /// "corrupt JPEG header: Unsupported JPEG process").
-    @Test(arguments: [UInt8(0xC3), 0xC5, 0xC7, 0xCB, 0xCF])
-    func whenJPEGIsLosslessOrHierarchical_thenItsSizeIsStillReported(_ marker: UInt8) throws {
+    /// Lossless frames (SOF3, SOF11), which libjpeg-turbo 2 refuses before it reads their size:
+    /// read from the frame header as for any SOF (they were "corrupt JPEG header: Unsupported
+    /// JPEG process"). JPG (0xC8), a reserved marker, is no frame and stays an error.
+    @Test(arguments: [UInt8(0xC3), 0xCB])
+    func whenJPEGIsLossless_thenItsSizeIsStillReported(_ marker: UInt8) throws {
         var bytes = ImageBytes.jpeg(try ImageBytes.fixture("baseline.jpg"), height: 300, width: 200)
         let sof = try #require(ImageBytes.markerOffset(bytes, 0xC0))
         bytes[sof + 1] = marker
         let info = try #require(try probe(bytes).get())
         #expect(info.format == .jpeg && info.pixelWidth == 200 && info.pixelHeight == 300)
-        // Cut inside that frame header: truncated, as any.
+        // Cut inside that frame header: an error, as any.
         #expect(throws: (any Error).self) { try probe(Array(bytes.prefix(sof + 6))).get() }
+        bytes[sof + 1] = 0xC8
+        #expect(throws: (any Error).self) { try probe(bytes).get() }
+    }
+
+    /// A hierarchical JPEG: a DHP segment declares the whole image's size before the first
+    /// frame (a differential SOF5 here, of a quarter of it), and libjpeg-turbo 2 stops at it as
+    /// an unknown marker. The size is the DHP's.
+    @Test func whenJPEGIsHierarchical_thenItsSizeIsTheDHPs() throws {
+        var bytes = ImageBytes.jpeg(try ImageBytes.fixture("baseline.jpg"), height: 150, width: 100)
+        let sof = try #require(ImageBytes.markerOffset(bytes, 0xC0))
+        bytes[sof + 1] = 0xC5
+        let dhp = ImageBytes.segment(0xDE, [8] + ImageBytes.be16(300) + ImageBytes.be16(200) + [1, 1, 0x11, 0])
+        bytes.insert(contentsOf: dhp, at: sof)
+        let info = try #require(try probe(bytes).get())
+        #expect(info.format == .jpeg && info.pixelWidth == 200 && info.pixelHeight == 300)
     }
 
     @Test func whenJPEGHeightIsZero_thenDimensionsAreBad() throws {

@@ -105,6 +105,12 @@ import Testing
         #expect(try size(placed) == [36, 17])
         // The screen is still the size when the records cannot be read past it.
         #expect(try size(Array(gif.prefix(frame + 3))) == [26, 14])
+        // Nor is the whole file read for a frame 100,000 empty extensions in: at most 4,096
+        // records, then the screen as it says.
+        var padded = short
+        padded.insert(contentsOf: Array(repeating: [UInt8]([0x21, 0xFE, 0x00]), count: 100_000).joined(), at: frame)
+        let info = try #require(try ImageProbe.probe(bytes: padded))
+        #expect([info.pixelWidth, info.pixelHeight] == [26, 5] && info.bytesRead < 40_000, "\(info.bytesRead) bytes read")
     }
 
     /// Orientation and date at the start of an EXIF block longer than the 256 KiB the parser

@@ -54,12 +54,17 @@ import Thumbnailer
     }
 
     /// Lossless and hierarchical JPEGs, which libjpeg-turbo 2 does not decode: said so by name,
-    /// not "corrupt" (their size is read by the probe, and they are items).
-    @Test(arguments: [(UInt8(0xC3), "a lossless JPEG (SOF3)"), (0xC5, "a hierarchical JPEG (SOF5)"), (0xCB, "a lossless JPEG (SOF11)")])
-    func whenAJPEGIsLosslessOrHierarchical_thenAClearError(_ marker: UInt8, _ kind: String) throws {
+    /// not "corrupt" (their size is read by the probe, and they are items). A hierarchical file
+    /// starts with a DHP segment, where libjpeg stops.
+    @Test(arguments: [(UInt8(0xC3), false, "a lossless JPEG (SOF3)"), (0xCB, false, "a lossless JPEG (SOF11)"),
+                      (0xC5, true, "a hierarchical JPEG (DHP)")])
+    func whenAJPEGIsLosslessOrHierarchical_thenAClearError(_ marker: UInt8, _ hierarchical: Bool, _ kind: String) throws {
         var bytes = try Fixture.bytes("baseline.jpg")
         let sof = try #require(Fixture.jpegMarker(bytes, 0xC0))
         bytes[sof + 1] = marker
+        if hierarchical {
+            bytes.insert(contentsOf: [0xFF, 0xDE, 0, 11, 8, 0, 16, 0, 24, 1, 1, 0x11, 0], at: sof)
+        }
         #expect(failure(bytes) == .unsupportedKind(detail: "\(kind): this build of libjpeg-turbo does not decode it"))
     }
 

@@ -97,6 +97,12 @@ import Thumbnailer
         let moved = try Thumbnailer.decode(bytes: placed)
         #expect((moved.width, moved.height) == (36, 17))
         #expect(moved[0, 0].alpha == 0 && moved[35, 16] == whole[25, 13])
+        // A first frame past 4,096 records is not looked for, as the probe does not look.
+        var padded = short
+        padded.insert(contentsOf: Array(repeating: [UInt8]([0x21, 0xFE, 0x00]), count: 5_000).joined(), at: frame)
+        #expect { _ = try Thumbnailer.decode(bytes: padded) } throws: { error in
+            if case ThumbnailError.corrupt(let detail) = error { detail.contains("4096 records") } else { false }
+        }
     }
 
     /// A grid image whose tiles are derived from itself (a fuzzer's find): libheif 1.15 would

@@ -64,7 +64,9 @@ final class HTTP1Conformance: ChannelDuplexHandler, RemovableChannelHandler {
         switch unwrapOutboundIn(data) {
         case .head(var head) where head.status.code >= 200:
             let request = waiting.isEmpty ? (version: HTTPVersion.http1_1, keepAlive: true) : waiting.removeFirst()
-            var keepAlive = request.keepAlive
+            // A close the response asks for itself (the server's answer to a request it could
+            // not parse, its shutdown) stays one, and is carried out after the response.
+            var keepAlive = request.keepAlive && !head.headers[canonicalForm: "connection"].contains { $0.lowercased() == "close" }
             if request.version.major == 1 && request.version.minor == 0 {
                 head.version = .http1_0
                 // Without a length the body ends where the connection does.

@@ -91,8 +91,11 @@ struct ItemRoutes {
         var status = HTTPResponse.Status.ok
         // If-Range: a range of the file the client has (by its tag, or its exact Last-Modified
         // date), or else the whole new file.
+        // A date is a validator only if it is strong (RFC 9110 §13.1.5): the file last changed
+        // at least a second before now, so that no later change within that second shares it.
         let current = request.headers[.ifRange].map { condition in
-            condition.hasPrefix("\"") ? condition == file.etag : parseHTTPDate(condition) == file.modified
+            condition.hasPrefix("\"") ? condition == file.etag
+                : parseHTTPDate(condition) == file.modified && file.modified < Int64(Date().timeIntervalSince1970) - 1
         } ?? true
         let rangeHeader = current ? request.headers[.range] : nil
         let part: Range<Int64>?
@@ -148,7 +151,7 @@ struct ItemRoutes {
             formatter.dateFormat = format
             if format.contains("-yy ") {
                 // A two-digit year more than 50 years ahead is in the past century (§5.6.7).
-                formatter.twoDigitStartDate = Calendar(identifier: .gregorian).date(byAdding: .year, value: -49, to: Date())
+                formatter.twoDigitStartDate = Calendar(identifier: .gregorian).date(byAdding: .year, value: -50, to: Date())
             }
             if let date = formatter.date(from: words) { return Int64(date.timeIntervalSince1970) }
         }
