@@ -90,9 +90,8 @@ struct ItemRoutes {
         var range = 0..<file.size
         var status = HTTPResponse.Status.ok
         // If-Range: a range of the file the client has (by its tag, or its exact Last-Modified
-        // date), or else the whole new file.
-        // A date is a validator only if it is strong (RFC 9110 §13.1.5): the file last changed
-        // at least a second before now, so that no later change within that second shares it.
+        // date), or else the whole new file. A date counts only if it is strong (RFC 9110
+        // §13.1.5): the file last changed at least a second ago, so no later change shares it.
         let current = request.headers[.ifRange].map { condition in
             condition.hasPrefix("\"") ? condition == file.etag
                 : parseHTTPDate(condition) == file.modified && file.modified < Int64(Date().timeIntervalSince1970) - 1
