@@ -171,6 +171,41 @@ import Testing
         #expect(fifth.facts[ids[rows[6].key]!] == fourth.facts[ids[rows[6].key]!])
     }
 
+    /// A file rewritten within the second of its last write, at the same byte size and pixel
+    /// size but with other pixels: the rescan reads it again and counts it updated, and every
+    /// change set lists it as an update (its thumbnail is another), though nothing else the
+    /// catalog keeps of it changed (Migrations/0017; the dates are whole seconds).
+    @Test(arguments: Backend.allCases)
+    func aFileRewrittenWithinItsSecondIsAnUpdate(_ backend: Backend) throws {
+        let library = try Library(backend)
+        var bytes = try Library.fixture("rgb.png")
+        func write(nanoseconds: Int) throws {
+            let path = try library.write("a.png", bytes)
+            let time = timespec(tv_sec: 1_700_000_000, tv_nsec: nanoseconds)
+            #expect(utimensat(AT_FDCWD, path, [time, time], 0) == 0)
+        }
+        try write(nanoseconds: 100_000_000)
+        try library.write("b.png", try Library.fixture("palette.png"))
+        _ = try library.scan()
+        let catalog = try library.catalog()
+        let before = try Self.snapshot(catalog)
+        bytes[bytes.count - 20] ^= 0xff // in the last IDAT chunk: other pixels, the same size
+        try write(nanoseconds: 600_000_000)
+        let summary = try library.scan()
+        #expect((summary.updated, summary.unchanged) == (1, 1))
+        let after = try Self.snapshot(catalog)
+        #expect(after.facts == before.facts && after.generation == before.generation + 1)
+        let id = try #require(try library.items()[library.path("a.png")]?.id)
+        for order in ItemOrder.allCases {
+            let set = try catalog.changes(ChangeRequest(since: before.generation, order: order))
+            #expect(!set.reload && set.updates.updates.map(\.id) == [id], "\(backend), \(order) order")
+            #expect(set.updates.deletes.isEmpty && set.updates.inserts.isEmpty && set.updates.moves.isEmpty)
+        }
+        // Scanned again unchanged: no generation, no change.
+        #expect(try library.scan().unchanged == 2)
+        #expect(try catalog.generation() == after.generation)
+    }
+
     /// A re-import of many rows, batches at a time (SQLite upserts 64 rows to a statement): rows
     /// whose date stays are written without their date, the rows whose date changed by an update
     /// after them, and a run of batches whose dates all changed by the upsert that sets them.
