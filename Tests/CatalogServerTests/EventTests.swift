@@ -101,6 +101,7 @@ import Testing
             head.send("HEAD /api/events HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
             #expect(head.waitFor { $0.contains("\r\n\r\n") }, "\(head.text)")
             #expect(head.text.hasPrefix("HTTP/1.1 200") && head.text.lowercased().contains("content-type: text/event-stream"), "\(head.text)")
+            #expect(!head.text.lowercased().contains("content-length"), "an endless stream has no length: \(head.text)")
         }
         let clients = try (0..<3).map { _ in try EventClient(address: server.address) }
         for client in clients {

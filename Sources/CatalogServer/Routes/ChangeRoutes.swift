@@ -19,14 +19,16 @@ struct ChangeRoutes {
             return JSONResponse.make(ChangeText.json(set), request: request, generation: set.to)
         }
 
+        // HEAD has no body, so no stream: it takes no place. Its own route, for a stream's
+        // framing (the HEAD made from GET's answer says `Content-Length: 0`: an empty stream).
+        router.head("/api/events") { request, _ -> Response in
+            try Self.refuseParameters(request)
+            return Response(status: .ok, headers: Self.streamHeaders, body: ResponseBody { try await $0.finish(nil) })
+        }
+
         router.get("/api/events") { request, _ -> Response in
-            if let query = request.uri.query, !query.isEmpty {
-                throw APIError(status: 400, message: "/api/events takes no parameters")
-            }
-            let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-store",
-                                       HTTPField.Name("X-Accel-Buffering")!: "no"]
-            // HEAD has no body, so no stream: it takes no place.
-            if request.method == .head { return Response(status: .ok, headers: headers) }
+            try Self.refuseParameters(request)
+            let headers = Self.streamHeaders
             // A place taken now, under the lock that counts streams, so that many requests at
             // once cannot all pass: event streams never take every connection.
             guard let ticket = events.reserve() else {
@@ -63,6 +65,15 @@ struct ChangeRoutes {
                 }
                 try await writer.finish(nil)
             })
+        }
+    }
+
+    static let streamHeaders: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-store",
+                                            HTTPField.Name("X-Accel-Buffering")!: "no"]
+
+    static func refuseParameters(_ request: Request) throws {
+        if let query = request.uri.query, !query.isEmpty {
+            throw APIError(status: 400, message: "/api/events takes no parameters")
         }
     }
 
