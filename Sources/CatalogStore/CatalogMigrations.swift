@@ -22,8 +22,21 @@ package enum CatalogMigrations {
         try migrator.migrate(writer, upTo: identifier)
     }
 
-    /// Applies every migration.
+    /// Applies every migration. Another process may be applying them at the same moment (two
+    /// commands opening an old catalog at once): GRDB reads the applied ones once, so the second
+    /// to reach a migration fails on it (its transaction rolls back, on a UNIQUE constraint of
+    /// `grdb_migrations`, or on a table the first already changed). It then reads them again and
+    /// carries on from there; a failure while no one applied anything is the migration's own.
     package static func migrate(_ writer: some DatabaseWriter) throws {
-        try migrator.migrate(writer)
+        let migrator = migrator
+        while true {
+            let before = try writer.read { try migrator.appliedIdentifiers($0) }
+            do {
+                return try migrator.migrate(writer)
+            } catch {
+                let after = try writer.read { try migrator.appliedIdentifiers($0) }
+                if after == before { throw error }
+            }
+        }
     }
 }

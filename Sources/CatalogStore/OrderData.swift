@@ -292,6 +292,11 @@ enum OrderData {
 
     // MARK: Keeping it
 
+    /// Whether the order data is marked stale (-1: never built, or outdated by a migration).
+    static func isStale(_ db: Database) throws -> Bool {
+        try (Int64.fetchOne(db, sql: "SELECT generation FROM order_data") ?? 0) < 0
+    }
+
     /// Brings the order data to the catalog's generation, inside the caller's write transaction.
     /// Without `force`, only when the order data was fresh before this transaction and the
     /// changes rewrite at most `budget(changed:)` entries; otherwise it is left behind for a forced

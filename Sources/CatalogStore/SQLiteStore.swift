@@ -121,10 +121,16 @@ package final class SQLiteStore: CatalogBackend {
             // Migrate only when needed: a reader opening the catalog during a scan never waits
             // for the scan's write transaction.
             if try !pool.read({ try migrator.hasCompletedMigrations($0) }) {
-                try migrator.migrate(pool)
-                // A migration that changes the order data's format marks it stale: rebuild it
-                // now, once, rather than lay out from item rows until the next scan or import.
+                try CatalogMigrations.migrate(pool)
+            }
+            // A migration that changes the order data's format marks it stale (-1): rebuild it
+            // now, once, rather than lay out from item rows until the next scan or import; and
+            // at any later opening, if the first was cut short after its migrations. Only when
+            // no scan or import holds the catalog (it rebuilds the order data as it ends): an
+            // opening never waits for a writer.
+            if try pool.read({ try OrderData.isStale($0) }), let lease = try? WriteLock(catalogPath: files, wait: false) {
                 try pool.write { db in _ = try Self.unmapped(db) { try OrderData.refresh(db, force: true) } }
+                withExtendedLifetime(lease) {}
             }
             let catalog = {
                 try pool.read { db in

@@ -66,6 +66,12 @@ package final class PostgresStore: CatalogBackend {
                 // A migration that adds or changes the order data leaves it stale: build it now,
                 // once, rather than lay out from item rows until the next scan or import.
                 try store.write { session in try PostgresOrderData.refresh(session, force: true) }
+            } else if try store.connections.withSession({ try $0.value("SELECT generation < 0 FROM order_data", as: Bool.self) ?? false }),
+                      let lease = try? store.lockForWriting() {
+                // Still stale: the opening after the migrations was cut short. Only when no scan
+                // or import holds the catalog (it rebuilds the order data as it ends).
+                try store.write { session in try PostgresOrderData.refresh(session, force: true) }
+                withExtendedLifetime(lease) {}
             }
         }
         if let readLocation {

@@ -243,6 +243,40 @@ import Testing
         try Self.expectCurrent(catalog, "after the import")
     }
 
+    /// An upgrade cut short after its migrations committed (killed, the disk full while the
+    /// order data was rebuilt) leaves the order data marked stale: the next opening rebuilds it,
+    /// unless a scan or import holds the catalog (it rebuilds it as it ends; an opening never
+    /// waits for it).
+    @Test func orderDataLeftStaleByAnUpgradeIsRebuiltAtTheNextOpening() throws {
+        let library = try Library()
+        try Self.makeOldCatalog(library, upTo: CatalogMigrations.identifiers.last!) { db in
+            try db.execute(sql: "UPDATE order_data SET generation = -1")
+        }
+        var writer = Optional(try WriteLock(catalogPath: library.catalogPath, wait: false)) // a scan's
+        #expect(try Self.orderData(try library.catalog(), .date) == nil, "left to the writer")
+        #expect(writer != nil)
+        writer = nil
+        try Self.expectCurrent(try library.catalog(), "the next opening")
+    }
+
+    /// The same on PostgreSQL; and a catalog made by 0003 as it first shipped, whose chunks had
+    /// no section starts (every scan and import then failed on them), gets them from 0010.
+    @Test func aPostgresCatalogWithStaleOrderDataOrChunksWithoutSectionsIsMadeCurrentWhenOpened() throws {
+        let library = try Library(.postgres)
+        _ = try library.catalog().importItems(PagerTests.importRows(2_000))
+        let database = Self.database(library)
+        try TestPostgres.psql(database, "UPDATE order_data SET generation = -1")
+        try Self.expectCurrent(try library.catalog(), "stale")
+        try TestPostgres.psql(database, """
+            ALTER TABLE order_chunks DROP COLUMN month_starts, DROP COLUMN months, DROP COLUMN folder_starts, DROP COLUMN folders;
+            DELETE FROM catalog_migrations WHERE identifier = '0010_order_chunk_sections'
+            """)
+        let catalog = try library.catalog()
+        try Self.expectCurrent(catalog, "the first 0003's")
+        _ = try catalog.importItems([ImportRow(line: 2, key: "new", width: 5, height: 5, orientation: 1, date: "2019-01-01T00:00:00")])
+        try Self.expectCurrent(catalog, "after an import")
+    }
+
     /// A PostgreSQL catalog from before its order data (Migrations/postgres/0003), with items,
     /// gets it built when first opened by this build, and ends with the triggers of a new one
     /// (0005 changes them again).

@@ -1,6 +1,7 @@
 import CatalogModel
 import CatalogStore
 import Foundation
+import Synchronization
 import GRDB
 import Testing
 
@@ -68,6 +69,27 @@ final class TemporaryFolder {
         #expect(try Self.schema(fresh).contains { $0.hasPrefix("table items:") })
         #expect(try Self.schema(upgraded + ".layouts") == Self.schema(fresh + ".layouts"))
         #expect(try Self.schema(fresh + ".layouts").contains { $0.hasPrefix("table layout_segments:") })
+    }
+
+    /// Processes opening an old catalog at the same moment (a scan from cron as a server starts):
+    /// each finds the migrations the others applied and carries on, where the second to reach a
+    /// migration used to fail on it ("UNIQUE constraint failed: grdb_migrations.identifier").
+    @Test func openingsOfAnOldCatalogAtOnceAllSucceed() throws {
+        let folder = try TemporaryFolder()
+        let fresh = try SQLiteStore.open(at: folder.path("fresh.sqlite")).path
+        for round in 0..<8 {
+            let path = folder.path("old\(round).sqlite")
+            let queue = try DatabaseQueue(path: path)
+            try queue.writeWithoutTransaction { try $0.execute(sql: "PRAGMA journal_mode = WAL") }
+            try CatalogMigrations.migrate(queue, upTo: "0009_web_origins")
+            try queue.close()
+            let failures = Mutex<[String]>([])
+            DispatchQueue.concurrentPerform(iterations: 3) { _ in
+                do { _ = try SQLiteStore.open(at: path) } catch { failures.withLock { $0.append("\(error)") } }
+            }
+            #expect(failures.withLock { $0 } == [], "round \(round)")
+            #expect(try Self.schema(path) == Self.schema(fresh))
+        }
     }
 
     /// 0010 rebuilds the files table: every record survives, with its item, and the status
