@@ -1,5 +1,6 @@
 """The gallery at / in Chromium: what a person sees and does, checked against /api/page."""
 import io
+import os
 import random
 import shutil
 import socket
@@ -309,7 +310,9 @@ def test_a_deep_link_on_a_slow_network_still_writes_its_item_into_the_address(br
 def test_grid_and_list_styles_from_the_switcher(browser, server):
     open_gallery(browser, server)
     options = browser.execute_script("return [...document.querySelectorAll('#style option')].map((o) => o.value)")
-    assert options == ["waterfall", "grid", "list", "mixed", "justified", "carousel"], "every style /api/page takes"
+    assert options == ["waterfall", "grid", "list", "mixed", "justified"], "every style /api/page takes but the carousel"
+    # The carousel has a button of its own: the arrow keys passing over a switcher option would open it.
+    assert browser.find_element(By.ID, "open-carousel").is_displayed()
     for style in ("grid", "list", "mixed", "justified"):
         browser.execute_script(f"document.querySelector('#style').value = '{style}'; document.querySelector('#style').dispatchEvent(new Event('change'));")
         wait(browser, f"document.getElementById('plane').dataset.style === '{style}' && {READY}")
@@ -659,15 +662,16 @@ def test_the_carousel_scales_fades_and_snaps_to_centre_an_image(browser, server)
         const tile = [...document.querySelectorAll('.carousel-tile')].find((t) => t.dataset.itemId === document.getElementById('carousel').dataset.centred);
         const r = tile.getBoundingClientRect(), s = document.getElementById('carousel-scroller').getBoundingClientRect();
         return Math.abs(r.left + r.width / 2 - (s.left + s.width / 2)) < 1.5; })()""")
+    centred = browser.execute_script("return document.getElementById('carousel').dataset.centred")
     ActionChains(browser).send_keys(Keys.ESCAPE).perform()
-    wait(browser, "document.getElementById('carousel').hidden && document.activeElement?.closest?.('.tile') !== null")
+    # The focus is back on the gallery's tile of the image that was centred, not the one at its left edge.
+    wait(browser, f"document.getElementById('carousel').hidden && document.activeElement?.closest?.('.tile')?.dataset.itemId === '{centred}'")
 
 
 def test_an_image_edited_in_place_and_a_title_imported_again_are_shown_anew(driver, workspace):
     """The same items at a new generation with other content, at the same places: the edited
     photo's new thumbnail and the imported item's new title are shown, not kept from the
-    generation before (a change set does not list them as updates: the page of the new
-    generation carries them)."""
+    generation before (the page of the new generation carries them)."""
     database = workspace / "edited.sqlite"
     photos = workspace / "edited-photos"
     path = write_photos(photos, 1, seed=21, prefix="edited")[0]
@@ -712,3 +716,110 @@ def test_an_image_edited_in_place_and_a_title_imported_again_are_shown_anew(driv
     finally:
         process.terminate()
         process.wait(timeout=30)
+
+
+def test_the_carousel_is_a_modal_dialog_that_says_its_image_and_opens_it(browser, server):
+    snapshot = open_gallery(browser, server)
+    first = max(visible(snapshot), key=lambda t: t["index"])
+    browser.find_element(By.CSS_SELECTOR, f".tile[data-item-id='{first['id']}']").click()
+    wait(browser, "document.getElementById('viewer').open")
+    ActionChains(browser).send_keys(Keys.ESCAPE).perform()
+    wait(browser, f"!document.getElementById('viewer').open && document.activeElement.dataset.itemId === '{first['id']}'")
+    # The toolbar's button opens it at the focused image.
+    browser.execute_script("document.getElementById('open-carousel').click()")
+    wait(browser, f"!document.getElementById('carousel').hidden && document.getElementById('carousel').dataset.centred === '{first['id']}'")
+    root = browser.find_element(By.ID, "carousel")
+    assert root.get_attribute("role") == "dialog" and root.get_attribute("aria-modal") == "true"
+    assert browser.execute_script("return document.querySelector('.stage').inert && document.querySelector('header.toolbar').inert"), \
+        "the page behind takes neither focus nor clicks"
+    name = api(server, f"/api/items/{first['id']}")
+    expected = name.get("title") or name["path"].rsplit("/", 1)[-1]
+    wait(browser, f"document.getElementById('carousel-status').textContent.startsWith({expected!r} + ', ')")
+    # Tab stays within the dialog (the page behind is inert).
+    for _ in range(4):
+        ActionChains(browser).send_keys(Keys.TAB).perform()
+        assert browser.execute_script("return document.activeElement === document.body || document.getElementById('carousel').contains(document.activeElement)")
+    browser.find_element(By.ID, "carousel-scroller").click()
+    wait(browser, "document.activeElement.id === 'carousel-scroller' && !window.catalogGallery.carousel.animating")
+    centred = browser.execute_script("return document.getElementById('carousel').dataset.centred")
+    ActionChains(browser).send_keys(Keys.ENTER).perform()
+    wait(browser, f"document.getElementById('carousel').hidden && document.getElementById('viewer').open"
+                  f" && document.getElementById('viewer').dataset.itemId === '{centred}'")
+    assert not browser.execute_script("return document.querySelector('.stage').inert"), "the page is live again"
+    ActionChains(browser).send_keys(Keys.ESCAPE).perform()
+    wait(browser, "!document.getElementById('viewer').open")
+
+
+def test_with_reduced_motion_the_carousel_steps_without_gliding(browser, server):
+    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-reduced-motion", "value": "reduce"}]})
+    try:
+        snapshot = open_gallery(browser, server)
+        first = max(visible(snapshot), key=lambda t: t["index"])
+        browser.find_element(By.CSS_SELECTOR, f".tile[data-item-id='{first['id']}']").click()
+        wait(browser, "document.getElementById('viewer').open")
+        browser.find_element(By.ID, "viewer-carousel").click()
+        wait(browser, f"!document.getElementById('carousel').hidden && document.getElementById('carousel').dataset.centred === '{first['id']}'"
+                      " && !window.catalogGallery.carousel.animating")
+        browser.execute_script("""window.carouselPositions = [];
+            document.getElementById('carousel-scroller').addEventListener('scroll', (e) => window.carouselPositions.push(e.target.scrollLeft));""")
+        ActionChains(browser).send_keys(Keys.ARROW_RIGHT).perform()
+        wait(browser, f"document.getElementById('carousel').dataset.centred !== '{first['id']}' && !window.catalogGallery.carousel.animating")
+        positions = browser.execute_script("return window.carouselPositions")
+        assert len(set(positions)) == 1, f"one step, no glide in between: {positions}"
+        ActionChains(browser).send_keys(Keys.ESCAPE).perform()
+        wait(browser, "document.getElementById('carousel').hidden")
+    finally:
+        browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "light"}]})
+
+
+def test_a_focused_image_that_is_removed_hands_its_focus_to_the_next(driver, workspace):
+    database = workspace / "removed-focus.sqlite"
+    photos = workspace / "removed-focus-photos"
+    paths = write_photos(photos, 6, seed=31, prefix="focus")
+    for index, path in enumerate(paths):  # newest first: the order is the files' order
+        os.utime(path, (1_700_000_000 - index * 86_400, 1_700_000_000 - index * 86_400))
+    catalog("scan", "--db", database, photos)
+    port = free_port()
+    process, url = start_server(database, port, workspace / "removed-focus-thumbnails")
+    try:
+        driver.set_window_size(1280, 900)
+        driver.get("about:blank")
+        driver.get(url)
+        wait(driver, READY)
+        driver.find_element(By.ID, "scroller").send_keys(Keys.HOME)
+        wait(driver, "document.activeElement.dataset.index === '0'")
+        ActionChains(driver).send_keys(Keys.ARROW_RIGHT).perform()
+        wait(driver, "document.activeElement.dataset.index === '1'")
+        items = api(url, "/api/items")["items"]
+        removed, following = items[1], items[2]
+        assert driver.execute_script("return document.activeElement.dataset.itemId") == str(removed["id"])
+        generation = int(driver.execute_script("return document.getElementById('plane').dataset.generation"))
+        os.remove(removed["path"])
+        catalog("scan", "--db", database, photos)
+        wait(driver, f"Number(document.getElementById('plane').dataset.generation) > {generation} && {READY}"
+                     f" && document.activeElement.dataset?.itemId === '{following['id']}'", timeout=30,
+             message="the focus moved to the image that took the removed one's place")
+        assert not driver.find_elements(By.CSS_SELECTOR, f".tile[data-item-id='{removed['id']}']"), "no tile of the removed image stays"
+        ActionChains(driver).send_keys(Keys.ARROW_RIGHT).perform()
+        wait(driver, f"document.activeElement.dataset.itemId === '{items[3]['id']}'")
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def test_a_focused_image_is_not_left_under_the_pinned_section_header(browser, server):
+    open_gallery(browser, server, "#sections=month")
+    # An image a little below the top, the view then scrolled so that the pinned header covers its top.
+    index = browser.execute_script("""const g = window.catalogGallery;
+        const item = [...g.tiles.live.values()].map((t) => t.item).filter((i) => i.frame.y > g.scroller.top + 300)
+            .sort((a, b) => a.frame.y - b.frame.y)[0];
+        g.scroller.scrollTo(item.frame.y - 5);
+        g.render();
+        return item.index;""")
+    wait(browser, f"{READY} && !document.getElementById('pinned').hidden")
+    browser.execute_script(f"window.catalogGallery.focusIndex({index})")
+    wait(browser, f"document.activeElement.dataset.index === '{index}'")
+    covered = browser.execute_script("""const g = window.catalogGallery, t = document.activeElement;
+        const frame = g.tiles.tile(Number(t.dataset.itemId)).item.frame;
+        return g.scroller.top + parseFloat(document.getElementById('pinned').style.height) - frame.y;""")
+    assert covered <= 0.5, f"the pinned header covers {covered} points of the focused image"

@@ -39,6 +39,16 @@ def console_errors(driver):
             and "401 (Unauthorized)" not in entry["message"]]  # the session check before signing in
 
 
+def contrast(first, second):
+    """WCAG's contrast ratio of two computed `rgb(...)` colours."""
+    def luminance(colour):
+        channels = [int(part) / 255 for part in colour[colour.index("(") + 1:colour.index(")")].split(",")[:3]]
+        linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+    lighter, darker = sorted((luminance(first), luminance(second)), reverse=True)
+    return (lighter + 0.05) / (darker + 0.05)
+
+
 def sign_in(driver, token):
     field = driver.find_element(By.ID, "sign-in-token")
     field.clear()
@@ -58,6 +68,19 @@ def test_the_gallery_asks_for_a_token_and_keeps_a_strict_http_only_session(drive
     sign_in(driver, "catalog_" + "x" * 43)
     wait(driver, "document.getElementById('sign-in-message').textContent.includes('not valid')", timeout=30)
     assert driver.get_cookies() == [], "no cookie for a wrong token"
+    # The field says it is wrong, and where; the form is the page's main landmark.
+    field = driver.find_element(By.ID, "sign-in-token")
+    assert field.get_attribute("aria-invalid") == "true" and field.get_attribute("aria-describedby") == "sign-in-message"
+    assert driver.execute_script("return document.getElementById('sign-in').closest('main') !== null")
+    # Text and button read at 4.5:1 at least, in both schemes (WCAG 1.4.3).
+    for scheme in ("light", "dark"):
+        driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": scheme}]})
+        colours = driver.execute_script("""const s = (e) => getComputedStyle(e);
+            const button = document.querySelector('#sign-in button'), message = document.getElementById('sign-in-message');
+            return [[s(button).color, s(button).backgroundColor], [s(message).color, s(document.body).backgroundColor]];""")
+        for foreground, background in colours:
+            assert contrast(foreground, background) >= 4.5, f"{scheme}: {foreground} on {background}"
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "light"}]})
 
     sign_in(driver, private["token"])
     wait(driver, READY, timeout=60, message="the gallery after signing in")

@@ -2,7 +2,9 @@
 // style=carousel), each image scaled and faded by its distance to the view's centre (the API's
 // rule: t = min(1, d / falloff), scale = 1 − 0.2 t, alpha = 1 − 0.5 t, the nearest on top), and
 // snapping when a scroll ends so that one image is centred (/api/snap). Opened at the current
-// image from the viewer or the style switcher; Escape, the close button or Back leave it.
+// image from the viewer or the toolbar; Escape, the close button or Back leave it, Enter opens the
+// centred image in the viewer. A modal dialog: the page behind is inert while it is open, and
+// each image centred is announced.
 
 import { api, fileName, isWebAddress } from './api.js';
 import { VirtualScroller } from './scroller.js';
@@ -13,8 +15,12 @@ const MIN_ALPHA = 0.5;
 const SNAP_MS = 220;
 
 export class CarouselView {
-  constructor({ onClose, onShow }) {
+  constructor({ onClose, onShow, onOpen }) {
     this.root = document.getElementById('carousel');
+    this.status = document.getElementById('carousel-status');
+    this.background = [...document.querySelectorAll('body > header, body > .stage')];
+    this.reducedMotion = matchMedia('(prefers-reduced-motion: reduce)');
+    this.onOpen = onOpen;
     this.element = document.getElementById('carousel-scroller');
     this.plane = document.getElementById('carousel-plane');
     this.onClose = onClose;
@@ -40,6 +46,14 @@ export class CarouselView {
     document.getElementById('carousel-close').addEventListener('click', () => this.close());
     this.root.addEventListener('keydown', (event) => {
       if (event.key === 'Escape') { event.preventDefault(); this.close(); }
+      if (event.key === 'Enter' && event.target === this.element) {
+        event.preventDefault();
+        const item = this.centredItem();
+        if (item) {
+          this.close();
+          this.onOpen(item);
+        }
+      }
       if (event.key === 'ArrowRight' || event.key === 'ArrowLeft') {
         event.preventDefault();
         this.step(event.key === 'ArrowRight' ? 1 : -1);
@@ -66,6 +80,8 @@ export class CarouselView {
   /** Opens at item `id`, centred. */
   async open(id, sort) {
     this.root.hidden = false;
+    for (const element of this.background) element.inert = true;
+    this.announced = null;
     this.parameters = this.layoutParameters(sort);
     this.root.style.setProperty('--item-height', `${this.parameters['item-height']}px`);
     this.bands.clear();
@@ -73,6 +89,7 @@ export class CarouselView {
     this.tiles.clear();
     const width = this.element.clientWidth;
     const page = await api.page({ ...this.parameters, width, item: id, height: this.parameters['item-height'] + 16 });
+    this.itemCount = page.itemCount;
     this.scroller.setContentHeight(page.contentWidth, page.viewport.x);
     const item = page.items.find((candidate) => candidate.id === id);
     // Scrolling there is ours: it is not a fling to snap after.
@@ -82,13 +99,24 @@ export class CarouselView {
     this.root.dataset.state = 'open';
     this.element.focus({ preventScroll: true });
     this.render();
+    if (item) this.announce(item);
   }
 
   close() {
     if (!this.isOpen) return;
+    const centred = this.centredItem(); // before it is hidden: hidden, it has no width, and no centre
     this.root.hidden = true;
+    for (const element of this.background) element.inert = false;
     cancelAnimationFrame(this.animation);
-    this.onClose(this.centredItem());
+    this.animating = false;
+    this.onClose(centred);
+  }
+
+  /** Says which image is centred, to a screen reader (once per image). */
+  announce(item) {
+    if (this.announced === item.id) return;
+    this.announced = item.id;
+    this.status.textContent = `${item.title || fileName(item.path)}, ${item.index + 1} of ${this.itemCount ?? '?'}`;
   }
 
   schedule() {
@@ -260,10 +288,14 @@ export class CarouselView {
         this.quietUntil = performance.now() + 200; // the scroll events of the glide's last frames
         this.render();
         const centred = this.centredItem();
-        if (centred) this.onShow(centred);
+        if (centred) {
+          this.onShow(centred);
+          this.announce(centred);
+        }
       }
     };
-    this.animation = requestAnimationFrame(frame);
+    // With reduced motion, the glide is one step: its end at once.
+    this.animation = requestAnimationFrame(this.reducedMotion.matches ? () => frame(start + SNAP_MS) : frame);
   }
 
   /** The next (1) or previous (−1) item to the centred one, centred. */

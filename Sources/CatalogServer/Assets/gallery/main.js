@@ -96,22 +96,26 @@ class Gallery {
       largestThumbnail: Math.max(...configuration.thumbnailSizes),
     });
 
-    for (const style of configuration.styles) this.styleSelect.add(new Option(style[0].toUpperCase() + style.slice(1), style));
+    // The carousel is its own view, sideways, not a style of the gallery: a button opens it (an
+    // option of the switcher would open it as the arrow keys pass over it).
+    for (const style of configuration.styles) {
+      if (style !== 'carousel') this.styleSelect.add(new Option(style[0].toUpperCase() + style.slice(1), style));
+    }
     this.carousel = new CarouselView({
       onClose: (item) => {
-        this.styleSelect.value = this.style;
         if (item) this.focusIndex(item.index);
       },
       onShow: () => {},
+      onOpen: (item) => this.open(item.id),
+    });
+    const carouselButton = document.getElementById('open-carousel');
+    carouselButton.hidden = !configuration.styles.includes('carousel');
+    carouselButton.addEventListener('click', () => {
+      // At the focused image, else the image at the top of the gallery.
+      const id = this.focusedItem()?.id ?? this.topAnchor().id;
+      if (id !== undefined) this.carousel.open(id, this.sort);
     });
     this.styleSelect.addEventListener('change', () => {
-      if (this.styleSelect.value === 'carousel') {
-        // The carousel is its own view, sideways, at the image at the top of the gallery.
-        const anchor = this.topAnchor();
-        this.styleSelect.value = this.style;
-        if (anchor.id !== undefined) this.carousel.open(anchor.id, this.sort);
-        return;
-      }
       this.style = this.styleSelect.value;
       this.relayout(this.topAnchor());
     });
@@ -306,6 +310,7 @@ class Gallery {
     // frames as the bands arrive): no blank flash while a scan writes.
     const sameConfiguration = JSON.stringify(parameters) === JSON.stringify(this.parameters);
     this.parameters = parameters;
+    const newGeneration = this.generation !== null && this.generation !== page.generation;
     this.generation = page.generation;
     this.itemCount = page.itemCount;
     this.bands.reset(parameters, page.generation);
@@ -341,6 +346,33 @@ class Gallery {
     if (this.itemCount === 0) this.setStatus('This catalog is empty: add images with `catalog scan FOLDER` or `catalog import FILE`.', 'empty');
     else this.clearStatus('empty');
     this.render();
+    if (sameConfiguration && newGeneration && focused !== null) this.followFocus(focused);
+  }
+
+  /** After the catalog changed: the focused tile, which stays where it was while off the view,
+   *  goes to its item's new place; if its item is gone, the focus goes to the item now at its
+   *  index (a tile of a removed item would stay, focused, over the item that took its place). */
+  async followFocus(id) {
+    const tile = this.tiles.tile(id);
+    if (!tile) return;
+    const parameters = this.parameters;
+    let item = null;
+    try {
+      item = await this.locate(id);
+    } catch (error) {
+      if (error.status !== 404) return; // not known: it stays as it is
+      item = 'gone';
+    }
+    if (parameters !== this.parameters || this.tiles.focusedID !== id || this.tiles.tile(id) !== tile || !item) return; // overtaken
+    if (item !== 'gone') {
+      this.tiles.update(item, this.scroller.origin, this.itemCount);
+      return;
+    }
+    const index = tile.item.index;
+    const hadFocus = document.activeElement === tile.element;
+    if (hadFocus) this.element.focus({ preventScroll: true });
+    this.tiles.forget(id);
+    if (this.itemCount > 0) this.focusIndex(Math.min(index, this.itemCount - 1), hadFocus, false);
   }
 
   /** How much taller an item gets from layout parameters `from` to `to`: the ratio of their
@@ -530,7 +562,9 @@ class Gallery {
   reveal(frame) {
     const top = this.scroller.top;
     const height = this.scroller.viewportHeight;
-    if (frame.y < top) this.scroller.scrollTo(frame.y - SPACING);
+    // With sections, the pinned header covers the top of the view.
+    const covered = this.sections !== 'none' ? parseFloat(this.labels.pinned.style.height) || 0 : 0;
+    if (frame.y < top + covered) this.scroller.scrollTo(frame.y - covered - SPACING);
     else if (frame.y + frame.height > top + height) this.scroller.scrollTo(Math.min(frame.y - SPACING, frame.y + frame.height - height + SPACING));
   }
 

@@ -17,6 +17,7 @@ export function showSignIn() {
   const field = form.elements.token;
   const message = document.getElementById('sign-in-message');
   document.body.classList.add('signing-in');
+  document.getElementById('sign-in-page').hidden = false;
   form.hidden = false;
   field.focus();
   form.addEventListener('submit', async (event) => {
@@ -24,6 +25,7 @@ export function showSignIn() {
     const button = form.querySelector('button');
     button.disabled = true;
     message.textContent = '';
+    field.removeAttribute('aria-invalid');
     try {
       const response = await fetch('/api/session', {
         method: 'POST',
@@ -37,6 +39,7 @@ export function showSignIn() {
       }
       const body = await response.json().catch(() => null);
       message.textContent = response.status === 401 ? 'That token is not valid.' : (body?.error?.message ?? `${response.status} ${response.statusText}`);
+      if (response.status === 401) field.setAttribute('aria-invalid', 'true');
       field.select();
     } catch {
       message.textContent = 'Cannot reach the catalog server.';

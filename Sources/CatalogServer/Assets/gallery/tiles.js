@@ -71,6 +71,24 @@ export class Tiles {
     return true;
   }
 
+  /** Item `item`'s tile, if it is on the page, at the item's frame and index now. */
+  update(item, origin, itemCount) {
+    const tile = this.live.get(item.id);
+    if (!tile) return;
+    tile.item = item;
+    this.#place(tile, origin, itemCount);
+  }
+
+  /** Takes item `id`'s tile off the page (its item is gone); the focus is no longer its. */
+  forget(id) {
+    const tile = this.live.get(id);
+    if (tile) {
+      this.live.delete(id);
+      this.#release(tile);
+    }
+    if (this.focusedID === id) this.focusedID = null;
+  }
+
   /** Asks again, as the tiles come into view, for the images that failed: the server answers
    *  again after it did not, and what failed meanwhile may well load now. */
   retryFailed() {
