@@ -34,8 +34,7 @@ package enum CatalogMigrations {
             do {
                 return try migrator.migrate(writer)
             } catch {
-                let after = try writer.read { try migrator.appliedIdentifiers($0) }
-                if after == before { throw error }
+                guard let after = try? writer.read({ try migrator.appliedIdentifiers($0) }), after != before else { throw error }
             }
         }
     }

@@ -329,13 +329,22 @@ enum LayoutFile {
     /// catalog's id and generation; it is read again under the file's write lock, since another
     /// process may move the catalog on and store a layout meanwhile. Reads first, so opening a
     /// catalog whose layout file is current writes nothing to it.
+    /// The layout file's migrations applied so far.
+    private static func applied(_ db: Database) throws -> Set<String> {
+        guard try Bool.fetchOne(db, sql: "SELECT count(*) > 0 FROM sqlite_master WHERE name = 'migrations'") ?? false else { return [] }
+        return try Set(String.fetchAll(db, sql: "SELECT identifier FROM migrations"))
+    }
+
+    /// Throws `newerVersion` if a newer build wrote the layout file: checked before the catalog
+    /// beside it is migrated, so that a refused opening leaves both as they were.
+    static func refuseNewer(_ queue: DatabaseQueue, catalogPath: String) throws {
+        let unknown = try queue.read(applied).subtracting(EmbeddedLayoutMigrations.all.map(\.id)).sorted()
+        if !unknown.isEmpty { throw StoreError.newerVersion(path: path(ofCatalog: catalogPath), unknownMigrations: unknown) }
+    }
+
     static func prepare(_ queue: DatabaseQueue, catalogPath: String, catalog: () throws -> (id: String, generation: Int64)) throws {
         let migrations = EmbeddedLayoutMigrations.all
         let known = Set(migrations.map(\.id))
-        func applied(_ db: Database) throws -> Set<String> {
-            guard try Bool.fetchOne(db, sql: "SELECT count(*) > 0 FROM sqlite_master WHERE name = 'migrations'") ?? false else { return [] }
-            return try Set(String.fetchAll(db, sql: "SELECT identifier FROM migrations"))
-        }
         func owned(_ db: Database, by id: String) throws -> Bool {
             try Bool.fetchOne(db, sql: "SELECT (SELECT catalog_id FROM owner LIMIT 1) IS ?", arguments: [id]) ?? false
         }

@@ -116,6 +116,7 @@ package final class SQLiteStore: CatalogBackend {
             }
             let layoutWait = LayoutFile.Wait()
             let layoutQueue = try LayoutFile.open(catalogPath: files, wait: layoutWait) // creates the file the readers attach
+            try LayoutFile.refuseNewer(layoutQueue, catalogPath: files)
             let pool = try DatabasePool(path: path, configuration: configuration)
             let migrator = CatalogMigrations.migrator
             // Migrate only when needed: a reader opening the catalog during a scan never waits
@@ -126,11 +127,12 @@ package final class SQLiteStore: CatalogBackend {
             // A migration that changes the order data's format marks it stale (-1): rebuild it
             // now, once, rather than lay out from item rows until the next scan or import; and
             // at any later opening, if the first was cut short after its migrations. Only when
-            // no scan or import holds the catalog (it rebuilds the order data as it ends): an
-            // opening never waits for a writer.
-            if try pool.read({ try OrderData.isStale($0) }), let lease = try? WriteLock(catalogPath: files, wait: false) {
-                try pool.write { db in _ = try Self.unmapped(db) { try OrderData.refresh(db, force: true) } }
-                withExtendedLifetime(lease) {}
+            // no scan or import holds the catalog (it rebuilds the order data as it ends), and
+            // without holding the writers' lock meanwhile (a scan starting then would be refused
+            // as busy: it waits for this transaction instead). A rebuild that fails (a full disk)
+            // leaves the order data stale and the opening goes on: pages come from item rows.
+            if try pool.read({ try OrderData.isStale($0) }), (try? WriteLock(catalogPath: files, wait: false)) != nil {
+                try? pool.write { db in _ = try Self.unmapped(db) { try OrderData.refresh(db, force: true) } }
             }
             let catalog = {
                 try pool.read { db in
@@ -149,6 +151,8 @@ package final class SQLiteStore: CatalogBackend {
             return SQLiteStore(path: path, filesPath: files, pool: pool, layoutQueue: layoutQueue, layoutWait: layoutWait)
         } catch let error as StoreError {
             throw error
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_FULL {
+            throw .full(path: path, reason: fullReason(path)) // bringing the catalog to this version's schema
         } catch let error as DatabaseError {
             throw .cannotOpen(path: path, reason: unwritable(path) ?? error.message ?? error.description)
         } catch {
@@ -344,10 +348,15 @@ extension SQLiteStore {
     /// The error as a StoreError, a full disk said as one, with the places it may be.
     func wrap(_ error: any Error) -> StoreError {
         if let error = error as? DatabaseError, error.resultCode == .SQLITE_FULL {
-            return .full(path: path, reason: "no room on the disk of the catalog, of its file of stored layouts (\(path).layouts), "
-                + "or of the folder SQLite writes its temporary files in (\(Self.temporaryFolder), $SQLITE_TMPDIR sets another)")
+            return .full(path: path, reason: Self.fullReason(path))
         }
         return StoreError.wrap(error)
+    }
+
+    /// Where a full disk may be, for the catalog at `path`.
+    static func fullReason(_ path: String) -> String {
+        "no room on the disk of the catalog, of its file of stored layouts (\(path).layouts), "
+            + "or of the folder SQLite writes its temporary files in (\(temporaryFolder), $SQLITE_TMPDIR sets another)"
     }
 
     /// Where SQLite writes its temporary files (sorts, big transactions' spill): the first of

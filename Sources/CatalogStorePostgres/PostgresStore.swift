@@ -67,11 +67,12 @@ package final class PostgresStore: CatalogBackend {
                 // once, rather than lay out from item rows until the next scan or import.
                 try store.write { session in try PostgresOrderData.refresh(session, force: true) }
             } else if try store.connections.withSession({ try $0.value("SELECT generation < 0 FROM order_data", as: Bool.self) ?? false }),
-                      let lease = try? store.lockForWriting() {
+                      (try? store.lockForWriting()) != nil {
                 // Still stale: the opening after the migrations was cut short. Only when no scan
-                // or import holds the catalog (it rebuilds the order data as it ends).
-                try store.write { session in try PostgresOrderData.refresh(session, force: true) }
-                withExtendedLifetime(lease) {}
+                // or import holds the catalog (it rebuilds the order data as it ends), without
+                // holding their lock meanwhile, and as far as it can (a role that only reads
+                // cannot): the opening goes on either way.
+                try? store.write { session in try PostgresOrderData.refresh(session, force: true) }
             }
         }
         if let readLocation {

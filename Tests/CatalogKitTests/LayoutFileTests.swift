@@ -407,6 +407,15 @@ import Testing
             guard case StoreError.newerVersion(let path, let unknown) = error else { return false }
             return path == library.layoutFilePath && unknown == ["9999_from_the_future"]
         }
+        // Beside a catalog of an older build, refused before the catalog is migrated: the
+        // refusal's "it was not modified" holds for both files.
+        let last = CatalogMigrations.identifiers.last!
+        try DatabaseQueue(path: library.catalogPath).write { db in
+            try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = ?", arguments: [last])
+        }
+        #expect(throws: StoreError.self) { _ = try library.catalog() }
+        let applied = try DatabaseQueue(path: library.catalogPath).read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") }
+        #expect(!applied.contains(last) && applied.count == CatalogMigrations.identifiers.count - 1, "the catalog was not migrated")
     }
 
     /// A writer that dies mid-commit leaves a hot journal. The pool's readers are read-only and
