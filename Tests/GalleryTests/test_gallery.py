@@ -748,6 +748,20 @@ def test_the_carousel_is_a_modal_dialog_that_says_its_image_and_opens_it(browser
     assert not browser.execute_script("return document.querySelector('.stage').inert"), "the page is live again"
     ActionChains(browser).send_keys(Keys.ESCAPE).perform()
     wait(browser, "!document.getElementById('viewer').open")
+    # Its keys work wherever the focus is (on the body, say).
+    browser.execute_script("document.getElementById('open-carousel').click()")
+    wait(browser, "!document.getElementById('carousel').hidden && document.activeElement.id === 'carousel-scroller'")
+    browser.execute_script("document.activeElement.blur()")
+    ActionChains(browser).send_keys(Keys.ESCAPE).perform()
+    wait(browser, "document.getElementById('carousel').hidden && !document.querySelector('.stage').inert")
+    # Opened at an item that is not there (a stale link): it closes again, and the page is live.
+    browser.execute_async_script("""const done = arguments[arguments.length - 1];
+        window.catalogGallery.carousel.open(987654321, 'date').catch(() => {}).finally(() => done());""")
+    assert browser.execute_script("return document.getElementById('carousel').hidden && !document.querySelector('.stage').inert"), \
+        "no empty modal left over the page"
+    # The 404 of that item is the one console error, and it is expected.
+    errors = [entry["message"] for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
+    assert all("item=987654321" in message and "404" in message for message in errors), errors
 
 
 def test_with_reduced_motion_the_carousel_steps_without_gliding(browser, server):

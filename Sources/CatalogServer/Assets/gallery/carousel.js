@@ -2,7 +2,7 @@
 // style=carousel), each image scaled and faded by its distance to the view's centre (the API's
 // rule: t = min(1, d / falloff), scale = 1 − 0.2 t, alpha = 1 − 0.5 t, the nearest on top), and
 // snapping when a scroll ends so that one image is centred (/api/snap). Opened at the current
-// image from the viewer or the toolbar; Escape, the close button or Back leave it, Enter opens the
+// image from the viewer or the toolbar; Escape or the close button leave it, Enter opens the
 // centred image in the viewer. A modal dialog: the page behind is inert while it is open, and
 // each image centred is announced.
 
@@ -44,7 +44,10 @@ export class CarouselView {
     this.element.addEventListener('scrollend', () => this.scheduleSnap());
     this.element.addEventListener('pointerup', () => this.scheduleSnap());
     document.getElementById('carousel-close').addEventListener('click', () => this.close());
-    this.root.addEventListener('keydown', (event) => {
+    // On the document: the keys work wherever the focus is while it is open (on the body, when
+    // the viewer it was opened from still held the focus as it opened).
+    document.addEventListener('keydown', (event) => {
+      if (!this.isOpen) return;
       if (event.key === 'Escape') { event.preventDefault(); this.close(); }
       if (event.key === 'Enter' && event.target === this.element) {
         event.preventDefault();
@@ -79,6 +82,7 @@ export class CarouselView {
 
   /** Opens at item `id`, centred. */
   async open(id, sort) {
+    this.opener = document.activeElement;
     this.root.hidden = false;
     for (const element of this.background) element.inert = true;
     this.announced = null;
@@ -88,8 +92,17 @@ export class CarouselView {
     for (const tile of this.tiles.values()) tile.remove();
     this.tiles.clear();
     const width = this.element.clientWidth;
-    const page = await api.page({ ...this.parameters, width, item: id, height: this.parameters['item-height'] + 16 });
+    const parameters = this.parameters;
+    let page;
+    try {
+      page = await api.page({ ...parameters, width, item: id, height: parameters['item-height'] + 16 });
+    } catch {
+      if (this.parameters === parameters) this.close(); // the item is gone, or the server: nothing to show
+      return;
+    }
+    if (!this.isOpen || this.parameters !== parameters) return;
     this.itemCount = page.itemCount;
+    this.bands.set('opened', { page }); // what is centred, before the first band arrives
     this.scroller.setContentHeight(page.contentWidth, page.viewport.x);
     const item = page.items.find((candidate) => candidate.id === id);
     // Scrolling there is ours: it is not a fling to snap after.
@@ -110,6 +123,7 @@ export class CarouselView {
     cancelAnimationFrame(this.animation);
     this.animating = false;
     this.onClose(centred);
+    if (!centred && this.opener?.isConnected) this.opener.focus({ preventScroll: true });
   }
 
   /** Says which image is centred, to a screen reader (once per image). */

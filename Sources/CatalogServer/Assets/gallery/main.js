@@ -356,14 +356,19 @@ class Gallery {
     const tile = this.tiles.tile(id);
     if (!tile) return;
     const parameters = this.parameters;
+    const request = this.focusRequest;
     let item = null;
     try {
-      item = await this.locate(id);
+      const page = await api.page({ ...parameters, item: id, height: this.scroller.viewportHeight });
+      // At a newer generation than the one shown: its relayout follows the focus again.
+      if (page.generation !== this.generation) return;
+      item = page.items.find((candidate) => candidate.kind === 'cell' && candidate.id === id);
     } catch (error) {
       if (error.status !== 404) return; // not known: it stays as it is
       item = 'gone';
     }
-    if (parameters !== this.parameters || this.tiles.focusedID !== id || this.tiles.tile(id) !== tile || !item) return; // overtaken
+    // Overtaken: a new layout, or a key that moved the focus meanwhile.
+    if (parameters !== this.parameters || request !== this.focusRequest || this.tiles.focusedID !== id || this.tiles.tile(id) !== tile || !item) return;
     if (item !== 'gone') {
       this.tiles.update(item, this.scroller.origin, this.itemCount);
       return;
@@ -563,7 +568,8 @@ class Gallery {
     const top = this.scroller.top;
     const height = this.scroller.viewportHeight;
     // With sections, the pinned header covers the top of the view.
-    const covered = this.sections !== 'none' ? parseFloat(this.labels.pinned.style.height) || 0 : 0;
+    const pinned = this.labels.pinned;
+    const covered = this.sections !== 'none' && !pinned.hidden ? parseFloat(pinned.style.height) || 0 : 0;
     if (frame.y < top + covered) this.scroller.scrollTo(frame.y - covered - SPACING);
     else if (frame.y + frame.height > top + height) this.scroller.scrollTo(Math.min(frame.y - SPACING, frame.y + frame.height - height + SPACING));
   }

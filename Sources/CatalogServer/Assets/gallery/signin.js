@@ -18,6 +18,8 @@ export function showSignIn() {
   const message = document.getElementById('sign-in-message');
   document.body.classList.add('signing-in');
   document.getElementById('sign-in-page').hidden = false;
+  // The gallery's own main landmark is hidden too, not only undrawn: one main at a time.
+  for (const element of document.querySelectorAll('body > header, body > .stage')) element.hidden = true;
   form.hidden = false;
   field.focus();
   form.addEventListener('submit', async (event) => {
