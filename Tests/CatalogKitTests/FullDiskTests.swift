@@ -7,32 +7,39 @@ import Testing
 /// A catalog on a disk with no room left: a page is still made (its layout not stored), a write
 /// fails saying the disk is full and what was kept, and once there is room again all works.
 @Suite struct FullDiskTests {
-    @Test(.enabled(if: ScannerTests.canMount, "mounting a tmpfs takes root"))
-    func aFullDiskStillGivesPages_andAWriteSaysTheDiskIsFull() throws {
-        let library = try Library()
+    /// A 4 MiB tmpfs in `library`'s folder, unmounted by `body`'s end.
+    static func withSmallDisk(_ library: Library, _ body: (String) throws -> Void) throws {
         let disk = library.root.appendingPathComponent("disk").path
         try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
         try #require(mount("tmpfs", disk, "tmpfs", 0, "size=4m") == 0)
         defer { umount2(disk, Int32(MNT_DETACH)) }
-        let path = disk + "/catalog.sqlite"
-        let catalog = try Catalog.open(at: path)
-        _ = try catalog.importItems(PagerTests.importRows(2000))
-        // Fill the disk to its last byte.
-        let filler = disk + "/filler"
+        try body(disk)
+    }
+
+    /// Fills `disk` to its last byte with the file `filler`.
+    static func fill(_ disk: String, filler: String) throws {
         #expect(FileManager.default.createFile(atPath: filler, contents: nil))
         let handle = try #require(FileHandle(forWritingAtPath: filler))
-        let chunk = Data(count: 64 * 1024)
-        var full = false
-        while !full {
-            do { try handle.write(contentsOf: chunk) } catch { full = true }
-        }
-        for size in [4096, 512, 1] {
+        for size in [64 * 1024, 4096, 512, 1] {
             var room = true
             while room {
                 do { try handle.write(contentsOf: Data(count: size)) } catch { room = false }
             }
         }
         try handle.close()
+    }
+
+    @Test(.enabled(if: ScannerTests.canMount, "mounting a tmpfs takes root"))
+    func aFullDiskStillGivesPages_andAWriteSaysTheDiskIsFull() throws {
+        try Self.withSmallDisk(try Library()) { disk in try Self.stillGivesPages(on: disk) }
+    }
+
+    static func stillGivesPages(on disk: String) throws {
+        let path = disk + "/catalog.sqlite"
+        let catalog = try Catalog.open(at: path)
+        _ = try catalog.importItems(PagerTests.importRows(2000))
+        let filler = disk + "/filler"
+        try Self.fill(disk, filler: filler)
 
         var configuration = LayoutConfiguration(width: 414)
         configuration.columns = 3
@@ -59,11 +66,10 @@ import Testing
     /// SQLite's "database or disk is full"), and leaves it as it was, upgraded once there is room.
     @Test(.enabled(if: ScannerTests.canMount, "mounting a tmpfs takes root"))
     func anUpgradeOnAFullDiskSaysTheDiskIsFull() throws {
-        let library = try Library()
-        let disk = library.root.appendingPathComponent("disk").path
-        try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
-        try #require(mount("tmpfs", disk, "tmpfs", 0, "size=4m") == 0)
-        defer { umount2(disk, Int32(MNT_DETACH)) }
+        try Self.withSmallDisk(try Library()) { disk in try Self.upgrade(on: disk) }
+    }
+
+    static func upgrade(on disk: String) throws {
         let path = disk + "/catalog.sqlite"
         // Open throughout, so that the WAL index exists before the disk fills (SQLite cannot make it on a full disk).
         let old = try DatabaseQueue(path: path)
@@ -79,18 +85,7 @@ import Testing
         }
         try old.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
         let filler = disk + "/filler"
-        func fill() throws {
-            #expect(FileManager.default.createFile(atPath: filler, contents: nil))
-            let handle = try #require(FileHandle(forWritingAtPath: filler))
-            for size in [64 * 1024, 4096, 512, 1] {
-                var room = true
-                while room {
-                    do { try handle.write(contentsOf: Data(count: size)) } catch { room = false }
-                }
-            }
-            try handle.close()
-        }
-        try fill()
+        try Self.fill(disk, filler: filler)
 
         let refused = Result { () throws(StoreError) in try Catalog.open(at: path) }
         guard case .failure(let error) = refused, case .full(let at, let reason) = error else {
@@ -108,7 +103,7 @@ import Testing
         // (The WAL keeps this write: SQLite cannot open a catalog whose WAL is empty, to write
         // its header, on a disk with no byte free.)
         try old.write { db in try db.execute(sql: "UPDATE order_data SET generation = -1") }
-        try fill()
+        try Self.fill(disk, filler: filler)
         let catalog = try Catalog.open(at: path)
         #expect(try catalog.items(order: .path).count == 3000)
         #expect(try catalog.page(PageRequest(configuration: LayoutConfiguration(width: 414), position: .offset(0), height: 900)).items.isEmpty == false, "pages from the item rows")
