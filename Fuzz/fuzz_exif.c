@@ -12,7 +12,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     size_t need = 0;
     if (cip_exif_parse(tiff, total, total, &whole, &need) != CIP_EXIF_DONE || need != 0) __builtin_trap();
     if (whole.orientation < 0 || whole.orientation > 8) __builtin_trap();
-    if (memchr(whole.original, 0, CIP_DATE_LEN) == NULL || memchr(whole.modified, 0, CIP_DATE_LEN) == NULL) __builtin_trap();
+    for (int i = 0; i < CIP_DATES; i++)
+        if (memchr(whole.dates[i].date, 0, CIP_DATE_LEN) == NULL || memchr(whole.dates[i].offset, 0, CIP_OFFSET_LEN) == NULL) __builtin_trap();
     if (split > total) split = total;
     /* A partial parse either finishes with the same answer or asks for more than it had. */
     if (cip_exif_parse(tiff, split, total, &part, &need) == CIP_EXIF_DONE) {

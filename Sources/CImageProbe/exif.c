@@ -1,6 +1,7 @@
 /*
  * A small, bounded EXIF reader: IFD0's Orientation (0x0112) and DateTime (0x0132), and the
- * Exif sub-IFD's DateTimeOriginal (0x9003). Both byte orders. Every offset is checked against
+ * Exif sub-IFD's DateTimeOriginal (0x9003), DateTimeDigitized (0x9004) and their zone offsets
+ * (OffsetTime 0x9010, OffsetTimeOriginal 0x9011, OffsetTimeDigitized 0x9012). Both byte orders. Every offset is checked against
  * the block's length; no pointer is followed more than once; nothing is searched for.
  */
 #include "probe_shared.h"
@@ -13,6 +14,11 @@ enum {
     TAG_DATETIME = 0x0132,
     TAG_EXIF_IFD = 0x8769,
     TAG_DATETIME_ORIGINAL = 0x9003,
+    TAG_DATETIME_DIGITIZED = 0x9004,
+    TAG_OFFSET_TIME = 0x9010,
+    TAG_OFFSET_TIME_ORIGINAL = 0x9011,
+    TAG_OFFSET_TIME_DIGITIZED = 0x9012,
+    EXIF_OFFSET_CHARS = 6,
     TYPE_ASCII = 2,
     TYPE_SHORT = 3,
     TYPE_LONG = 4,
@@ -69,6 +75,23 @@ static void read_date(tiff *t, size_t entry, char dst[CIP_DATE_LEN]) {
     dst[EXIF_DATE_CHARS] = '\0';
 }
 
+/* Copies an EXIF zone offset ("+HH:MM", "-HH:MM") if its shape is right; values are checked in Swift. */
+static void read_offset(tiff *t, size_t entry, char dst[CIP_OFFSET_LEN]) {
+    uint32_t type = tiff_u16(t, entry + 2);
+    uint32_t count = tiff_u32(t, entry + 4);
+    if (type != TYPE_ASCII || count < EXIF_OFFSET_CHARS) return;
+    uint32_t off = tiff_u32(t, entry + 8); /* count > 4: always an offset */
+    if (!tiff_has(t, off, EXIF_OFFSET_CHARS)) return;
+    const char *s = (const char *)t->p + off;
+    static const char shape[] = "sdd:dd";
+    for (int i = 0; i < EXIF_OFFSET_CHARS; i++) {
+        char c = s[i];
+        if (shape[i] == 'd' ? (c < '0' || c > '9') : shape[i] == 's' ? (c != '+' && c != '-') : c != shape[i]) return;
+    }
+    memcpy(dst, s, EXIF_OFFSET_CHARS);
+    dst[EXIF_OFFSET_CHARS] = '\0';
+}
+
 /* Scans one IFD; returns the Exif sub-IFD offset found in it, or 0. */
 static uint32_t scan_ifd(tiff *t, uint32_t ifd, cip_exif *out, int is_ifd0) {
     if (ifd < 8 || !tiff_has(t, ifd, 2)) return 0;
@@ -84,12 +107,20 @@ static uint32_t scan_ifd(tiff *t, uint32_t ifd, cip_exif *out, int is_ifd0) {
                            : type == TYPE_LONG ? tiff_u32(t, entry + 8) : 0;
             if (value >= 1 && value <= 8) out->orientation = (int32_t)value;
         } else if (is_ifd0 && tag == TAG_DATETIME) {
-            read_date(t, entry, out->modified);
+            read_date(t, entry, out->dates[CIP_DATE_MODIFIED].date);
         } else if (is_ifd0 && tag == TAG_EXIF_IFD
                    && (tiff_u16(t, entry + 2) == TYPE_LONG || tiff_u16(t, entry + 2) == TYPE_IFD)) {
             sub = tiff_u32(t, entry + 8);
         } else if (!is_ifd0 && tag == TAG_DATETIME_ORIGINAL) {
-            read_date(t, entry, out->original);
+            read_date(t, entry, out->dates[CIP_DATE_ORIGINAL].date);
+        } else if (!is_ifd0 && tag == TAG_DATETIME_DIGITIZED) {
+            read_date(t, entry, out->dates[CIP_DATE_DIGITIZED].date);
+        } else if (!is_ifd0 && tag == TAG_OFFSET_TIME) {
+            read_offset(t, entry, out->dates[CIP_DATE_MODIFIED].offset);
+        } else if (!is_ifd0 && tag == TAG_OFFSET_TIME_ORIGINAL) {
+            read_offset(t, entry, out->dates[CIP_DATE_ORIGINAL].offset);
+        } else if (!is_ifd0 && tag == TAG_OFFSET_TIME_DIGITIZED) {
+            read_offset(t, entry, out->dates[CIP_DATE_DIGITIZED].offset);
         }
     }
     return sub;
@@ -141,6 +172,5 @@ int cip_exif_read_from(cip_reader *r, const uint8_t *first, size_t first_length,
 
 void cip_exif_apply(const cip_exif *exif, cip_result *out) {
     out->orientation = exif->orientation != 0 ? exif->orientation : 1;
-    const char *date = exif->original[0] != '\0' ? exif->original : exif->modified;
-    memcpy(out->date, date, CIP_DATE_LEN);
+    memcpy(out->dates, exif->dates, sizeof out->dates);
 }

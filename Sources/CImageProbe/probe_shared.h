@@ -70,8 +70,9 @@ void cip_reader_skip(cip_reader *r, uint64_t n);
 /* What the EXIF parser extracts. */
 typedef struct {
     int32_t orientation;         /* 1...8, or 0 when absent */
-    char original[CIP_DATE_LEN]; /* DateTimeOriginal (0x9003), "" when absent */
-    char modified[CIP_DATE_LEN]; /* DateTime (0x0132), "" when absent */
+    cip_date dates[CIP_DATES];   /* DateTimeOriginal (0x9003), DateTimeDigitized (0x9004), DateTime
+                                    (0x0132), with OffsetTimeOriginal, OffsetTimeDigitized and
+                                    OffsetTime (0x9011, 0x9012, 0x9010); "" when absent */
 } cip_exif;
 
 enum { CIP_EXIF_DONE = 0, CIP_EXIF_NEED_MORE = 1 };
@@ -96,7 +97,7 @@ int cip_exif_read(cip_reader *r, uint64_t length, cip_exif *out);
    EXIF chunk's first six, read to tell whether "Exif\0\0" prefixes it); `length` counts them. */
 int cip_exif_read_from(cip_reader *r, const uint8_t *first, size_t first_length, uint64_t length, cip_exif *out);
 
-/* Copies the parsed EXIF fields into a result: orientation (default 1), then the best date. */
+/* Copies the parsed EXIF fields into a result: orientation (default 1), then the dates. */
 void cip_exif_apply(const cip_exif *exif, cip_result *out);
 
 /* Sets out->message (printf style) and returns status. */

@@ -1,7 +1,8 @@
-/// When a photo was taken, as its camera wrote it: a local date and time with no time zone.
+/// When a photo was taken: a date and time with no time zone attached, in UTC when the image
+/// said its zone (an EXIF OffsetTime* tag; `inUTC(offsetMinutes:)`), else as its camera's clock read.
 ///
-/// EXIF dates (`DateTimeOriginal`, `DateTime`) carry no zone, so this is deliberately not a
-/// `Date`: converting would invent one. Dates order chronologically.
+/// Most EXIF dates carry no zone, so this is deliberately not a `Date`: converting would
+/// invent one. Dates order chronologically.
 public struct CaptureDate: Sendable, Hashable, Comparable, CustomStringConvertible {
     public let year: Int
     public let month: Int
@@ -64,6 +65,40 @@ public struct CaptureDate: Sendable, Hashable, Comparable, CustomStringConvertib
             put(second, at: 17, width: 2)
             return 19
         }
+    }
+
+    /// This date, a local time at `offsetMinutes` east of UTC, in UTC (carrying through days,
+    /// months and years); nil when that falls outside years 1 to 9999, or a 60th second
+    /// (a leap second) is not at 23:59 UTC.
+    public func inUTC(offsetMinutes: Int) -> CaptureDate? {
+        var total = ((Self.daysBeforeEpochDay(year, month, day) * 24 + hour) * 60 + minute) - offsetMinutes
+        let minutes = ((total % 1440) + 1440) % 1440
+        total = (total - minutes) / 1440
+        if second == 60 && minutes != 23 * 60 + 59 { return nil }
+        let (y, mo, d) = Self.civil(fromDays: total)
+        return CaptureDate(year: y, month: mo, day: d, hour: minutes / 60, minute: minutes % 60, second: second)
+    }
+
+    /// Days since 1970-01-01 (Howard Hinnant's days_from_civil).
+    static func daysBeforeEpochDay(_ year: Int, _ month: Int, _ day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let doy = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+
+    static func civil(fromDays days: Int) -> (Int, Int, Int) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp + (mp < 10 ? 3 : -9)
+        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
     }
 
     public static func < (lhs: CaptureDate, rhs: CaptureDate) -> Bool {

@@ -80,7 +80,7 @@ public enum ImageProbe {
                 pixelWidth: Int(result.width),
                 pixelHeight: Int(result.height),
                 orientation: ImageOrientation(rawValue: Int(result.orientation)) ?? .up,
-                captureDate: CaptureDate(exif: string(result.date)),
+                captureDate: captureDate(result.dates),
                 byteSize: result.byte_size
             )
             info.bytesRead = result.bytes_read
@@ -100,6 +100,21 @@ public enum ImageProbe {
         default:
             throw .corruptHeader(format, detail: string(result.message))
         }
+    }
+
+    /// The first valid one of DateTimeOriginal, DateTimeDigitized and DateTime (a placeholder
+    /// such as "0000:00:00 00:00:00" or an impossible date gives way to the next), in UTC when
+    /// its OffsetTime* tag says its zone, else as the camera's clock read.
+    private static func captureDate(_ dates: (cip_date, cip_date, cip_date)) -> CaptureDate? {
+        for candidate in [dates.0, dates.1, dates.2] {
+            guard let date = CaptureDate(exif: string(candidate.date)) else { continue }
+            let offset = Array(string(candidate.offset).utf8)
+            guard offset.count == 6, let hours = Int(String(decoding: offset[1..<3], as: UTF8.self)),
+                  let minutes = Int(String(decoding: offset[4..<6], as: UTF8.self)), hours <= 23, minutes <= 59
+            else { return date }
+            return date.inUTC(offsetMinutes: (hours * 60 + minutes) * (offset[0] == UInt8(ascii: "-") ? -1 : 1)) ?? date
+        }
+        return nil
     }
 
     /// A fixed-size C `char` array, up to its first NUL, as a String (invalid UTF-8 repaired).

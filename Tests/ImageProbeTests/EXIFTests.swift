@@ -45,6 +45,45 @@ import Testing
         #expect(try date(TIFFBuilder(bigEndian: true, dateTime: "not a date at all!!")) == nil)
     }
 
+    /// A DateTimeOriginal that is a placeholder or an impossible date gives way to
+    /// DateTimeDigitized, then to DateTime (it gave none, and the file's mtime was used).
+    @Test func anInvalidOriginalDateGivesWayToTheNextValidOne() throws {
+        let base = try ImageBytes.fixture("baseline.jpg")
+        func date(_ tiff: TIFFBuilder) throws -> String? {
+            try ImageProbe.probe(bytes: ImageBytes.jpeg(base, inserting: [ImageBytes.exifSegment(tiff.bytes())]))?.captureDate?.description
+        }
+        for placeholder in ["0000:00:00 00:00:00", "2024:13:45 25:61:61", "2023:02:29 12:00:00"] {
+            #expect(try date(TIFFBuilder(bigEndian: true, dateTime: "2020:01:02 03:04:05", dateTimeOriginal: placeholder)) == "2020-01-02T03:04:05",
+                    "\(placeholder)")
+            #expect(try date(TIFFBuilder(bigEndian: false, dateTime: "2020:01:02 03:04:05", dateTimeOriginal: placeholder,
+                                         subIFDTags: [(0x9004, "2019:05:06 07:08:09")])) == "2019-05-06T07:08:09", "\(placeholder)")
+        }
+        #expect(try date(TIFFBuilder(bigEndian: true, subIFDTags: [(0x9004, "2022:02:02 22:22:22")])) == "2022-02-02T22:22:22",
+                "DateTimeDigitized alone")
+    }
+
+    /// A date with its OffsetTime* tag is stored in UTC, as file times and imported dates are;
+    /// one without stays as the camera's clock read.
+    @Test(arguments: [true, false])
+    func aDateWithItsZoneOffsetIsStoredInUTC(bigEndian: Bool) throws {
+        let base = try ImageBytes.fixture("baseline.jpg")
+        func date(_ tiff: TIFFBuilder) throws -> String? {
+            try ImageProbe.probe(bytes: ImageBytes.jpeg(base, inserting: [ImageBytes.exifSegment(tiff.bytes())]))?.captureDate?.description
+        }
+        #expect(try date(TIFFBuilder(bigEndian: bigEndian, dateTimeOriginal: "2024:01:01 08:30:00", subIFDTags: [(0x9011, "+09:00")]))
+                == "2023-12-31T23:30:00")
+        #expect(try date(TIFFBuilder(bigEndian: bigEndian, dateTimeOriginal: "2024:01:31 18:00:00", subIFDTags: [(0x9011, "-08:00")]))
+                == "2024-02-01T02:00:00")
+        #expect(try date(TIFFBuilder(bigEndian: bigEndian, dateTimeOriginal: "2024:01:31 18:00:00", subIFDTags: [(0x9010, "-08:00")]))
+                == "2024-01-31T18:00:00", "OffsetTime is DateTime's, not the original's")
+        #expect(try date(TIFFBuilder(bigEndian: bigEndian, dateTime: "2024:01:31 18:00:00", subIFDTags: [(0x9010, "+05:30")]))
+                == "2024-01-31T12:30:00")
+        #expect(try date(TIFFBuilder(bigEndian: bigEndian, dateTimeOriginal: "2024:06:01 12:00:00", subIFDTags: [(0x9011, "   :  ")]))
+                == "2024-06-01T12:00:00", "a blank offset: no zone")
+        #expect(try date(TIFFBuilder(bigEndian: bigEndian, dateTimeOriginal: "2024:06:01 12:00:00", subIFDTags: [(0x9011, "+99:00")]))
+                == "2024-06-01T12:00:00", "an impossible offset: no zone")
+    }
+
     @Test func whenOrientationIsOutOfRange_thenItIsUp() throws {
         for value in [0, 9, 255] {
             let tiff = TIFFBuilder(bigEndian: true, orientation: value)

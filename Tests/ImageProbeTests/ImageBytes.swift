@@ -138,16 +138,19 @@ struct TIFFBuilder {
     var dateTime: String?
     var dateTimeOriginal: String?
     var gapBeforeSubIFD = 0
+    /// More ASCII tags of the Exif sub-IFD (DateTimeDigitized 0x9004, OffsetTime* 0x9010...0x9012), after DateTimeOriginal.
+    var subIFDTags: [(tag: Int, value: String)] = []
 
     func bytes() -> [UInt8] {
         func u16(_ v: Int) -> [UInt8] { bigEndian ? ImageBytes.be16(v) : ImageBytes.be16(v).reversed() }
         func u32(_ v: Int) -> [UInt8] { bigEndian ? ImageBytes.be32(v) : ImageBytes.be32(v).reversed() }
         func ascii(_ s: String) -> [UInt8] { Array(s.utf8) + [0] }
-        let entries = [orientation != nil, dateTime != nil, dateTimeOriginal != nil].filter { $0 }.count
+        let subTags = (dateTimeOriginal.map { [(tag: 0x9003, value: $0)] } ?? []) + subIFDTags
+        let entries = [orientation != nil, dateTime != nil, !subTags.isEmpty].filter { $0 }.count
         let dataStart = 8 + 2 + 12 * entries + 4
         let dateTimeOffset = dataStart
         let subIFDOffset = dataStart + (dateTime.map { ascii($0).count } ?? 0) + gapBeforeSubIFD
-        let originalOffset = subIFDOffset + 2 + 12 + 4
+        let subDataStart = subIFDOffset + 2 + 12 * subTags.count + 4
 
         var out = (bigEndian ? Array("MM".utf8) : Array("II".utf8)) + u16(42) + u32(8)
         out += u16(entries)
@@ -156,13 +159,19 @@ struct TIFFBuilder {
             out += orientationType == 3 ? u16(orientation) + [0, 0] : u32(orientation)
         }
         if let dateTime { out += u16(0x0132) + u16(2) + u32(ascii(dateTime).count) + u32(dateTimeOffset) }
-        if dateTimeOriginal != nil { out += u16(0x8769) + u16(Int(exifPointerType)) + u32(1) + u32(subIFDOffset) }
+        if !subTags.isEmpty { out += u16(0x8769) + u16(Int(exifPointerType)) + u32(1) + u32(subIFDOffset) }
         out += u32(0)
         if let dateTime { out += ascii(dateTime) }
-        if let dateTimeOriginal {
+        if !subTags.isEmpty {
             out += [UInt8](repeating: 0xAB, count: gapBeforeSubIFD)
-            out += u16(1) + u16(0x9003) + u16(2) + u32(ascii(dateTimeOriginal).count) + u32(originalOffset) + u32(0)
-            out += ascii(dateTimeOriginal)
+            out += u16(subTags.count)
+            var offset = subDataStart
+            for (tag, value) in subTags {
+                out += u16(tag) + u16(2) + u32(ascii(value).count) + u32(offset)
+                offset += ascii(value).count
+            }
+            out += u32(0)
+            for (_, value) in subTags { out += ascii(value) }
         }
         return out
     }

@@ -48,12 +48,24 @@ typedef enum {
 /** Length of an EXIF date, "YYYY:MM:DD HH:MM:SS", plus its terminator. */
 #define CIP_DATE_LEN 20
 
+/** Length of an EXIF zone offset (OffsetTime*), "+HH:MM", plus its terminator. */
+#define CIP_OFFSET_LEN 7
+
+/** One EXIF date as stored, and the offset from UTC its OffsetTime* tag gives. */
+typedef struct {
+    char date[CIP_DATE_LEN];     /* "YYYY:MM:DD HH:MM:SS" when its shape is right (values unchecked), else "" */
+    char offset[CIP_OFFSET_LEN]; /* "+HH:MM" or "-HH:MM" when its shape is right, else "" */
+} cip_date;
+
+/** The EXIF dates a probe reads, in the order a capture date is taken from the first valid one. */
+enum { CIP_DATE_ORIGINAL = 0, CIP_DATE_DIGITIZED = 1, CIP_DATE_MODIFIED = 2, CIP_DATES = 3 };
+
 typedef struct {
     int32_t format;          /* cip_format; set as soon as the magic bytes match */
     uint32_t width;          /* pixel width as stored */
     uint32_t height;         /* pixel height as stored */
     int32_t orientation;     /* EXIF orientation 1...8; 1 when absent or invalid */
-    char date[CIP_DATE_LEN]; /* DateTimeOriginal, else DateTime; "" when absent */
+    cip_date dates[CIP_DATES]; /* DateTimeOriginal, DateTimeDigitized, DateTime, with their offsets */
     int64_t byte_size;       /* the file's size (or the buffer's length) */
     int64_t bytes_read;      /* bytes the probe actually read: skipped segments are not counted */
     int32_t sys_errno;       /* errno for CIP_ERR_OPEN */

@@ -55,37 +55,8 @@ enum ImportDate {
                 return nil
             }
         }
-        guard index == b.count, CaptureDate(year: year, month: month, day: day, hour: hour, minute: minute, second: second) != nil
+        guard index == b.count, let local = CaptureDate(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
         else { return nil }
-        // To UTC: subtract the offset, carrying through days, months and years.
-        var total = ((daysBeforeEpochDay(year, month, day) * 24 + hour) * 60 + minute) - offsetMinutes
-        let minutes = ((total % 1440) + 1440) % 1440
-        total = (total - minutes) / 1440
-        // A 60th second is a leap second, which only 23:59 UTC has.
-        if second == 60 && minutes != 23 * 60 + 59 { return nil }
-        let (y, mo, d) = civil(fromDays: total)
-        return CaptureDate(year: y, month: mo, day: d, hour: minutes / 60, minute: minutes % 60, second: second)?.description
-    }
-
-    /// Days since 1970-01-01 (Howard Hinnant's days_from_civil).
-    static func daysBeforeEpochDay(_ year: Int, _ month: Int, _ day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
-    }
-
-    static func civil(fromDays days: Int) -> (Int, Int, Int) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp + (mp < 10 ? 3 : -9)
-        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
+        return local.inUTC(offsetMinutes: offsetMinutes)?.description
     }
 }
