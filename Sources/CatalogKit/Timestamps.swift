@@ -8,9 +8,11 @@ import Darwin
 /// ISO 8601 text for the catalog's dates, without Foundation's formatters (a scan formats
 /// one per file).
 enum Timestamps {
-    /// `YYYY-MM-DDTHH:MM:SS` in UTC for seconds since 1970.
+    /// `YYYY-MM-DDTHH:MM:SS` in UTC for seconds since 1970, held to years 1 to 9999 (a file
+    /// time past either end, which some filesystems keep, is the nearest end, not 1970).
     static func iso8601(secondsSince1970 seconds: Int) -> String {
-        var time = time_t(seconds)
+        let first = -62_135_596_800, last = 253_402_300_799 // 0001-01-01T00:00:00, 9999-12-31T23:59:59
+        var time = time_t(min(max(seconds, first), last))
         var parts = tm()
         gmtime_r(&time, &parts)
         let date = CaptureDate(year: Int(parts.tm_year) + 1900, month: Int(parts.tm_mon) + 1, day: Int(parts.tm_mday),

@@ -50,7 +50,7 @@ public enum SectionGrouping: String, Sendable, Hashable, CaseIterable {
     /// `folder` (the caller shows them as a path).
     package func title(key: UInt64) -> String {
         switch self {
-        case .year: key == 0 ? "undated" : String(key)
+        case .year: key == 0 ? "undated" : String(format: "%04d", Int(key)) // "0050", as months are "0050-06"
         case .month: key == 0 ? "undated" : String(format: "%04d-%02d", Int(key / 100), Int(key % 100))
         case .folder: ""
         }

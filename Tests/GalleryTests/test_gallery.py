@@ -1,4 +1,5 @@
 """The gallery at / in Chromium: what a person sees and does, checked against /api/page."""
+import contextlib
 import io
 import os
 import random
@@ -572,6 +573,20 @@ def free_port():
         return probe.getsockname()[1]
 
 
+@contextlib.contextmanager
+def shown(driver, database, thumbnails):
+    """`catalog serve` on `database`, its gallery open in `driver` at 1280 x 900; yields its URL."""
+    process, url = start_server(database, free_port(), thumbnails)
+    try:
+        driver.set_window_size(1280, 900)
+        driver.get("about:blank")
+        driver.get(url)
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
 def start_server(database, port, thumbnails):
     process = subprocess.Popen([str(BINARY), "serve", "--db", str(database), "--port", str(port), "--quiet", "--thumbnail-cache", str(thumbnails)],
                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
@@ -679,12 +694,7 @@ def test_an_image_edited_in_place_and_a_title_imported_again_are_shown_anew(driv
     listing = workspace / "edited.csv"
     listing.write_text("key,width,height,title\npin-edited,300,200,Before\n")
     catalog("import", "--db", database, listing)
-    port = free_port()
-    process, url = start_server(database, port, workspace / "edited-thumbnails")
-    try:
-        driver.set_window_size(1280, 900)
-        driver.get("about:blank")
-        driver.get(url)
+    with shown(driver, database, workspace / "edited-thumbnails") as url:
         wait(driver, f"{READY} && document.getElementById('plane').dataset.pendingImages === '0'")
         items = {item["path"]: item for item in api(url, "/api/items")["items"]}
         photo, pin = items[str(path)]["id"], items["pin-edited"]["id"]
@@ -713,9 +723,6 @@ def test_an_image_edited_in_place_and_a_title_imported_again_are_shown_anew(driv
             context.drawImage(image, 0, 0, 4, 4);
             return [...context.getImageData(1, 1, 1, 1).data];""")
         assert pixel[0] > 150 and pixel[1] < 80 and pixel[2] < 80, f"the red redrawn photo, not the old one: {pixel}"
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
 
 
 def test_the_carousel_is_a_modal_dialog_that_says_its_image_and_opens_it(browser, server):
@@ -774,12 +781,18 @@ def test_with_reduced_motion_the_carousel_steps_without_gliding(browser, server)
         browser.find_element(By.ID, "viewer-carousel").click()
         wait(browser, f"!document.getElementById('carousel').hidden && document.getElementById('carousel').dataset.centred === '{first['id']}'"
                       " && !window.catalogGallery.carousel.animating")
+        # Where the row is at every frame, from before the key to a few frames after the step.
         browser.execute_script("""window.carouselPositions = [];
-            document.getElementById('carousel-scroller').addEventListener('scroll', (e) => window.carouselPositions.push(e.target.scrollLeft));""")
+            const scroller = document.getElementById('carousel-scroller');
+            const sample = () => { window.carouselPositions.push(scroller.scrollLeft); if (window.carouselPositions.length < 100000) requestAnimationFrame(sample); };
+            requestAnimationFrame(sample);""")
+        wait(browser, "window.carouselPositions.length > 2")
         ActionChains(browser).send_keys(Keys.ARROW_RIGHT).perform()
         wait(browser, f"document.getElementById('carousel').dataset.centred !== '{first['id']}' && !window.catalogGallery.carousel.animating")
+        seen = browser.execute_script("return window.carouselPositions.length")
+        wait(browser, f"window.carouselPositions.length > {seen} + 5")
         positions = browser.execute_script("return window.carouselPositions")
-        assert len(set(positions)) == 1, f"one step, no glide in between: {positions}"
+        assert len(set(positions)) == 2, f"from one place to the next, nothing in between: {sorted(set(positions))}"
         ActionChains(browser).send_keys(Keys.ESCAPE).perform()
         wait(browser, "document.getElementById('carousel').hidden")
     finally:
@@ -793,12 +806,7 @@ def test_a_focused_image_that_is_removed_hands_its_focus_to_the_next(driver, wor
     for index, path in enumerate(paths):  # newest first: the order is the files' order
         os.utime(path, (1_700_000_000 - index * 86_400, 1_700_000_000 - index * 86_400))
     catalog("scan", "--db", database, photos)
-    port = free_port()
-    process, url = start_server(database, port, workspace / "removed-focus-thumbnails")
-    try:
-        driver.set_window_size(1280, 900)
-        driver.get("about:blank")
-        driver.get(url)
+    with shown(driver, database, workspace / "removed-focus-thumbnails") as url:
         wait(driver, READY)
         driver.find_element(By.ID, "scroller").send_keys(Keys.HOME)
         wait(driver, "document.activeElement.dataset.index === '0'")
@@ -816,9 +824,6 @@ def test_a_focused_image_that_is_removed_hands_its_focus_to_the_next(driver, wor
         assert not driver.find_elements(By.CSS_SELECTOR, f".tile[data-item-id='{removed['id']}']"), "no tile of the removed image stays"
         ActionChains(driver).send_keys(Keys.ARROW_RIGHT).perform()
         wait(driver, f"document.activeElement.dataset.itemId === '{items[3]['id']}'")
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
 
 
 def test_a_focused_image_is_not_left_under_the_pinned_section_header(browser, server):
@@ -837,3 +842,11 @@ def test_a_focused_image_is_not_left_under_the_pinned_section_header(browser, se
         const frame = g.tiles.tile(Number(t.dataset.itemId)).item.frame;
         return g.scroller.top + parseFloat(document.getElementById('pinned').style.height) - frame.y;""")
     assert covered <= 0.5, f"the pinned header covers {covered} points of the focused image"
+
+
+def test_month_titles_of_early_years_name_those_years(browser, server):
+    open_gallery(browser, server)
+    names = browser.execute_async_script("""const done = arguments[arguments.length - 1];
+        import(document.querySelector('script[type=module]').src.replace('main.js', 'sections.js'))
+            .then((m) => done([m.sectionName('0050-06', 'month'), m.sectionName('0001-01', 'month'), m.sectionName('2024-03', 'month')]));""")
+    assert names == ["June 50", "January 1", "March 2024"], f"not 1950 and 1901: {names}"

@@ -9,7 +9,9 @@ const LABEL_GAP = 22; // pixels between two scrubber labels at least
 export function sectionName(title, grouping) {
   if (grouping === 'month' && /^\d{4}-\d{2}$/.test(title)) {
     const [year, month] = title.split('-').map(Number);
-    return new Date(Date.UTC(year, month - 1, 1)).toLocaleDateString(undefined, { year: 'numeric', month: 'long', timeZone: 'UTC' });
+    const date = new Date(Date.UTC(2000, month - 1, 1));
+    date.setUTCFullYear(year); // Date.UTC takes years 0 to 99 as 1900 to 1999
+    return date.toLocaleDateString(undefined, { year: 'numeric', month: 'long', timeZone: 'UTC' });
   }
   return title || '(no folder)';
 }
