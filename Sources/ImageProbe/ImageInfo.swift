@@ -8,7 +8,8 @@ public struct ImageInfo: Sendable, Hashable {
     public var pixelHeight: Int
     /// The EXIF orientation; `.up` when the file has none or an invalid one.
     public var orientation: ImageOrientation
-    /// `DateTimeOriginal`, else `DateTime`, from the EXIF block; `nil` when absent or invalid.
+    /// The first valid one of `DateTimeOriginal`, `DateTimeDigitized` and `DateTime` from the EXIF
+    /// block, in UTC when its `OffsetTime*` tag gives its zone; `nil` when none is.
     public var captureDate: CaptureDate?
     /// The file's size in bytes.
     public var byteSize: Int64
