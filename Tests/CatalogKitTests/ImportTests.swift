@@ -144,6 +144,11 @@ import Testing
         ("{\"key\":\"a\",\"width\":+1,\"height\":1}\n", 1, "invalid JSON: unexpected \"+1\""),
         ("{\"key\":\"a\",\"width\":1.,\"height\":1}\n", 1, "invalid JSON: unexpected \"1.\""),
         ("{\"key\":nan,\"width\":1,\"height\":1}\n", 1, "invalid JSON: unexpected \"nan\""),
+        // A field the import reads, as a nested value or twice: refused, not skipped or the last taken.
+        ("{\"key\":\"a\",\"width\":1,\"height\":1}\n{\"key\":\"n\",\"width\":10,\"height\":10,\"date\":[\"2024-05-01\"]}\n", 2,
+         "\"date\" is an array: it takes text or a number"),
+        ("{\"key\":\"a\",\"width\":{\"px\":10},\"height\":1}\n", 1, "\"width\" is an object"),
+        ("{\"key\":\"a\",\"width\":1,\"height\":1,\"date\":\"2024-01-01\",\"date\":\"2025-01-01\"}\n", 1, "\"date\" is given twice"),
     ])
     func badNDJSONLinesAreNamedByNumber(_ input: String, line: Int, message: String) {
         guard case .failure(.invalidInput(let badLine, let reason)) = parse(input, .ndjson) else {

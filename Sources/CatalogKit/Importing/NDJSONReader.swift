@@ -1,7 +1,9 @@
 import CatalogModel
 
 /// NDJSON: one JSON object per line. Values become text (numbers as written, booleans as
-/// true/false, null as absent); nested objects and arrays are skipped. Blank lines are skipped.
+/// true/false, null as absent); nested objects and arrays are skipped, except under a field
+/// the import reads (its value would be lost without a word), which is refused, as a field
+/// given twice is. Blank lines are skipped.
 enum NDJSONReader {
     /// Reads a whole input.
     static func read(_ bytes: [UInt8], handle: (Int, (ImportField) -> String?) throws(StoreError) -> Void) throws(StoreError) {
@@ -40,6 +42,9 @@ enum NDJSONReader {
         let end: Int
         let line: Int
 
+        /// The fields the import reads.
+        static let readFields = Set(ImportField.allCases.map(\.name))
+
         func fail(_ reason: String) -> StoreError { .invalidInput(line: line, reason: "invalid JSON: \(reason)") }
 
         mutating func skipSpace() {
@@ -61,6 +66,13 @@ enum NDJSONReader {
                 skipSpace()
                 let name = try string()
                 try expect(58)
+                if Self.readFields.contains(name) {
+                    skipSpace()
+                    if index < end, bytes[index] == 123 || bytes[index] == 91 {
+                        throw .invalidInput(line: line, reason: "\"\(name)\" is \(bytes[index] == 91 ? "an array" : "an object"): it takes text or a number")
+                    }
+                    if fields[name] != nil { throw .invalidInput(line: line, reason: "\"\(name)\" is given twice") }
+                }
                 fields[name] = try value()
                 skipSpace()
                 guard index < end else { throw fail("the object is not closed") }
