@@ -557,38 +557,6 @@ import Testing
         #expect(try library.items().isEmpty)
     }
 
-    /// A disk unmounted while another disk, in another folder, has the device number it had
-    /// (the kernel gives an unmounted disk's number to the next disk mounted: nas1 is
-    /// unmounted, nas2 mounted again and given nas1's number): nas1's files are kept all the
-    /// same. The numbers are set in the catalog, as the kernel would give them.
-    @Test(.enabled(if: canMount, "mounting a tmpfs takes root"))
-    func aDiskWhoseNumberAnotherDiskNowHas_keepsItsFiles() throws {
-        let library = try Library()
-        var mounted: [String] = []
-        defer { for name in mounted { umount(library.path(name)) } }
-        for name in ["nas1", "nas2"] {
-            try FileManager.default.createDirectory(atPath: library.path(name), withIntermediateDirectories: true)
-            try #require(mount("tmpfs", library.path(name), "tmpfs", 0, nil) == 0)
-            mounted.append(name)
-        }
-        try library.write("nas1/a.jpg", Library.fixture("baseline.jpg"))
-        try library.write("nas2/b.png", Library.fixture("rgb.png"))
-        _ = try library.scan()
-        let before = try library.items()
-        try #require(umount(library.path("nas1")) == 0)
-        mounted = ["nas2"]
-        var info = stat()
-        try #require(stat(library.path("nas2"), &info) == 0)
-        try DatabaseQueue(path: library.catalogPath).write { db in
-            try db.execute(sql: "UPDATE files SET device = ? WHERE path = ?", arguments: [Int64(bitPattern: UInt64(info.st_dev)), Data(library.path("nas1/a.jpg").utf8)])
-            try db.execute(sql: "UPDATE files SET device = 999999 WHERE path = ?", arguments: [Data(library.path("nas2/b.png").utf8)])
-        }
-        let summary = try library.scan()
-        #expect(summary.removed == 0, "\(summary)")
-        #expect(summary.problems == ["\(library.path("nas1")): 1 known file on a disk that is not mounted now (an unmounted disk?); kept, not removed"])
-        #expect(try library.items()[library.path("nas1/a.jpg")]?.id == before[library.path("nas1/a.jpg")]?.id)
-    }
-
     @Test(arguments: Backend.allCases) func aMissingRootRemovesNothing_andSaysSo(_ backend: Backend) throws {
         let library = try standardLibrary(backend)
         _ = try library.scan()

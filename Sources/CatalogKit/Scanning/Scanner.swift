@@ -44,10 +44,8 @@ package final class Scanner {
     /// The other known images with content that several have (copies).
     private var knownCopies: [ContentKey: [Int]] = [:]
     private var incompletePrefixes: [Data] = []
-    /// The devices of the folders walked, each with its topmost folders walked (where a disk is
-    /// mounted, a root's first folder): a device number alone does not say a disk is here, as
-    /// an unmounted disk's number goes to the next disk mounted.
-    private var walkedTops: [Int64: [[UInt8]]] = [:]
+    /// The devices of the folders walked.
+    private var walkedDevices: Set<Int64> = []
     private var start = ContinuousClock.now
     private var used = false
     private var progress: ((ScanProgress) -> Void)?
@@ -175,9 +173,9 @@ package final class Scanner {
         let folders: [(path: [UInt8], recursive: Bool)]
         /// Folders given that could not be opened (nothing under them is removed).
         let unreadable: [Data]
-        /// The devices of the nearest folders above those given that are gone, with those
-        /// folders: the disk their files vanished from with them, if it is still mounted.
-        let devicesAbove: [(device: Int64, folder: [UInt8])]
+        /// The devices of the nearest folders above those given that are gone: the disk their
+        /// files vanished from with them, if it is still mounted.
+        let devicesAbove: Set<Int64>
         /// A scan of the whole root, recorded in its row when done.
         let whole: Bool
         /// Its files in `knownFiles`.
@@ -191,7 +189,7 @@ package final class Scanner {
         let absolute = Self.absolute(root)
         var walks: [(fd: Int32, path: [UInt8], recursive: Bool)] = []
         var unreadable: [Data] = []
-        var devicesAbove: [(device: Int64, folder: [UInt8])] = []
+        var devicesAbove: Set<Int64> = []
         if let folders {
             // The root itself gone (its disk unmounted, the folder moved away or replaced): its
             // folders are not gone with their files, only out of reach.
@@ -207,7 +205,7 @@ package final class Scanner {
                 if fd >= 0 {
                     walks.append((fd, folder, recursive))
                 } else if errno == ENOENT || errno == ENOTDIR {
-                    if let above = Self.deviceOfNearestFolder(above: folder) { devicesAbove.append(above) }
+                    if let device = Self.deviceOfNearestFolder(above: folder) { devicesAbove.insert(device) }
                 } else {
                     unreadable.append(Data(folder + [47]))
                     summary.problems.append("\(PathText.display(folder)): \(SystemError.text()); skipped, nothing under it removed")
@@ -248,8 +246,7 @@ package final class Scanner {
         var walked = 0
         defer { for root in roots[walked...] { for walk in root.walks { close(walk.fd) } } } // never handed to a walk
         (knownFiles, knownIndex, seen, knownByInodeIndex, knownByContentIndex, moves, incompletePrefixes) = ([], [:], [], nil, nil, [], [])
-        walkedTops = [:]
-        for root in roots { for above in root.devicesAbove { noteWalked(above.folder, on: above.device) } }
+        walkedDevices = roots.reduce(into: []) { $0.formUnion($1.devicesAbove) }
         for index in roots.indices {
             walked = index + 1
             rootID = roots[index].id
@@ -272,7 +269,7 @@ package final class Scanner {
                     summary.problems.append("\(PathText.display(path)): \(reason); skipped, nothing under it removed")
                 case .folder(let path, let device):
                     folder = path
-                    noteWalked(path, on: device)
+                    walkedDevices.insert(device)
                     if ContinuousClock.now - lastReport > .milliseconds(100) {
                         lastReport = ContinuousClock.now
                         report()
@@ -307,52 +304,34 @@ package final class Scanner {
         seen = Array(repeating: false, count: knownFiles.count)
     }
 
-    /// The nearest folder above `path` that is there, and its device.
-    private static func deviceOfNearestFolder(above path: [UInt8]) -> (device: Int64, folder: [UInt8])? {
+    /// The device of the nearest folder above `path` that is there.
+    private static func deviceOfNearestFolder(above path: [UInt8]) -> Int64? {
         var folder = path
         while let slash = folder.lastIndex(of: 47), slash > 0 {
             folder.removeSubrange(slash...)
             var info = stat()
-            if CPath.with(folder, { stat($0, &info) }) == 0, info.st_mode & S_IFMT == S_IFDIR { return (Int64(bitPattern: UInt64(info.st_dev)), folder) }
+            if CPath.with(folder, { stat($0, &info) }) == 0, info.st_mode & S_IFMT == S_IFDIR { return Int64(bitPattern: UInt64(info.st_dev)) }
         }
         return nil
     }
 
-    /// Notes that `folder` was walked on `device`: it is one of the device's topmost folders
-    /// walked unless one of those holds it already.
-    private func noteWalked(_ folder: [UInt8], on device: Int64) {
-        if walkedTops[device]?.contains(where: { Self.holds($0, folder) }) == true { return }
-        walkedTops[device, default: []].append(folder)
-    }
-
-    /// Whether `path` is `folder` or under it.
-    private static func holds(_ folder: [UInt8], _ path: some Collection<UInt8>) -> Bool {
-        path.count >= folder.count && path.starts(with: folder)
-            && (path.count == folder.count || folder.last == 47 || path[path.index(path.startIndex, offsetBy: folder.count)] == 47)
-    }
-
     /// Keeps the vanished files of disks that are not mounted now: those on a device that no
-    /// folder walked above them is on and no known file was found on at its path. An unmounted
-    /// disk leaves its mount point behind, empty, on the disk above; its files are neither
-    /// removed nor taken for moved elsewhere, and the summary says so. A disk emptied while
-    /// mounted has its folders walked, and a disk that came back under another device number
-    /// has its files found at their paths: their vanished files go as ever. A device walked
-    /// elsewhere only (the unmounted disk's number given to the next disk mounted, in another
-    /// folder) does not make them present.
+    /// folder walked is on and no known file was found on at its path. An unmounted disk leaves
+    /// its mount point behind, empty, on the disk above; its files are neither removed nor taken
+    /// for moved elsewhere, and the summary says so. A disk emptied while mounted has its folders
+    /// walked, and a disk that came back under another device number has its files found at
+    /// their paths: their vanished files go as ever.
     private func keepFilesOfUnmountedDisks(_ roots: inout [Root]) {
         guard seen.contains(false) else { return }
-        var found: Set<Int64> = []
+        var present = walkedDevices
         var last: Int64?
         for (index, file) in knownFiles.enumerated() where seen[index] && file.stat.device != last {
             last = file.stat.device
-            found.insert(file.stat.device)
-        }
-        func present(_ file: KnownFile) -> Bool {
-            found.contains(file.stat.device) || walkedTops[file.stat.device]?.contains { Self.holds($0, file.path) } == true
+            present.insert(file.stat.device)
         }
         for index in roots.indices {
             var kept: [Int64: [Int]] = [:]
-            for position in roots[index].known where !seen[position] && !present(knownFiles[position])
+            for position in roots[index].known where !seen[position] && !present.contains(knownFiles[position].stat.device)
                 && !isUnderUnreadFolder(knownFiles[position].path) {
                 kept[knownFiles[position].stat.device, default: []].append(position)
             }
