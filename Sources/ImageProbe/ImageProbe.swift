@@ -103,8 +103,9 @@ public enum ImageProbe {
     }
 
     /// The first valid one of DateTimeOriginal, DateTimeDigitized and DateTime (a placeholder
-    /// such as "0000:00:00 00:00:00" or an impossible date gives way to the next), in UTC when
-    /// its OffsetTime* tag says its zone, else as the camera's clock read.
+    /// such as "0000:00:00 00:00:00" or an impossible date gives way to the next, as does one
+    /// that its offset puts at an instant UTC never had: a leap second not at 23:59 UTC, a year
+    /// past 9999), in UTC when its OffsetTime* tag says its zone, else as the camera's clock read.
     private static func captureDate(_ dates: (cip_date, cip_date, cip_date)) -> CaptureDate? {
         for candidate in [dates.0, dates.1, dates.2] {
             guard let date = CaptureDate(exif: string(candidate.date)) else { continue }
@@ -112,7 +113,8 @@ public enum ImageProbe {
             guard offset.count == 6, let hours = Int(String(decoding: offset[1..<3], as: UTF8.self)),
                   let minutes = Int(String(decoding: offset[4..<6], as: UTF8.self)), hours <= 23, minutes <= 59
             else { return date }
-            return date.inUTC(offsetMinutes: (hours * 60 + minutes) * (offset[0] == UInt8(ascii: "-") ? -1 : 1)) ?? date
+            guard let utc = date.inUTC(offsetMinutes: (hours * 60 + minutes) * (offset[0] == UInt8(ascii: "-") ? -1 : 1)) else { continue }
+            return utc
         }
         return nil
     }

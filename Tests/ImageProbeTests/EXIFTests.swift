@@ -82,6 +82,12 @@ import Testing
                 == "2024-06-01T12:00:00", "a blank offset: no zone")
         #expect(try date(TIFFBuilder(bigEndian: bigEndian, dateTimeOriginal: "2024:06:01 12:00:00", subIFDTags: [(0x9011, "+99:00")]))
                 == "2024-06-01T12:00:00", "an impossible offset: no zone")
+        // A leap second its offset puts at 22:59:60 UTC, which UTC never had: the next date.
+        #expect(try date(TIFFBuilder(bigEndian: bigEndian, dateTime: "2017:01:01 00:00:05",
+                                     dateTimeOriginal: "2016:12:31 23:59:60", subIFDTags: [(0x9011, "+01:00")]))
+                == "2017-01-01T00:00:05")
+        #expect(try date(TIFFBuilder(bigEndian: bigEndian, dateTimeOriginal: "2016:12:31 23:59:60", subIFDTags: [(0x9011, "+00:00")]))
+                == "2016-12-31T23:59:60", "a leap second UTC had")
     }
 
     @Test func whenOrientationIsOutOfRange_thenItIsUp() throws {
