@@ -643,15 +643,21 @@ def test_images_that_failed_while_the_server_was_away_load_once_it_is_back(drive
         process.wait(timeout=30)
 
 
-def test_the_carousel_scales_fades_and_snaps_to_centre_an_image(browser, server):
+def open_carousel_from_the_viewer(browser, server):
+    """The carousel opened from the viewer of the last image in view (far enough into the order
+    that the row can centre it: the first ones sit at its start), once it is centred; returns it."""
     snapshot = open_gallery(browser, server)
-    # Far enough into the order that the row can centre it (the first ones sit at its start).
     first = max(visible(snapshot), key=lambda t: t["index"])
-    browser.find_element(By.CSS_SELECTOR, f"[data-item-id='{first['id']}']").click()
+    browser.find_element(By.CSS_SELECTOR, f".tile[data-item-id='{first['id']}']").click()
     wait(browser, "document.getElementById('viewer').open")
     browser.find_element(By.ID, "viewer-carousel").click()
     wait(browser, f"!document.getElementById('carousel').hidden && document.getElementById('carousel').dataset.state === 'complete'"
-                  f" && document.getElementById('carousel').dataset.centred === '{first['id']}'")
+                  f" && document.getElementById('carousel').dataset.centred === '{first['id']}' && !window.catalogGallery.carousel.animating")
+    return first
+
+
+def test_the_carousel_scales_fades_and_snaps_to_centre_an_image(browser, server):
+    first = open_carousel_from_the_viewer(browser, server)
     state = browser.execute_script("""
         const root = document.getElementById('carousel');
         const scroller = document.getElementById('carousel-scroller');
@@ -774,13 +780,7 @@ def test_the_carousel_is_a_modal_dialog_that_says_its_image_and_opens_it(browser
 def test_with_reduced_motion_the_carousel_steps_without_gliding(browser, server):
     browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-reduced-motion", "value": "reduce"}]})
     try:
-        snapshot = open_gallery(browser, server)
-        first = max(visible(snapshot), key=lambda t: t["index"])
-        browser.find_element(By.CSS_SELECTOR, f".tile[data-item-id='{first['id']}']").click()
-        wait(browser, "document.getElementById('viewer').open")
-        browser.find_element(By.ID, "viewer-carousel").click()
-        wait(browser, f"!document.getElementById('carousel').hidden && document.getElementById('carousel').dataset.centred === '{first['id']}'"
-                      " && !window.catalogGallery.carousel.animating")
+        first = open_carousel_from_the_viewer(browser, server)
         # Where the row is at every frame, from before the key to a few frames after the step.
         browser.execute_script("""window.carouselPositions = [];
             const scroller = document.getElementById('carousel-scroller');
