@@ -336,9 +336,12 @@ enum LayoutFile {
     }
 
     /// Throws `newerVersion` if a newer build wrote the layout file: checked before the catalog
-    /// beside it is migrated, so that a refused opening leaves both as they were.
+    /// beside it is migrated, so that a refused opening leaves both as they were. A damaged
+    /// file is left to `prepare`, which makes it empty where it is.
     static func refuseNewer(_ queue: DatabaseQueue, catalogPath: String) throws {
-        let unknown = try queue.read(applied).subtracting(EmbeddedLayoutMigrations.all.map(\.id)).sorted()
+        let found: Set<String>
+        do { found = try queue.read(applied) } catch where isDamaged(error) { return }
+        let unknown = found.subtracting(EmbeddedLayoutMigrations.all.map(\.id)).sorted()
         if !unknown.isEmpty { throw StoreError.newerVersion(path: path(ofCatalog: catalogPath), unknownMigrations: unknown) }
     }
 
