@@ -55,14 +55,18 @@ static uint32_t tiff_u32(const tiff *t, size_t off) {
                      : ((uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | (uint32_t)b[3]);
 }
 
+/* An ASCII entry's first `chars` bytes (chars > 4: the value is always at an offset), or NULL
+ * when the entry is of another type, shorter, or not within the block. */
+static const char *ascii_value(tiff *t, size_t entry, uint32_t chars) {
+    if (tiff_u16(t, entry + 2) != TYPE_ASCII || tiff_u32(t, entry + 4) < chars) return NULL;
+    uint32_t off = tiff_u32(t, entry + 8);
+    return tiff_has(t, off, chars) ? (const char *)t->p + off : NULL;
+}
+
 /* Copies an EXIF date ("YYYY:MM:DD HH:MM:SS") if its shape is right; values are checked in Swift. */
 static void read_date(tiff *t, size_t entry, char dst[CIP_DATE_LEN]) {
-    uint32_t type = tiff_u16(t, entry + 2);
-    uint32_t count = tiff_u32(t, entry + 4);
-    if (type != TYPE_ASCII || count < EXIF_DATE_CHARS) return;
-    uint32_t off = tiff_u32(t, entry + 8); /* count > 4: always an offset */
-    if (!tiff_has(t, off, EXIF_DATE_CHARS)) return;
-    const char *s = (const char *)t->p + off;
+    const char *s = ascii_value(t, entry, EXIF_DATE_CHARS);
+    if (s == NULL) return;
     static const char shape[] = "dddd:dd:dd dd:dd:dd";
     for (int i = 0; i < EXIF_DATE_CHARS; i++) {
         char c = s[i];
@@ -77,12 +81,8 @@ static void read_date(tiff *t, size_t entry, char dst[CIP_DATE_LEN]) {
 
 /* Copies an EXIF zone offset ("+HH:MM", "-HH:MM") if its shape is right; values are checked in Swift. */
 static void read_offset(tiff *t, size_t entry, char dst[CIP_OFFSET_LEN]) {
-    uint32_t type = tiff_u16(t, entry + 2);
-    uint32_t count = tiff_u32(t, entry + 4);
-    if (type != TYPE_ASCII || count < EXIF_OFFSET_CHARS) return;
-    uint32_t off = tiff_u32(t, entry + 8); /* count > 4: always an offset */
-    if (!tiff_has(t, off, EXIF_OFFSET_CHARS)) return;
-    const char *s = (const char *)t->p + off;
+    const char *s = ascii_value(t, entry, EXIF_OFFSET_CHARS);
+    if (s == NULL) return;
     static const char shape[] = "sdd:dd";
     for (int i = 0; i < EXIF_OFFSET_CHARS; i++) {
         char c = s[i];
