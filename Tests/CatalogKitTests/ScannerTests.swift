@@ -557,6 +557,122 @@ import Testing
         #expect(try library.items().isEmpty)
     }
 
+    /// Sets the device number the catalog holds for files, as if their disk had had it.
+    static func setDevice(_ library: Library, _ relatives: [String], to device: Int64) throws {
+        for relative in relatives {
+            let path = Data(library.path(relative).utf8)
+            switch library.backend {
+            case .sqlite:
+                try DatabaseQueue(path: library.catalogPath).write { db in
+                    try db.execute(sql: "UPDATE files SET device = ? WHERE path = ?", arguments: [device, path])
+                }
+            case .postgres:
+                let hex = path.map { String(format: "%02x", $0) }.joined()
+                _ = try TestPostgres.psql(OrderDataTests.database(library), "UPDATE files SET device = \(device) WHERE path = '\\x\(hex)'::bytea")
+            }
+        }
+    }
+
+    /// The device number of the disk that holds `path`.
+    static func device(of path: String) throws -> Int64 {
+        var info = stat()
+        try #require(stat(path, &info) == 0)
+        return Int64(bitPattern: UInt64(info.st_dev))
+    }
+
+    /// A disk unmounted while another disk, in another folder, has the number it had (the kernel
+    /// gives an unmounted disk's number to the next disk mounted: nas1 is unmounted, and the
+    /// number nas2 has now was nas1's). The catalog is made to hold that number for nas1's
+    /// files, as the kernel would have given it. nas1's files are kept, at this scan and the
+    /// next, while a file deleted from nas2 goes.
+    @Test(.enabled(if: canMount, "mounting a tmpfs takes root"), arguments: Backend.allCases)
+    func aDiskWhoseNumberAnotherDiskNowHasKeepsItsFiles(_ backend: Backend) throws {
+        let library = try Library(backend)
+        var mounted: [String] = []
+        defer { for name in mounted { umount(library.path(name)) } }
+        for name in ["nas1", "nas2"] {
+            try FileManager.default.createDirectory(atPath: library.path(name), withIntermediateDirectories: true)
+            try #require(mount("tmpfs", library.path(name), "tmpfs", 0, nil) == 0)
+            mounted.append(name)
+        }
+        try library.write("nas1/a.jpg", Library.fixture("baseline.jpg"))
+        try library.write("nas1/trip/c.jpg", Library.fixture("grayscale.jpg"))
+        try library.write("nas2/b.png", Library.fixture("rgb.png"))
+        try library.write("nas2/d.jpg", Library.fixture("progressive.jpg"))
+        _ = try library.scan()
+        let before = try library.items()
+        try #require(umount(library.path("nas1")) == 0)
+        mounted = ["nas2"]
+        try Self.setDevice(library, ["nas1/a.jpg", "nas1/trip/c.jpg"], to: try Self.device(of: library.path("nas2")))
+        try FileManager.default.removeItem(atPath: library.path("nas2/d.jpg"))
+        for round in 1...2 {
+            let summary = try library.scan()
+            #expect((summary.removed, summary.added, summary.moved) == (round == 1 ? 1 : 0, 0, 0), "round \(round): \(summary)")
+            #expect(summary.problems == ["\(library.path("nas1")): 2 known files on a disk that is not mounted now (an unmounted disk?); kept, not removed"],
+                    "round \(round)")
+            let after = try library.items()
+            #expect(Set(after.keys) == Set(before.keys).subtracting([library.path("nas2/d.jpg")]), "round \(round)")
+            for name in ["nas1/a.jpg", "nas1/trip/c.jpg", "nas2/b.png"] { #expect(after[library.path(name)]?.id == before[library.path(name)]?.id) }
+        }
+    }
+
+    /// A disk unmounted and mounted again in another folder, with its number (a USB disk's number
+    /// is its drive's): its files move there with their ids, and a file deleted from it meanwhile
+    /// goes, in a folder of its own too. (The disk is bound to the new folder before it is
+    /// unmounted from the old one: a tmpfs keeps nothing once unmounted.)
+    @Test(.enabled(if: canMount, "mounting a tmpfs takes root"), arguments: Backend.allCases)
+    func aDiskMountedAgainInAnotherFolderMovesItsFiles(_ backend: Backend) throws {
+        let library = try Library(backend)
+        var mounted: [String] = []
+        defer { for name in mounted { umount(library.path(name)) } }
+        for name in ["usb", "usb2"] { try FileManager.default.createDirectory(atPath: library.path(name), withIntermediateDirectories: true) }
+        try #require(mount("tmpfs", library.path("usb"), "tmpfs", 0, nil) == 0)
+        mounted = ["usb"]
+        try library.write("usb/b.png", Library.fixture("rgb.png"))
+        try library.write("usb/trip/c.jpg", Library.fixture("grayscale.jpg"))
+        try library.write("usb/trip/d.jpg", Library.fixture("progressive.jpg"))
+        try library.write("usb/2023/e.jpg", Library.fixture("baseline.jpg"))
+        _ = try library.scan()
+        let before = try library.items()
+        try #require(mount(library.path("usb"), library.path("usb2"), nil, UInt(MS_BIND), nil) == 0)
+        mounted = ["usb", "usb2"]
+        try #require(umount(library.path("usb")) == 0)
+        mounted = ["usb2"]
+        try FileManager.default.removeItem(atPath: library.path("usb2/trip/d.jpg"))
+        try FileManager.default.removeItem(atPath: library.path("usb2/2023"))
+        let summary = try library.scan()
+        #expect((summary.moved, summary.removed, summary.added) == (2, 2, 0), "\(summary)")
+        #expect(summary.problems.isEmpty, "\(summary.problems)")
+        let after = try library.items()
+        #expect(Set(after.keys) == [library.path("usb2/b.png"), library.path("usb2/trip/c.jpg")])
+        #expect(after[library.path("usb2/b.png")]?.id == before[library.path("usb/b.png")]?.id)
+        #expect(after[library.path("usb2/trip/c.jpg")]?.id == before[library.path("usb/trip/c.jpg")]?.id)
+    }
+
+    /// A disk mounted again under another number (the catalog is made to hold another number for
+    /// its files, as if it had had it): its files are found at their paths, and those deleted
+    /// meanwhile go, in folders where none is found too.
+    @Test(.enabled(if: canMount, "mounting a tmpfs takes root"), arguments: Backend.allCases)
+    func aDiskMountedAgainUnderAnotherNumberLosesItsDeletedFiles(_ backend: Backend) throws {
+        let library = try Library(backend)
+        try FileManager.default.createDirectory(atPath: library.path("usb"), withIntermediateDirectories: true)
+        try #require(mount("tmpfs", library.path("usb"), "tmpfs", 0, nil) == 0)
+        defer { umount(library.path("usb")) }
+        try library.write("usb/b.png", Library.fixture("rgb.png"))
+        try library.write("usb/trip/c.jpg", Library.fixture("grayscale.jpg"))
+        try library.write("usb/2023/e.jpg", Library.fixture("baseline.jpg"))
+        _ = try library.scan()
+        let before = try library.items()
+        try Self.setDevice(library, ["usb/b.png", "usb/trip/c.jpg", "usb/2023/e.jpg"], to: 999_999)
+        try FileManager.default.removeItem(atPath: library.path("usb/2023"))
+        let summary = try library.scan()
+        #expect((summary.removed, summary.added) == (1, 0), "\(summary)")
+        #expect(summary.problems.isEmpty, "\(summary.problems)")
+        let after = try library.items()
+        #expect(Set(after.keys) == [library.path("usb/b.png"), library.path("usb/trip/c.jpg")])
+        #expect(after[library.path("usb/trip/c.jpg")]?.id == before[library.path("usb/trip/c.jpg")]?.id)
+    }
+
     @Test(arguments: Backend.allCases) func aMissingRootRemovesNothing_andSaysSo(_ backend: Backend) throws {
         let library = try standardLibrary(backend)
         _ = try library.scan()

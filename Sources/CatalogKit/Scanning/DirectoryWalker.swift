@@ -56,8 +56,8 @@ struct DirectoryWalker {
         case files([File])
         /// A folder that could not be opened or read.
         case unreadable(path: [UInt8], reason: String)
-        /// Entering a folder (for progress), on the device of the disk it is on.
-        case folder(path: [UInt8], device: Int64)
+        /// Entering a folder (for progress).
+        case folder(path: [UInt8])
     }
 
     var includeHidden = false
@@ -80,11 +80,10 @@ struct DirectoryWalker {
     mutating func walk(fd: Int32, path: [UInt8], recursive: Bool = true, handle: (Event) throws -> Void) rethrows {
         var info = stat()
         if fstat(fd, &info) == 0 { visited.insert(DirectoryID(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))) }
-        try walkDirectory(fd: fd, path: path, device: Int64(bitPattern: UInt64(info.st_dev)), recursive: recursive, handle: handle)
+        try walkDirectory(fd: fd, path: path, recursive: recursive, handle: handle)
     }
 
-    private mutating func walkDirectory(fd: Int32, path: [UInt8], device: Int64, recursive: Bool = true,
-                                        handle: (Event) throws -> Void) rethrows {
+    private mutating func walkDirectory(fd: Int32, path: [UInt8], recursive: Bool = true, handle: (Event) throws -> Void) rethrows {
         guard let directory = fdopendir(fd) else {
             let reason = SystemError.text()
             close(fd)
@@ -92,12 +91,12 @@ struct DirectoryWalker {
             return
         }
         defer { closedir(directory) }
-        try handle(.folder(path: path, device: device))
+        try handle(.folder(path: path))
         let dfd = dirfd(directory)
         var prefix = Data(path)
         if prefix.last != 47 { prefix.append(47) } // "/"
         var files: [File] = []
-        var folders: [(name: [CChar], device: Int64)] = []
+        var folders: [[CChar]] = []
         var folder: Folder? // made at the folder's first file
         // An entry that is listed but cannot be looked at, for another reason than its being
         // gone since (or, through a followed link, dangling or looping) (a folder that may be
@@ -150,7 +149,7 @@ struct DirectoryWalker {
                 }
             case S_IFDIR:
                 if recursive, visited.insert(DirectoryID(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))).inserted {
-                    folders.append((Array(UnsafeBufferPointer(start: name, count: length + 1)), Int64(bitPattern: UInt64(info.st_dev))))
+                    folders.append(Array(UnsafeBufferPointer(start: name, count: length + 1)))
                 }
             default:
                 continue // FIFOs, sockets, devices: never opened
@@ -160,7 +159,7 @@ struct DirectoryWalker {
         // The folder's copy of its handle now lives only as long as its batches: not held through
         // the walk of its subfolders, one more handle per level of depth.
         (files, folder) = ([], nil)
-        for (name, device) in folders {
+        for name in folders {
             let childPath = join(path, Array(name.dropLast()))
             let flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK | (followSymlinks ? 0 : O_NOFOLLOW)
             let child = openat(dfd, name, flags)
@@ -168,7 +167,7 @@ struct DirectoryWalker {
                 try handle(.unreadable(path: childPath, reason: SystemError.text()))
                 continue
             }
-            try walkDirectory(fd: child, path: childPath, device: device, handle: handle)
+            try walkDirectory(fd: child, path: childPath, handle: handle)
         }
     }
 

@@ -44,8 +44,10 @@ package final class Scanner {
     /// The other known images with content that several have (copies).
     private var knownCopies: [ContentKey: [Int]] = [:]
     private var incompletePrefixes: [Data] = []
-    /// The devices of the folders walked.
-    private var walkedDevices: Set<Int64> = []
+    /// Known files found with another device number at their paths, or moved by their inode:
+    /// where their disks are mounted now (the other known files of those disks that vanished
+    /// were deleted, not left on an unmounted disk).
+    private var found: [DiskPresence.Found] = []
     private var start = ContinuousClock.now
     private var used = false
     private var progress: ((ScanProgress) -> Void)?
@@ -173,9 +175,6 @@ package final class Scanner {
         let folders: [(path: [UInt8], recursive: Bool)]
         /// Folders given that could not be opened (nothing under them is removed).
         let unreadable: [Data]
-        /// The devices of the nearest folders above those given that are gone: the disk their
-        /// files vanished from with them, if it is still mounted.
-        let devicesAbove: Set<Int64>
         /// A scan of the whole root, recorded in its row when done.
         let whole: Bool
         /// Its files in `knownFiles`.
@@ -189,7 +188,6 @@ package final class Scanner {
         let absolute = Self.absolute(root)
         var walks: [(fd: Int32, path: [UInt8], recursive: Bool)] = []
         var unreadable: [Data] = []
-        var devicesAbove: Set<Int64> = []
         if let folders {
             // The root itself gone (its disk unmounted, the folder moved away or replaced): its
             // folders are not gone with their files, only out of reach.
@@ -204,9 +202,7 @@ package final class Scanner {
                 let fd = CPath.with(folder) { open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK) }
                 if fd >= 0 {
                     walks.append((fd, folder, recursive))
-                } else if errno == ENOENT || errno == ENOTDIR {
-                    if let device = Self.deviceOfNearestFolder(above: folder) { devicesAbove.insert(device) }
-                } else {
+                } else if errno != ENOENT && errno != ENOTDIR { // gone: its files vanished
                     unreadable.append(Data(folder + [47]))
                     summary.problems.append("\(PathText.display(folder)): \(SystemError.text()); skipped, nothing under it removed")
                 }
@@ -233,7 +229,7 @@ package final class Scanner {
             for walk in walks { close(walk.fd) } // opened above; the walk would have closed them
             throw error
         }
-        return Root(id: id, walks: walks, folders: folders ?? [(rootPath, true)], unreadable: unreadable, devicesAbove: devicesAbove,
+        return Root(id: id, walks: walks, folders: folders ?? [(rootPath, true)], unreadable: unreadable,
                     whole: folders == nil)
     }
 
@@ -246,7 +242,7 @@ package final class Scanner {
         var walked = 0
         defer { for root in roots[walked...] { for walk in root.walks { close(walk.fd) } } } // never handed to a walk
         (knownFiles, knownIndex, seen, knownByInodeIndex, knownByContentIndex, moves, incompletePrefixes) = ([], [:], [], nil, nil, [], [])
-        walkedDevices = roots.reduce(into: []) { $0.formUnion($1.devicesAbove) }
+        found = []
         for index in roots.indices {
             walked = index + 1
             rootID = roots[index].id
@@ -267,9 +263,8 @@ package final class Scanner {
                 case .unreadable(let path, let reason):
                     incompletePrefixes.append(Data(path + [47]))
                     summary.problems.append("\(PathText.display(path)): \(reason); skipped, nothing under it removed")
-                case .folder(let path, let device):
+                case .folder(let path):
                     folder = path
-                    walkedDevices.insert(device)
                     if ContinuousClock.now - lastReport > .milliseconds(100) {
                         lastReport = ContinuousClock.now
                         report()
@@ -280,8 +275,9 @@ package final class Scanner {
             roots[index].complete = incompletePrefixes.count == before
         }
         try flush(wait: true)
+        try resolveMoves(byContent: false)
         keepFilesOfUnmountedDisks(&roots)
-        try resolveMoves()
+        try resolveMoves(byContent: true)
         try removeVanished()
         for root in roots where root.whole { try store.finishScan(rootID: root.id, complete: root.complete) }
     }
@@ -304,35 +300,20 @@ package final class Scanner {
         seen = Array(repeating: false, count: knownFiles.count)
     }
 
-    /// The device of the nearest folder above `path` that is there.
-    private static func deviceOfNearestFolder(above path: [UInt8]) -> Int64? {
-        var folder = path
-        while let slash = folder.lastIndex(of: 47), slash > 0 {
-            folder.removeSubrange(slash...)
-            var info = stat()
-            if CPath.with(folder, { stat($0, &info) }) == 0, info.st_mode & S_IFMT == S_IFDIR { return Int64(bitPattern: UInt64(info.st_dev)) }
-        }
-        return nil
-    }
-
-    /// Keeps the vanished files of disks that are not mounted now: those on a device that no
-    /// folder walked is on and no known file was found on at its path. An unmounted disk leaves
-    /// its mount point behind, empty, on the disk above; its files are neither removed nor taken
-    /// for moved elsewhere, and the summary says so. A disk emptied while mounted has its folders
-    /// walked, and a disk that came back under another device number has its files found at
-    /// their paths: their vanished files go as ever.
+    /// Keeps the vanished files of disks that are not mounted now where they were (`DiskPresence`
+    /// says which). An unmounted disk leaves its mount point behind, empty, on the disk above;
+    /// its files are neither removed nor taken for copied elsewhere, and the summary says so. A
+    /// disk emptied while mounted has its folders there, and a disk that came back under another
+    /// device number, or in another folder, has files found at their paths or moved by their
+    /// inode (matched before this): their vanished files go as ever.
     private func keepFilesOfUnmountedDisks(_ roots: inout [Root]) {
         guard seen.contains(false) else { return }
-        var present = walkedDevices
-        var last: Int64?
-        for (index, file) in knownFiles.enumerated() where seen[index] && file.stat.device != last {
-            last = file.stat.device
-            present.insert(file.stat.device)
-        }
+        var disks = DiskPresence(followSymlinks: options.followSymlinks, found: found)
+        found = []
         for index in roots.indices {
             var kept: [Int64: [Int]] = [:]
-            for position in roots[index].known where !seen[position] && !present.contains(knownFiles[position].stat.device)
-                && !isUnderUnreadFolder(knownFiles[position].path) {
+            for position in roots[index].known where !seen[position] && !isUnderUnreadFolder(knownFiles[position].path)
+                && !disks.isPresent(device: knownFiles[position].stat.device, path: knownFiles[position].path) {
                 kept[knownFiles[position].stat.device, default: []].append(position)
             }
             guard !kept.isEmpty else { continue }
@@ -438,6 +419,7 @@ package final class Scanner {
                     summary.unchanged += 1
                 } else {
                     toProbe.append((file, stat, knownFiles[index]))
+                    if knownFiles[index].stat.device != stat.device { noteFoundOnAnotherNumber(knownFiles[index], nameLength: file.nameLength) }
                 }
             } else if let renamed = knownByInode(stat)?.filter({ !seen[$0] && knownFiles[$0].itemID != nil && knownFiles[$0].stat == stat }),
                       !renamed.isEmpty {
@@ -486,6 +468,16 @@ package final class Scanner {
         if pending.count >= options.batchSize { try flush(wait: false) }
     }
 
+    /// A known file at its path on a disk with another number (mounted again and given a new
+    /// one): one file a folder tells where the disk is.
+    private func noteFoundOnAnotherNumber(_ file: KnownFile, nameLength: Int) {
+        let folder = file.path.prefix(file.path.count - nameLength)
+        if let last = found.last, last.device == file.stat.device, last.new.starts(with: folder), !last.new.dropFirst(folder.count).contains(47) {
+            return
+        }
+        found.append((file.stat.device, file.path, file.path))
+    }
+
     private func report() {
         progress?(ScanProgress(files: summary.files, committedFiles: writer.committedFiles + summary.moved, elapsedSeconds: Timestamps.seconds(since: start),
                                folder: folder))
@@ -509,11 +501,12 @@ package final class Scanner {
     }
 
     /// Moves: a move if the old path vanished (the first of them, for a file met by its
-    /// content), else (a hard link, a copy) a new file. Renames (by inode) are matched before
-    /// copies (by content), so a copy never takes a renamed file's item. The moves go to the
-    /// store a batch at a time, each one transaction that moves the generation once, with what
-    /// changed in the moved files.
-    private func resolveMoves() throws(StoreError) {
+    /// content), else (a hard link, a copy) a new file. Renames (by inode, `byContent: false`)
+    /// are matched first, so a copy never takes a renamed file's item, and before the files of
+    /// unmounted disks are kept, so a disk mounted again in another folder moves its files; then
+    /// copies (by content: never of a kept file). The moves go to the store a batch at a time,
+    /// each one transaction that moves the generation once, with what changed in the moved files.
+    private func resolveMoves(byContent: Bool) throws(StoreError) {
         var batch: [FileMove] = []
         var changes: [FileChange?] = []
         func write() throws(StoreError) {
@@ -531,30 +524,29 @@ package final class Scanner {
             if options.reportEveryBatch { report() }
             if pending.count >= options.batchSize { try flush(wait: false) }
         }
-        for byContent in [false, true] {
-            for (path, root, candidates, change, matchedByContent) in moves where matchedByContent == byContent {
-                // Not one under a folder this scan could not read: it may well be there still.
-                if let index = candidates.first(where: { !seen[$0] && !isUnderUnreadFolder(knownFiles[$0].path) }) {
-                    seen[index] = true
-                    let old = knownFiles[index]
-                    var move = FileMove(from: old.path, to: path, itemID: old.itemID, rootID: root, stat: change?.stat,
-                                        fingerprint: change?.fingerprint)
-                    var rest: FileChange?
-                    switch change?.outcome {
-                    case .image(let facts)?: move.facts = facts
-                    case nil: break
-                    default: rest = change.map { var updated = $0; updated.itemID = old.itemID; return updated }
-                    }
-                    batch.append(move)
-                    changes.append(rest)
-                    if batch.count >= options.batchSize { try write() }
-                } else {
-                    if let change { try queue(change, rootID: root) } else { try queue(try probe(path: path), rootID: root) }
+        for (path, root, candidates, change, matchedByContent) in moves where matchedByContent == byContent {
+            // Not one under a folder this scan could not read: it may well be there still.
+            if let index = candidates.first(where: { !seen[$0] && !isUnderUnreadFolder(knownFiles[$0].path) }) {
+                seen[index] = true
+                let old = knownFiles[index]
+                if !byContent { found.append((old.stat.device, old.path, path)) } // its disk is where it is now
+                var move = FileMove(from: old.path, to: path, itemID: old.itemID, rootID: root, stat: change?.stat,
+                                    fingerprint: change?.fingerprint)
+                var rest: FileChange?
+                switch change?.outcome {
+                case .image(let facts)?: move.facts = facts
+                case nil: break
+                default: rest = change.map { var updated = $0; updated.itemID = old.itemID; return updated }
                 }
+                batch.append(move)
+                changes.append(rest)
+                if batch.count >= options.batchSize { try write() }
+            } else {
+                if let change { try queue(change, rootID: root) } else { try queue(try probe(path: path), rootID: root) }
             }
         }
         if !batch.isEmpty { try write() }
-        moves = []
+        if byContent { moves = [] }
         try flush(wait: true)
     }
 
