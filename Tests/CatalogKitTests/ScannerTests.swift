@@ -573,6 +573,20 @@ import Testing
         }
     }
 
+    /// Sets the inode number the catalog holds for a file.
+    static func setFile(_ library: Library, _ relative: String, inode: Int64) throws {
+        let path = Data(library.path(relative).utf8)
+        switch library.backend {
+        case .sqlite:
+            try DatabaseQueue(path: library.catalogPath).write { db in
+                try db.execute(sql: "UPDATE files SET inode = ? WHERE path = ?", arguments: [inode, path])
+            }
+        case .postgres:
+            let hex = path.map { String(format: "%02x", $0) }.joined()
+            _ = try TestPostgres.psql(OrderDataTests.database(library), "UPDATE files SET inode = \(inode) WHERE path = '\\x\(hex)'::bytea")
+        }
+    }
+
     /// The device number of the disk that holds `path`.
     static func device(of path: String) throws -> Int64 {
         var info = stat()
@@ -614,7 +628,132 @@ import Testing
             #expect(Set(after.keys) == Set(before.keys).subtracting([library.path("nas2/d.jpg")]), "round \(round)")
             for name in ["nas1/a.jpg", "nas1/trip/c.jpg", "nas2/b.png"] { #expect(after[library.path(name)]?.id == before[library.path(name)]?.id) }
         }
+        // A rename on nas2 into a folder named as nas2 is (the paths end alike: nas2/b.png) moves
+        // that file alone.
+        try FileManager.default.createDirectory(atPath: library.path("nas2/nas2"), withIntermediateDirectories: true)
+        try FileManager.default.moveItem(atPath: library.path("nas2/b.png"), toPath: library.path("nas2/nas2/b.png"))
+        let renamed = try library.scan()
+        #expect((renamed.removed, renamed.added, renamed.moved) == (0, 0, 1), "\(renamed)")
+        #expect(try library.items()[library.path("nas1/a.jpg")]?.id == before[library.path("nas1/a.jpg")]?.id)
+        // A copy of nas1's c.jpg on nas2 that the file system gave c.jpg's inode (a fresh file
+        // system filled in the same order does): a new item, c.jpg's kept.
+        try library.write("nas2/copy.jpg", Library.fixture("grayscale.jpg"))
+        var info = stat()
+        try #require(stat(library.path("nas2/copy.jpg"), &info) == 0)
+        try Self.setFile(library, "nas1/trip/c.jpg", inode: Int64(bitPattern: UInt64(info.st_ino)))
+        let copied = try library.scan()
+        #expect((copied.removed, copied.added, copied.moved) == (0, 1, 0), "\(copied)")
+        #expect(try library.items()[library.path("nas1/trip/c.jpg")]?.id == before[library.path("nas1/trip/c.jpg")]?.id)
     }
+
+    /// A disk unmounted from a folder that then gets a file at one of the disk's paths (a backup
+    /// job writing into the empty mount point): another file, on another disk, which says nothing
+    /// of the unmounted disk; its other files are kept.
+    @Test(.enabled(if: canMount, "mounting a tmpfs takes root"), arguments: Backend.allCases)
+    func aFileWrittenIntoAnUnmountedDisksFolderLeavesItsFilesKept(_ backend: Backend) throws {
+        let library = try Library(backend)
+        try FileManager.default.createDirectory(atPath: library.path("usb"), withIntermediateDirectories: true)
+        try #require(mount("tmpfs", library.path("usb"), "tmpfs", 0, nil) == 0)
+        var mounted = true
+        defer { if mounted { umount(library.path("usb")) } }
+        try library.write("usb/x.png", Library.fixture("rgb.png"))
+        try library.write("usb/y.jpg", Library.fixture("baseline.jpg"))
+        try library.write("usb/sub/z.jpg", Library.fixture("grayscale.jpg"))
+        _ = try library.scan()
+        let before = try library.items()
+        try #require(umount(library.path("usb")) == 0)
+        mounted = false
+        try library.write("usb/x.png", Library.fixture("rgb.png"))
+        let summary = try library.scan()
+        #expect(summary.removed == 0, "\(summary)")
+        #expect(summary.problems == ["\(library.path("usb")): 2 known files on a disk that is not mounted now (an unmounted disk?); kept, not removed"])
+        #expect(try library.items()[library.path("usb/sub/z.jpg")]?.id == before[library.path("usb/sub/z.jpg")]?.id)
+    }
+
+    /// Two disks, one mounted in a folder of the other, both unmounted; the outer one mounted
+    /// again with the inner one's old number (the catalog is made to hold another number for the
+    /// outer one's files, and the outer one's number now for the inner one's). The outer disk's
+    /// files, found at their paths as the same files, say that the number is its own now: the
+    /// inner disk's files, under its folder, are kept.
+    @Test(.enabled(if: canMount, "mounting a tmpfs takes root"), arguments: Backend.allCases)
+    func aDiskMountedAgainWithTheNumberOfADiskInsideItKeepsThatDisksFiles(_ backend: Backend) throws {
+        let library = try Library(backend)
+        var mounted: [String] = []
+        defer { for name in mounted.reversed() { umount(library.path(name)) } }
+        try FileManager.default.createDirectory(atPath: library.path("outer"), withIntermediateDirectories: true)
+        try #require(mount("tmpfs", library.path("outer"), "tmpfs", 0, nil) == 0)
+        mounted = ["outer"]
+        try library.write("outer/o.png", Library.fixture("rgb.png"))
+        try FileManager.default.createDirectory(atPath: library.path("outer/inner"), withIntermediateDirectories: true)
+        try #require(mount("tmpfs", library.path("outer/inner"), "tmpfs", 0, nil) == 0)
+        mounted = ["outer", "outer/inner"]
+        try library.write("outer/inner/a.jpg", Library.fixture("baseline.jpg"))
+        try library.write("outer/inner/b.jpg", Library.fixture("grayscale.jpg"))
+        _ = try library.scan()
+        let before = try library.items()
+        try #require(umount(library.path("outer/inner")) == 0)
+        mounted = ["outer"]
+        try Self.setDevice(library, ["outer/o.png"], to: 999_999)
+        try Self.setDevice(library, ["outer/inner/a.jpg", "outer/inner/b.jpg"], to: try Self.device(of: library.path("outer")))
+        let summary = try library.scan()
+        #expect(summary.removed == 0, "\(summary)")
+        #expect(summary.problems == ["\(library.path("outer/inner")): 2 known files on a disk that is not mounted now (an unmounted disk?); kept, not removed"])
+        #expect(try library.items()[library.path("outer/inner/a.jpg")]?.id == before[library.path("outer/inner/a.jpg")]?.id)
+    }
+
+    /// Files on another disk than their folder (links followed to files on a tmpfs): one deleted
+    /// goes, as a file does from a folder on its own disk.
+    @Test(.enabled(if: canMount, "mounting a tmpfs takes root"), arguments: Backend.allCases)
+    func aLinkFollowedToAFileOnAnotherDiskGoesWhenDeleted(_ backend: Backend) throws {
+        let library = try Library(backend)
+        let disk = library.root.deletingLastPathComponent().appendingPathComponent("disk").path
+        try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
+        try #require(mount("tmpfs", disk, "tmpfs", 0, nil) == 0)
+        defer { umount(disk) }
+        for (name, fixture) in [("one.jpg", "baseline.jpg"), ("two.png", "rgb.png")] {
+            try Library.fixture(fixture).write(to: URL(fileURLWithPath: disk + "/" + name))
+            try FileManager.default.createSymbolicLink(atPath: library.path(name), withDestinationPath: disk + "/" + name)
+        }
+        let options = ScanOptions(followSymlinks: true)
+        #expect(try library.scan(options: options).added == 2)
+        try FileManager.default.removeItem(atPath: library.path("two.png"))
+        let summary = try library.scan(options: options)
+        #expect(summary.removed == 1, "\(summary)")
+        #expect(summary.problems.isEmpty, "\(summary.problems)")
+        #expect(Set(try library.items().keys) == [library.path("one.jpg")])
+    }
+
+    /// Files renamed while the walk runs keep their ids: one moved out of a folder the walk has not
+    /// listed yet into one it has (met at neither name), and one moved the other way (met at both,
+    /// its one link not taken for two). They are renamed at the scan's first report, when the walk,
+    /// which runs at most 256 steps ahead, is still far above a folder 400 deep.
+    @Test(arguments: Backend.allCases)
+    func filesRenamedWhileTheWalkRunsKeepTheirIds(_ backend: Backend) throws {
+        let library = try Library(backend)
+        let deep = Array(repeating: "d", count: 400).joined(separator: "/")
+        try library.write("\(deep)/out.jpg", Library.fixture("baseline.jpg"))
+        try library.write("in.png", Library.fixture("rgb.png"))
+        _ = try library.scan()
+        let before = try library.items()
+        try library.write("new.jpg", Library.fixture("grayscale.jpg")) // read and written at once: a report
+        var options = ScanOptions()
+        options.batchSize = 1
+        options.reportEveryBatch = true
+        nonisolated(unsafe) var renamed = false
+        let summary = try library.catalog().scan([library.root.path], options: options) { _ in
+            guard !renamed else { return }
+            renamed = true
+            _ = rename(library.path("\(deep)/out.jpg"), library.path("out.jpg"))
+            _ = rename(library.path("in.png"), library.path("\(deep)/in.png"))
+        }
+        #expect(renamed)
+        #expect((summary.moved, summary.added, summary.removed) == (2, 1, 0), "\(summary)")
+        let after = try library.items()
+        #expect(after.count == 3)
+        #expect(after[library.path("out.jpg")]?.id == before[library.path("\(deep)/out.jpg")]?.id)
+        #expect(after[library.path("\(deep)/in.png")]?.id == before[library.path("in.png")]?.id)
+    }
+
 
     /// A disk unmounted and mounted again in another folder, with its number (a USB disk's number
     /// is its drive's): its files move there with their ids, and a file deleted from it meanwhile

@@ -56,8 +56,9 @@ struct DirectoryWalker {
         case files([File])
         /// A folder that could not be opened or read.
         case unreadable(path: [UInt8], reason: String)
-        /// Entering a folder (for progress).
-        case folder(path: [UInt8])
+        /// Entering a folder, with its change time (`st_ctim`) from before it was listed: a
+        /// folder whose change time moves later was changed after (or while) it was listed.
+        case folder(path: [UInt8], changed: timespec)
     }
 
     var includeHidden = false
@@ -80,10 +81,11 @@ struct DirectoryWalker {
     mutating func walk(fd: Int32, path: [UInt8], recursive: Bool = true, handle: (Event) throws -> Void) rethrows {
         var info = stat()
         if fstat(fd, &info) == 0 { visited.insert(DirectoryID(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))) }
-        try walkDirectory(fd: fd, path: path, recursive: recursive, handle: handle)
+        try walkDirectory(fd: fd, path: path, changed: info.st_ctim, recursive: recursive, handle: handle)
     }
 
-    private mutating func walkDirectory(fd: Int32, path: [UInt8], recursive: Bool = true, handle: (Event) throws -> Void) rethrows {
+    private mutating func walkDirectory(fd: Int32, path: [UInt8], changed: timespec, recursive: Bool = true,
+                                        handle: (Event) throws -> Void) rethrows {
         guard let directory = fdopendir(fd) else {
             let reason = SystemError.text()
             close(fd)
@@ -91,12 +93,12 @@ struct DirectoryWalker {
             return
         }
         defer { closedir(directory) }
-        try handle(.folder(path: path))
+        try handle(.folder(path: path, changed: changed))
         let dfd = dirfd(directory)
         var prefix = Data(path)
         if prefix.last != 47 { prefix.append(47) } // "/"
         var files: [File] = []
-        var folders: [[CChar]] = []
+        var folders: [(name: [CChar], changed: timespec)] = []
         var folder: Folder? // made at the folder's first file
         // An entry that is listed but cannot be looked at, for another reason than its being
         // gone since (or, through a followed link, dangling or looping) (a folder that may be
@@ -149,7 +151,7 @@ struct DirectoryWalker {
                 }
             case S_IFDIR:
                 if recursive, visited.insert(DirectoryID(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))).inserted {
-                    folders.append(Array(UnsafeBufferPointer(start: name, count: length + 1)))
+                    folders.append((Array(UnsafeBufferPointer(start: name, count: length + 1)), info.st_ctim))
                 }
             default:
                 continue // FIFOs, sockets, devices: never opened
@@ -159,7 +161,7 @@ struct DirectoryWalker {
         // The folder's copy of its handle now lives only as long as its batches: not held through
         // the walk of its subfolders, one more handle per level of depth.
         (files, folder) = ([], nil)
-        for name in folders {
+        for (name, changed) in folders {
             let childPath = join(path, Array(name.dropLast()))
             let flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK | (followSymlinks ? 0 : O_NOFOLLOW)
             let child = openat(dfd, name, flags)
@@ -167,7 +169,7 @@ struct DirectoryWalker {
                 try handle(.unreadable(path: childPath, reason: SystemError.text()))
                 continue
             }
-            try walkDirectory(fd: child, path: childPath, handle: handle)
+            try walkDirectory(fd: child, path: childPath, changed: changed, handle: handle)
         }
     }
 

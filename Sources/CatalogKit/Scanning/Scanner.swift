@@ -16,20 +16,20 @@ package final class Scanner {
     private let ownFiles: Set<Data>
     private let ownFileLengths: Set<Int>
     let options: ScanOptions
-    private var summary = ScanSummary()
-    private var pending: [FileChange] = []
-    private lazy var writer = BatchWriter(store: store)
+    var summary = ScanSummary()
+    var pending: [FileChange] = []
+    lazy var writer = BatchWriter(store: store)
     /// The root being walked, and of the pending batch.
-    private var rootID: Int64 = 0
+    var rootID: Int64 = 0
     /// Files known under the scan's roots, found by path; those not seen by the walks vanished.
-    private var knownFiles: [KnownFile] = []
-    private var knownIndex: [PathKey: Int] = [:]
-    private var seen: [Bool] = []
+    var knownFiles: [KnownFile] = []
+    var knownIndex: [PathKey: Int] = [:]
+    var seen: [Bool] = []
     /// Known files by device and inode, made when the walk first meets a path it does not know
     /// (never, in an unchanged rescan).
-    private var knownByInodeIndex: [FileIdentity: Int]?
+    var knownByInodeIndex: [FileIdentity: Int]?
     /// The other known paths of an inode that has several (hard links).
-    private var knownHardLinks: [FileIdentity: [Int]] = [:]
+    var knownHardLinks: [FileIdentity: [Int]] = [:]
     /// New paths whose inode (or, for an image, whose size and fingerprint) belongs to a known
     /// file with an item, by its index in `knownFiles`: moves, unless the old path is still
     /// there. A file without an item (unsupported, or failed: perhaps for its path, an imported
@@ -37,17 +37,27 @@ package final class Scanner {
     /// after the walk, and written then: a copy of a folder then deleted (`mv` across file
     /// systems) is moved with its ids, never added first and taken back later, so a scan
     /// killed half-way leaves no copy that the next scan would take for a new item.
-    private var moves: [(path: Data, rootID: Int64, from: [Int], change: FileChange?, byContent: Bool)] = []
+    var moves: [(path: Data, rootID: Int64, from: [Int], change: FileChange?, byContent: Bool)] = []
     /// Known images by size and fingerprint, made when the walk first meets a new image (never,
     /// in an unchanged rescan or a first scan).
-    private var knownByContentIndex: [ContentKey: Int]?
+    var knownByContentIndex: [ContentKey: Int]?
     /// The other known images with content that several have (copies).
-    private var knownCopies: [ContentKey: [Int]] = [:]
-    private var incompletePrefixes: [Data] = []
-    /// Known files found with another device number at their paths, or moved by their inode:
-    /// where their disks are mounted now (the other known files of those disks that vanished
-    /// were deleted, not left on an unmounted disk).
-    private var found: [DiskPresence.Found] = []
+    var knownCopies: [ContentKey: [Int]] = [:]
+    var incompletePrefixes: [Data] = []
+    /// Known files found as the same files at their paths under another device number, or moved
+    /// by their inode: where their disks are mounted now (the other known files of those disks
+    /// that vanished were deleted, not left on an unmounted disk).
+    var found: [DiskPresence.Found] = []
+    /// The numbers those found at their paths have now, and every known file met at its path on
+    /// another number than the catalog's (see `DiskPresence`).
+    var renumbered: Set<Int64> = []
+    var onAnotherNumber: Set<Int> = []
+    /// Which known files the walk met at their paths (`seen` before the moves).
+    var seenByTheWalk: [Bool] = []
+    /// The folders walked, with their change time when the walk met them, their root and whether
+    /// the folders under them were walked: one changed since may hold files renamed into it
+    /// after it was listed.
+    var walkedFolders: [(path: [UInt8], changed: timespec, rootID: Int64, recursive: Bool)] = []
     private var start = ContinuousClock.now
     private var used = false
     private var progress: ((ScanProgress) -> Void)?
@@ -167,7 +177,7 @@ package final class Scanner {
     }
 
     /// A root ready to walk: its folders opened, its row in the catalog.
-    private struct Root {
+    struct Root {
         let id: Int64
         /// The folders to walk, opened (the walk closes them).
         let walks: [(fd: Int32, path: [UInt8], recursive: Bool)]
@@ -242,7 +252,7 @@ package final class Scanner {
         var walked = 0
         defer { for root in roots[walked...] { for walk in root.walks { close(walk.fd) } } } // never handed to a walk
         (knownFiles, knownIndex, seen, knownByInodeIndex, knownByContentIndex, moves, incompletePrefixes) = ([], [:], [], nil, nil, [], [])
-        found = []
+        (found, renumbered, onAnotherNumber, walkedFolders) = ([], [], [], [])
         for index in roots.indices {
             walked = index + 1
             rootID = roots[index].id
@@ -256,6 +266,7 @@ package final class Scanner {
             let before = incompletePrefixes.count
             incompletePrefixes += roots[index].unreadable
             var lastReport = ContinuousClock.now
+            let shallow = roots[index].walks.filter { !$0.recursive }.map(\.path)
             while let event = steps.take() {
                 switch event {
                 case .files(let files):
@@ -263,8 +274,9 @@ package final class Scanner {
                 case .unreadable(let path, let reason):
                     incompletePrefixes.append(Data(path + [47]))
                     summary.problems.append("\(PathText.display(path)): \(reason); skipped, nothing under it removed")
-                case .folder(let path):
+                case .folder(let path, let changed):
                     folder = path
+                    walkedFolders.append((path, changed, rootID, !shallow.contains(path)))
                     if ContinuousClock.now - lastReport > .milliseconds(100) {
                         lastReport = ContinuousClock.now
                         report()
@@ -275,9 +287,12 @@ package final class Scanner {
             roots[index].complete = incompletePrefixes.count == before
         }
         try flush(wait: true)
-        try resolveMoves(byContent: false)
+        seenByTheWalk = seen
+        try findFilesRenamedDuringTheWalk()
+        try resolveMoves(.renamed)
         keepFilesOfUnmountedDisks(&roots)
-        try resolveMoves(byContent: true)
+        try resolveMoves(.renamedAndChanged)
+        try resolveMoves(.copied)
         try removeVanished()
         for root in roots where root.whole { try store.finishScan(rootID: root.id, complete: root.complete) }
     }
@@ -298,44 +313,6 @@ package final class Scanner {
         knownIndex = Dictionary(minimumCapacity: knownFiles.count)
         for (index, file) in knownFiles.enumerated() { knownIndex[PathKey(file.path)] = index }
         seen = Array(repeating: false, count: knownFiles.count)
-    }
-
-    /// Keeps the vanished files of disks that are not mounted now where they were (`DiskPresence`
-    /// says which). An unmounted disk leaves its mount point behind, empty, on the disk above;
-    /// its files are neither removed nor taken for copied elsewhere, and the summary says so. A
-    /// disk emptied while mounted has its folders there, and a disk that came back under another
-    /// device number, or in another folder, has files found at their paths or moved by their
-    /// inode (matched before this): their vanished files go as ever.
-    private func keepFilesOfUnmountedDisks(_ roots: inout [Root]) {
-        guard seen.contains(false) else { return }
-        var disks = DiskPresence(followSymlinks: options.followSymlinks, found: found)
-        found = []
-        for index in roots.indices {
-            var kept: [Int64: [Int]] = [:]
-            for position in roots[index].known where !seen[position] && !isUnderUnreadFolder(knownFiles[position].path)
-                && !disks.isPresent(device: knownFiles[position].stat.device, path: knownFiles[position].path) {
-                kept[knownFiles[position].stat.device, default: []].append(position)
-            }
-            guard !kept.isEmpty else { continue }
-            roots[index].complete = false
-            let whole = roots[index].whole && kept.count == 1 && kept.first!.value.count == roots[index].known.count
-            if whole {
-                summary.unscannedRoots.append("\(PathText.display(roots[index].folders[0].path)): empty, on another disk than every file the "
-                    + "catalog has under it (an unmounted disk?); nothing removed under it")
-            }
-            for (_, positions) in kept.sorted(by: { $0.value[0] < $1.value[0] }) {
-                for position in positions { seen[position] = true }
-                guard !whole else { continue }
-                // The folder all of them are in: the disk's mount point, or a folder under it.
-                var common = knownFiles[positions[0]].path
-                for position in positions.dropFirst() {
-                    common = common.prefix(zip(common, knownFiles[position].path).prefix(while: { $0 == $1 }).count)
-                }
-                let folder = common.lastIndex(of: 47).map { common[common.startIndex..<$0] } ?? common
-                summary.problems.append("\(PathText.display(folder)): \(positions.count) known \(positions.count == 1 ? "file" : "files") "
-                    + "on a disk that is not mounted now (an unmounted disk?); kept, not removed")
-            }
-        }
     }
 
     /// Batches of the walk that may wait for the scanner: each holds its folder's handle open.
@@ -419,7 +396,7 @@ package final class Scanner {
                     summary.unchanged += 1
                 } else {
                     toProbe.append((file, stat, knownFiles[index]))
-                    if knownFiles[index].stat.device != stat.device { noteFoundOnAnotherNumber(knownFiles[index], nameLength: file.nameLength) }
+                    if knownFiles[index].stat.device != stat.device { noteFoundOnAnotherNumber(index, now: stat, nameLength: file.nameLength) }
                 }
             } else if let renamed = knownByInode(stat)?.filter({ !seen[$0] && knownFiles[$0].itemID != nil && knownFiles[$0].stat == stat }),
                       !renamed.isEmpty {
@@ -468,9 +445,16 @@ package final class Scanner {
         if pending.count >= options.batchSize { try flush(wait: false) }
     }
 
-    /// A known file at its path on a disk with another number (mounted again and given a new
-    /// one): one file a folder tells where the disk is.
-    private func noteFoundOnAnotherNumber(_ file: KnownFile, nameLength: Int) {
+    /// A known file at its path on a disk with another number: when it is the same file (inode,
+    /// size and time), its disk mounted again and given a new number, of which one file a folder
+    /// tells where the disk is.
+    private func noteFoundOnAnotherNumber(_ index: Int, now: FileStat, nameLength: Int) {
+        let file = knownFiles[index]
+        onAnotherNumber.insert(index)
+        var renumbered = now
+        renumbered.device = file.stat.device
+        guard renumbered == file.stat else { return } // another file, perhaps on another disk
+        self.renumbered.insert(now.device)
         let folder = file.path.prefix(file.path.count - nameLength)
         if let last = found.last, last.device == file.stat.device, last.new.starts(with: folder), !last.new.dropFirst(folder.count).contains(47) {
             return
@@ -478,14 +462,14 @@ package final class Scanner {
         found.append((file.stat.device, file.path, file.path))
     }
 
-    private func report() {
+    func report() {
         progress?(ScanProgress(files: summary.files, committedFiles: writer.committedFiles + summary.moved, elapsedSeconds: Timestamps.seconds(since: start),
                                folder: folder))
     }
 
     /// Hands the pending changes to the background writer; with `wait`, waits until every
     /// batch is written and counted.
-    private func flush(wait: Bool) throws(StoreError) {
+    func flush(wait: Bool) throws(StoreError) {
         if !pending.isEmpty {
             try writer.submit(pending, rootID: rootID)
             pending = []
@@ -500,97 +484,4 @@ package final class Scanner {
         summary.failed += counts.refused // stored as failed: `catalog errors` says why
     }
 
-    /// Moves: a move if the old path vanished (the first of them, for a file met by its
-    /// content), else (a hard link, a copy) a new file. Renames (by inode, `byContent: false`)
-    /// are matched first, so a copy never takes a renamed file's item, and before the files of
-    /// unmounted disks are kept, so a disk mounted again in another folder moves its files; then
-    /// copies (by content: never of a kept file). The moves go to the store a batch at a time,
-    /// each one transaction that moves the generation once, with what changed in the moved files.
-    private func resolveMoves(byContent: Bool) throws(StoreError) {
-        var batch: [FileMove] = []
-        var changes: [FileChange?] = []
-        func write() throws(StoreError) {
-            for (move, (moved, change)) in zip(batch, zip(try store.move(batch), changes)) {
-                guard moved else {
-                    // Onto an imported item's key: refused there, its own item gone.
-                    summary.failed += 1
-                    summary.removed += 1
-                    continue
-                }
-                summary.moved += 1
-                if let change { try queue(change, rootID: move.rootID ?? rootID) } // no longer an image: its item goes
-            }
-            (batch, changes) = ([], [])
-            if options.reportEveryBatch { report() }
-            if pending.count >= options.batchSize { try flush(wait: false) }
-        }
-        for (path, root, candidates, change, matchedByContent) in moves where matchedByContent == byContent {
-            // Not one under a folder this scan could not read: it may well be there still.
-            if let index = candidates.first(where: { !seen[$0] && !isUnderUnreadFolder(knownFiles[$0].path) }) {
-                seen[index] = true
-                let old = knownFiles[index]
-                if !byContent { found.append((old.stat.device, old.path, path)) } // its disk is where it is now
-                var move = FileMove(from: old.path, to: path, itemID: old.itemID, rootID: root, stat: change?.stat,
-                                    fingerprint: change?.fingerprint)
-                var rest: FileChange?
-                switch change?.outcome {
-                case .image(let facts)?: move.facts = facts
-                case nil: break
-                default: rest = change.map { var updated = $0; updated.itemID = old.itemID; return updated }
-                }
-                batch.append(move)
-                changes.append(rest)
-                if batch.count >= options.batchSize { try write() }
-            } else {
-                if let change { try queue(change, rootID: root) } else { try queue(try probe(path: path), rootID: root) }
-            }
-        }
-        if !batch.isEmpty { try write() }
-        if byContent { moves = [] }
-        try flush(wait: true)
-    }
-
-    /// Adds a change to the pending batch, which holds one root's: another root's batch is
-    /// handed to the writer first.
-    private func queue(_ change: FileChange, rootID root: Int64) throws(StoreError) {
-        if root != rootID {
-            try flush(wait: false)
-            rootID = root
-        }
-        pending.append(change)
-    }
-
-    private func isUnderUnreadFolder(_ path: Data) -> Bool {
-        incompletePrefixes.contains { path.starts(with: $0) }
-    }
-
-    /// Vanished files, removed unless they lie under a folder that could not be read (or were
-    /// kept as on an unmounted disk).
-    private func removeVanished() throws(StoreError) {
-        var gone: [Data] = []
-        for (index, file) in knownFiles.enumerated() where !seen[index] && !isUnderUnreadFolder(file.path) {
-            gone.append(file.path)
-        }
-        summary.removed += try store.remove(paths: gone)
-        // Freed on another thread: a hundred thousand paths take a while to free, and the scan's
-        // caller need not wait for it.
-        let done = (knownFiles, knownIndex, knownByInodeIndex, knownByContentIndex, knownHardLinks, knownCopies)
-        DispatchQueue.global(qos: .utility).async { withExtendedLifetime(done) {} }
-        (knownFiles, knownIndex, seen, knownByInodeIndex, knownByContentIndex, knownHardLinks, knownCopies) = ([], [:], [], nil, nil, [:], [:])
-    }
-
-    /// Probes one path again (a hard-linked file whose probe was deferred).
-    private func probe(path: Data) throws(StoreError) -> FileChange {
-        let fd = CPath.with(path) { open($0, O_RDONLY | O_NONBLOCK | O_CLOEXEC | (options.followSymlinks ? 0 : O_NOFOLLOW)) }
-        var info = stat()
-        guard fd >= 0, fstat(fd, &info) == 0 else {
-            let outcome = fd < 0 ? FileOutcome.cannotOpen(SystemError.text()) : .cannotStat(SystemError.text()) // before close, which may change errno
-            if fd >= 0 { close(fd) }
-            return FileChange(path: path, stat: FileStat(device: 0, inode: 0, size: 0, mtimeNanoseconds: 0), fingerprint: nil,
-                              outcome: outcome, itemID: nil)
-        }
-        defer { close(fd) }
-        let probed = Self.probe(fd: fd, stat: info)
-        return FileChange(path: path, stat: Self.fileStat(info), fingerprint: probed.fingerprint, outcome: probed.outcome, itemID: nil)
-    }
 }

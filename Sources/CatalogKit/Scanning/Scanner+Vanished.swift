@@ -1,0 +1,249 @@
+import CatalogModel
+import Dispatch
+import Foundation
+
+/// What the walk did not see at its path: files moved (renamed, or copied then deleted), files
+/// of disks that are not mounted now, and files that vanished.
+extension Scanner {
+    /// Keeps the vanished files of disks that are not mounted now where they were (`DiskPresence`
+    /// says which). An unmounted disk leaves its mount point behind, empty, on the disk above;
+    /// its files are neither removed nor taken for copied elsewhere, and the summary says so. A
+    /// disk emptied while mounted has its folders there, and a disk that came back under another
+    /// device number, or in another folder, has files found at their paths or renamed (moved by
+    /// their inode, matched before this): their vanished files go as ever.
+    func keepFilesOfUnmountedDisks(_ roots: inout [Root]) {
+        guard seen.contains(false) else { return }
+        var disks = DiskPresence(followSymlinks: options.followSymlinks, found: found, renumbered: renumbered) { [knownFiles, seenByTheWalk, onAnotherNumber] device in
+            var folders: [Data] = []
+            for (index, file) in knownFiles.enumerated() where seenByTheWalk[index] && file.stat.device == device && !onAnotherNumber.contains(index) {
+                if let last = folders.last, file.path.count > last.count + 1, file.path.starts(with: last), file.path[file.path.startIndex + last.count] == 47,
+                   !file.path.dropFirst(last.count + 1).contains(47) {
+                    continue // in the folder before
+                }
+                if let folder = DiskPresence.parent(of: file.path) { folders.append(folder) }
+            }
+            return folders
+        }
+        (found, renumbered, onAnotherNumber) = ([], [], [])
+        for index in roots.indices {
+            var kept: [Int64: [Int]] = [:]
+            for position in roots[index].known where !seen[position] && !isUnderUnreadFolder(knownFiles[position].path)
+                && !disks.isPresent(device: knownFiles[position].stat.device, path: knownFiles[position].path) {
+                kept[knownFiles[position].stat.device, default: []].append(position)
+            }
+            guard !kept.isEmpty else { continue }
+            roots[index].complete = false
+            let whole = roots[index].whole && kept.count == 1 && kept.first!.value.count == roots[index].known.count
+            if whole {
+                summary.unscannedRoots.append("\(PathText.display(roots[index].folders[0].path)): empty, on another disk than every file the "
+                    + "catalog has under it (an unmounted disk?); nothing removed under it")
+            }
+            for (_, positions) in kept.sorted(by: { $0.value[0] < $1.value[0] }) {
+                for position in positions { seen[position] = true }
+                guard !whole else { continue }
+                // The folder all of them are in: the disk's mount point, or a folder under it.
+                var common = knownFiles[positions[0]].path
+                for position in positions.dropFirst() {
+                    common = common.prefix(zip(common, knownFiles[position].path).prefix(while: { $0 == $1 }).count)
+                }
+                let folder = common.lastIndex(of: 47).map { common[common.startIndex..<$0] } ?? common
+                summary.problems.append("\(PathText.display(folder)): \(positions.count) known \(positions.count == 1 ? "file" : "files") "
+                    + "on a disk that is not mounted now (an unmounted disk?); kept, not removed")
+            }
+        }
+    }
+
+    /// The moves of one kind, in the order `scan` takes them.
+    enum MoveKind {
+        /// By device and inode, with the same size and time: taken before the files of unmounted
+        /// disks are kept, so a disk mounted again in another folder moves its files (and says
+        /// where it was mounted: `DiskPresence`).
+        case renamed
+        /// By device and inode, with the same fingerprint but another size or time: after the
+        /// keeping, so that another disk given an unmounted one's number, with files at the same
+        /// inodes (a fresh file system filled in the same order), takes none of its items.
+        case renamedAndChanged
+        /// By size and fingerprint (a copy, then the original deleted): last, so a copy never takes
+        /// a renamed file's item, nor a kept file's.
+        case copied
+    }
+
+    /// Moves: a move if the old path vanished (the first of them, for a file met by its
+    /// content), else (a hard link, a copy) a new file. The moves go to the store a batch at a
+    /// time, each one transaction that moves the generation once, with what changed in the
+    /// moved files.
+    func resolveMoves(_ kind: MoveKind) throws(StoreError) {
+        var batch: [FileMove] = []
+        var changes: [FileChange?] = []
+        func write() throws(StoreError) {
+            for (move, (moved, change)) in zip(batch, zip(try store.move(batch), changes)) {
+                guard moved else {
+                    // Onto an imported item's key: refused there, its own item gone.
+                    summary.failed += 1
+                    summary.removed += 1
+                    continue
+                }
+                summary.moved += 1
+                if let change { try queue(change, rootID: move.rootID ?? rootID) } // no longer an image: its item goes
+            }
+            (batch, changes) = ([], [])
+            if options.reportEveryBatch { report() }
+            if pending.count >= options.batchSize { try flush(wait: false) }
+        }
+        var renamedAway = Set<Int>()
+        for (path, root, candidates, change, byContent) in moves where kind == (byContent ? .copied : change == nil ? .renamed : .renamedAndChanged) {
+            // Not one under a folder this scan could not read: it may well be there still. By
+            // inode, a file the walk met at its old path too (not one kept on an unmounted disk)
+            // is a move if that path is gone now (renamed while the walk ran), else a hard link.
+            if let index = candidates.first(where: { !seen[$0] && !isUnderUnreadFolder(knownFiles[$0].path) })
+                ?? (kind == .copied ? nil : candidates.first(where: { seenByTheWalk[$0] && !renamedAway.contains($0) && Self.isGone(knownFiles[$0]) })) {
+                renamedAway.insert(index)
+                seen[index] = true
+                let old = knownFiles[index]
+                if kind == .renamed { found.append((old.stat.device, old.path, path)) } // its disk is where it is now
+                var move = FileMove(from: old.path, to: path, itemID: old.itemID, rootID: root, stat: change?.stat,
+                                    fingerprint: change?.fingerprint)
+                var rest: FileChange?
+                switch change?.outcome {
+                case .image(let facts)?: move.facts = facts
+                case nil: break
+                default: rest = change.map { var updated = $0; updated.itemID = old.itemID; return updated }
+                }
+                batch.append(move)
+                changes.append(rest)
+                if batch.count >= options.batchSize { try write() }
+            } else {
+                if let change { try queue(change, rootID: root) } else { try queue(try probe(path: path), rootID: root) }
+            }
+        }
+        if !batch.isEmpty { try write() }
+        if kind == .copied { moves = [] }
+        try flush(wait: true)
+    }
+
+    /// Whether the file is no longer at its path: nothing there, or another file.
+    static func isGone(_ file: KnownFile) -> Bool {
+        var info = stat()
+        guard CPath.with(file.path, { lstat($0, &info) }) == 0 else { return errno == ENOENT || errno == ENOTDIR }
+        return Int64(bitPattern: UInt64(info.st_ino)) != file.stat.inode || Int64(bitPattern: UInt64(info.st_dev)) != file.stat.device
+    }
+
+    /// Finds the files renamed while the walk ran that it met at neither name: moved out of a
+    /// folder not listed yet into one listed already, or within a folder while it was listed
+    /// (`readdir` may then skip it). Only when known files vanished: the walked folders whose
+    /// change time moved since the walk met them are listed again, with the folders under them
+    /// the walk did not meet (renamed into them), and a vanished file's device and inode found
+    /// there is a move, as if the walk had met it: the same file when its stat is unchanged, or
+    /// when its bytes still give its fingerprint.
+    func findFilesRenamedDuringTheWalk() throws(StoreError) {
+        guard seen.contains(false) else { return }
+        var taken = Set<Int>()
+        for move in moves where !move.byContent { taken.formUnion(move.from) }
+        var vanished: [FileIdentity: Int] = [:]
+        for (index, file) in knownFiles.enumerated() where !seen[index] && file.itemID != nil && !taken.contains(index) {
+            vanished[FileIdentity(device: file.stat.device, inode: file.stat.inode)] = index
+        }
+        guard !vanished.isEmpty else { return }
+        let changed = walkedFolders.filter { folder in
+            var info = stat()
+            return CPath.with(folder.path) { lstat($0, &info) } == 0
+                && (info.st_ctim.tv_sec, info.st_ctim.tv_nsec) != (folder.changed.tv_sec, folder.changed.tv_nsec)
+        }
+        guard !changed.isEmpty else { return }
+        let walked = Set(walkedFolders.map(\.path))
+        let arrived = Set(moves.map(\.path))
+        for folder in changed where !vanished.isEmpty {
+            try list(folder.path, rootID: folder.rootID, recursive: folder.recursive, walked: walked, arrived: arrived, vanished: &vanished)
+        }
+    }
+
+    /// Lists a folder again for `findFilesRenamedDuringTheWalk`, and the folders under it that
+    /// the walk did not meet.
+    private func list(_ path: [UInt8], rootID root: Int64, recursive: Bool, walked: Set<[UInt8]>, arrived: Set<Data>,
+                      vanished: inout [FileIdentity: Int]) throws(StoreError) {
+        guard let directory = CPath.with(path, { opendir($0) }) else { return }
+        defer { closedir(directory) }
+        let fd = dirfd(directory)
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return }
+        let device = Int64(bitPattern: UInt64(info.st_dev))
+        let prefix = path.last == 47 ? path : path + [47]
+        var folders: [[UInt8]] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix(while: { $0 != 0 })) }
+            guard name != [46], name != [46, 46], options.includeHidden || name.first != 46 else { continue }
+            var kind = entry.pointee.d_type
+            if kind == UInt8(DT_UNKNOWN) {
+                guard CPath.with(name, { fstatat(fd, $0, &info, AT_SYMLINK_NOFOLLOW) }) == 0 else { continue }
+                kind = info.st_mode & S_IFMT == S_IFDIR ? UInt8(DT_DIR) : info.st_mode & S_IFMT == S_IFREG ? UInt8(DT_REG) : 0
+            }
+            if kind == UInt8(DT_DIR) {
+                if recursive, !walked.contains(prefix + name) { folders.append(prefix + name) }
+                continue
+            }
+            guard kind == UInt8(DT_REG), let index = vanished[FileIdentity(device: device, inode: Int64(bitPattern: UInt64(entry.pointee.d_ino)))] else { continue }
+            let newPath = Data(prefix + name)
+            guard knownIndex[PathKey(newPath)] == nil, !arrived.contains(newPath),
+                  CPath.with(name, { fstatat(fd, $0, &info, AT_SYMLINK_NOFOLLOW) }) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
+            let old = knownFiles[index]
+            let now = Self.fileStat(info)
+            guard now.device == old.stat.device, now.inode == old.stat.inode else { continue }
+            var change: FileChange?
+            if now != old.stat {
+                change = try probe(path: newPath)
+                guard change?.fingerprint != nil, change?.fingerprint == old.fingerprint else { continue } // another file given the inode
+            }
+            moves.append((newPath, root, [index], change, false))
+            vanished[FileIdentity(device: now.device, inode: now.inode)] = nil
+            summary.files += 1
+        }
+        for folder in folders where !vanished.isEmpty {
+            try list(folder, rootID: root, recursive: true, walked: walked, arrived: arrived, vanished: &vanished)
+        }
+    }
+
+    /// Adds a change to the pending batch, which holds one root's: another root's batch is
+    /// handed to the writer first.
+    func queue(_ change: FileChange, rootID root: Int64) throws(StoreError) {
+        if root != rootID {
+            try flush(wait: false)
+            rootID = root
+        }
+        pending.append(change)
+    }
+
+    func isUnderUnreadFolder(_ path: Data) -> Bool {
+        incompletePrefixes.contains { path.starts(with: $0) }
+    }
+
+    /// Vanished files, removed unless they lie under a folder that could not be read (or were
+    /// kept as on an unmounted disk).
+    func removeVanished() throws(StoreError) {
+        var gone: [Data] = []
+        for (index, file) in knownFiles.enumerated() where !seen[index] && !isUnderUnreadFolder(file.path) {
+            gone.append(file.path)
+        }
+        summary.removed += try store.remove(paths: gone)
+        // Freed on another thread: a hundred thousand paths take a while to free, and the scan's
+        // caller need not wait for it.
+        let done = (knownFiles, knownIndex, knownByInodeIndex, knownByContentIndex, knownHardLinks, knownCopies)
+        DispatchQueue.global(qos: .utility).async { withExtendedLifetime(done) {} }
+        (knownFiles, knownIndex, seen, knownByInodeIndex, knownByContentIndex, knownHardLinks, knownCopies) = ([], [:], [], nil, nil, [:], [:])
+        (seenByTheWalk, walkedFolders) = ([], [])
+    }
+
+    /// Probes one path again (a hard-linked file whose probe was deferred).
+    func probe(path: Data) throws(StoreError) -> FileChange {
+        let fd = CPath.with(path) { open($0, O_RDONLY | O_NONBLOCK | O_CLOEXEC | (options.followSymlinks ? 0 : O_NOFOLLOW)) }
+        var info = stat()
+        guard fd >= 0, fstat(fd, &info) == 0 else {
+            let outcome = fd < 0 ? FileOutcome.cannotOpen(SystemError.text()) : .cannotStat(SystemError.text()) // before close, which may change errno
+            if fd >= 0 { close(fd) }
+            return FileChange(path: path, stat: FileStat(device: 0, inode: 0, size: 0, mtimeNanoseconds: 0), fingerprint: nil,
+                              outcome: outcome, itemID: nil)
+        }
+        defer { close(fd) }
+        let probed = Self.probe(fd: fd, stat: info)
+        return FileChange(path: path, stat: Self.fileStat(info), fingerprint: probed.fingerprint, outcome: probed.outcome, itemID: nil)
+    }
+}
