@@ -812,6 +812,104 @@ import Testing
         #expect(after[library.path("usb/trip/c.jpg")]?.id == before[library.path("usb/trip/c.jpg")]?.id)
     }
 
+    /// The names in a folder, in the order `readdir` gives them (the walk's).
+    static func listingOrder(_ path: String) -> [String] {
+        guard let directory = opendir(path) else { return [] }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
+            if name != ".", name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// While the walk runs, a folder it has listed but not opened yet is renamed into the root,
+    /// which it has listed, and a file of that folder is renamed over a new image the walk has
+    /// met (and the scan stored). The folder's files move with their ids, none is stored twice,
+    /// and the image's path keeps its id. The renames are made at the scan's first report, when
+    /// the walk is deep in a chain of 400 folders in the folder listed before the other one.
+    @Test(arguments: Backend.allCases)
+    func aFolderRenamedBeforeTheWalkOpensItKeepsItsIds_andIsStoredOnce(_ backend: Backend) throws {
+        let library = try Library(backend)
+        for name in ["x", "y"] { try FileManager.default.createDirectory(atPath: library.path("p/\(name)"), withIntermediateDirectories: true) }
+        let order = Self.listingOrder(library.path("p"))
+        try #require(order.count == 2)
+        let (chain, folder) = (order[0], order[1])
+        let deep = "p/\(chain)/" + Array(repeating: "d", count: 400).joined(separator: "/")
+        try library.write("\(deep)/deep.jpg", Library.fixture("baseline.jpg"))
+        try library.write("p/\(folder)/f.jpg", Library.fixture("grayscale.jpg"))
+        try library.write("p/\(folder)/g.jpg", Library.fixture("progressive.jpg"))
+        _ = try library.scan()
+        let before = try library.items()
+        try library.write("new.png", Library.fixture("rgb.png")) // read and written at once: a report
+        var options = ScanOptions()
+        options.batchSize = 1
+        options.reportEveryBatch = true
+        nonisolated(unsafe) var renamed = false
+        let summary = try library.catalog().scan([library.root.path], options: options) { _ in
+            guard !renamed else { return }
+            renamed = true
+            _ = rename(library.path("p/\(folder)/f.jpg"), library.path("new.png"))
+            _ = rename(library.path("p/\(folder)"), library.path("moved"))
+        }
+        #expect(renamed)
+        #expect((summary.moved, summary.added, summary.removed) == (1, 1, 0), "\(summary)")
+        var after = try library.items()
+        #expect(after.count == 4, "\(after.keys.sorted())")
+        #expect(after[library.path("moved/g.jpg")]?.id == before[library.path("p/\(folder)/g.jpg")]?.id)
+        let newID = after[library.path("new.png")]?.id
+        // The next scan reads new.png again (another file now), and f.jpg's item goes with its folder.
+        let next = try library.scan()
+        #expect((next.moved, next.updated, next.removed) == (0, 1, 1), "\(next)")
+        after = try library.items()
+        #expect(Set(after.keys) == [library.path(deep + "/deep.jpg"), library.path("moved/g.jpg"), library.path("new.png")])
+        #expect(after[library.path("new.png")]?.id == newID)
+    }
+
+    /// A file renamed away and another written at its path (`cp --backup`, a camera's
+    /// `latest.jpg`): the path keeps its id, the renamed file is a new item, whichever name the walk
+    /// meets first; the next scan changes nothing.
+    @Test(arguments: Backend.allCases)
+    func aFileRenamedAwayWithAnotherWrittenAtItsPath_thePathKeepsItsId(_ backend: Backend) throws {
+        let library = try Library(backend)
+        try library.write("a.jpg", Library.fixture("baseline.jpg"))
+        try library.write("m.jpg", Library.fixture("grayscale.jpg"))
+        _ = try library.scan()
+        let before = try library.items()
+        try FileManager.default.moveItem(atPath: library.path("a.jpg"), toPath: library.path("a.jpg.~1~"))
+        try library.write("a.jpg", Library.fixture("progressive.jpg"))
+        try FileManager.default.moveItem(atPath: library.path("m.jpg"), toPath: library.path("0.jpg"))
+        try library.write("m.jpg", Library.fixture("rgb.png"))
+        let summary = try library.scan()
+        #expect((summary.added, summary.updated, summary.moved, summary.removed) == (2, 2, 0, 0), "\(summary)")
+        let after = try library.items()
+        #expect(after.count == 4)
+        #expect(after[library.path("a.jpg")]?.id == before[library.path("a.jpg")]?.id)
+        #expect(after[library.path("m.jpg")]?.id == before[library.path("m.jpg")]?.id)
+        let next = try library.scan()
+        #expect((next.added, next.updated, next.moved, next.removed, next.unchanged) == (0, 0, 0, 0, 4), "\(next)")
+    }
+
+    /// Links followed to one file: each link is an item, and scans after change nothing.
+    @Test(arguments: Backend.allCases)
+    func twoLinksFollowedToOneFileAreTwoItemsThatStay(_ backend: Backend) throws {
+        let library = try Library(backend)
+        try library.write("x.jpg", Library.fixture("baseline.jpg"))
+        try FileManager.default.createSymbolicLink(atPath: library.path("l1.jpg"), withDestinationPath: "x.jpg")
+        let options = ScanOptions(followSymlinks: true)
+        #expect(try library.scan(options: options).added == 2)
+        try FileManager.default.createSymbolicLink(atPath: library.path("l2.jpg"), withDestinationPath: "x.jpg")
+        let summary = try library.scan(options: options)
+        #expect((summary.added, summary.moved) == (1, 0), "\(summary)")
+        let items = try library.items()
+        for _ in 1...2 {
+            let again = try library.scan(options: options)
+            #expect((again.added, again.moved, again.removed, again.unchanged) == (0, 0, 0, 3), "\(again)")
+            #expect(try library.items().mapValues(\.id) == items.mapValues(\.id))
+        }
+    }
+
     @Test(arguments: Backend.allCases) func aMissingRootRemovesNothing_andSaysSo(_ backend: Backend) throws {
         let library = try standardLibrary(backend)
         _ = try library.scan()

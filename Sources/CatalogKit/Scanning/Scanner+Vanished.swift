@@ -90,15 +90,19 @@ extension Scanner {
             if options.reportEveryBatch { report() }
             if pending.count >= options.batchSize { try flush(wait: false) }
         }
-        var renamedAway = Set<Int>()
-        for (path, root, candidates, change, byContent) in moves where kind == (byContent ? .copied : change == nil ? .renamed : .renamedAndChanged) {
-            // Not one under a folder this scan could not read: it may well be there still. By
-            // inode, a file the walk met at its old path too (not one kept on an unmounted disk)
-            // is a move if that path is gone now (renamed while the walk ran), else a hard link.
-            if let index = candidates.first(where: { !seen[$0] && !isUnderUnreadFolder(knownFiles[$0].path) })
-                ?? (kind == .copied ? nil : candidates.first(where: { seenByTheWalk[$0] && !renamedAway.contains($0) && Self.isGone(knownFiles[$0]) })) {
-                renamedAway.insert(index)
+        func ofThisKind(_ move: (path: Data, rootID: Int64, from: [Int], change: FileChange?, byContent: Bool)) -> Bool {
+            kind == (move.byContent ? .copied : move.change == nil ? .renamed : .renamedAndChanged)
+        }
+        for move in moves where ofThisKind(move) {
+            let (path, root, candidates, change) = (move.path, move.rootID, move.from, move.change)
+            // Not one under a folder this scan could not read, unless its path is gone: it may
+            // well be there still. By inode, a file the walk met at its old path too, as itself
+            // (not one kept on an unmounted disk, nor one replaced there), is a move if that path
+            // is gone now (renamed while the walk ran), else a hard link.
+            if let index = candidates.first(where: { !seen[$0] && (!isUnderUnreadFolder(knownFiles[$0].path) || isGone(knownFiles[$0])) })
+                ?? (kind == .copied ? nil : candidates.first(where: { seenByTheWalk[$0] && !metAsAnotherFile.contains($0) && isGone(knownFiles[$0]) })) {
                 seen[index] = true
+                seenByTheWalk[index] = false // moved away: not taken twice
                 let old = knownFiles[index]
                 if kind == .renamed { found.append((old.stat.device, old.path, path)) } // its disk is where it is now
                 var move = FileMove(from: old.path, to: path, itemID: old.itemID, rootID: root, stat: change?.stat,
@@ -117,14 +121,14 @@ extension Scanner {
             }
         }
         if !batch.isEmpty { try write() }
-        if kind == .copied { moves = [] }
+        moves.removeAll(where: ofThisKind)
         try flush(wait: true)
     }
 
     /// Whether the file is no longer at its path: nothing there, or another file.
-    static func isGone(_ file: KnownFile) -> Bool {
+    func isGone(_ file: KnownFile) -> Bool {
         var info = stat()
-        guard CPath.with(file.path, { lstat($0, &info) }) == 0 else { return errno == ENOENT || errno == ENOTDIR }
+        guard CPath.with(file.path, { options.followSymlinks ? stat($0, &info) : lstat($0, &info) }) == 0 else { return errno == ENOENT || errno == ENOTDIR }
         return Int64(bitPattern: UInt64(info.st_ino)) != file.stat.inode || Int64(bitPattern: UInt64(info.st_dev)) != file.stat.device
     }
 
@@ -146,7 +150,7 @@ extension Scanner {
         guard !vanished.isEmpty else { return }
         let changed = walkedFolders.filter { folder in
             var info = stat()
-            return CPath.with(folder.path) { lstat($0, &info) } == 0
+            return CPath.with(folder.path) { options.followSymlinks ? stat($0, &info) : lstat($0, &info) } == 0
                 && (info.st_ctim.tv_sec, info.st_ctim.tv_nsec) != (folder.changed.tv_sec, folder.changed.tv_nsec)
         }
         guard !changed.isEmpty else { return }
@@ -184,7 +188,10 @@ extension Scanner {
             guard kind == UInt8(DT_REG), let index = vanished[FileIdentity(device: device, inode: Int64(bitPattern: UInt64(entry.pointee.d_ino)))] else { continue }
             let newPath = Data(prefix + name)
             guard knownIndex[PathKey(newPath)] == nil, !arrived.contains(newPath),
-                  CPath.with(name, { fstatat(fd, $0, &info, AT_SYMLINK_NOFOLLOW) }) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
+                  CPath.with(name, { fstatat(fd, $0, &info, AT_SYMLINK_NOFOLLOW) }) == 0, info.st_mode & S_IFMT == S_IFREG,
+                  newPath.last != 0xFF, try store.knownFiles(under: newPath).allSatisfy({ $0.path != newPath }) else {
+                continue // not a path the walk met as a new file either: that one was replaced, and keeps its id
+            }
             let old = knownFiles[index]
             let now = Self.fileStat(info)
             guard now.device == old.stat.device, now.inode == old.stat.inode else { continue }

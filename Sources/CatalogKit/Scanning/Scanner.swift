@@ -52,8 +52,10 @@ package final class Scanner {
     /// another number than the catalog's (see `DiskPresence`).
     var renumbered: Set<Int64> = []
     var onAnotherNumber: Set<Int> = []
-    /// Which known files the walk met at their paths (`seen` before the moves).
+    /// Which known files the walk met at their paths (`seen` before the moves), and which of
+    /// those it met as another file (another inode: replaced).
     var seenByTheWalk: [Bool] = []
+    var metAsAnotherFile: Set<Int> = []
     /// The folders walked, with their change time when the walk met them, their root and whether
     /// the folders under them were walked: one changed since may hold files renamed into it
     /// after it was listed.
@@ -252,7 +254,7 @@ package final class Scanner {
         var walked = 0
         defer { for root in roots[walked...] { for walk in root.walks { close(walk.fd) } } } // never handed to a walk
         (knownFiles, knownIndex, seen, knownByInodeIndex, knownByContentIndex, moves, incompletePrefixes) = ([], [:], [], nil, nil, [], [])
-        (found, renumbered, onAnotherNumber, walkedFolders) = ([], [], [], [])
+        (found, renumbered, onAnotherNumber, metAsAnotherFile, walkedFolders) = ([], [], [], [], [])
         for index in roots.indices {
             walked = index + 1
             rootID = roots[index].id
@@ -266,7 +268,7 @@ package final class Scanner {
             let before = incompletePrefixes.count
             incompletePrefixes += roots[index].unreadable
             var lastReport = ContinuousClock.now
-            let shallow = roots[index].walks.filter { !$0.recursive }.map(\.path)
+            let shallow = Set(roots[index].walks.filter { !$0.recursive }.map(\.path))
             while let event = steps.take() {
                 switch event {
                 case .files(let files):
@@ -276,7 +278,7 @@ package final class Scanner {
                     summary.problems.append("\(PathText.display(path)): \(reason); skipped, nothing under it removed")
                 case .folder(let path, let changed):
                     folder = path
-                    walkedFolders.append((path, changed, rootID, !shallow.contains(path)))
+                    walkedFolders.append((path, changed, rootID, shallow.isEmpty || !shallow.contains(path)))
                     if ContinuousClock.now - lastReport > .milliseconds(100) {
                         lastReport = ContinuousClock.now
                         report()
@@ -288,9 +290,10 @@ package final class Scanner {
         }
         try flush(wait: true)
         seenByTheWalk = seen
-        try findFilesRenamedDuringTheWalk()
         try resolveMoves(.renamed)
         keepFilesOfUnmountedDisks(&roots)
+        try findFilesRenamedDuringTheWalk() // its moves are renames, after the keeping: it lists no folder for a kept file
+        try resolveMoves(.renamed)
         try resolveMoves(.renamedAndChanged)
         try resolveMoves(.copied)
         try removeVanished()
@@ -396,6 +399,7 @@ package final class Scanner {
                     summary.unchanged += 1
                 } else {
                     toProbe.append((file, stat, knownFiles[index]))
+                    if knownFiles[index].stat.inode != stat.inode || knownFiles[index].stat.device != stat.device { metAsAnotherFile.insert(index) }
                     if knownFiles[index].stat.device != stat.device { noteFoundOnAnotherNumber(index, now: stat, nameLength: file.nameLength) }
                 }
             } else if let renamed = knownByInode(stat)?.filter({ !seen[$0] && knownFiles[$0].itemID != nil && knownFiles[$0].stat == stat }),
