@@ -723,6 +723,22 @@ import Testing
         #expect(Set(try library.items().keys) == [library.path("one.jpg")])
     }
 
+    /// Scans the library, making `renames` (relative paths) at the scan's first report: the one
+    /// after the first batch is written, so the library needs a new file.
+    static func scanRenamingAtTheFirstReport(_ library: Library, _ renames: [(String, String)]) throws -> ScanSummary {
+        var options = ScanOptions()
+        options.batchSize = 1
+        options.reportEveryBatch = true
+        nonisolated(unsafe) var renamed = false
+        let summary = try library.catalog().scan([library.root.path], options: options) { _ in
+            guard !renamed else { return }
+            renamed = true
+            for (from, to) in renames { _ = rename(library.path(from), library.path(to)) }
+        }
+        #expect(renamed)
+        return summary
+    }
+
     /// Files renamed while the walk runs keep their ids: one moved out of a folder the walk has not
     /// listed yet into one it has (met at neither name), and one moved the other way (met at both,
     /// its one link not taken for two). They are renamed at the scan's first report, when the walk,
@@ -735,18 +751,8 @@ import Testing
         try library.write("in.png", Library.fixture("rgb.png"))
         _ = try library.scan()
         let before = try library.items()
-        try library.write("new.jpg", Library.fixture("grayscale.jpg")) // read and written at once: a report
-        var options = ScanOptions()
-        options.batchSize = 1
-        options.reportEveryBatch = true
-        nonisolated(unsafe) var renamed = false
-        let summary = try library.catalog().scan([library.root.path], options: options) { _ in
-            guard !renamed else { return }
-            renamed = true
-            _ = rename(library.path("\(deep)/out.jpg"), library.path("out.jpg"))
-            _ = rename(library.path("in.png"), library.path("\(deep)/in.png"))
-        }
-        #expect(renamed)
+        try library.write("new.jpg", Library.fixture("grayscale.jpg"))
+        let summary = try Self.scanRenamingAtTheFirstReport(library, [("\(deep)/out.jpg", "out.jpg"), ("in.png", "\(deep)/in.png")])
         #expect((summary.moved, summary.added, summary.removed) == (2, 1, 0), "\(summary)")
         let after = try library.items()
         #expect(after.count == 3)
@@ -842,18 +848,8 @@ import Testing
         try library.write("p/\(folder)/g.jpg", Library.fixture("progressive.jpg"))
         _ = try library.scan()
         let before = try library.items()
-        try library.write("new.png", Library.fixture("rgb.png")) // read and written at once: a report
-        var options = ScanOptions()
-        options.batchSize = 1
-        options.reportEveryBatch = true
-        nonisolated(unsafe) var renamed = false
-        let summary = try library.catalog().scan([library.root.path], options: options) { _ in
-            guard !renamed else { return }
-            renamed = true
-            _ = rename(library.path("p/\(folder)/f.jpg"), library.path("new.png"))
-            _ = rename(library.path("p/\(folder)"), library.path("moved"))
-        }
-        #expect(renamed)
+        try library.write("new.png", Library.fixture("rgb.png"))
+        let summary = try Self.scanRenamingAtTheFirstReport(library, [("p/\(folder)/f.jpg", "new.png"), ("p/\(folder)", "moved")])
         #expect((summary.moved, summary.added, summary.removed) == (1, 1, 0), "\(summary)")
         var after = try library.items()
         #expect(after.count == 4, "\(after.keys.sorted())")
