@@ -11,8 +11,8 @@ import Foundation
 ///      or a folder of it, was deleted), unless that number now belongs to a disk that the
 ///      catalog knew under another number (see 3);
 ///   2. under the topmost folder of a disk on which files with that number were found this scan
-///      at their paths, the number unchanged (a file on another disk than its folder: a link
-///      followed to a file, a file of an overlay's lower layer);
+///      at their paths, with that number and their inode still (a file on another disk than its
+///      folder: a link followed to a file, a file of an overlay's lower layer);
 ///   3. under the folder where the disk was mounted at the last scan, when files of it were found
 ///      this scan as the same files (device, inode, size and time) at their paths under another
 ///      number (the disk mounted again, given a new number) or by their device and inode at
@@ -34,7 +34,7 @@ struct DiskPresence {
     private var found: [Found]
     /// Numbers that disks known under other numbers have now.
     private let renumbered: Set<Int64>
-    /// The folders of the known files found at their paths with a number they still have.
+    /// The folders of the known files found at their paths with the number and inode they had.
     private let foldersOfFilesOn: (Int64) -> [Data]
     /// Where disks were mounted at the last scan (3), by their number then, and the topmost
     /// folders of disks holding files with a number (2): paths that end with a slash.

@@ -13,9 +13,9 @@ extension Scanner {
     /// their inode, matched before this): their vanished files go as ever.
     func keepFilesOfUnmountedDisks(_ roots: inout [Root]) {
         guard seen.contains(false) else { return }
-        var disks = DiskPresence(followSymlinks: options.followSymlinks, found: found, renumbered: renumbered) { [knownFiles, seenByTheWalk, onAnotherNumber] device in
+        var disks = DiskPresence(followSymlinks: options.followSymlinks, found: found, renumbered: renumbered) { [knownFiles, seenByTheWalk, metAsAnotherFile] device in
             var folders: [Data] = []
-            for (index, file) in knownFiles.enumerated() where seenByTheWalk[index] && file.stat.device == device && !onAnotherNumber.contains(index) {
+            for (index, file) in knownFiles.enumerated() where seenByTheWalk[index] && file.stat.device == device && !metAsAnotherFile.contains(index) {
                 if let last = folders.last, file.path.count > last.count + 1, file.path.starts(with: last), file.path[file.path.startIndex + last.count] == 47,
                    !file.path.dropFirst(last.count + 1).contains(47) {
                     continue // in the folder before
@@ -24,7 +24,7 @@ extension Scanner {
             }
             return folders
         }
-        (found, renumbered, onAnotherNumber) = ([], [], [])
+        (found, renumbered) = ([], [])
         for index in roots.indices {
             var kept: [Int64: [Int]] = [:]
             for position in roots[index].known where !seen[position] && !isUnderUnreadFolder(knownFiles[position].path)

@@ -48,12 +48,11 @@ package final class Scanner {
     /// by their inode: where their disks are mounted now (the other known files of those disks
     /// that vanished were deleted, not left on an unmounted disk).
     var found: [DiskPresence.Found] = []
-    /// The numbers those found at their paths have now, and every known file met at its path on
-    /// another number than the catalog's (see `DiskPresence`).
+    /// The numbers those found at their paths have now (see `DiskPresence`).
     var renumbered: Set<Int64> = []
-    var onAnotherNumber: Set<Int> = []
     /// Which known files the walk met at their paths (`seen` before the moves), and which of
-    /// those it met as another file (another inode: replaced).
+    /// those it met as another file, or on another number (another device or inode: replaced,
+    /// or their disk mounted again).
     var seenByTheWalk: [Bool] = []
     var metAsAnotherFile: Set<Int> = []
     /// The folders walked, with their change time when the walk met them, their root and whether
@@ -254,7 +253,7 @@ package final class Scanner {
         var walked = 0
         defer { for root in roots[walked...] { for walk in root.walks { close(walk.fd) } } } // never handed to a walk
         (knownFiles, knownIndex, seen, knownByInodeIndex, knownByContentIndex, moves, incompletePrefixes) = ([], [:], [], nil, nil, [], [])
-        (found, renumbered, onAnotherNumber, metAsAnotherFile, walkedFolders) = ([], [], [], [], [])
+        (found, renumbered, metAsAnotherFile, walkedFolders) = ([], [], [], [])
         for index in roots.indices {
             walked = index + 1
             rootID = roots[index].id
@@ -454,7 +453,6 @@ package final class Scanner {
     /// tells where the disk is.
     private func noteFoundOnAnotherNumber(_ index: Int, now: FileStat, nameLength: Int) {
         let file = knownFiles[index]
-        onAnotherNumber.insert(index)
         var renumbered = now
         renumbered.device = file.stat.device
         guard renumbered == file.stat else { return } // another file, perhaps on another disk
