@@ -723,9 +723,11 @@ import Testing
         #expect(Set(try library.items().keys) == [library.path("one.jpg")])
     }
 
-    /// Scans the library, making `renames` (relative paths) at the scan's first report: the one
-    /// after the first batch is written, so the library needs a new file.
-    static func scanRenamingAtTheFirstReport(_ library: Library, _ renames: [(String, String)]) throws -> ScanSummary {
+    /// Scans the library, making `renames` (relative paths, as bytes or as text) at the scan's
+    /// first report: the one after the first batch is written, so the library needs a new file.
+    static func scanRenamingAtTheFirstReport(_ library: Library, _ renames: [(String, String)], bytes: [([UInt8], [UInt8])] = []) throws -> ScanSummary {
+        let root = Array(library.root.path.utf8) + [47]
+        let all = renames.map { (Array($0.0.utf8), Array($0.1.utf8)) } + bytes
         var options = ScanOptions()
         options.batchSize = 1
         options.reportEveryBatch = true
@@ -733,7 +735,10 @@ import Testing
         let summary = try library.catalog().scan([library.root.path], options: options) { _ in
             guard !renamed else { return }
             renamed = true
-            for (from, to) in renames { _ = rename(library.path(from), library.path(to)) }
+            for (from, to) in all {
+                let (old, new) = ((root + from + [0]).map { CChar(bitPattern: $0) }, (root + to + [0]).map { CChar(bitPattern: $0) })
+                _ = rename(old, new)
+            }
         }
         #expect(renamed)
         return summary
@@ -748,14 +753,19 @@ import Testing
         let library = try Library(backend)
         let deep = Array(repeating: "d", count: 400).joined(separator: "/")
         try library.write("\(deep)/out.jpg", Library.fixture("baseline.jpg"))
+        try library.write("\(deep)/last.jpg", Library.fixture("progressive.jpg"))
         try library.write("in.png", Library.fixture("rgb.png"))
         _ = try library.scan()
         let before = try library.items()
         try library.write("new.jpg", Library.fixture("grayscale.jpg"))
-        let summary = try Self.scanRenamingAtTheFirstReport(library, [("\(deep)/out.jpg", "out.jpg"), ("in.png", "\(deep)/in.png")])
-        #expect((summary.moved, summary.added, summary.removed) == (2, 1, 0), "\(summary)")
+        // One named with a last byte of 0xFF, which no store range can end past.
+        let last = Array("last".utf8) + [0xFF]
+        let summary = try Self.scanRenamingAtTheFirstReport(library, [("\(deep)/out.jpg", "out.jpg"), ("in.png", "\(deep)/in.png")],
+                                                            bytes: [(Array("\(deep)/last.jpg".utf8), last)])
+        #expect((summary.moved, summary.added, summary.removed) == (3, 1, 0), "\(summary)")
         let after = try library.items()
-        #expect(after.count == 3)
+        #expect(after.count == 4)
+        #expect(after[PathText.display(Data(Array(library.root.path.utf8) + [47] + last))]?.id == before[library.path("\(deep)/last.jpg")]?.id)
         #expect(after[library.path("out.jpg")]?.id == before[library.path("\(deep)/out.jpg")]?.id)
         #expect(after[library.path("\(deep)/in.png")]?.id == before[library.path("in.png")]?.id)
     }

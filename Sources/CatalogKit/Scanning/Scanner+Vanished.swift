@@ -157,13 +157,15 @@ extension Scanner {
         let walked = Set(walkedFolders.map(\.path))
         let arrived = Set(moves.map(\.path))
         for folder in changed where !vanished.isEmpty {
-            try list(folder.path, rootID: folder.rootID, recursive: folder.recursive, walked: walked, arrived: arrived, vanished: &vanished)
+            try list(folder.path, walked: true, rootID: folder.rootID, recursive: folder.recursive, walkedFolders: walked, arrived: arrived,
+                     vanished: &vanished)
         }
     }
 
     /// Lists a folder again for `findFilesRenamedDuringTheWalk`, and the folders under it that
-    /// the walk did not meet.
-    private func list(_ path: [UInt8], rootID root: Int64, recursive: Bool, walked: Set<[UInt8]>, arrived: Set<Data>,
+    /// the walk did not meet. In a folder the walk met (`walked`), a path may be one it stored as
+    /// a new file this scan: the store is asked.
+    private func list(_ path: [UInt8], walked: Bool, rootID root: Int64, recursive: Bool, walkedFolders: Set<[UInt8]>, arrived: Set<Data>,
                       vanished: inout [FileIdentity: Int]) throws(StoreError) {
         guard let directory = CPath.with(path, { opendir($0) }) else { return }
         defer { closedir(directory) }
@@ -182,16 +184,14 @@ extension Scanner {
                 kind = info.st_mode & S_IFMT == S_IFDIR ? UInt8(DT_DIR) : info.st_mode & S_IFMT == S_IFREG ? UInt8(DT_REG) : 0
             }
             if kind == UInt8(DT_DIR) {
-                if recursive, !walked.contains(prefix + name) { folders.append(prefix + name) }
+                if recursive, !walkedFolders.contains(prefix + name) { folders.append(prefix + name) }
                 continue
             }
             guard kind == UInt8(DT_REG), let index = vanished[FileIdentity(device: device, inode: Int64(bitPattern: UInt64(entry.pointee.d_ino)))] else { continue }
             let newPath = Data(prefix + name)
             guard knownIndex[PathKey(newPath)] == nil, !arrived.contains(newPath),
-                  CPath.with(name, { fstatat(fd, $0, &info, AT_SYMLINK_NOFOLLOW) }) == 0, info.st_mode & S_IFMT == S_IFREG,
-                  newPath.last != 0xFF, try store.knownFiles(under: newPath).allSatisfy({ $0.path != newPath }) else {
-                continue // not a path the walk met as a new file either: that one was replaced, and keeps its id
-            }
+                  CPath.with(name, { fstatat(fd, $0, &info, AT_SYMLINK_NOFOLLOW) }) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
+            if walked, try isStored(newPath) { continue } // a new file the walk met, replaced: its path keeps its id
             let old = knownFiles[index]
             let now = Self.fileStat(info)
             guard now.device == old.stat.device, now.inode == old.stat.inode else { continue }
@@ -205,8 +205,16 @@ extension Scanner {
             summary.files += 1
         }
         for folder in folders where !vanished.isEmpty {
-            try list(folder, rootID: root, recursive: true, walked: walked, arrived: arrived, vanished: &vanished)
+            try list(folder, walked: false, rootID: root, recursive: true, walkedFolders: walkedFolders, arrived: arrived, vanished: &vanished)
         }
+    }
+
+    /// Whether the store has a file at `path`: a range read from the path less any trailing 0xFF
+    /// bytes (the range's end is its last byte plus one), at worst the file's folder.
+    private func isStored(_ path: Data) throws(StoreError) -> Bool {
+        var prefix = path
+        while prefix.last == 0xFF { prefix.removeLast() }
+        return try store.knownFiles(under: prefix).contains { $0.path == path }
     }
 
     /// Adds a change to the pending batch, which holds one root's: another root's batch is
