@@ -557,33 +557,23 @@ import Testing
         #expect(try library.items().isEmpty)
     }
 
-    /// Sets the device number the catalog holds for files, as if their disk had had it.
-    static func setDevice(_ library: Library, _ relatives: [String], to device: Int64) throws {
+    /// Sets a number the catalog holds for files (`device` or `inode`), as if their disk had
+    /// given it.
+    static func set(_ column: String, of relatives: [String], to value: Int64, in library: Library) throws {
         for relative in relatives {
             let path = Data(library.path(relative).utf8)
             switch library.backend {
             case .sqlite:
-                try DatabaseQueue(path: library.catalogPath).write { db in
-                    try db.execute(sql: "UPDATE files SET device = ? WHERE path = ?", arguments: [device, path])
+                // Waiting out a lock a catalog closing a moment before may still hold (its checkpoint).
+                var configuration = Configuration()
+                configuration.busyMode = .timeout(10)
+                try DatabaseQueue(path: library.catalogPath, configuration: configuration).write { db in
+                    try db.execute(sql: "UPDATE files SET \(column) = ? WHERE path = ?", arguments: [value, path])
                 }
             case .postgres:
                 let hex = path.map { String(format: "%02x", $0) }.joined()
-                _ = try TestPostgres.psql(OrderDataTests.database(library), "UPDATE files SET device = \(device) WHERE path = '\\x\(hex)'::bytea")
+                _ = try TestPostgres.psql(OrderDataTests.database(library), "UPDATE files SET \(column) = \(value) WHERE path = '\\x\(hex)'::bytea")
             }
-        }
-    }
-
-    /// Sets the inode number the catalog holds for a file.
-    static func setFile(_ library: Library, _ relative: String, inode: Int64) throws {
-        let path = Data(library.path(relative).utf8)
-        switch library.backend {
-        case .sqlite:
-            try DatabaseQueue(path: library.catalogPath).write { db in
-                try db.execute(sql: "UPDATE files SET inode = ? WHERE path = ?", arguments: [inode, path])
-            }
-        case .postgres:
-            let hex = path.map { String(format: "%02x", $0) }.joined()
-            _ = try TestPostgres.psql(OrderDataTests.database(library), "UPDATE files SET inode = \(inode) WHERE path = '\\x\(hex)'::bytea")
         }
     }
 
@@ -617,7 +607,7 @@ import Testing
         let before = try library.items()
         try #require(umount(library.path("nas1")) == 0)
         mounted = ["nas2"]
-        try Self.setDevice(library, ["nas1/a.jpg", "nas1/trip/c.jpg"], to: try Self.device(of: library.path("nas2")))
+        try Self.set("device", of: ["nas1/a.jpg", "nas1/trip/c.jpg"], to: try Self.device(of: library.path("nas2")), in: library)
         try FileManager.default.removeItem(atPath: library.path("nas2/d.jpg"))
         for round in 1...2 {
             let summary = try library.scan()
@@ -640,7 +630,7 @@ import Testing
         try library.write("nas2/copy.jpg", Library.fixture("grayscale.jpg"))
         var info = stat()
         try #require(stat(library.path("nas2/copy.jpg"), &info) == 0)
-        try Self.setFile(library, "nas1/trip/c.jpg", inode: Int64(bitPattern: UInt64(info.st_ino)))
+        try Self.set("inode", of: ["nas1/trip/c.jpg"], to: Int64(bitPattern: UInt64(info.st_ino)), in: library)
         let copied = try library.scan()
         #expect((copied.removed, copied.added, copied.moved) == (0, 1, 0), "\(copied)")
         #expect(try library.items()[library.path("nas1/trip/c.jpg")]?.id == before[library.path("nas1/trip/c.jpg")]?.id)
@@ -693,8 +683,8 @@ import Testing
         let before = try library.items()
         try #require(umount(library.path("outer/inner")) == 0)
         mounted = ["outer"]
-        try Self.setDevice(library, ["outer/o.png"], to: 999_999)
-        try Self.setDevice(library, ["outer/inner/a.jpg", "outer/inner/b.jpg"], to: try Self.device(of: library.path("outer")))
+        try Self.set("device", of: ["outer/o.png"], to: 999_999, in: library)
+        try Self.set("device", of: ["outer/inner/a.jpg", "outer/inner/b.jpg"], to: try Self.device(of: library.path("outer")), in: library)
         let summary = try library.scan()
         #expect(summary.removed == 0, "\(summary)")
         #expect(summary.problems == ["\(library.path("outer/inner")): 2 known files on a disk that is not mounted now (an unmounted disk?); kept, not removed"])
@@ -818,7 +808,7 @@ import Testing
         try library.write("usb/2023/e.jpg", Library.fixture("baseline.jpg"))
         _ = try library.scan()
         let before = try library.items()
-        try Self.setDevice(library, ["usb/b.png", "usb/trip/c.jpg", "usb/2023/e.jpg"], to: 999_999)
+        try Self.set("device", of: ["usb/b.png", "usb/trip/c.jpg", "usb/2023/e.jpg"], to: 999_999, in: library)
         try FileManager.default.removeItem(atPath: library.path("usb/2023"))
         let summary = try library.scan()
         #expect((summary.removed, summary.added) == (1, 0), "\(summary)")
