@@ -365,6 +365,18 @@ def test_the_keyboard_alone_moves_opens_and_scrolls(browser, server):
     wait(browser, f"window.catalogGallery.scroller.top < {top} + 10 && {READY}")
 
 
+def at_the_top(snapshot):
+    """Where a page key leaves the focus: the highest tile in view (then the leftmost) that shows
+    at least half of what the view can show of it."""
+    top, viewport = snapshot["top"], snapshot["viewportHeight"]
+    shown = lambda t: min(top + viewport, t["y"] + t["height"]) - max(top, t["y"])
+    return min((t for t in snapshot["tiles"] if shown(t) >= min(t["height"], viewport) / 2),
+               key=lambda t: (max(top, t["y"]), t["x"]))
+
+
+FOCUSED = "Number(document.activeElement.closest?.('.tile')?.dataset.itemId)"
+
+
 def test_page_down_from_an_image_taller_than_the_window_moves_on(browser, server):
     browser.set_window_size(1280, 500)  # a list's images are taller than the view
     open_gallery(browser, server, "#style=list")
@@ -378,9 +390,22 @@ def test_page_down_from_an_image_taller_than_the_window_moves_on(browser, server
         ActionChains(browser).send_keys(Keys.PAGE_DOWN).perform()
         wait(browser, f"window.catalogGallery.scroller.top > {top} + {viewport} * 0.8 && {READY}")
         # The focus follows to the image at the top, and the view stays where the key put it.
-        wait(browser, f"(() => {{ const t = document.activeElement.closest?.('.tile'); if (!t) return false; const f = window.catalogGallery.tiles.tile(Number(t.dataset.itemId)).item.frame;"
-                      f" const top = window.catalogGallery.scroller.top; return f.y <= top + 1 && f.y + f.height > top; }})()")
+        after = state(browser)
+        wait(browser, f"{FOCUSED} === {at_the_top(after)['id']}")
         assert abs(state(browser)["top"] - (top + viewport * 0.9)) < 2
+    # An image cut by the top edge that still fills most of the view keeps the focus from the
+    # next one, which starts in view but shows a sliver.
+    first = browser.execute_script("return window.catalogGallery.bands.find(0)")
+    sliver = 30
+    wanted = first["frame"]["y"] + first["frame"]["height"] - viewport + sliver
+    browser.execute_script("const g = window.catalogGallery; g.scroller.scrollTo(arguments[0]); g.render();", wanted - viewport * 0.9)
+    wait(browser, READY)
+    ActionChains(browser).send_keys(Keys.PAGE_DOWN).perform()
+    wait(browser, f"Math.abs(window.catalogGallery.scroller.top - {wanted}) < 2 && {READY}")
+    after = state(browser)
+    second = next(t for t in after["tiles"] if t["index"] == 1)
+    assert after["top"] < second["y"] < after["top"] + viewport, "the next image starts in view"
+    wait(browser, f"{FOCUSED} === {first['id']}")
 
 
 def test_a_link_to_the_carousel_opens_it(browser, server):

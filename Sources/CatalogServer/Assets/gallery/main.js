@@ -53,6 +53,7 @@ class Gallery {
     this.originMoved = false;
     this.pendingFocus = null;
     this.focusRequest = 0;
+    this.focusAtTheTop = false;
     this.relayoutPending = false;
     this.fragmentTimer = 0;
     this.fragmentWaitsForTiles = false; // the address waits for the first tiles (scheduleFragment)
@@ -457,6 +458,11 @@ class Gallery {
       else setTimeout(() => this.schedule(), 260);
     }
     if (this.pendingFocus !== null && !this.carousel.isOpen && this.tiles.setFocus(this.pendingFocus, true)) this.pendingFocus = null;
+    if (this.focusAtTheTop && complete) {
+      this.focusAtTheTop = false;
+      const item = this.itemAtTheTop();
+      if (item) this.focusIndex(item.index, true, false);
+    }
   }
 
   /** Shows a status line; an error outranks the empty-catalog hint, which outranks "Loading…". */
@@ -579,6 +585,7 @@ class Gallery {
   async focusIndex(index, focus = true, reveal = true) {
     if (this.itemCount === null || this.itemCount === 0) return;
     const request = ++this.focusRequest;
+    this.focusAtTheTop = false; // a later key press wins over a page key's focus still to come
     const parameters = this.parameters;
     const item = await this.itemAt(Math.max(0, Math.min(this.itemCount - 1, index)));
     // A later key press, or a new layout, makes this answer stale.
@@ -589,6 +596,23 @@ class Gallery {
     const take = focus && !this.viewer.isOpen && !this.carousel.isOpen;
     if (this.tiles.setFocus(item.id, take)) this.pendingFocus = null;
     else if (take) this.pendingFocus = item.id;
+  }
+
+  /** Where a page key leaves the focus: the highest item in view (then the leftmost) that shows
+   *  at least half of what the view can show of it. An image taller than the view, cut by the
+   *  top edge, keeps it while it fills most of the view; a sliver at the bottom does not take it. */
+  itemAtTheTop() {
+    const top = this.scroller.top;
+    const height = this.scroller.viewportHeight;
+    let best = null;
+    for (const { item } of this.tiles.live.values()) {
+      const f = item.frame;
+      const shown = Math.min(top + height, f.y + f.height) - Math.max(top, f.y);
+      if (shown < Math.min(f.height, height) / 2) continue;
+      const y = Math.max(top, f.y);
+      if (!best || y < best.y || (y === best.y && f.x < best.item.frame.x)) best = { item, y };
+    }
+    return best?.item ?? null;
   }
 
   focusedItem() {
@@ -647,11 +671,10 @@ class Gallery {
       case 'PageUp':
         move(() => {
           this.scroller.scrollBy((event.key === 'PageDown' ? 1 : -1) * height * 0.9);
+          // The focus follows to the item at the top, where the page key put the view (without
+          // scrolling: an item taller than the view would scroll it back), once its band is here.
+          this.focusAtTheTop = focused !== null;
           this.render();
-          // The focus follows to the item at the top, where the page key put the view: an item
-          // taller than the view, cut by its top edge, would otherwise scroll it back.
-          const item = firstVisible();
-          if (item && focused) this.focusIndex(item.index, true, false);
         });
         break;
       case 'Home':
