@@ -80,7 +80,11 @@ def library(workspace):
                       f"20{rng.randint(5, 23):02d}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}T{rng.randint(0, 23):02d}:00:00,{title},\n")
     catalog("import", "--db", database, rows)
     photos = workspace / "photos"
-    write_photos(photos, PHOTOS)
+    # Ten seconds apart, within the last hour: the newest first in a fixed order, not the order
+    # of files written within one second (which varies from run to run).
+    for index, path in enumerate(write_photos(photos, PHOTOS)):
+        stamp = time.time() - 3600 + 10 * index
+        os.utime(path, (stamp, stamp))
     catalog("scan", "--db", database, photos)
     return {"database": database, "photos": photos, "count": IMPORTED + PHOTOS}
 
