@@ -802,6 +802,51 @@ def test_the_carousel_is_a_modal_dialog_that_says_its_image_and_opens_it(browser
     assert all("item=987654321" in message and "404" in message for message in errors), errors
 
 
+CAROUSEL_SETTLED = "!document.getElementById('carousel').hidden && document.getElementById('carousel').dataset.state === 'complete' && !window.catalogGallery.carousel.animating"
+
+
+def test_back_closes_the_carousel_and_its_address_opens_it_again(browser, server):
+    snapshot = open_gallery(browser, server)
+    first = max(visible(snapshot), key=lambda t: t["index"])
+    browser.find_element(By.CSS_SELECTOR, f".tile[data-item-id='{first['id']}']").click()
+    wait(browser, "document.getElementById('viewer').open")
+    ActionChains(browser).send_keys(Keys.ESCAPE).perform()
+    wait(browser, f"!document.getElementById('viewer').open && document.activeElement.dataset.itemId === '{first['id']}'")
+    # (The history's place: navigation.currentEntry.index, Chromium's Navigation API.)
+    wait(browser, "location.hash.includes('style=')")
+    gallery = browser.execute_script("return [navigation.currentEntry.index, location.hash]")
+    browser.execute_script("document.getElementById('open-carousel').click()")
+    wait(browser, f"{CAROUSEL_SETTLED} && document.getElementById('carousel').dataset.centred === '{first['id']}'")
+    ActionChains(browser).send_keys(Keys.ARROW_RIGHT).perform()
+    following = api(server, f"/api/items?offset={first['index'] + 1}&limit=1")["items"][0]
+    wait(browser, f"document.getElementById('carousel').dataset.centred === '{following['id']}' && !window.catalogGallery.carousel.animating")
+    # One history entry, whose address says the centred image: a reload opens the carousel there.
+    wait(browser, f"location.hash.endsWith('&carousel={following['id']}')")
+    assert browser.execute_script("return navigation.currentEntry.index") == gallery[0] + 1
+    browser.refresh()
+    wait(browser, f"{CAROUSEL_SETTLED} && document.getElementById('carousel').dataset.centred === '{following['id']}'")
+    assert browser.execute_script("return navigation.currentEntry.index") == gallery[0] + 1, "the reload adds no entry"
+    # Back closes it: the gallery is where it was, its focus on the image that was centred.
+    browser.back()
+    wait(browser, f"document.getElementById('carousel').hidden && document.activeElement?.closest?.('.tile')?.dataset.itemId === '{following['id']}'")
+    wait(browser, "!location.hash.includes('carousel')")
+    configuration = lambda hash: {k: v for k, v in urllib.parse.parse_qs(hash.lstrip("#")).items() if k != "item"}
+    assert configuration(browser.execute_script("return location.hash")) == configuration(gallery[1]), "the configuration as it was"
+    # Opened from the viewer, it takes the viewer's entry; Enter hands it back. Back from
+    # either returns to the gallery, with neither open.
+    ActionChains(browser).send_keys(Keys.ENTER).perform()
+    wait(browser, "document.getElementById('viewer').open")
+    browser.find_element(By.ID, "viewer-carousel").click()
+    wait(browser, f"{CAROUSEL_SETTLED} && history.state?.carousel === {following['id']}")
+    browser.find_element(By.ID, "carousel-scroller").click()
+    wait(browser, "document.activeElement.id === 'carousel-scroller' && !window.catalogGallery.carousel.animating")
+    ActionChains(browser).send_keys(Keys.ENTER).perform()
+    wait(browser, "document.getElementById('carousel').hidden && document.getElementById('viewer').open && history.state?.viewer !== undefined")
+    browser.back()
+    wait(browser, "!document.getElementById('viewer').open && document.getElementById('carousel').hidden && !history.state?.viewer && !history.state?.carousel")
+    assert browser.execute_script("return navigation.currentEntry.index") == gallery[0], "one entry for the viewer and the carousel it became"
+
+
 def test_with_reduced_motion_the_carousel_steps_without_gliding(browser, server):
     browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-reduced-motion", "value": "reduce"}]})
     try:

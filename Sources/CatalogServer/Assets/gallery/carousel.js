@@ -4,7 +4,8 @@
 // snapping when a scroll ends so that one image is centred (/api/snap). Opened at the current
 // image from the viewer or the toolbar; Escape or the close button leave it, Enter opens the
 // centred image in the viewer. A modal dialog: the page behind is inert while it is open, and
-// each image centred is announced.
+// each image centred is announced. Opening it adds a history entry (the address says the
+// centred image), so the browser's Back closes it.
 
 import { api, fileName, isWebAddress } from './api.js';
 import { VirtualScroller } from './scroller.js';
@@ -15,7 +16,14 @@ const MIN_ALPHA = 0.5;
 const SNAP_MS = 220;
 
 export class CarouselView {
-  constructor({ onClose, onShow, onOpen }) {
+  /**
+   * @param onClose called with the centred item (or null) once it is closed
+   * @param onShow called with each item centred
+   * @param onOpen called with the centred item Enter opens (the viewer takes the carousel's entry)
+   * @param fragment (id) => the address fragment with the carousel open at item id
+   */
+  constructor({ onClose, onShow, onOpen, fragment }) {
+    this.fragment = fragment;
     this.root = document.getElementById('carousel');
     this.status = document.getElementById('carousel-status');
     this.background = [...document.querySelectorAll('body > header, body > .stage')];
@@ -53,7 +61,7 @@ export class CarouselView {
         event.preventDefault();
         const item = this.centredItem();
         if (item) {
-          this.close();
+          this.#hide();
           this.onOpen(item);
         }
       }
@@ -61,6 +69,9 @@ export class CarouselView {
         event.preventDefault();
         this.step(event.key === 'ArrowRight' ? 1 : -1);
       }
+    });
+    window.addEventListener('popstate', () => {
+      if (this.isOpen && !history.state?.carousel) this.#hide();
     });
     this.plane.addEventListener('click', (event) => {
       const tile = event.target.closest('[data-item-id]');
@@ -97,10 +108,15 @@ export class CarouselView {
     try {
       page = await api.page({ ...parameters, width, item: id, height: parameters['item-height'] + 16 });
     } catch {
-      if (this.parameters === parameters) this.close(); // the item is gone, or the server: nothing to show
+      if (this.parameters === parameters) this.#hide(); // the item is gone, or the server: nothing to show
       return;
     }
     if (!this.isOpen || this.parameters !== parameters) return;
+    // Its own history entry once there is something to show, so that Back closes it; opened
+    // from the viewer, it takes the viewer's (handed over); opened at a reload, it keeps its own.
+    const state = { carousel: id };
+    if (history.state?.carousel || history.state?.viewer) history.replaceState(state, '', this.fragment(id));
+    else history.pushState(state, '', this.fragment(id));
     this.itemCount = page.itemCount;
     this.bands.set('opened', { page }); // what is centred, before the first band arrives
     this.scroller.setContentHeight(page.contentWidth, page.viewport.x);
@@ -115,8 +131,14 @@ export class CarouselView {
     if (item) this.announce(item);
   }
 
+  /** Closes: through history when the carousel added an entry, so Back and Escape agree. */
   close() {
     if (!this.isOpen) return;
+    if (history.state?.carousel) history.back(); // popstate hides it
+    else this.#hide();
+  }
+
+  #hide() {
     const centred = this.centredItem(); // before it is hidden: hidden, it has no width, and no centre
     this.root.hidden = true;
     for (const element of this.background) element.inert = false;
@@ -130,6 +152,7 @@ export class CarouselView {
   announce(item) {
     if (this.announced === item.id) return;
     this.announced = item.id;
+    if (history.state?.carousel) history.replaceState({ carousel: item.id }, '', this.fragment(item.id));
     this.status.textContent = `${item.title || fileName(item.path)}, ${item.index + 1} of ${this.itemCount ?? '?'}`;
   }
 

@@ -1,6 +1,7 @@
 // Deep links: the address's fragment holds the item at the top of the view and the
 // configuration, `#item=123&cols=3&style=waterfall` (plus `sort=path` when not by date,
-// `sections=month` when sections are on, and `view=ID` while the viewer is open). Reloading or sharing the address shows the same place;
+// `sections=month` when sections are on, `view=ID` while the viewer is open and `carousel=ID`
+// while the carousel is, at its centred image). Reloading or sharing the address shows the same place;
 // `/#item=ID` alone scrolls to that item.
 
 export function readFragment(hash = location.hash) {
@@ -16,10 +17,11 @@ export function readFragment(hash = location.hash) {
     sort: fields.get('sort'),
     sections: fields.get('sections'),
     view: whole('view'),
+    carousel: whole('carousel'),
   };
 }
 
-export function fragment({ item, cols, style, sort, sections, view }) {
+export function fragment({ item, cols, style, sort, sections, view, carousel }) {
   const fields = [];
   if (item !== null && item !== undefined) fields.push(`item=${item}`);
   if (cols) fields.push(`cols=${cols}`);
@@ -27,5 +29,6 @@ export function fragment({ item, cols, style, sort, sections, view }) {
   if (sort && sort !== 'date') fields.push(`sort=${encodeURIComponent(sort)}`);
   if (sections && sections !== 'none') fields.push(`sections=${encodeURIComponent(sections)}`);
   if (view !== null && view !== undefined) fields.push(`view=${view}`);
+  if (carousel !== null && carousel !== undefined) fields.push(`carousel=${carousel}`);
   return `#${fields.join('&')}`;
 }

@@ -59,9 +59,10 @@ class Gallery {
     this.fragmentWaitsForTiles = false; // the address waits for the first tiles (scheduleFragment)
     this.loadingSince = null;
 
-    // Before the viewer's own listener (which closes it): whether this history move closes it.
-    this.closingViewer = false;
-    window.addEventListener('popstate', () => { this.closingViewer = this.viewer.isOpen; });
+    // Before the viewer's and the carousel's own listeners (which close them): whether this
+    // history move closes one.
+    this.closingOverlay = false;
+    window.addEventListener('popstate', () => { this.closingOverlay = this.viewer.isOpen || this.carousel.isOpen; });
 
     this.bands = new Bands({
       onLoad: () => {
@@ -105,9 +106,11 @@ class Gallery {
     this.carousel = new CarouselView({
       onClose: (item) => {
         if (item) this.focusIndex(item.index);
+        this.scheduleFragment(); // the gallery's place, without the carousel
       },
       onShow: () => {},
       onOpen: (item) => this.open(item.id),
+      fragment: (id) => fragment({ ...this.placeFragment(), carousel: id }),
     });
     const carouselButton = document.getElementById('open-carousel');
     carouselButton.hidden = !configuration.styles.includes('carousel');
@@ -123,7 +126,7 @@ class Gallery {
     document.getElementById('viewer-carousel').addEventListener('click', () => {
       const item = this.viewer.item;
       if (!item) return;
-      this.viewer.close();
+      this.viewer.handOver(); // the carousel takes its history entry
       this.carousel.open(item.id, this.sort);
     });
     this.sortSelect.addEventListener('change', () => {
@@ -165,8 +168,12 @@ class Gallery {
       }
     }).observe(this.element);
     window.addEventListener('hashchange', () => {
-      // Back out of the viewer restores an older fragment: the view stays where it is.
-      if (this.closingViewer || this.viewer.isOpen) { this.closingViewer = false; this.scheduleFragment(); return; }
+      // Back out of the viewer or the carousel restores an older fragment: the view stays where it is.
+      if (this.closingOverlay || this.viewer.isOpen || this.carousel.isOpen) {
+        this.closingOverlay = false;
+        this.scheduleFragment();
+        return;
+      }
       this.follow(readFragment());
     });
     this.listen();
@@ -233,8 +240,8 @@ class Gallery {
   /** Applies a deep link: its configuration, then its item at the top (and its viewer). */
   follow(link, first = false) {
     // The carousel is a view over the gallery, not a style of it: a link to it opens it.
-    const carousel = link.style === 'carousel';
-    if (link.style && !carousel && configuration.styles.includes(link.style)) this.style = link.style;
+    const carousel = link.style === 'carousel' || link.carousel !== null;
+    if (link.style && link.style !== 'carousel' && configuration.styles.includes(link.style)) this.style = link.style;
     if (link.sort === 'date' || link.sort === 'path') this.sort = link.sort;
     if (['none', 'year', 'month', 'folder'].includes(link.sections)) this.sections = link.sections;
     if (link.cols) this.setColumns(link.cols);
@@ -242,7 +249,7 @@ class Gallery {
       .then(async () => {
         if (first && link.view !== null) this.open(link.view);
         else if (carousel && configuration.styles.includes('carousel')) {
-          const id = link.item ?? this.topAnchor().id ?? (await this.itemAt(0))?.id;
+          const id = link.carousel ?? link.item ?? this.topAnchor().id ?? (await this.itemAt(0))?.id;
           if (id !== undefined) this.carousel.open(id, this.sort);
         }
       });
@@ -714,7 +721,7 @@ class Gallery {
     clearTimeout(this.fragmentTimer);
     this.fragmentTimer = setTimeout(() => {
       this.fragmentWaitsForTiles = false;
-      if (this.viewer.isOpen || !this.parameters) return;
+      if (this.viewer.isOpen || this.carousel.isOpen || !this.parameters) return;
       if (this.itemCount > 0 && this.tiles.live.size === 0) {
         this.fragmentWaitsForTiles = true;
         return;

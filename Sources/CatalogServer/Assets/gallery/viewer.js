@@ -65,7 +65,9 @@ export class Viewer {
   open(item) {
     const opening = !this.isOpen;
     if (opening) {
-      history.pushState({ viewer: item.id }, '', this.fragment(item.id));
+      // Opened from the carousel, it takes the carousel's entry: Back goes to the gallery.
+      if (history.state?.carousel) history.replaceState({ viewer: item.id }, '', this.fragment(item.id));
+      else history.pushState({ viewer: item.id }, '', this.fragment(item.id));
       this.dialog.showModal();
     }
     this.#show(item);
@@ -76,6 +78,11 @@ export class Viewer {
     if (!this.isOpen) return;
     if (history.state?.viewer) history.back(); // popstate hides it
     else this.#hide();
+  }
+
+  /** Closes, leaving its history entry to the carousel opened from it. */
+  handOver() {
+    if (this.isOpen) this.#hide();
   }
 
   async step(delta) {
