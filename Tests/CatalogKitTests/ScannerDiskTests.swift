@@ -3,10 +3,11 @@ import CatalogModel
 import Foundation
 import CatalogStore
 import GRDB
+import Synchronization
 import Testing
 
 /// Disks under a root: mounted, unmounted, mounted again elsewhere or under another number
-/// (real tmpfs and bind mounts, which take root).
+/// (real tmpfs and bind mounts, which take root), and `--one-file-system`.
 extension ScannerTests {
     /// Whether this process may mount a tmpfs (root, outside a container that forbids it).
     static let canMount: Bool = {
@@ -301,5 +302,81 @@ extension ScannerTests {
         let after = try library.items()
         #expect(Set(after.keys) == [library.path("usb/b.png"), library.path("usb/trip/c.jpg")])
         #expect(after[library.path("usb/trip/c.jpg")]?.id == before[library.path("usb/trip/c.jpg")]?.id)
+    }
+
+    /// `--one-file-system`: a disk mounted in a folder under the root is not entered. Its files are
+    /// not added and the folder is named in a warning; what the catalog holds under it (from a
+    /// scan without the option) is kept, a file deleted from it too. A root on that disk is
+    /// scanned: the option keeps a walk on its own root's disk.
+    @Test(.enabled(if: canMount, "mounting a tmpfs takes root"), arguments: Backend.allCases)
+    func oneFileSystemEntersNoDiskMountedUnderTheRoot_andKeepsWhatItHeld(_ backend: Backend) throws {
+        let library = try Library(backend)
+        try library.write("a.jpg", Library.fixture("baseline.jpg"))
+        try library.write("2024/b.png", Library.fixture("rgb.png"))
+        try FileManager.default.createDirectory(atPath: library.path("2024/usb"), withIntermediateDirectories: true)
+        try #require(mount("tmpfs", library.path("2024/usb"), "tmpfs", 0, nil) == 0)
+        defer { umount(library.path("2024/usb")) }
+        try library.write("2024/usb/c.jpg", Library.fixture("grayscale.jpg"))
+        try library.write("2024/usb/trip/d.jpg", Library.fixture("progressive.jpg"))
+        var options = ScanOptions()
+        options.oneFileSystem = true
+        let first = try library.scan(options: options)
+        #expect((first.added, first.files) == (2, 2), "\(first)")
+        #expect(first.problems == ["\(library.path("2024/usb")): on another file system (--one-file-system); skipped, nothing under it removed"])
+        #expect(Set(try library.items().keys) == [library.path("a.jpg"), library.path("2024/b.png")])
+        // Without the option the disk's files come in; with it again they are kept, a deleted one too.
+        #expect(try library.scan().added == 2)
+        try FileManager.default.removeItem(atPath: library.path("2024/usb/c.jpg"))
+        let again = try library.scan(options: options)
+        #expect((again.added, again.removed, again.unchanged) == (0, 0, 2), "\(again)")
+        #expect(try library.items().count == 4)
+        // A root on the disk itself is scanned, and only then does the deleted file go.
+        let onTheDisk = try library.scan([library.path("2024/usb")], options: options)
+        #expect((onTheDisk.removed, onTheDisk.unchanged) == (1, 1), "\(onTheDisk)")
+        #expect(onTheDisk.problems.isEmpty, "\(onTheDisk.problems)")
+        // Given with the root above it, it is a root of its own: that walk does not enter it.
+        #expect(Scanner.outermost([library.root.path, library.path("2024/usb")], options: options).walked.count == 2)
+        #expect(Scanner.outermost([library.root.path, library.path("2024/usb")]).walked == [library.root.path])
+        let both = try library.scan([library.root.path, library.path("2024/usb")], options: options)
+        #expect((both.added, both.removed, both.unchanged) == (0, 0, 3), "\(both)")
+    }
+
+    /// `--watch --one-file-system`: the disk mounted under the root is not watched either; a file
+    /// written there is not indexed while one written beside it is.
+    @Test(.enabled(if: canMount, "mounting a tmpfs takes root"))
+    func oneFileSystemWatchesNoFolderOfADiskMountedUnderTheRoot() throws {
+        let library = try Library()
+        try library.write("a.jpg", Library.fixture("baseline.jpg"))
+        try FileManager.default.createDirectory(atPath: library.path("usb"), withIntermediateDirectories: true)
+        try #require(mount("tmpfs", library.path("usb"), "tmpfs", 0, nil) == 0)
+        defer { umount(library.path("usb")) }
+        try library.write("usb/trip/b.jpg", Library.fixture("grayscale.jpg"))
+        var options = ScanOptions()
+        options.oneFileSystem = true
+        let catalog = try library.catalog()
+        let stop = StopFlag()
+        let events = Mutex<[String]>([])
+        let done = DispatchSemaphore(value: 0)
+        let (root, watchOptions) = (library.root.path, options)
+        Thread {
+            defer { done.signal() }
+            try? catalog.watch([root], options: watchOptions, stop: stop) { event in
+                switch event {
+                case .watching(let summary, let folders): events.withLock { $0.append("watching \(folders), added \(summary.added)") }
+                case .rescanned(let summary, _): events.withLock { $0.append("rescanned, added \(summary.added)") }
+                default: break
+                }
+            }
+        }.start()
+        defer {
+            stop.stop()
+            _ = done.wait(timeout: .now() + 30)
+        }
+        try waitFor { events.withLock { !$0.isEmpty } }
+        #expect(events.withLock { $0 } == ["watching 1, added 1"], "the root only: not usb, nor usb/trip")
+        try library.write("usb/trip/c.jpg", Library.fixture("progressive.jpg"))
+        try library.write("d.png", Library.fixture("rgb.png"))
+        try waitFor { try library.items()[library.path("d.png")] != nil }
+        #expect(Set(try library.items().keys) == [library.path("a.jpg"), library.path("d.png")])
     }
 }

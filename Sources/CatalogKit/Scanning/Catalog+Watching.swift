@@ -55,7 +55,7 @@ extension Catalog {
                       stop: StopFlag, report: (WatchEvent) -> Void) throws(StoreError) {
         // The roots the scans walk: one inside another is watched, as it is scanned, with it.
         let absolute = Scanner.outermost(roots, options: options).walked.map(Scanner.absolute)
-        let watcher = try FolderWatcher(includeHidden: options.includeHidden, limit: settings.folderLimit)
+        let watcher = try FolderWatcher(includeHidden: options.includeHidden, oneFileSystem: options.oneFileSystem, limit: settings.folderLimit)
         if let file = file.map({ Array(Scanner.absolute($0).utf8) }) {
             let slash = file.lastIndex(of: 47) ?? 0
             let name = file[(slash + 1)...]

@@ -11,7 +11,8 @@ import Darwin
 ///
 /// Hidden entries (names starting with ".") are skipped unless asked for; symbolic links are
 /// not followed unless asked for, and then every directory is entered once (by device and
-/// inode), which breaks loops. Folders that cannot be read are reported and skipped.
+/// inode), which breaks loops. Folders that cannot be read are reported and skipped; so are,
+/// with `device` set (`--one-file-system`), folders on another device than that one.
 struct DirectoryWalker {
     /// A folder's handle, kept open while any of its files is: a batch of files can be handled
     /// after the walk has moved on (on another thread), and each file still opened relative to
@@ -64,6 +65,8 @@ struct DirectoryWalker {
     var includeHidden = false
     var followSymlinks = false
     var batchSize = 256
+    /// The device of the walk's root when folders on other file systems are not entered.
+    var device: UInt64?
     private var visited = Set<DirectoryID>()
 
     private struct DirectoryID: Hashable {
@@ -80,7 +83,14 @@ struct DirectoryWalker {
     /// `recursive: false`, only the files directly in it.
     mutating func walk(fd: Int32, path: [UInt8], recursive: Bool = true, handle: (Event) throws -> Void) rethrows {
         var info = stat()
-        if fstat(fd, &info) == 0 { visited.insert(DirectoryID(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))) }
+        if fstat(fd, &info) == 0 {
+            if let device, UInt64(info.st_dev) != device { // a folder a disk was mounted on since
+                close(fd)
+                try handle(.unreadable(path: path, reason: Self.anotherFileSystem))
+                return
+            }
+            visited.insert(DirectoryID(device: UInt64(info.st_dev), inode: UInt64(info.st_ino)))
+        }
         try walkDirectory(fd: fd, path: path, changed: info.st_ctim, recursive: recursive, handle: handle)
     }
 
@@ -150,7 +160,9 @@ struct DirectoryWalker {
                     files.removeAll(keepingCapacity: true)
                 }
             case S_IFDIR:
-                if recursive, visited.insert(DirectoryID(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))).inserted {
+                if recursive, let device, UInt64(info.st_dev) != device {
+                    try handle(.unreadable(path: join(path, Array(UnsafeBufferPointer(start: name, count: length))), reason: Self.anotherFileSystem))
+                } else if recursive, visited.insert(DirectoryID(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))).inserted {
                     folders.append((Array(UnsafeBufferPointer(start: name, count: length + 1)), info.st_ctim))
                 }
             default:
@@ -172,6 +184,8 @@ struct DirectoryWalker {
             try walkDirectory(fd: child, path: childPath, changed: changed, handle: handle)
         }
     }
+
+    static let anotherFileSystem = "on another file system (--one-file-system)"
 
     /// Why a folder's entries could not be looked at, from `errno`.
     private static func entriesNotLookedAt() -> String {

@@ -42,10 +42,14 @@ package final class FolderWatcher {
     private static let mask = UInt32(IN_CREATE | IN_DELETE | IN_CLOSE_WRITE | IN_MODIFY | IN_ATTRIB | IN_MOVED_FROM | IN_MOVED_TO
                                      | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_EXCL_UNLINK)
 
-    package init(includeHidden: Bool, limit: Int? = nil) throws(StoreError) {
+    /// Folders on another file system than their root's are not watched (`--one-file-system`).
+    private let oneFileSystem: Bool
+
+    package init(includeHidden: Bool, oneFileSystem: Bool = false, limit: Int? = nil) throws(StoreError) {
         fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard fd >= 0 else { throw .database("cannot watch folders: inotify_init1: \(SystemError.text())") }
         self.includeHidden = includeHidden
+        self.oneFileSystem = oneFileSystem
         self.limit = limit
     }
 
@@ -80,10 +84,11 @@ package final class FolderWatcher {
                 guard type == UInt8(DT_DIR) || type == UInt8(DT_UNKNOWN) else { continue }
                 let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix(while: { $0 != 0 })) }
                 if name == [46] || name == [46, 46] || (!includeHidden && name.first == 46) { continue } // ".", "..", hidden
-                if type == UInt8(DT_UNKNOWN) { // a file system that does not say: ask, without following links
+                if type == UInt8(DT_UNKNOWN) || oneFileSystem { // a file system that does not say: ask, without following links
                     var info = stat()
                     guard CPath.with(name, { fstatat(dirfd(directory), $0, &info, AT_SYMLINK_NOFOLLOW) }) == 0,
                           info.st_mode & S_IFMT == S_IFDIR else { continue }
+                    if oneFileSystem, let device = rootDevices[root], UInt64(info.st_dev) != device { continue }
                 }
                 stack.append(path + [47] + name)
             }

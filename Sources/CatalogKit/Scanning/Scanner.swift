@@ -132,7 +132,12 @@ package final class Scanner {
     package static func outermost(_ roots: [String], options: ScanOptions = ScanOptions()) -> (walked: [String], leftOut: [String]) {
         /// Whether the walk of `outer` enters every folder down to `path` (under it).
         func reaches(_ path: String, from outer: String) -> Bool {
-            options.includeHidden || !path.dropFirst(outer == "/" ? 1 : outer.count + 1).split(separator: "/").contains { $0.hasPrefix(".") }
+            guard options.includeHidden || !path.dropFirst(outer == "/" ? 1 : outer.count + 1).split(separator: "/").contains(where: { $0.hasPrefix(".") })
+            else { return false }
+            // With --one-file-system, a root on another disk than the outer one's (a mount point
+            // under it) is not entered by its walk.
+            var (inner, above) = (stat(), stat())
+            return !options.oneFileSystem || stat(path, &inner) != 0 || stat(outer, &above) != 0 || inner.st_dev == above.st_dev
         }
         let absolute = roots.map(Self.absolute)
         var walked: [String] = []
@@ -188,6 +193,8 @@ package final class Scanner {
         let unreadable: [Data]
         /// A scan of the whole root, recorded in its row when done.
         let whole: Bool
+        /// With `--one-file-system`, the root's device: the walk enters no folder on another.
+        let device: UInt64?
         /// Its files in `knownFiles`.
         var known: Range<Int> = 0..<0
         var complete = true
@@ -199,6 +206,7 @@ package final class Scanner {
         let absolute = Self.absolute(root)
         var walks: [(fd: Int32, path: [UInt8], recursive: Bool)] = []
         var unreadable: [Data] = []
+        var device: UInt64?
         if let folders {
             // The root itself gone (its disk unmounted, the folder moved away or replaced): its
             // folders are not gone with their files, only out of reach.
@@ -209,6 +217,7 @@ package final class Scanner {
                 summary.unscannedRoots.append("\(PathText.display(root.utf8)): \(reason); nothing scanned or removed under it")
                 return nil
             }
+            if options.oneFileSystem { device = UInt64(info.st_dev) }
             for (folder, recursive) in folders {
                 let fd = CPath.with(folder) { open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK) }
                 if fd >= 0 {
@@ -225,6 +234,8 @@ package final class Scanner {
                 summary.unscannedRoots.append("\(PathText.display(root.utf8)): \(reason); nothing scanned or removed under it")
                 return nil
             }
+            var info = stat()
+            if options.oneFileSystem, fstat(fd, &info) == 0 { device = UInt64(info.st_dev) }
             walks.append((fd, Array(absolute.utf8), true))
         }
         let rootPath = Array(absolute.utf8)
@@ -241,7 +252,7 @@ package final class Scanner {
             throw error
         }
         return Root(id: id, walks: walks, folders: folders ?? [(rootPath, true)], unreadable: unreadable,
-                    whole: folders == nil)
+                    whole: folders == nil, device: device)
     }
 
     /// Walks the roots one after the other, then decides the moves among all of them and removes
@@ -261,7 +272,7 @@ package final class Scanner {
             // one reads the known files (every root's, with the first) and then handles the
             // batches: an unchanged rescan costs about the longer of the walk and the reading,
             // not their sum.
-            let steps = walk(roots[index].walks)
+            let steps = walk(roots[index].walks, device: roots[index].device)
             defer { steps.stop() }
             if index == 0 { try readKnownFiles(of: &roots) }
             let before = incompletePrefixes.count
@@ -323,10 +334,11 @@ package final class Scanner {
     /// Starts walking `walks` (folders already opened; the walk closes them) on a thread of its
     /// own: its events in order, nil when it is done; `stop()` ends it and waits until it has
     /// closed every folder it opened.
-    private func walk(_ walks: [(fd: Int32, path: [UInt8], recursive: Bool)]) -> Handoff<DirectoryWalker.Event?> {
+    private func walk(_ walks: [(fd: Int32, path: [UInt8], recursive: Bool)], device: UInt64?) -> Handoff<DirectoryWalker.Event?> {
         struct Stopped: Error {}
         let steps = Handoff<DirectoryWalker.Event?>(capacity: Self.walkAhead)
         nonisolated(unsafe) var walker = DirectoryWalker(includeHidden: options.includeHidden, followSymlinks: options.followSymlinks)
+        walker.device = device
         steps.startProducer { steps in
             var stopped = false
             for (fd, path, recursive) in walks {

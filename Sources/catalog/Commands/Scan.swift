@@ -30,6 +30,11 @@ struct Scan: ParsableCommand {
     @Flag(help: "Follow symbolic links (each folder is still entered once, so loops end).")
     var followSymlinks = false
 
+    @Flag(help: ArgumentHelp("Enter no folder on another file system than its root's (as `find -xdev`).",
+                             discussion: "A mount point under a root (another disk, a network share, /proc) is named in a warning and skipped; "
+                                 + "what the catalog holds under it is kept, not removed."))
+    var oneFileSystem = false
+
     @Flag(help: "Print the summary as one JSON object on stdout.")
     var json = false
 
@@ -69,6 +74,7 @@ struct Scan: ParsableCommand {
 
     func run() throws {
         var options = ScanOptions(includeHidden: includeHidden, followSymlinks: followSymlinks)
+        options.oneFileSystem = oneFileSystem
         options.batchSize = batchSize
         options.reportEveryBatch = progressLines
         if watch { return try runWatching(options) }

@@ -56,6 +56,9 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "With --scan: also scan files and folders whose names start with a dot.")
     var includeHidden = false
 
+    @Flag(help: "With --scan: enter no folder on another file system than its root's (as `catalog scan --one-file-system`).")
+    var oneFileSystem = false
+
     @Option(help: ArgumentHelp("The token file (default: $CATALOG_TOKEN_FILE, else the one beside the catalog when "
                                + "access control is needed). Naming one turns access control on, even on loopback.", valueName: "path"))
     var tokenFile: String?
@@ -269,7 +272,9 @@ extension Serve {
         let stop = StopFlag()
         let done = DispatchSemaphore(value: 0)
         let roots = scanRoots
-        let options = ScanOptions(includeHidden: includeHidden)
+        var scanOptions = ScanOptions(includeHidden: includeHidden)
+        scanOptions.oneFileSystem = oneFileSystem
+        let options = scanOptions
         var patient = WatchSettings()
         patient.patient = true // the server goes on: so does its watch, through a busy catalog or an outage
         let settings = patient
