@@ -756,13 +756,20 @@ def test_an_image_edited_in_place_and_a_title_imported_again_are_shown_anew(driv
         assert pixel[0] > 150 and pixel[1] < 80 and pixel[2] < 80, f"the red redrawn photo, not the old one: {pixel}"
 
 
-def test_the_carousel_is_a_modal_dialog_that_says_its_image_and_opens_it(browser, server):
+def focus_the_last_image_in_view(browser, server):
+    """Opens the gallery, and the viewer on the last image in view (far enough into the order that
+    the carousel can centre it), then closes it: the focus is on that image's tile. Returns it."""
     snapshot = open_gallery(browser, server)
     first = max(visible(snapshot), key=lambda t: t["index"])
     browser.find_element(By.CSS_SELECTOR, f".tile[data-item-id='{first['id']}']").click()
     wait(browser, "document.getElementById('viewer').open")
     ActionChains(browser).send_keys(Keys.ESCAPE).perform()
     wait(browser, f"!document.getElementById('viewer').open && document.activeElement.dataset.itemId === '{first['id']}'")
+    return first
+
+
+def test_the_carousel_is_a_modal_dialog_that_says_its_image_and_opens_it(browser, server):
+    first = focus_the_last_image_in_view(browser, server)
     # The toolbar's button opens it at the focused image.
     browser.execute_script("document.getElementById('open-carousel').click()")
     wait(browser, f"!document.getElementById('carousel').hidden && document.getElementById('carousel').dataset.centred === '{first['id']}'")
@@ -806,12 +813,7 @@ CAROUSEL_SETTLED = "!document.getElementById('carousel').hidden && document.getE
 
 
 def test_back_closes_the_carousel_and_its_address_opens_it_again(browser, server):
-    snapshot = open_gallery(browser, server)
-    first = max(visible(snapshot), key=lambda t: t["index"])
-    browser.find_element(By.CSS_SELECTOR, f".tile[data-item-id='{first['id']}']").click()
-    wait(browser, "document.getElementById('viewer').open")
-    ActionChains(browser).send_keys(Keys.ESCAPE).perform()
-    wait(browser, f"!document.getElementById('viewer').open && document.activeElement.dataset.itemId === '{first['id']}'")
+    first = focus_the_last_image_in_view(browser, server)
     # (The history's place: navigation.currentEntry.index, Chromium's Navigation API.)
     wait(browser, "location.hash.includes('style=')")
     gallery = browser.execute_script("return [navigation.currentEntry.index, location.hash]")
