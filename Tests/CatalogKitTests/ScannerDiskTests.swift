@@ -339,6 +339,10 @@ extension ScannerTests {
         #expect(Scanner.outermost([library.root.path, library.path("2024/usb")]).walked == [library.root.path])
         let both = try library.scan([library.root.path, library.path("2024/usb")], options: options)
         #expect((both.added, both.removed, both.unchanged) == (0, 0, 3), "\(both)")
+        #expect(both.problems.isEmpty, "\(both.problems)")
+        try FileManager.default.removeItem(atPath: library.path("2024/usb/trip/d.jpg"))
+        let deleted = try library.scan([library.root.path, library.path("2024/usb")], options: options)
+        #expect((deleted.removed, deleted.unchanged) == (1, 2), "a file deleted from the inner root goes: \(deleted)")
     }
 
     /// `--watch --one-file-system`: the disk mounted under the root is not watched either; a file

@@ -119,12 +119,21 @@ import Testing
     }
 
     /// A root inside another one that the other's walk does not enter (a hidden folder) stays a
-    /// root of its own; with --include-hidden it is walked with the other.
-    @Test func aRootTheOuterWalkDoesNotEnterIsScannedAsARoot() throws {
-        let library = try standardLibrary()
+    /// root of its own, its files its own: a rescan keeps them and their ids (the outer root took
+    /// them for vanished, and they came back with new ids at the scan after), and a file deleted
+    /// from it goes. With --include-hidden it is walked with the other.
+    @Test(arguments: Backend.allCases) func aRootTheOuterWalkDoesNotEnterIsScannedAsARoot(_ backend: Backend) throws {
+        let library = try standardLibrary(backend)
         let hidden = library.root.path + "/.hidden"
+        try library.write(".hidden/f.png", Library.fixture("rgb.png"))
         let summary = try library.scan([library.root.path, hidden])
-        #expect(summary.added == 5 && summary.problems.isEmpty, "\(summary)")
+        #expect(summary.added == 6 && summary.problems.isEmpty, "\(summary)")
+        let before = try library.items()
+        let again = try library.scan([library.root.path, hidden])
+        #expect((again.added, again.removed, again.unchanged) == (0, 0, 8), "\(again)")
+        #expect(try library.items().mapValues(\.id) == before.mapValues(\.id))
+        try FileManager.default.removeItem(atPath: library.path(".hidden/f.png"))
+        #expect(try library.scan([library.root.path, hidden]).removed == 1)
         #expect(Scanner.outermost([library.root.path, hidden], options: ScanOptions(includeHidden: true)).walked == [library.root.path])
     }
 

@@ -184,7 +184,8 @@ extension Scanner {
                 kind = info.st_mode & S_IFMT == S_IFDIR ? UInt8(DT_DIR) : info.st_mode & S_IFMT == S_IFREG ? UInt8(DT_REG) : 0
             }
             if kind == UInt8(DT_DIR) {
-                if recursive, !walkedFolders.contains(prefix + name) { folders.append(prefix + name) }
+                // Not into a folder the walk could not read or skipped (--one-file-system: another disk).
+                if recursive, !walkedFolders.contains(prefix + name), !isUnderUnreadFolder(Data(prefix + name + [47])) { folders.append(prefix + name) }
                 continue
             }
             guard kind == UInt8(DT_REG), let index = vanished[FileIdentity(device: device, inode: Int64(bitPattern: UInt64(entry.pointee.d_ino)))] else { continue }
@@ -228,7 +229,11 @@ extension Scanner {
     }
 
     func isUnderUnreadFolder(_ path: Data) -> Bool {
-        incompletePrefixes.contains { path.starts(with: $0) }
+        incompletePrefixes.contains { prefix in
+            // Not when a root inside that folder walked the path's own folder (a disk mounted
+            // under a root, skipped by its walk with --one-file-system, given as a root too).
+            path.starts(with: prefix) && !rootPrefixes.contains { $0.count >= prefix.count && $0.starts(with: prefix) && path.starts(with: $0) }
+        }
     }
 
     /// Vanished files, removed unless they lie under a folder that could not be read (or were

@@ -44,6 +44,9 @@ package final class Scanner {
     /// The other known images with content that several have (copies).
     var knownCopies: [ContentKey: [Int]] = [:]
     var incompletePrefixes: [Data] = []
+    /// The roots walked by this scan, each ending in "/" (a folder under one that another root
+    /// walked is not unread, though the outer walk did not enter it).
+    var rootPrefixes: [Data] = []
     /// Known files found as the same files at their paths under another device number, or moved
     /// by their inode: where their disks are mounted now (the other known files of those disks
     /// that vanished were deleted, not left on an unmounted disk).
@@ -134,10 +137,18 @@ package final class Scanner {
         func reaches(_ path: String, from outer: String) -> Bool {
             guard options.includeHidden || !path.dropFirst(outer == "/" ? 1 : outer.count + 1).split(separator: "/").contains(where: { $0.hasPrefix(".") })
             else { return false }
-            // With --one-file-system, a root on another disk than the outer one's (a mount point
-            // under it) is not entered by its walk.
-            var (inner, above) = (stat(), stat())
-            return !options.oneFileSystem || stat(path, &inner) != 0 || stat(outer, &above) != 0 || inner.st_dev == above.st_dev
+            // With --one-file-system, the walk enters no folder between the two on another disk
+            // than the outer one's (a mount point under it).
+            var info = stat()
+            guard options.oneFileSystem, stat(outer, &info) == 0 else { return true }
+            let device = info.st_dev
+            var folder = path[...]
+            while folder.count > outer.count {
+                if stat(String(folder), &info) == 0, info.st_dev != device { return false }
+                guard let slash = folder.lastIndex(of: "/") else { break }
+                folder = folder[..<slash]
+            }
+            return true
         }
         let absolute = roots.map(Self.absolute)
         var walked: [String] = []
@@ -284,6 +295,8 @@ package final class Scanner {
                 case .files(let files):
                     try handle(files)
                 case .unreadable(let path, let reason):
+                    // A disk --one-file-system does not enter that is a root of this scan: walked as one.
+                    if reason == DirectoryWalker.anotherFileSystem, rootPrefixes.contains(Data(path + [47])) { continue }
                     incompletePrefixes.append(Data(path + [47]))
                     summary.problems.append("\(PathText.display(path)): \(reason); skipped, nothing under it removed")
                 case .folder(let path, let changed):
@@ -312,12 +325,20 @@ package final class Scanner {
 
     /// Reads the files the catalog knows under every root, in order, noting each root's.
     private func readKnownFiles(of roots: inout [Root]) throws(StoreError) {
+        // A root inside another one that the other's walk does not enter (a hidden folder, a
+        // disk with --one-file-system) has its files: the outer one's are the rest, so that each
+        // known file is one root's, seen or not by that root's walk.
+        rootPrefixes = roots.filter(\.whole).map { root in
+            let path = root.folders[0].path
+            return Data(path.last == 47 ? path : path + [47])
+        }
         for index in roots.indices {
             let first = knownFiles.count
             for (folder, recursive) in roots[index].folders {
                 var prefix = Data(folder)
                 if prefix.last != 47 { prefix.append(47) }
-                let known = try store.knownFiles(under: prefix)
+                let inner = rootPrefixes.filter { $0.count > prefix.count && $0.starts(with: prefix) }
+                let known = try store.knownFiles(under: prefix).filter { file in !inner.contains { file.path.starts(with: $0) } }
                 // One level: the files of subfolders are not looked at, so they must not vanish.
                 knownFiles += recursive ? known : known.filter { !$0.path.dropFirst(prefix.count).contains(47) }
             }
