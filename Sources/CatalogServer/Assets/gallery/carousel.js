@@ -81,6 +81,10 @@ export class CarouselView {
 
   get isOpen() { return !this.root.hidden; }
 
+  /** Whether the history entry at hand is the carousel's: its own, or the viewer's it was handed
+   *  (Back then closes the carousel; before either, Back is the gallery's). */
+  get ownsEntry() { return this.isOpen && (this.entered || this.handedOver); }
+
   /** The item height for this window: a few fixed sizes, so that the stored layouts are few. */
   itemHeight() {
     const height = this.element.clientHeight || window.innerHeight;
@@ -93,6 +97,9 @@ export class CarouselView {
 
   /** Opens at item `id`, centred. */
   async open(id, sort) {
+    this.handedOver = !this.isOpen && !!history.state?.viewer;
+    this.entered = false;
+    this.closing = false;
     this.opener = document.activeElement;
     this.root.hidden = false;
     for (const element of this.background) element.inert = true;
@@ -108,7 +115,7 @@ export class CarouselView {
     try {
       page = await api.page({ ...parameters, width, item: id, height: parameters['item-height'] + 16 });
     } catch {
-      if (this.parameters === parameters) this.#hide(); // the item is gone, or the server: nothing to show
+      if (this.parameters === parameters) this.close(); // the item is gone, or the server: nothing to show
       return;
     }
     if (!this.isOpen || this.parameters !== parameters) return;
@@ -117,6 +124,7 @@ export class CarouselView {
     const state = { carousel: id };
     if (history.state?.carousel || history.state?.viewer) history.replaceState(state, '', this.fragment(id));
     else history.pushState(state, '', this.fragment(id));
+    this.entered = true;
     this.itemCount = page.itemCount;
     this.bands.set('opened', { page }); // what is centred, before the first band arrives
     this.scroller.setContentHeight(page.contentWidth, page.viewport.x);
@@ -133,12 +141,17 @@ export class CarouselView {
 
   /** Closes: through history when the carousel added an entry, so Back and Escape agree. */
   close() {
-    if (!this.isOpen) return;
-    if (history.state?.carousel) history.back(); // popstate hides it
-    else this.#hide();
+    if (!this.isOpen || this.closing) return; // a second Escape before the first is done: not two steps back
+    if (this.ownsEntry) {
+      this.closing = true;
+      history.back(); // popstate hides it
+    } else this.#hide();
   }
 
   #hide() {
+    this.entered = false;
+    this.handedOver = false;
+    this.closing = false;
     const centred = this.centredItem(); // before it is hidden: hidden, it has no width, and no centre
     this.root.hidden = true;
     for (const element of this.background) element.inert = false;

@@ -62,7 +62,7 @@ class Gallery {
     // Before the viewer's and the carousel's own listeners (which close them): whether this
     // history move closes one.
     this.closingOverlay = false;
-    window.addEventListener('popstate', () => { this.closingOverlay = this.viewer.isOpen || this.carousel.isOpen; });
+    window.addEventListener('popstate', () => { this.closingOverlay = this.viewer.isOpen || this.carousel.ownsEntry; });
 
     this.bands = new Bands({
       onLoad: () => {
@@ -110,7 +110,8 @@ class Gallery {
       },
       onShow: () => {},
       onOpen: (item) => this.open(item.id),
-      fragment: (id) => fragment({ ...this.placeFragment(), carousel: id }),
+      // Before the gallery behind has tiles (a reload), its place is the address's item still.
+      fragment: (id) => fragment({ ...this.placeFragment(), item: this.topAnchor().id ?? readFragment().item, carousel: id }),
     });
     const carouselButton = document.getElementById('open-carousel');
     carouselButton.hidden = !configuration.styles.includes('carousel');
@@ -467,7 +468,9 @@ class Gallery {
     if (this.pendingFocus !== null && !this.carousel.isOpen && this.tiles.setFocus(this.pendingFocus, true)) this.pendingFocus = null;
     if (this.focusAtTheTop && complete) {
       this.focusAtTheTop = false;
-      const item = this.itemAtTheTop();
+      // Not once the focus has gone elsewhere meanwhile (a click, Tab, a toolbar button).
+      const active = document.activeElement;
+      const item = active === document.body || this.element.contains(active) ? this.itemAtTheTop() : null;
       if (item) this.focusIndex(item.index, true, false);
     }
   }
