@@ -849,6 +849,47 @@ def test_back_closes_the_carousel_and_its_address_opens_it_again(browser, server
     assert browser.execute_script("return navigation.currentEntry.index") == gallery[0], "one entry for the viewer and the carousel it became"
 
 
+def slow_network(browser, latency_ms):
+    """Every request takes `latency_ms` longer (Chromium's network emulation); 0 ends it."""
+    browser.execute_cdp_cmd("Network.enable", {})
+    browser.execute_cdp_cmd("Network.emulateNetworkConditions", {"offline": False, "latency": latency_ms,
+                                                                  "downloadThroughput": -1, "uploadThroughput": -1})
+
+
+def test_what_waits_for_the_network_gives_way_to_what_the_person_did_meanwhile(browser, server):
+    first = focus_the_last_image_in_view(browser, server)
+    try:
+        # A page key whose band is on its way: the focus follows to the top once it is here...
+        browser.execute_script("const g = window.catalogGallery; g.bands.reset(g.parameters, g.bands.generation);")
+        slow_network(browser, 3000)
+        top = state(browser)["top"]
+        ActionChains(browser).send_keys(Keys.PAGE_DOWN).perform()
+        wait(browser, f"window.catalogGallery.scroller.top > {top} && document.getElementById('plane').dataset.state === 'loading'", timeout=2.5)
+        wait(browser, READY)
+        wait(browser, f"{FOCUSED} === {at_the_top(state(browser))['id']}")
+        # ... unless the focus went elsewhere meanwhile: it stays there.
+        browser.execute_script("const g = window.catalogGallery; g.bands.reset(g.parameters, g.bands.generation);")
+        top = state(browser)["top"]
+        ActionChains(browser).send_keys(Keys.PAGE_DOWN).perform()
+        wait(browser, f"window.catalogGallery.scroller.top > {top} && document.getElementById('plane').dataset.state === 'loading'", timeout=2.5)
+        browser.execute_script("document.getElementById('sort').focus()")
+        wait(browser, READY)
+        assert browser.execute_script("return document.activeElement.id") == "sort"
+        # The carousel opened from the viewer takes the viewer's history entry: Escape before it
+        # has loaded leaves the gallery's entry, not the viewer's, at hand.
+        slow_network(browser, 0)
+        index = browser.execute_script("return navigation.currentEntry.index")
+        browser.find_element(By.CSS_SELECTOR, f".tile[data-item-id='{at_the_top(state(browser))['id']}']").click()
+        wait(browser, "document.getElementById('viewer').open && history.state?.viewer !== undefined")
+        slow_network(browser, 3000)
+        browser.find_element(By.ID, "viewer-carousel").click()
+        assert browser.execute_script("return !document.getElementById('carousel').hidden && document.getElementById('carousel').dataset.state !== 'complete'")
+        ActionChains(browser).send_keys(Keys.ESCAPE).perform()
+        wait(browser, f"document.getElementById('carousel').hidden && navigation.currentEntry.index === {index} && !history.state?.viewer")
+    finally:
+        slow_network(browser, 0)
+
+
 def test_with_reduced_motion_the_carousel_steps_without_gliding(browser, server):
     browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-reduced-motion", "value": "reduce"}]})
     try:

@@ -101,6 +101,7 @@ export class CarouselView {
     this.entered = false;
     this.closing = false;
     this.opener = document.activeElement;
+    this.root.dataset.state = 'opening'; // its first page on its way
     this.root.hidden = false;
     for (const element of this.background) element.inert = true;
     this.announced = null;
