@@ -154,6 +154,8 @@ package protocol ScanWriting: Sendable {
     func lockForScanning(roots: [Data]) throws(StoreError) -> any WriteLease
     /// The root's id, creating it on first use.
     func rootID(for path: Data) throws(StoreError) -> Int64
+    /// The path of every root scanned so far.
+    func rootPaths() throws(StoreError) -> [Data]
     /// Every file known under the folder `prefix` (which ends with "/").
     func knownFiles(under prefix: Data) throws(StoreError) -> [KnownFile]
     /// Writes file changes in one transaction; the generation is incremented once if any item changed.

@@ -11,6 +11,10 @@ extension SQLiteStore {
         }
     }
 
+    package func rootPaths() throws(StoreError) -> [Data] {
+        try read { db in try Data.fetchAll(db, sql: "SELECT path FROM roots") }
+    }
+
     /// Every file known under the folder `prefix` (which ends with "/").
     package func knownFiles(under prefix: Data) throws(StoreError) -> [KnownFile] {
         var upper = prefix

@@ -10,6 +10,14 @@ extension PostgresStore {
         }
     }
 
+    package func rootPaths() throws(StoreError) -> [Data] {
+        try read(onPrimary: true) { session in
+            let paths = RowCollector<Data>()
+            try session.forEachRow("SELECT path FROM roots") { row in paths.append(try row.decode(Data.self)) }
+            return paths.take()
+        }
+    }
+
     package func knownFiles(under prefix: Data) throws(StoreError) -> [KnownFile] {
         var upper = prefix
         upper[upper.count - 1] += 1 // "/" + 1: the first key past the folder

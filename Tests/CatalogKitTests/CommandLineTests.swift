@@ -452,6 +452,13 @@ import Testing
         #expect(third.stdout.contains(#""added":0,"#) && third.stdout.contains(#""removed":0,"#) && third.stdout.contains(#""unchanged":4,"#), "\(third)")
         #expect(third.stderr.isEmpty, "\(third.stderr)")
         #expect(try library.items().mapValues(\.id) == ids)
+        // The root itself listed but not entered: nothing removed either.
+        try #require(chmod(library.root.path, 0o644) == 0)
+        defer { chmod(library.root.path, 0o777) }
+        let fourth = try scan()
+        #expect(fourth.stdout.contains(#""removed":0,"#), "\(fourth)")
+        #expect(fourth.stderr.contains("warning: \(library.root.path): its entries cannot be looked at"), "\(fourth.stderr)")
+        #expect(try library.items().mapValues(\.id) == ids)
     }
 
     /// A --db that names a folder, or runs through a file, is said to be that (SQLite said

@@ -134,6 +134,18 @@ import Testing
         #expect(try library.items().mapValues(\.id) == before.mapValues(\.id))
         try FileManager.default.removeItem(atPath: library.path(".hidden/f.png"))
         #expect(try library.scan([library.root.path, hidden]).removed == 1)
+        // Its files are its own when it is not scanned too: the outer root alone, a watch's rescan
+        // of a folder holding it, and a scan while it is missing (moved away) remove none of them.
+        let ids = try library.items().mapValues(\.id)
+        #expect(try library.scan([library.root.path]).removed == 0)
+        let store = try library.catalog().store
+        #expect(try Scanner(store: store).run(root: library.root.path, folders: [(Array(library.root.path.utf8), true)]).removed == 0)
+        try FileManager.default.moveItem(atPath: hidden, toPath: library.path("away"))
+        let missing = try library.scan([library.root.path, hidden])
+        #expect((missing.removed, missing.unscannedRoots.count) == (0, 1), "\(missing)")
+        try FileManager.default.moveItem(atPath: library.path("away"), toPath: hidden)
+        #expect(try library.scan([library.root.path, hidden]).unchanged == 7)
+        #expect(try library.items().mapValues(\.id) == ids)
         #expect(Scanner.outermost([library.root.path, hidden], options: ScanOptions(includeHidden: true)).walked == [library.root.path])
     }
 

@@ -232,7 +232,7 @@ extension Scanner {
         incompletePrefixes.contains { prefix in
             // Not when a root inside that folder walked the path's own folder (a disk mounted
             // under a root, skipped by its walk with --one-file-system, given as a root too).
-            path.starts(with: prefix) && !rootPrefixes.contains { $0.count >= prefix.count && $0.starts(with: prefix) && path.starts(with: $0) }
+            path.starts(with: prefix) && !rootPrefixes.contains { $0.count > prefix.count && $0.starts(with: prefix) && path.starts(with: $0) }
         }
     }
 

@@ -47,6 +47,8 @@ package final class Scanner {
     /// The roots walked by this scan, each ending in "/" (a folder under one that another root
     /// walked is not unread, though the outer walk did not enter it).
     var rootPrefixes: [Data] = []
+    /// Every root the catalog has, each ending in "/".
+    var catalogRootPrefixes: Set<Data> = []
     /// Known files found as the same files at their paths under another device number, or moved
     /// by their inode: where their disks are mounted now (the other known files of those disks
     /// that vanished were deleted, not left on an unmounted disk).
@@ -98,7 +100,7 @@ package final class Scanner {
     }
     struct ContentKey: Hashable { let size: Int64, fingerprint: Int64 }
 
-    init(store: any CatalogBackend, options: ScanOptions = ScanOptions()) {
+    package init(store: any CatalogBackend, options: ScanOptions = ScanOptions()) {
         self.store = store
         longestKey = store.longestKey
         ownFiles = store.ownFiles
@@ -133,23 +135,6 @@ package final class Scanner {
     /// with symbolic links resolved; one under a hidden folder the walk skips stays a root); and
     /// a line for each root left out, saying why.
     package static func outermost(_ roots: [String], options: ScanOptions = ScanOptions()) -> (walked: [String], leftOut: [String]) {
-        /// Whether the walk of `outer` enters every folder down to `path` (under it).
-        func reaches(_ path: String, from outer: String) -> Bool {
-            guard options.includeHidden || !path.dropFirst(outer == "/" ? 1 : outer.count + 1).split(separator: "/").contains(where: { $0.hasPrefix(".") })
-            else { return false }
-            // With --one-file-system, the walk enters no folder between the two on another disk
-            // than the outer one's (a mount point under it).
-            var info = stat()
-            guard options.oneFileSystem, stat(outer, &info) == 0 else { return true }
-            let device = info.st_dev
-            var folder = path[...]
-            while folder.count > outer.count {
-                if stat(String(folder), &info) == 0, info.st_dev != device { return false }
-                guard let slash = folder.lastIndex(of: "/") else { break }
-                folder = folder[..<slash]
-            }
-            return true
-        }
         let absolute = roots.map(Self.absolute)
         var walked: [String] = []
         var leftOut: [String] = []
@@ -157,7 +142,7 @@ package final class Scanner {
             let path = absolute[index]
             if absolute[..<index].contains(path) {
                 leftOut.append("\(PathText.display(root.utf8)) is given twice: scanned once")
-            } else if let outer = absolute.firstIndex(where: { $0 != path && path.hasPrefix($0 == "/" ? "/" : $0 + "/") && reaches(path, from: $0) }) {
+            } else if let outer = absolute.firstIndex(where: { $0 != path && path.hasPrefix($0 == "/" ? "/" : $0 + "/") && walk(from: $0, reaches: path, options) }) {
                 leftOut.append("\(PathText.display(root.utf8)) is inside \(PathText.display(roots[outer].utf8)): scanned once")
             } else {
                 walked.append(root)
@@ -166,10 +151,28 @@ package final class Scanner {
         return (walked, leftOut)
     }
 
+    /// Whether the walk of `outer` enters every folder down to `path` (absolute, under it).
+    static func walk(from outer: String, reaches path: String, _ options: ScanOptions) -> Bool {
+        guard options.includeHidden || !path.dropFirst(outer == "/" ? 1 : outer.count + 1).split(separator: "/").contains(where: { $0.hasPrefix(".") })
+        else { return false }
+        // With --one-file-system, the walk enters no folder between the two on another disk
+        // than the outer one's (a mount point under it).
+        var info = stat()
+        guard options.oneFileSystem, stat(outer, &info) == 0 else { return true }
+        let device = info.st_dev
+        var folder = path[...]
+        while folder.count > outer.count {
+            if stat(String(folder), &info) == 0, info.st_dev != device { return false }
+            guard let slash = folder.lastIndex(of: "/") else { break }
+            folder = folder[..<slash]
+        }
+        return true
+    }
+
     /// Scans folders of one root again (absolute paths under it, none inside another one that is
     /// scanned recursively): what a watcher does when files change there. `recursive: false`
     /// scans only the files directly in the folder. Moves between the folders keep their items.
-    func run(root: String, folders: [(path: [UInt8], recursive: Bool)]) throws(StoreError) -> ScanSummary {
+    package func run(root: String, folders: [(path: [UInt8], recursive: Bool)]) throws(StoreError) -> ScanSummary {
         try drive(roots: [root]) { () throws(StoreError) in
             if let ready = try prepare(root: root, folders: folders) { try scan([ready]) }
         }
@@ -196,6 +199,8 @@ package final class Scanner {
     /// A root ready to walk: its folders opened, its row in the catalog.
     struct Root {
         let id: Int64
+        /// Its absolute path.
+        let path: [UInt8]
         /// The folders to walk, opened (the walk closes them).
         let walks: [(fd: Int32, path: [UInt8], recursive: Bool)]
         /// The folders whose known files the walk is compared with: the root, or those given.
@@ -262,7 +267,7 @@ package final class Scanner {
             for walk in walks { close(walk.fd) } // opened above; the walk would have closed them
             throw error
         }
-        return Root(id: id, walks: walks, folders: folders ?? [(rootPath, true)], unreadable: unreadable,
+        return Root(id: id, path: rootPath, walks: walks, folders: folders ?? [(rootPath, true)], unreadable: unreadable,
                     whole: folders == nil, device: device)
     }
 
@@ -295,8 +300,8 @@ package final class Scanner {
                 case .files(let files):
                     try handle(files)
                 case .unreadable(let path, let reason):
-                    // A disk --one-file-system does not enter that is a root of this scan: walked as one.
-                    if reason == DirectoryWalker.anotherFileSystem, rootPrefixes.contains(Data(path + [47])) { continue }
+                    // A disk --one-file-system does not enter that is a root of its own (scanned as one).
+                    if reason == DirectoryWalker.anotherFileSystem, catalogRootPrefixes.contains(Data(path + [47])) { continue }
                     incompletePrefixes.append(Data(path + [47]))
                     summary.problems.append("\(PathText.display(path)): \(reason); skipped, nothing under it removed")
                 case .folder(let path, let changed):
@@ -326,18 +331,23 @@ package final class Scanner {
     /// Reads the files the catalog knows under every root, in order, noting each root's.
     private func readKnownFiles(of roots: inout [Root]) throws(StoreError) {
         // A root inside another one that the other's walk does not enter (a hidden folder, a
-        // disk with --one-file-system) has its files: the outer one's are the rest, so that each
-        // known file is one root's, seen or not by that root's walk.
-        rootPrefixes = roots.filter(\.whole).map { root in
-            let path = root.folders[0].path
-            return Data(path.last == 47 ? path : path + [47])
-        }
+        // disk with --one-file-system) has its files, whether it is scanned now or not: the
+        // outer one's are the rest, so that each known file is one root's, seen or not by that
+        // root's walk.
+        func folder(_ path: [UInt8]) -> Data { Data(path.last == 47 ? path : path + [47]) }
+        rootPrefixes = roots.filter(\.whole).map { folder($0.path) }
+        let catalogRoots = try store.rootPaths()
+        catalogRootPrefixes = Set(catalogRoots.map { folder(Array($0)) })
         for index in roots.indices {
             let first = knownFiles.count
+            let root = String(decoding: roots[index].path, as: UTF8.self)
+            let inner = catalogRoots.filter { other in
+                other.count > roots[index].path.count && folder(Array(other)).starts(with: folder(roots[index].path))
+                    && !Self.walk(from: root, reaches: String(decoding: other, as: UTF8.self), options)
+            }.map { folder(Array($0)) }
             for (folder, recursive) in roots[index].folders {
                 var prefix = Data(folder)
                 if prefix.last != 47 { prefix.append(47) }
-                let inner = rootPrefixes.filter { $0.count > prefix.count && $0.starts(with: prefix) }
                 let known = try store.knownFiles(under: prefix).filter { file in !inner.contains { file.path.starts(with: $0) } }
                 // One level: the files of subfolders are not looked at, so they must not vanish.
                 knownFiles += recursive ? known : known.filter { !$0.path.dropFirst(prefix.count).contains(47) }

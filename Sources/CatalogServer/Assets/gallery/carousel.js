@@ -98,7 +98,7 @@ export class CarouselView {
   /** Opens at item `id`, centred. */
   async open(id, sort) {
     this.handedOver = !this.isOpen && !!history.state?.viewer;
-    this.entered = false;
+    this.entered = !this.isOpen && !!history.state?.carousel; // a reload, or Forward: its entry already
     this.closing = false;
     this.opener = document.activeElement;
     this.root.dataset.state = 'opening'; // its first page on its way
