@@ -146,6 +146,9 @@ import Testing
         try FileManager.default.moveItem(atPath: library.path("away"), toPath: hidden)
         #expect(try library.scan([library.root.path, hidden]).unchanged == 7)
         #expect(try library.items().mapValues(\.id) == ids)
+        // Deleted, and not given: its files go with the outer root's scan.
+        try FileManager.default.removeItem(atPath: hidden)
+        #expect(try library.scan([library.root.path]).removed == 1)
         #expect(Scanner.outermost([library.root.path, hidden], options: ScanOptions(includeHidden: true)).walked == [library.root.path])
     }
 

@@ -49,6 +49,8 @@ package final class Scanner {
     var rootPrefixes: [Data] = []
     /// Every root the catalog has, each ending in "/".
     var catalogRootPrefixes: Set<Data> = []
+    /// The roots this scan was given to walk (absolute), found or not.
+    var givenRoots: Set<Data> = []
     /// Known files found as the same files at their paths under another device number, or moved
     /// by their inode: where their disks are mounted now (the other known files of those disks
     /// that vanished were deleted, not left on an unmounted disk).
@@ -115,6 +117,7 @@ package final class Scanner {
     func run(roots: [String], progress: ((ScanProgress) -> Void)? = nil) throws(StoreError) -> ScanSummary {
         self.progress = progress
         let (walked, leftOut) = Self.outermost(roots, options: options)
+        givenRoots = Set(walked.map { Data(Self.absolute($0).utf8) })
         return try drive(roots: walked) { () throws(StoreError) in
             summary.problems += leftOut
             var prepared: [Root] = []
@@ -173,7 +176,8 @@ package final class Scanner {
     /// scanned recursively): what a watcher does when files change there. `recursive: false`
     /// scans only the files directly in the folder. Moves between the folders keep their items.
     package func run(root: String, folders: [(path: [UInt8], recursive: Bool)]) throws(StoreError) -> ScanSummary {
-        try drive(roots: [root]) { () throws(StoreError) in
+        givenRoots = [Data(Self.absolute(root).utf8)]
+        return try drive(roots: [root]) { () throws(StoreError) in
             if let ready = try prepare(root: root, folders: folders) { try scan([ready]) }
         }
     }
@@ -331,19 +335,22 @@ package final class Scanner {
     /// Reads the files the catalog knows under every root, in order, noting each root's.
     private func readKnownFiles(of roots: inout [Root]) throws(StoreError) {
         // A root inside another one that the other's walk does not enter (a hidden folder, a
-        // disk with --one-file-system) has its files, whether it is scanned now or not: the
-        // outer one's are the rest, so that each known file is one root's, seen or not by that
-        // root's walk.
+        // disk with --one-file-system) has its files, whether it is scanned now or not, while
+        // its folder is there or it is given (missing, it is said to be, and nothing under it
+        // removed): the outer one's are the rest, so that each known file is one root's, seen
+        // or not by that root's walk. A hidden root deleted since is the outer one's again.
         func folder(_ path: [UInt8]) -> Data { Data(path.last == 47 ? path : path + [47]) }
         rootPrefixes = roots.filter(\.whole).map { folder($0.path) }
         let catalogRoots = try store.rootPaths()
         catalogRootPrefixes = Set(catalogRoots.map { folder(Array($0)) })
+        var info = stat()
         for index in roots.indices {
             let first = knownFiles.count
             let root = String(decoding: roots[index].path, as: UTF8.self)
             let inner = catalogRoots.filter { other in
                 other.count > roots[index].path.count && folder(Array(other)).starts(with: folder(roots[index].path))
                     && !Self.walk(from: root, reaches: String(decoding: other, as: UTF8.self), options)
+                    && (givenRoots.contains(other) || CPath.with(other) { stat($0, &info) } == 0 && info.st_mode & S_IFMT == S_IFDIR)
             }.map { folder(Array($0)) }
             for (folder, recursive) in roots[index].folders {
                 var prefix = Data(folder)
