@@ -20,12 +20,18 @@ extension ScannerTests {
         return true
     }()
 
+    /// Mounts a fresh tmpfs at `path`, made first if it is not there (the caller unmounts it).
+    static func mountTmpfs(at path: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        try #require(mount("tmpfs", path, "tmpfs", 0, nil) == 0, "a tmpfs at \(path)", sourceLocation: sourceLocation)
+    }
+
     /// A root that is a disk's mount point, the disk unmounted: the folder stays, empty, on the
     /// disk above. Nothing is removed (every item was), and the summary says why.
     @Test(.enabled(if: canMount, "mounting a tmpfs takes root"), arguments: Backend.allCases)
     func anUnmountedDiskUnderItsMountPointRemovesNothing(_ backend: Backend) throws {
         let library = try Library(backend)
-        try #require(mount("tmpfs", library.root.path, "tmpfs", 0, nil) == 0)
+        try Self.mountTmpfs(at: library.root.path)
         var mounted = true
         defer { if mounted { umount(library.root.path) } }
         try library.write("a.jpg", Library.fixture("baseline.jpg"))
@@ -58,8 +64,7 @@ extension ScannerTests {
     func aDiskUnmountedFromAFolderUnderARootKeepsItsFiles(_ backend: Backend) throws {
         let library = try Library(backend)
         try library.write("a.jpg", Library.fixture("baseline.jpg"))
-        try FileManager.default.createDirectory(atPath: library.path("usb"), withIntermediateDirectories: true)
-        try #require(mount("tmpfs", library.path("usb"), "tmpfs", 0, nil) == 0)
+        try Self.mountTmpfs(at: library.path("usb"))
         var mounted = true
         defer { if mounted { umount(library.path("usb")) } }
         try library.write("usb/b.png", Library.fixture("rgb.png"))
@@ -79,7 +84,7 @@ extension ScannerTests {
         // Mounted again, its files back, then emptied while mounted: its files go. (A new tmpfs
         // gets the old one's device number only while no other test mounts one meanwhile: the
         // files are written back and scanned first, so the test does not count on it.)
-        try #require(mount("tmpfs", library.path("usb"), "tmpfs", 0, nil) == 0)
+        try Self.mountTmpfs(at: library.path("usb"))
         mounted = true
         try library.write("usb/b.png", Library.fixture("rgb.png"))
         try library.write("usb/trip/c.jpg", Library.fixture("grayscale.jpg"))
@@ -129,8 +134,7 @@ extension ScannerTests {
         var mounted: [String] = []
         defer { for name in mounted { umount(library.path(name)) } }
         for name in ["nas1", "nas2"] {
-            try FileManager.default.createDirectory(atPath: library.path(name), withIntermediateDirectories: true)
-            try #require(mount("tmpfs", library.path(name), "tmpfs", 0, nil) == 0)
+            try Self.mountTmpfs(at: library.path(name))
             mounted.append(name)
         }
         try library.write("nas1/a.jpg", Library.fixture("baseline.jpg"))
@@ -176,8 +180,7 @@ extension ScannerTests {
     @Test(.enabled(if: canMount, "mounting a tmpfs takes root"), arguments: Backend.allCases)
     func aFileWrittenIntoAnUnmountedDisksFolderLeavesItsFilesKept(_ backend: Backend) throws {
         let library = try Library(backend)
-        try FileManager.default.createDirectory(atPath: library.path("usb"), withIntermediateDirectories: true)
-        try #require(mount("tmpfs", library.path("usb"), "tmpfs", 0, nil) == 0)
+        try Self.mountTmpfs(at: library.path("usb"))
         var mounted = true
         defer { if mounted { umount(library.path("usb")) } }
         try library.write("usb/x.png", Library.fixture("rgb.png"))
@@ -204,12 +207,10 @@ extension ScannerTests {
         let library = try Library(backend)
         var mounted: [String] = []
         defer { for name in mounted.reversed() { umount(library.path(name)) } }
-        try FileManager.default.createDirectory(atPath: library.path("outer"), withIntermediateDirectories: true)
-        try #require(mount("tmpfs", library.path("outer"), "tmpfs", 0, nil) == 0)
+        try Self.mountTmpfs(at: library.path("outer"))
         mounted = ["outer"]
         try library.write("outer/o.png", Library.fixture("rgb.png"))
-        try FileManager.default.createDirectory(atPath: library.path("outer/inner"), withIntermediateDirectories: true)
-        try #require(mount("tmpfs", library.path("outer/inner"), "tmpfs", 0, nil) == 0)
+        try Self.mountTmpfs(at: library.path("outer/inner"))
         mounted = ["outer", "outer/inner"]
         try library.write("outer/inner/a.jpg", Library.fixture("baseline.jpg"))
         try library.write("outer/inner/b.jpg", Library.fixture("grayscale.jpg"))
@@ -231,8 +232,7 @@ extension ScannerTests {
     func aLinkFollowedToAFileOnAnotherDiskGoesWhenDeleted(_ backend: Backend) throws {
         let library = try Library(backend)
         let disk = library.root.deletingLastPathComponent().appendingPathComponent("disk").path
-        try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
-        try #require(mount("tmpfs", disk, "tmpfs", 0, nil) == 0)
+        try Self.mountTmpfs(at: disk)
         defer { umount(disk) }
         for (name, fixture) in [("one.jpg", "baseline.jpg"), ("two.png", "rgb.png")] {
             try Library.fixture(fixture).write(to: URL(fileURLWithPath: disk + "/" + name))
@@ -256,8 +256,8 @@ extension ScannerTests {
         let library = try Library(backend)
         var mounted: [String] = []
         defer { for name in mounted { umount(library.path(name)) } }
-        for name in ["usb", "usb2"] { try FileManager.default.createDirectory(atPath: library.path(name), withIntermediateDirectories: true) }
-        try #require(mount("tmpfs", library.path("usb"), "tmpfs", 0, nil) == 0)
+        try FileManager.default.createDirectory(atPath: library.path("usb2"), withIntermediateDirectories: true)
+        try Self.mountTmpfs(at: library.path("usb"))
         mounted = ["usb"]
         try library.write("usb/b.png", Library.fixture("rgb.png"))
         try library.write("usb/trip/c.jpg", Library.fixture("grayscale.jpg"))
@@ -286,8 +286,7 @@ extension ScannerTests {
     @Test(.enabled(if: canMount, "mounting a tmpfs takes root"), arguments: Backend.allCases)
     func aDiskMountedAgainUnderAnotherNumberLosesItsDeletedFiles(_ backend: Backend) throws {
         let library = try Library(backend)
-        try FileManager.default.createDirectory(atPath: library.path("usb"), withIntermediateDirectories: true)
-        try #require(mount("tmpfs", library.path("usb"), "tmpfs", 0, nil) == 0)
+        try Self.mountTmpfs(at: library.path("usb"))
         defer { umount(library.path("usb")) }
         try library.write("usb/b.png", Library.fixture("rgb.png"))
         try library.write("usb/trip/c.jpg", Library.fixture("grayscale.jpg"))
@@ -313,8 +312,7 @@ extension ScannerTests {
         let library = try Library(backend)
         try library.write("a.jpg", Library.fixture("baseline.jpg"))
         try library.write("2024/b.png", Library.fixture("rgb.png"))
-        try FileManager.default.createDirectory(atPath: library.path("2024/usb"), withIntermediateDirectories: true)
-        try #require(mount("tmpfs", library.path("2024/usb"), "tmpfs", 0, nil) == 0)
+        try Self.mountTmpfs(at: library.path("2024/usb"))
         defer { umount(library.path("2024/usb")) }
         try library.write("2024/usb/c.jpg", Library.fixture("grayscale.jpg"))
         try library.write("2024/usb/trip/d.jpg", Library.fixture("progressive.jpg"))
@@ -351,8 +349,7 @@ extension ScannerTests {
     func oneFileSystemWatchesNoFolderOfADiskMountedUnderTheRoot() throws {
         let library = try Library()
         try library.write("a.jpg", Library.fixture("baseline.jpg"))
-        try FileManager.default.createDirectory(atPath: library.path("usb"), withIntermediateDirectories: true)
-        try #require(mount("tmpfs", library.path("usb"), "tmpfs", 0, nil) == 0)
+        try Self.mountTmpfs(at: library.path("usb"))
         defer { umount(library.path("usb")) }
         try library.write("usb/trip/b.jpg", Library.fixture("grayscale.jpg"))
         var options = ScanOptions()
