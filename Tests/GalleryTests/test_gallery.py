@@ -257,6 +257,28 @@ def test_the_viewer_opens_navigates_and_closes(browser, server):
     browser.back()
     wait(browser, "!document.getElementById('viewer').open")
     assert browser.current_url.startswith(server)
+    # Forward opens it again, on the image it showed, in the entry it had.
+    gallery = browser.execute_script("return navigation.currentEntry.index")
+    browser.forward()
+    wait(browser, f"document.getElementById('viewer').open && document.getElementById('viewer').dataset.itemId === '{first['id']}'")
+    assert browser.execute_script("return navigation.currentEntry.index") == gallery + 1
+    # A reload keeps it open in that entry: one Back closes it.
+    browser.refresh()
+    wait(browser, f"document.getElementById('viewer').open && document.getElementById('viewer').dataset.itemId === '{first['id']}'")
+    assert browser.execute_script("return navigation.currentEntry.index") == gallery + 1, "the reload adds no entry"
+    browser.back()
+    wait(browser, "!document.getElementById('viewer').open && !history.state?.viewer")
+    assert browser.execute_script("return navigation.currentEntry.index") == gallery
+    # Two Escapes before the browser has gone back for the first (the events a second press
+    # sends, at once): one step back, not two, and the gallery stays.
+    browser.find_element(By.CSS_SELECTOR, f"[data-item-id='{first['id']}']").click()
+    wait(browser, "document.getElementById('viewer').open && history.state?.viewer !== undefined")
+    browser.execute_script("""const dialog = document.getElementById('viewer');
+        dialog.dispatchEvent(new Event('cancel', { cancelable: true }));
+        dialog.dispatchEvent(new Event('cancel', { cancelable: true }));
+        dialog.close();""")
+    wait(browser, "!document.getElementById('viewer').open && navigation.transition === null && !history.state?.viewer")
+    assert browser.current_url.startswith(server) and browser.execute_script("return navigation.currentEntry.index") == gallery
 
 
 def test_a_deep_link_restores_its_place(browser, server, library):
@@ -847,6 +869,24 @@ def test_back_closes_the_carousel_and_its_address_opens_it_again(browser, server
     browser.back()
     wait(browser, "!document.getElementById('viewer').open && document.getElementById('carousel').hidden && !history.state?.viewer && !history.state?.carousel")
     assert browser.execute_script("return navigation.currentEntry.index") == gallery[0], "one entry for the viewer and the carousel it became"
+    # Back from the carousel that took the viewer's entry leaves the focus on the image it
+    # centred, not on the one the viewer was opened from.
+    focused = "document.activeElement?.closest?.('.tile')?.dataset.itemId"
+    opened = browser.execute_script(f"return {focused}")
+    ActionChains(browser).send_keys(Keys.ENTER).perform()
+    wait(browser, f"document.getElementById('viewer').open && document.getElementById('viewer').dataset.itemId === '{opened}'")
+    ActionChains(browser).send_keys(Keys.ARROW_RIGHT).perform()
+    wait(browser, f"document.getElementById('viewer').dataset.itemId !== '{opened}'")
+    browser.find_element(By.ID, "viewer-carousel").click()
+    wait(browser, f"{CAROUSEL_SETTLED} && history.state?.carousel !== undefined")
+    browser.find_element(By.ID, "carousel-scroller").click()
+    wait(browser, "document.activeElement.id === 'carousel-scroller' && !window.catalogGallery.carousel.animating")
+    ActionChains(browser).send_keys(Keys.ARROW_RIGHT).perform()
+    centred = browser.execute_script("return history.state.carousel")
+    wait(browser, f"!window.catalogGallery.carousel.animating && history.state?.carousel !== {centred}")
+    centred = browser.execute_script("return document.getElementById('carousel').dataset.centred")
+    browser.back()
+    wait(browser, f"document.getElementById('carousel').hidden && {focused} === '{centred}'")
 
 
 def slow_network(browser, latency_ms):

@@ -248,7 +248,7 @@ class Gallery {
     if (link.cols) this.setColumns(link.cols);
     this.relayout(link.item !== null ? { id: link.item, fraction: 0, screenY: 0 } : first ? { top: 0 } : this.topAnchor())
       .then(async () => {
-        if (first && link.view !== null) this.open(link.view);
+        if (link.view !== null) this.open(link.view); // a shared link, a reload, or Forward into the viewer's entry
         else if (carousel && configuration.styles.includes('carousel')) {
           const id = link.carousel ?? link.item ?? this.topAnchor().id ?? (await this.itemAt(0))?.id;
           if (id !== undefined) this.carousel.open(id, this.sort);

@@ -22,6 +22,7 @@ export class Viewer {
     this.fragment = fragment;
     this.largestThumbnail = largestThumbnail;
     this.item = null;
+    this.closing = false; // gone back through history, the popstate still to come
     this.request = 0;
     document.getElementById('viewer-previous').addEventListener('click', () => this.step(-1));
     document.getElementById('viewer-next').addEventListener('click', () => this.step(1));
@@ -39,10 +40,12 @@ export class Viewer {
     });
     // Closed without us (Escape where the browser does not let the page cancel it): the same
     // clean-up, and the history entry the viewer added goes too.
+    // (A close event comes a task later: one that finds it open again, or already hidden, is stale.)
     this.dialog.addEventListener('close', () => {
-      if (!this.item) return;
+      if (!this.item || this.dialog.open) return;
+      const back = !this.closing && history.state?.viewer;
       this.#hide();
-      if (history.state?.viewer) history.back();
+      if (back) history.back();
     });
     this.image.addEventListener('error', () => {
       if (!this.image.getAttribute('src')) return;
@@ -65,8 +68,10 @@ export class Viewer {
   open(item) {
     const opening = !this.isOpen;
     if (opening) {
-      // Opened from the carousel, it takes the carousel's entry: Back goes to the gallery.
-      if (history.state?.carousel) history.replaceState({ viewer: item.id }, '', this.fragment(item.id));
+      this.closing = false;
+      // Opened from the carousel, it takes the carousel's entry: Back goes to the gallery. At a
+      // reload, or Forward, the entry is its own already.
+      if (history.state?.carousel || history.state?.viewer) history.replaceState({ viewer: item.id }, '', this.fragment(item.id));
       else history.pushState({ viewer: item.id }, '', this.fragment(item.id));
       this.dialog.showModal();
     }
@@ -75,9 +80,11 @@ export class Viewer {
 
   /** Closes: through history when the viewer added an entry, so Back and Escape agree. */
   close() {
-    if (!this.isOpen) return;
-    if (history.state?.viewer) history.back(); // popstate hides it
-    else this.#hide();
+    if (!this.isOpen || this.closing) return; // a second Escape before the first is done: not two steps back
+    if (history.state?.viewer) {
+      this.closing = true;
+      history.back(); // popstate hides it
+    } else this.#hide();
   }
 
   /** Closes, leaving its history entry to the carousel opened from it. */
@@ -95,6 +102,7 @@ export class Viewer {
   #hide() {
     const item = this.item;
     this.item = null;
+    this.closing = false;
     if (this.dialog.open) this.dialog.close();
     this.image.removeAttribute('src');
     if (item) this.onShow(item, true);
