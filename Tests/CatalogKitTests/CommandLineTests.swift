@@ -177,6 +177,17 @@ import Testing
         #expect(result.stdout.isEmpty)
     }
 
+    /// `serve`'s flags for what --scan walks are refused without --scan, rather than ignored.
+    @Test(arguments: ["--include-hidden", "--one-file-system"])
+    func serveRefusesAScanFlagWithoutScan(_ flag: String) throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let library = try Library()
+        let result = try run(["serve", "--db", library.catalogPath, "--port", "0", flag])
+        #expect(result.status == 2)
+        #expect(result.stderr.hasPrefix("Error: \(flag) applies to the folders of --scan, and none is given"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: library.catalogPath), "nothing created")
+    }
+
     /// A command that only reads refuses a catalog that does not exist, naming it, and creates
     /// neither it nor its folder (a mistyped --db used to become a new, empty catalog).
     @Test(arguments: [["list"], ["page", "--width", "375"], ["stats"], ["errors"], ["layouts"], ["layout", "--width", "375"],

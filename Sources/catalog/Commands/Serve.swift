@@ -139,6 +139,10 @@ struct Serve: AsyncParsableCommand {
         if let replica, !CatalogLocation.isPostgres(replica) {
             throw ValidationError("\(replicaSource) is a PostgreSQL replica's postgres:// URL, got \"\(replica.prefix(60))\"")
         }
+        // They shape what --scan walks: without it they would do nothing, and say nothing.
+        for (flag, given) in [("--include-hidden", includeHidden), ("--one-file-system", oneFileSystem)] where given && scanRoots.isEmpty {
+            throw ValidationError("\(flag) applies to the folders of --scan, and none is given: add --scan FOLDER, or leave \(flag) out")
+        }
         if replica != nil, !scanRoots.isEmpty {
             throw ValidationError("--scan and \(replicaSource) do not go together: run `catalog scan --watch` against the primary instead")
         }
