@@ -162,6 +162,26 @@ import Testing
         #expect(watcher.process.terminationReason == .exit && watcher.process.terminationStatus == 0)
     }
 
+    /// A file moved from one root of the watch to another keeps its item: the folders of every
+    /// root changed in a round are scanned again in one scan (each root's in a scan of its own
+    /// removed the file from the first and added it to the second as a new item).
+    @Test func aFileMovedBetweenTwoRootsKeepsItsItem_eitherWay() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let library = try Library()
+        try library.write("a/x.png", Library.fixture("rgb.png"))
+        try library.write("b/y.jpg", Library.fixture("baseline.jpg"))
+        let watcher = try Watcher(["scan", "--db", library.catalogPath, "--watch", library.path("a"), library.path("b")])
+        defer { watcher.process.terminate(); watcher.process.waitUntilExit() }
+        #expect(watcher.next(matching: { $0.hasPrefix("added ") }) == "added 2, updated 0, moved 0, removed 0, unchanged 0, unsupported 0, failed 0")
+        let before = try Self.relative(library)
+        try FileManager.default.moveItem(atPath: library.path("a/x.png"), toPath: library.path("b/x.png")) // to the later root
+        try watcher.waitFor(library, "a move to the later root") { $0["b/x.png"] != nil && $0["a/x.png"] == nil }
+        #expect(try Self.relative(library)["b/x.png"]?.id == before["a/x.png"]?.id)
+        try FileManager.default.moveItem(atPath: library.path("b/y.jpg"), toPath: library.path("a/y.jpg")) // to the earlier root
+        try watcher.waitFor(library, "a move to the earlier root") { $0["a/y.jpg"] != nil && $0["b/y.jpg"] == nil }
+        #expect(try Self.relative(library)["a/y.jpg"]?.id == before["b/y.jpg"]?.id)
+    }
+
     /// A root whose folder goes (moved away, as a disk unmounted or a folder replaced) removes
     /// nothing (it removed every item), and what happens in the folder moved away is not taken
     /// for the root's; a folder at the root's path again is watched and scanned whole.

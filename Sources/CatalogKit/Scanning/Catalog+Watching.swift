@@ -47,8 +47,8 @@ extension Catalog {
     /// Scans `roots`, then keeps the catalog current until `stop` is set: file events (Linux
     /// inotify) on a folder rescan that folder's own files once the events pause (a folder that
     /// came or went: everything under it),
-    /// with the other folders changed in the same round, so moves between them keep their
-    /// items. Folders created later are watched too. Past the kernel's watch limit, every root
+    /// with the other folders changed in the same round, of every root, so moves between them
+    /// keep their items. Folders created later are watched too. Past the kernel's watch limit, every root
     /// is scanned again each `settings.fallbackInterval`. Blocks; `stop` is looked at at least
     /// every 200 ms between rescans.
     public func watch(_ roots: [String], options: ScanOptions = ScanOptions(), settings: WatchSettings = WatchSettings(),
@@ -117,11 +117,12 @@ extension Catalog {
                     report(.rescanned(summary, folders: absolute.map { Array($0.utf8) }))
                     continue
                 }
-                for (root, folders) in pending.folders.sorted(by: { $0.key < $1.key }) {
-                    let outermost = FolderWatcher.Changes.outermost(folders)
-                    let summary = try Scanner(store: store, options: options).run(root: root, folders: outermost)
-                    pending.folders[root] = nil
-                    report(.rescanned(summary, folders: outermost.map(\.path)))
+                if !pending.folders.isEmpty {
+                    // Every root's folders in one scan: a file moved from one root to another keeps its item.
+                    let byRoot = pending.folders.sorted(by: { $0.key < $1.key }).map { ($0.key, FolderWatcher.Changes.outermost($0.value)) }
+                    let summary = try Scanner(store: store, options: options).run(folders: byRoot)
+                    pending.folders = [:]
+                    report(.rescanned(summary, folders: byRoot.flatMap { $0.1.map(\.path) }))
                 }
                 (delay, said) = (.seconds(1), false)
             } catch .busy {

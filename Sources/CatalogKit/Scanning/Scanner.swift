@@ -120,16 +120,7 @@ package final class Scanner {
         givenRoots = Set(walked.map { Data(Self.absolute($0).utf8) })
         return try drive(roots: walked) { () throws(StoreError) in
             summary.problems += leftOut
-            var prepared: [Root] = []
-            do throws(StoreError) {
-                for root in walked {
-                    if let ready = try prepare(root: root, folders: nil) { prepared.append(ready) }
-                }
-            } catch {
-                for root in prepared { for walk in root.walks { close(walk.fd) } }
-                throw error
-            }
-            try scan(prepared)
+            try scan(prepare(walked.map { ($0, nil) }))
         }
     }
 
@@ -176,10 +167,30 @@ package final class Scanner {
     /// scanned recursively): what a watcher does when files change there. `recursive: false`
     /// scans only the files directly in the folder. Moves between the folders keep their items.
     package func run(root: String, folders: [(path: [UInt8], recursive: Bool)]) throws(StoreError) -> ScanSummary {
-        givenRoots = [Data(Self.absolute(root).utf8)]
-        return try drive(roots: [root]) { () throws(StoreError) in
-            if let ready = try prepare(root: root, folders: folders) { try scan([ready]) }
+        try run(folders: [(root, folders)])
+    }
+
+    /// Scans folders of several roots again, in one scan (each root's as `run(root:folders:)`
+    /// does): a file moved from a folder of one root to a folder of another keeps its item.
+    package func run(folders byRoot: [(root: String, folders: [(path: [UInt8], recursive: Bool)])]) throws(StoreError) -> ScanSummary {
+        givenRoots = Set(byRoot.map { Data(Self.absolute($0.root).utf8) })
+        return try drive(roots: byRoot.map(\.root)) { () throws(StoreError) in
+            try scan(prepare(byRoot))
         }
+    }
+
+    /// The roots ready to walk (see `prepare(root:folders:)`); none left open if one fails.
+    private func prepare(_ roots: [(root: String, folders: [(path: [UInt8], recursive: Bool)]?)]) throws(StoreError) -> [Root] {
+        var prepared: [Root] = []
+        do throws(StoreError) {
+            for (root, folders) in roots {
+                if let ready = try prepare(root: root, folders: folders) { prepared.append(ready) }
+            }
+        } catch {
+            for root in prepared { for walk in root.walks { close(walk.fd) } }
+            throw error
+        }
+        return prepared
     }
 
     /// One scan under the lock of its roots: `body` walks, then stale layouts go and the order
