@@ -919,13 +919,18 @@ def test_what_waits_for_the_network_gives_way_to_what_the_person_did_meanwhile(b
         # has loaded leaves the gallery's entry, not the viewer's, at hand.
         slow_network(browser, 0)
         index = browser.execute_script("return navigation.currentEntry.index")
-        browser.find_element(By.CSS_SELECTOR, f".tile[data-item-id='{at_the_top(state(browser))['id']}']").click()
+        opened = at_the_top(state(browser))["id"]
+        browser.find_element(By.CSS_SELECTOR, f".tile[data-item-id='{opened}']").click()
         wait(browser, "document.getElementById('viewer').open && history.state?.viewer !== undefined")
+        ActionChains(browser).send_keys(Keys.ARROW_RIGHT).perform()
+        shown = wait(browser, f"document.getElementById('viewer').dataset.itemId !== '{opened}' && document.getElementById('viewer').dataset.itemId")
         slow_network(browser, 3000)
         browser.find_element(By.ID, "viewer-carousel").click()
         assert browser.execute_script("return !document.getElementById('carousel').hidden && document.getElementById('carousel').dataset.state !== 'complete'")
         ActionChains(browser).send_keys(Keys.ESCAPE).perform()
         wait(browser, f"document.getElementById('carousel').hidden && navigation.currentEntry.index === {index} && !history.state?.viewer")
+        # The focus is on the image the viewer showed, not on the one it was opened from.
+        wait(browser, f"{FOCUSED} === {shown}")
     finally:
         slow_network(browser, 0)
 

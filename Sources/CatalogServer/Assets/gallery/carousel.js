@@ -95,8 +95,10 @@ export class CarouselView {
     return { style: 'carousel', 'item-height': this.itemHeight(), sort };
   }
 
-  /** Opens at item `id`, centred. */
-  async open(id, sort) {
+  /** Opens at item `id`, centred; `from`, the viewer's item when it hands over (closed before
+   *  anything is centred, the carousel leaves the focus there, not on what the viewer was opened from). */
+  async open(id, sort, from = null) {
+    this.from = from;
     this.handedOver = !this.isOpen && !!history.state?.viewer;
     this.entered = !this.isOpen && !!history.state?.carousel; // a reload, or Forward: its entry already
     this.closing = false;
@@ -153,7 +155,7 @@ export class CarouselView {
     this.entered = false;
     this.handedOver = false;
     this.closing = false;
-    const centred = this.centredItem(); // before it is hidden: hidden, it has no width, and no centre
+    const centred = this.centredItem() ?? this.from; // before it is hidden: hidden, it has no width, and no centre
     this.root.hidden = true;
     for (const element of this.background) element.inert = false;
     cancelAnimationFrame(this.animation);

@@ -128,7 +128,7 @@ class Gallery {
       const item = this.viewer.item;
       if (!item) return;
       this.viewer.handOver(); // the carousel takes its history entry
-      this.carousel.open(item.id, this.sort);
+      this.carousel.open(item.id, this.sort, item);
     });
     this.sortSelect.addEventListener('change', () => {
       this.sort = this.sortSelect.value;
