@@ -1,0 +1,134 @@
+import CatalogModel
+import Foundation
+
+/// The roots of a scan: which of those given are walked (none inside another one's walk), and
+/// each opened, whole or some of its folders, with its row in the catalog.
+extension Scanner {
+    /// The roots to walk, in the order given: each folder once, and none inside another one
+    /// given that the other's walk reaches (compared as absolute paths, which `absolute` gives
+    /// with symbolic links resolved; one under a hidden folder the walk skips stays a root); and
+    /// a line for each root left out, saying why.
+    package static func outermost(_ roots: [String], options: ScanOptions = ScanOptions()) -> (walked: [String], leftOut: [String]) {
+        let absolute = roots.map(Self.absolute)
+        var walked: [String] = []
+        var leftOut: [String] = []
+        for (index, root) in roots.enumerated() {
+            let path = absolute[index]
+            if absolute[..<index].contains(path) {
+                leftOut.append("\(PathText.display(root.utf8)) is given twice: scanned once")
+            } else if let outer = absolute.firstIndex(where: { $0 != path && path.hasPrefix($0 == "/" ? "/" : $0 + "/") && walk(from: $0, reaches: path, options) }) {
+                leftOut.append("\(PathText.display(root.utf8)) is inside \(PathText.display(roots[outer].utf8)): scanned once")
+            } else {
+                walked.append(root)
+            }
+        }
+        return (walked, leftOut)
+    }
+
+    /// Whether the walk of `outer` enters every folder down to `path` (absolute, under it).
+    static func walk(from outer: String, reaches path: String, _ options: ScanOptions) -> Bool {
+        guard options.includeHidden || !path.dropFirst(outer == "/" ? 1 : outer.count + 1).split(separator: "/").contains(where: { $0.hasPrefix(".") })
+        else { return false }
+        // With --one-file-system, the walk enters no folder between the two on another disk
+        // than the outer one's (a mount point under it).
+        var info = stat()
+        guard options.oneFileSystem, stat(outer, &info) == 0 else { return true }
+        let device = info.st_dev
+        var folder = path[...]
+        while folder.count > outer.count {
+            if stat(String(folder), &info) == 0, info.st_dev != device { return false }
+            guard let slash = folder.lastIndex(of: "/") else { break }
+            folder = folder[..<slash]
+        }
+        return true
+    }
+
+    /// The roots ready to walk (see `prepare(root:folders:)`); none left open if one fails.
+    func prepare(_ roots: [(root: String, folders: [(path: [UInt8], recursive: Bool)]?)]) throws(StoreError) -> [Root] {
+        var prepared: [Root] = []
+        do throws(StoreError) {
+            for (root, folders) in roots {
+                if let ready = try prepare(root: root, folders: folders) { prepared.append(ready) }
+            }
+        } catch {
+            for root in prepared { for walk in root.walks { close(walk.fd) } }
+            throw error
+        }
+        return prepared
+    }
+
+    /// A root ready to walk: its folders opened, its row in the catalog.
+    struct Root {
+        let id: Int64
+        /// Its absolute path.
+        let path: [UInt8]
+        /// The folders to walk, opened (the walk closes them).
+        let walks: [(fd: Int32, path: [UInt8], recursive: Bool)]
+        /// The folders whose known files the walk is compared with: the root, or those given.
+        let folders: [(path: [UInt8], recursive: Bool)]
+        /// Folders given that could not be opened (nothing under them is removed).
+        let unreadable: [Data]
+        /// A scan of the whole root, recorded in its row when done.
+        let whole: Bool
+        /// With `--one-file-system`, the root's device: the walk enters no folder on another.
+        let device: UInt64?
+        /// Its files in `knownFiles`.
+        var known: Range<Int> = 0..<0
+        var complete = true
+    }
+
+    /// Opens a root, or with `folders` only those folders under it (a folder gone means its
+    /// files vanished); nil, with the reason in the summary, when there is nothing to walk.
+    func prepare(root: String, folders: [(path: [UInt8], recursive: Bool)]?) throws(StoreError) -> Root? {
+        let absolute = Self.absolute(root)
+        var walks: [(fd: Int32, path: [UInt8], recursive: Bool)] = []
+        var unreadable: [Data] = []
+        var device: UInt64?
+        if let folders {
+            // The root itself gone (its disk unmounted, the folder moved away or replaced): its
+            // folders are not gone with their files, only out of reach.
+            var info = stat()
+            let found = stat(absolute, &info) == 0
+            guard found, info.st_mode & S_IFMT == S_IFDIR else {
+                let reason = found ? "not a folder" : SystemError.text()
+                summary.unscannedRoots.append("\(PathText.display(root.utf8)): \(reason); nothing scanned or removed under it")
+                return nil
+            }
+            if options.oneFileSystem { device = UInt64(info.st_dev) }
+            for (folder, recursive) in folders {
+                let fd = CPath.with(folder) { open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK) }
+                if fd >= 0 {
+                    walks.append((fd, folder, recursive))
+                } else if errno != ENOENT && errno != ENOTDIR { // gone: its files vanished
+                    unreadable.append(Data(folder + [47]))
+                    summary.problems.append("\(PathText.display(folder)): \(SystemError.text()); skipped, nothing under it removed")
+                }
+            }
+        } else {
+            let fd = open(absolute, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK)
+            guard fd >= 0 else {
+                let reason = errno == ENOTDIR ? "not a folder (scan takes folders; `catalog probe FILE` reads one file)" : SystemError.text()
+                summary.unscannedRoots.append("\(PathText.display(root.utf8)): \(reason); nothing scanned or removed under it")
+                return nil
+            }
+            var info = stat()
+            if options.oneFileSystem, fstat(fd, &info) == 0 { device = UInt64(info.st_dev) }
+            walks.append((fd, Array(absolute.utf8), true))
+        }
+        let rootPath = Array(absolute.utf8)
+        if let longest = longestKey, rootPath.count >= longest {
+            for walk in walks { close(walk.fd) }
+            summary.unscannedRoots.append("\(PathText.display(Data(rootPath))): its path is \(rootPath.count) bytes, more than a catalog in PostgreSQL can index under it; nothing scanned or removed under it")
+            return nil
+        }
+        let id: Int64
+        do {
+            id = try store.rootID(for: Data(rootPath))
+        } catch {
+            for walk in walks { close(walk.fd) } // opened above; the walk would have closed them
+            throw error
+        }
+        return Root(id: id, path: rootPath, walks: walks, folders: folders ?? [(rootPath, true)], unreadable: unreadable,
+                    whole: folders == nil, device: device)
+    }
+}
