@@ -430,14 +430,48 @@ def test_page_down_from_an_image_taller_than_the_window_moves_on(browser, server
     wait(browser, f"{FOCUSED} === {first['id']}")
 
 
-def test_a_link_to_the_carousel_opens_it(browser, server):
+CAROUSEL_CENTRED = """(() => { const root = document.getElementById('carousel');
+    const tile = document.querySelector(`.carousel-tile[data-item-id='${root.dataset.centred}']`);
+    if (!tile || window.catalogGallery.carousel.animating) return false;
+    const r = tile.getBoundingClientRect(), s = document.getElementById('carousel-scroller').getBoundingClientRect();
+    return Math.abs(r.left + r.width / 2 - (s.left + s.width / 2)) < 1.5; })()"""
+
+
+def test_a_link_to_the_carousel_opens_it(browser, server, library):
     open_gallery(browser, server, "#style=carousel")
     wait(browser, "!document.getElementById('carousel').hidden && document.getElementById('carousel').dataset.state === 'complete'")
     assert state(browser)["style"] != "carousel", "the gallery behind it keeps a style of its own"
-    # At the first image, which starts the row (the row cannot centre it).
-    first = api(server, "/api/items?offset=0&limit=1")["items"][0]
-    assert browser.execute_script("return Number(document.getElementById('carousel').dataset.top)") == 0
-    assert browser.find_elements(By.CSS_SELECTOR, f".carousel-tile[data-item-id='{first['id']}']")
+    # At the first image, centred: the row has room before its first image and after its last.
+    first, second = api(server, "/api/items?offset=0&limit=2")["items"]
+    status = "document.getElementById('carousel-status').textContent"
+    wait(browser, f"document.getElementById('carousel').dataset.centred === '{first['id']}' && {CAROUSEL_CENTRED}")
+    assert browser.execute_script("return Number(document.getElementById('carousel').dataset.top)") < 0, "the row starts right of the view's left"
+    assert browser.execute_script(f"return {status}").endswith(f"1 of {library['count']}")
+    ActionChains(browser).send_keys(Keys.ARROW_RIGHT).perform()
+    wait(browser, f"document.getElementById('carousel').dataset.centred === '{second['id']}' && {CAROUSEL_CENTRED}")
+    ActionChains(browser).send_keys(Keys.ARROW_LEFT).perform()
+    wait(browser, f"document.getElementById('carousel').dataset.centred === '{first['id']}' && {CAROUSEL_CENTRED}")
+    ActionChains(browser).send_keys(Keys.ESCAPE).perform()
+    wait(browser, "document.getElementById('carousel').hidden")
+    # The last image, from a link: centred too.
+    last = api(server, f"/api/items?offset={library['count'] - 1}&limit=1")["items"][0]
+    browser.execute_script(f"location.hash = '#carousel={last['id']}'")
+    wait(browser, f"{CAROUSEL_SETTLED} && document.getElementById('carousel').dataset.centred === '{last['id']}' && {CAROUSEL_CENTRED}")
+    assert browser.execute_script(f"return {status}").endswith(f"{library['count']} of {library['count']}")
+    # A narrower window (a phone turned), then a lower one, whose images are smaller: the same
+    # image stays centred, and said.
+    height = "parseFloat(getComputedStyle(document.getElementById('carousel')).getPropertyValue('--item-height'))"
+    tall = browser.execute_script(f"return {height}")
+    try:
+        browser.set_window_size(700, 900)
+        wait(browser, f"document.getElementById('carousel-scroller').clientWidth <= 700 && {CAROUSEL_SETTLED} && {CAROUSEL_CENTRED}"
+                      f" && document.getElementById('carousel').dataset.centred === '{last['id']}'")
+        browser.set_window_size(700, 500)
+        wait(browser, f"{height} < {tall} && {CAROUSEL_SETTLED} && {CAROUSEL_CENTRED} && document.getElementById('carousel').dataset.centred === '{last['id']}'")
+        assert browser.execute_script(f"return {status}").endswith(f"{library['count']} of {library['count']}")
+        screenshot(browser, "12-carousel-resized")
+    finally:
+        browser.set_window_size(1280, 900)
     ActionChains(browser).send_keys(Keys.ESCAPE).perform()
     wait(browser, "document.getElementById('carousel').hidden")
 

@@ -6,6 +6,11 @@
 // centred image in the viewer. A modal dialog: the page behind is inert while it is open, and
 // each image centred is announced. Opening it adds a history entry (the address says the
 // centred image), so the browser's Back closes it.
+//
+// The row has half a view of room before its first image and after its last, so that every
+// image can be centred: the scroller's offset (`scroller.top`) is the row's point at the view's
+// centre, from 0 to the row's length (the layout's offset at the view's left is that less half
+// the view, which may be below 0). A new window size lays it out again around the same image.
 
 import { api, fileName, isWebAddress } from './api.js';
 import { VirtualScroller } from './scroller.js';
@@ -36,6 +41,7 @@ export class CarouselView {
     this.tiles = new Map(); // item id -> element
     this.bands = new Map(); // band -> page or promise
     this.parameters = null;
+    this.pad = 0; // half the view: the room at each end of the row
     this.animation = 0;
     this.samples = [];
     this.scroller = new VirtualScroller(this.element, document.getElementById('carousel-sizer'), this.plane,
@@ -50,6 +56,7 @@ export class CarouselView {
     this.quietUntil = 0;
     this.snapRequest = 0;
     this.element.addEventListener('scrollend', () => this.scheduleSnap());
+    new ResizeObserver(() => this.resized()).observe(this.element);
     this.element.addEventListener('pointerup', () => this.scheduleSnap());
     document.getElementById('carousel-close').addEventListener('click', () => this.close());
     // On the document: the keys work wherever the focus is while it is open (on the body, when
@@ -107,6 +114,28 @@ export class CarouselView {
     this.root.hidden = false;
     for (const element of this.background) element.inert = true;
     this.announced = null;
+    const laid = await this.#layOut(id, sort);
+    if (!laid) return;
+    // Its own history entry once there is something to show, so that Back closes it; opened
+    // from the viewer, it takes the viewer's (handed over); opened at a reload, it keeps its own.
+    const state = { carousel: id };
+    if (history.state?.carousel || history.state?.viewer) history.replaceState(state, '', this.fragment(id));
+    else history.pushState(state, '', this.fragment(id));
+    this.entered = true;
+    this.root.dataset.state = 'open';
+    this.element.focus({ preventScroll: true });
+    this.render();
+    if (laid.item) this.announce(laid.item);
+  }
+
+  /** Lays the row out for the window as it is, at item `id`, centred: its first page, its
+   *  length and place. Null when there is nothing to show, or a newer layout began meanwhile. */
+  async #layOut(id, sort) {
+    // A snap asked for, or on its way, or a glide, belongs to the row as it was.
+    clearTimeout(this.snapTimer);
+    this.snapRequest += 1;
+    cancelAnimationFrame(this.animation);
+    this.animating = false;
     this.parameters = this.layoutParameters(sort);
     this.root.style.setProperty('--item-height', `${this.parameters['item-height']}px`);
     this.bands.clear();
@@ -119,27 +148,41 @@ export class CarouselView {
       page = await api.page({ ...parameters, width, item: id, height: parameters['item-height'] + 16 });
     } catch {
       if (this.parameters === parameters) this.close(); // the item is gone, or the server: nothing to show
-      return;
+      return null;
     }
-    if (!this.isOpen || this.parameters !== parameters) return;
-    // Its own history entry once there is something to show, so that Back closes it; opened
-    // from the viewer, it takes the viewer's (handed over); opened at a reload, it keeps its own.
-    const state = { carousel: id };
-    if (history.state?.carousel || history.state?.viewer) history.replaceState(state, '', this.fragment(id));
-    else history.pushState(state, '', this.fragment(id));
-    this.entered = true;
+    if (!this.isOpen || this.parameters !== parameters) return null;
     this.itemCount = page.itemCount;
     this.bands.set('opened', { page }); // what is centred, before the first band arrives
-    this.scroller.setContentHeight(page.contentWidth, page.viewport.x);
-    const item = page.items.find((candidate) => candidate.id === id);
+    this.contentWidth = page.contentWidth;
+    this.pad = width / 2;
+    const item = page.items.find((candidate) => candidate.id === id) ?? null;
     // Scrolling there is ours: it is not a fling to snap after.
     this.quietUntil = performance.now() + 300;
     this.samples = [];
-    if (item) this.scroller.scrollTo(item.frame.x + item.frame.width / 2 - width / 2);
-    this.root.dataset.state = 'open';
-    this.element.focus({ preventScroll: true });
-    this.render();
-    if (item) this.announce(item);
+    this.scroller.setContentHeight(this.contentWidth + 2 * this.pad,
+                                   item ? item.frame.x + item.frame.width / 2 : page.viewport.x + this.pad);
+    return { item };
+  }
+
+  /** The window resized (a phone turned): the same image centred, the row laid out again
+   *  when its images' height changes with the window's. */
+  resized() {
+    const width = this.element.clientWidth;
+    if (!this.isOpen || !width || this.root.dataset.state === 'opening' || !this.parameters) return;
+    if (this.itemHeight() !== this.parameters['item-height']) {
+      const centred = this.centredItem();
+      if (!centred) return;
+      this.#layOut(centred.id, this.parameters.sort).then((laid) => {
+        if (!laid) return;
+        this.render();
+        if (laid.item) this.announce(laid.item);
+      });
+    } else if (width / 2 !== this.pad) {
+      const centre = this.scroller.top; // the row's point at the centre stays there
+      this.pad = width / 2;
+      this.scroller.setContentHeight(this.contentWidth + 2 * this.pad, centre);
+      this.render();
+    }
   }
 
   /** Closes: through history when the carousel added an entry, so Back and Escape agree. */
@@ -160,6 +203,8 @@ export class CarouselView {
     for (const element of this.background) element.inert = false;
     cancelAnimationFrame(this.animation);
     this.animating = false;
+    clearTimeout(this.snapTimer);
+    this.snapRequest += 1;
     this.onClose(centred);
     if (!centred && this.opener?.isConnected) this.opener.focus({ preventScroll: true });
   }
@@ -178,8 +223,9 @@ export class CarouselView {
 
   /** The items of the bands around the view, fetched as needed. */
   visibleItems() {
-    const left = this.scroller.top - this.element.clientWidth / 2;
-    const right = this.scroller.top + this.element.clientWidth * 1.5;
+    // Half a view beyond each edge.
+    const left = this.scroller.top - this.element.clientWidth;
+    const right = this.scroller.top + this.element.clientWidth;
     const items = [];
     let complete = true;
     const seen = new Set();
@@ -217,9 +263,9 @@ export class CarouselView {
     if (!this.isOpen || !this.parameters) return;
     const { items, complete } = this.visibleItems();
     const width = this.element.clientWidth;
-    const centre = this.scroller.top + width / 2;
+    const centre = this.scroller.top;
     const falloff = width / 2;
-    const origin = this.scroller.origin;
+    const origin = this.scroller.origin - this.pad; // a tile at the row's x sits at x + pad in the scroller
     const wanted = new Set();
     // The nearest on top: rank by distance, ties to the lower index.
     const order = items.map((item) => ({ item, d: Math.abs(item.frame.x + item.frame.width / 2 - centre) }))
@@ -249,7 +295,7 @@ export class CarouselView {
       }
     }
     this.root.dataset.state = complete ? 'complete' : 'loading';
-    this.root.dataset.top = this.scroller.top;
+    this.root.dataset.top = this.scroller.top - this.pad; // the layout's offset at the view's left
     const centred = this.centredItem();
     if (centred) this.root.dataset.centred = centred.id;
   }
@@ -282,7 +328,7 @@ export class CarouselView {
 
   /** The loaded item whose centre is nearest the view's. */
   centredItem() {
-    const centre = this.scroller.top + this.element.clientWidth / 2;
+    const centre = this.scroller.top;
     let best = null;
     for (const entry of this.bands.values()) {
       for (const item of entry.page?.items ?? []) {
@@ -307,12 +353,16 @@ export class CarouselView {
     const request = ++this.snapRequest;
     let target;
     try {
-      target = await api.snap({ ...this.parameters, width: this.element.clientWidth, proposed, velocity });
+      // The API's offsets are the layout's, at the view's left; it answers with the item to centre.
+      target = await api.snap({ ...this.parameters, width: this.element.clientWidth, proposed: proposed - this.pad, velocity });
     } catch {
       return; // the view stays where it is; the next scroll asks again
     }
-    if (request !== this.snapRequest || !this.isOpen) return;
-    if (target.item && Math.abs(target.offset - this.scroller.top) >= 0.5) this.glide(target.offset);
+    if (request !== this.snapRequest || !this.isOpen || !target.item) return;
+    // Its centre, which the room at both ends lets every image be at (the API's offset is
+    // clamped to the row without that room: the first images could not be centred).
+    const centre = target.item.frame.x + target.item.frame.width / 2;
+    if (Math.abs(centre - this.scroller.top) >= 0.5) this.glide(centre);
   }
 
   /** Points per millisecond over the last scroll events (0 when they are old). */
@@ -364,6 +414,6 @@ export class CarouselView {
     if (!tile) return;
     const x = Number(tile.dataset.x);
     const width = parseFloat(tile.style.width);
-    this.glide(Math.min(Math.max(0, x + width / 2 - this.element.clientWidth / 2), this.scroller.maxTop));
+    this.glide(Math.min(Math.max(0, x + width / 2), this.scroller.maxTop));
   }
 }
