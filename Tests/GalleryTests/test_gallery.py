@@ -571,6 +571,26 @@ def test_sections_show_their_headers_pinned_and_a_scrubber_that_jumps(browser, s
     labels = browser.execute_script("return [...document.querySelectorAll('#scrubber button')].map((b) => Number(b.dataset.section))")
     assert len(labels) >= 5
     assert_months_under_their_years(browser)
+    # Every label whole, on one line, within the gallery's stage (none over the toolbar), and
+    # none over another.
+    geometry = browser.execute_script("""const stage = document.querySelector('.stage').getBoundingClientRect();
+        const boxes = [...document.querySelectorAll('#scrubber button')].map((b) => b.getBoundingClientRect())
+          .map((r) => ({ top: r.top, bottom: r.bottom, height: r.height })).sort((a, b) => a.top - b.top);
+        return { top: stage.top, bottom: stage.bottom, boxes };""")
+    boxes = geometry["boxes"]
+    assert geometry["top"] <= boxes[0]["top"] and boxes[-1]["bottom"] <= geometry["bottom"], geometry
+    assert all(b["height"] < 1.5 * boxes[0]["height"] for b in boxes), "one line each"
+    assert all(a["bottom"] <= b["top"] for a, b in zip(boxes, boxes[1:])), boxes
+    # A pinned header pushed up by the next section's goes under the toolbar, not over it.
+    pushed = next(s for s in sections if s["headerY"] > top + 400 and s["itemBottom"] - s["headerY"] > 3 * s["headerHeight"])
+    browser.execute_script(f"window.catalogGallery.scroller.scrollTo({pushed['itemBottom']} - {pushed['headerHeight']} / 2)")
+    wait(browser, f"{READY} && !document.getElementById('pinned').hidden && document.getElementById('pinned').getBoundingClientRect().top < document.querySelector('.stage').getBoundingClientRect().top")
+    over = browser.execute_script("""const toolbar = document.querySelector('body > header').getBoundingClientRect();
+        const pinned = document.getElementById('pinned').getBoundingClientRect();
+        const y = toolbar.bottom - 2;
+        return [...Array(9).keys()].map((i) => document.elementFromPoint(pinned.left + (i + 0.5) * pinned.width / 9, y))
+          .filter((element) => element.closest('#pinned')).length;""")
+    assert over == 0, "the pinned header shows over the toolbar"
     target = labels[len(labels) // 2]
     browser.execute_script(f"document.querySelector('#scrubber button[data-section=\"{target}\"]').click()")
     wait(browser, f"Math.abs(window.catalogGallery.scroller.top - {sections[target]['headerY']}) < 1 && {READY}")

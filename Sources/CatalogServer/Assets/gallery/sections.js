@@ -137,7 +137,8 @@ export class SectionLabels {
     if (!this.list || !(contentHeight > 0)) return;
     const height = this.scrubber.clientHeight || viewportHeight;
     const sections = this.list.sections;
-    const place = (section) => (section.headerY / contentHeight) * height;
+    // Each label's middle at its place, kept half a label from the ends (so none is cut).
+    const place = (section) => Math.min(height - LABEL_GAP / 2, Math.max(LABEL_GAP / 2, (section.headerY / contentHeight) * height));
     const yearStarts = sections.filter((section, index) => this.grouping !== 'month' || index === 0
       || section.title.slice(0, 4) !== sections[index - 1].title.slice(0, 4));
     const chosen = [];
