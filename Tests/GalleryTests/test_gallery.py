@@ -262,10 +262,12 @@ def test_the_viewer_opens_navigates_and_closes(browser, server):
     browser.forward()
     wait(browser, f"document.getElementById('viewer').open && document.getElementById('viewer').dataset.itemId === '{first['id']}'")
     assert browser.execute_script("return navigation.currentEntry.index") == gallery + 1
-    # A reload keeps it open in that entry: one Back closes it.
+    # A reload keeps it open in that entry, and the gallery's place in the address: one Back closes it.
+    place = urllib.parse.parse_qs(browser.execute_script("return location.hash").lstrip("#"))["item"]
     browser.refresh()
     wait(browser, f"document.getElementById('viewer').open && document.getElementById('viewer').dataset.itemId === '{first['id']}'")
     assert browser.execute_script("return navigation.currentEntry.index") == gallery + 1, "the reload adds no entry"
+    assert urllib.parse.parse_qs(browser.execute_script("return location.hash").lstrip("#")).get("item") == place
     browser.back()
     wait(browser, "!document.getElementById('viewer').open && !history.state?.viewer")
     assert browser.execute_script("return navigation.currentEntry.index") == gallery

@@ -110,8 +110,7 @@ class Gallery {
       },
       onShow: () => {},
       onOpen: (item) => this.open(item.id),
-      // Before the gallery behind has tiles (a reload), its place is the address's item still.
-      fragment: (id) => fragment({ ...this.placeFragment(), item: this.topAnchor().id ?? readFragment().item, carousel: id }),
+      fragment: (id) => fragment({ ...this.placeFragment(), carousel: id }),
     });
     const carouselButton = document.getElementById('open-carousel');
     carouselButton.hidden = !configuration.styles.includes('carousel');
@@ -712,7 +711,9 @@ class Gallery {
   placeFragment() {
     const anchor = this.topAnchor();
     return {
-      item: anchor.id ?? null, cols: this.style === 'list' ? null : this.parameters?.cols, style: this.style, sort: this.sort,
+      // Before the gallery has tiles (a reload, a link, with the viewer or the carousel opening
+      // over it), its place is the address's item still.
+      item: anchor.id ?? readFragment().item, cols: this.style === 'list' ? null : this.parameters?.cols, style: this.style, sort: this.sort,
       sections: this.sections,
     };
   }
