@@ -103,10 +103,11 @@ import Testing
     }
 
     /// `--watch` with no root that can be scanned stops with exit 1 instead of watching nothing
-    /// until Ctrl-C.
+    /// until Ctrl-C (into a catalog there already: without one, none is made).
     @Test func watchingWithNoRootThatExists_stopsWithExit1() throws {
         try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
         let library = try Library()
+        #expect(try run(["scan", "--db", library.catalogPath, library.root.path]).status == 0)
         let missing = library.root.path + "-typo"
         let result = try run(["scan", "--watch", "--db", library.catalogPath, missing])
         #expect(result.status == 1)
@@ -153,7 +154,31 @@ import Testing
         #expect(result.status == 1)
         #expect(result.stderr.contains("error: \(photo): not a folder"), "\(result.stderr)")
         #expect(result.stderr.contains("catalog probe"))
-        #expect(try library.items().isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: library.catalogPath), "nothing to scan: no catalog made")
+    }
+
+    /// A scan with no root it can open makes no catalog (a mistyped --db or folder is not a new,
+    /// empty catalog), with --watch too; into a catalog already there, it reports as any scan.
+    @Test func aScanWithNothingToScanMakesNoCatalog() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let library = try Library()
+        let missing = library.root.path + "/nowhere"
+        for watch in [[], ["--watch"]] {
+            let result = try run(["scan", "--db", library.catalogPath] + watch + [missing])
+            #expect(result.status == 1)
+            #expect(result.stderr.contains("error: \(missing): No such file or directory; nothing scanned or removed under it"), "\(result.stderr)")
+            #expect(result.stderr.contains("error: no catalog is made at \(library.catalogPath): there is nothing to scan into it"), "\(result.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: library.catalogPath))
+            let folder = URL(fileURLWithPath: library.catalogPath).deletingLastPathComponent().path
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["photos"], "nor its lock or layout files")
+        }
+        try library.write("photos/a.jpg", Library.fixture("baseline.jpg"))
+        #expect(try run(["scan", "--db", library.catalogPath, library.path("photos")]).status == 0)
+        let again = try run(["scan", "--db", library.catalogPath, missing])
+        #expect(again.status == 1)
+        #expect(again.stdout.hasPrefix("added 0, updated 0, moved 0, removed 0, unchanged 0"), "\(again.stdout)")
+        #expect(again.stderr.contains("error: \(missing): No such file or directory"), "\(again.stderr)")
+        #expect(try library.items().count == 1)
     }
 
     /// A negative number is a value, not an option: it is refused with the option's range, in

@@ -77,6 +77,26 @@ extension Scanner {
         var complete = true
     }
 
+    /// Why `root` cannot be walked, as a scan's summary says it, or nil when it can be opened as
+    /// a folder (the command makes no catalog when no root given can).
+    package static func unscannable(_ root: String) -> String? {
+        let fd = open(absolute(root), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK)
+        guard fd < 0 else {
+            close(fd)
+            return nil
+        }
+        return unscannable(root, reason: openFailure())
+    }
+
+    /// Why opening a root as a folder failed, from errno.
+    private static func openFailure() -> String {
+        errno == ENOTDIR ? "not a folder (scan takes folders; `catalog probe FILE` reads one file)" : SystemError.text()
+    }
+
+    private static func unscannable(_ root: String, reason: String) -> String {
+        "\(PathText.display(root.utf8)): \(reason); nothing scanned or removed under it"
+    }
+
     /// Opens a root, or with `folders` only those folders under it (a folder gone means its
     /// files vanished); nil, with the reason in the summary, when there is nothing to walk.
     func prepare(root: String, folders: [(path: [UInt8], recursive: Bool)]?) throws(StoreError) -> Root? {
@@ -107,8 +127,7 @@ extension Scanner {
         } else {
             let fd = open(absolute, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK)
             guard fd >= 0 else {
-                let reason = errno == ENOTDIR ? "not a folder (scan takes folders; `catalog probe FILE` reads one file)" : SystemError.text()
-                summary.unscannedRoots.append("\(PathText.display(root.utf8)): \(reason); nothing scanned or removed under it")
+                summary.unscannedRoots.append(Self.unscannable(root, reason: Self.openFailure()))
                 return nil
             }
             var info = stat()

@@ -77,6 +77,15 @@ struct Scan: ParsableCommand {
         options.oneFileSystem = oneFileSystem
         options.batchSize = batchSize
         options.reportEveryBatch = progressLines
+        // No root to scan and no catalog yet: a typo makes no empty catalog.
+        if !CatalogLocation.isPostgres(catalog.path), !FileManager.default.fileExists(atPath: catalog.path) {
+            let problems = roots.compactMap(Scanner.unscannable)
+            if !roots.isEmpty, problems.count == roots.count {
+                for problem in problems { printError("error: \(problem)") }
+                printError("error: no catalog is made at \(catalog.path): there is nothing to scan into it")
+                throw ExitCode(1)
+            }
+        }
         if watch { return try runWatching(options) }
         Interruption.announce("the batches written so far are kept; the same scan again finishes the work, without reading them again")
         let interactive = isatty(STDERR_FILENO) == 1 && !progressLines
