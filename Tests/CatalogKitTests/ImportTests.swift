@@ -166,9 +166,14 @@ import Testing
         #expect(try parse(#"{"key":"a","width":1E+2,"height":0.1e3}"#, .ndjson).get().map { [$0.width, $0.height] } == [[100, 100]])
     }
 
-    /// What is not text this reads, said in words on line 1: UTF-16, gzip, a workbook.
-    @Test func inputsThatAreNotUTF8TextAreNamed() {
+    /// What is not text this reads, said in words on line 1: UTF-16, gzip, a workbook, an image
+    /// (whole or cut short: "field 1 is not valid UTF-8" sent a user looking for an encoding).
+    @Test func inputsThatAreNotUTF8TextAreNamed() throws {
+        let png = try [UInt8](Library.fixture("rgb.png"))
+        let jpeg = try [UInt8](Library.fixture("baseline.jpg"))
         let inputs: [([UInt8], String)] = [
+            (png, "the input is a PNG image, not a list of items: `catalog scan FOLDER` reads images"),
+            (Array(jpeg.prefix(40)), "the input is a JPEG image, not a list of items"),
             ([0xFF, 0xFE] + Array("key,width,height\n".utf16).flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }, "the input is UTF-16"),
             ([0xFE, 0xFF] + Array("key".utf16).flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }, "the input is UTF-16"),
             ([0x1F, 0x8B, 0x08, 0x00], "the input is gzip-compressed: decompress it first (gunzip -c FILE | catalog import -)"),

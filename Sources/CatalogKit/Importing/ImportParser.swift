@@ -43,7 +43,22 @@ public enum ImportParser {
         }
         if bytes.starts(with: [0x1F, 0x8B]) { return "the input is gzip-compressed: decompress it first (gunzip -c FILE | catalog import -)" }
         if bytes.starts(with: [0x50, 0x4B, 0x03, 0x04]) { return "the input is a ZIP archive (an .xlsx workbook?): export it as CSV" }
+        if let image = imageFormat(bytes) {
+            return "the input is a \(image.rawValue.uppercased()) image, not a list of items: `catalog scan FOLDER` reads images, `catalog import` CSV or NDJSON"
+        }
         return nil
+    }
+
+    /// The format of an image that `bytes` start (whole, cut short or broken), if they do.
+    private static func imageFormat(_ bytes: [UInt8]) -> ImageFormat? {
+        do throws(ImageProbeError) {
+            return try ImageProbe.probe(bytes: bytes)?.format
+        } catch {
+            switch error {
+            case .truncated(let format), .corruptHeader(let format, _), .badDimensions(let format, _): return format
+            case .unreadable, .notARegularFile, .empty: return nil
+            }
+        }
     }
 
     package static func parse(_ bytes: [UInt8], format: Format) throws(StoreError) -> [ImportRow] {

@@ -23,7 +23,13 @@ struct Import: ParsableCommand {
     var file: String
 
     @Option(help: "csv or ndjson (default: from the file name, else from the content).")
-    var format: ImportParser.Format?
+    var format: String?
+
+    func validate() throws {
+        if let format, ImportParser.Format(rawValue: format) == nil {
+            throw ValidationError("--format must be one of \(ImportParser.Format.allCases.map(\.rawValue).joined(separator: ", ")), got \"\(format)\"")
+        }
+    }
 
     @Flag(help: "Print the summary as one JSON object on stdout.")
     var json = false
@@ -35,7 +41,7 @@ struct Import: ParsableCommand {
                 ? "the import was written (its transaction had committed); it is kept"
                 : "nothing of this import was written (an import is one transaction); the catalog is as it was"
         }
-        let summary = try Catalog.importItems(from: file, format: format, into: catalog.path) { committed.stop() }
+        let summary = try Catalog.importItems(from: file, format: format.flatMap(ImportParser.Format.init(rawValue:)), into: catalog.path) { committed.stop() }
         if !summary.ignoredColumns.isEmpty {
             let names = summary.ignoredColumns.map { "\"\($0)\"" }.joined(separator: ", ")
             printError("warning: ignored column\(summary.ignoredColumns.count == 1 ? "" : "s") \(names): the columns read are "
@@ -49,4 +55,3 @@ struct Import: ParsableCommand {
     }
 }
 
-extension ImportParser.Format: ExpressibleByArgument {}

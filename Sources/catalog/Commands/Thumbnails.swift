@@ -52,7 +52,7 @@ struct Thumbnails: ParsableCommand {
 
     func validate() throws {
         guard ThumbnailCache.sizes.contains(size) else {
-            throw ValidationError("--size must be one of \(ThumbnailCache.sizes.map(String.init).joined(separator: ", ")), not \(size)")
+            throw ValidationError("--size must be one of \(ThumbnailCache.sizes.map(String.init).joined(separator: ", ")), got \(size)")
         }
         guard (1...100).contains(quality) else { throw ValidationError("--quality must be 1 to 100, not \(quality)") }
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1, got \(jobs)") }
