@@ -58,6 +58,23 @@ import Testing
         withExtendedLifetime(writer) {}
     }
 
+    /// With --follow-symlinks, a link to the folder that holds the catalog reaches its files
+    /// under other paths: they are passed over there too (they were stored as unsupported, and
+    /// the empty lock files as failed, read again at every scan).
+    @Test func aLinkFollowedToTheCatalogsFolder_passesOverItsOwnFiles() throws {
+        let library = try Library()
+        try library.write("photos/a.jpg", Library.fixture("baseline.jpg"))
+        let folder = library.root.path + "/catalog"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: library.path("photos/link"), withDestinationPath: folder)
+        let options = ScanOptions(followSymlinks: true)
+        for _ in 0..<2 {
+            let summary = try Catalog.open(at: folder + "/c.sqlite").scan([library.path("photos")], options: options)
+            #expect((summary.files, summary.unsupported, summary.failed) == (1, 0, 0), "\(summary)")
+        }
+        #expect(try Catalog.open(at: folder + "/c.sqlite").fileErrors().isEmpty)
+    }
+
     /// A catalog whose file is replaced (a backup moved into its place) or removed under an
     /// open process: its connections still have the old file, which nobody else sees. Every call
     /// fails, saying so, instead of reading or writing the old file (a server served a deleted

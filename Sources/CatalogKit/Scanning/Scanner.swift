@@ -15,6 +15,9 @@ package final class Scanner {
     /// lengths, which most files' paths are not: passed over, not probed nor counted.
     private let ownFiles: Set<Data>
     private let ownFileLengths: Set<Int>
+    /// With --follow-symlinks, the same files by device and inode: a link to their folder
+    /// reaches them under other paths.
+    private let ownFileIdentities: Set<FileIdentity>
     let options: ScanOptions
     var summary = ScanSummary()
     var pending: [FileChange] = []
@@ -107,6 +110,12 @@ package final class Scanner {
         longestKey = store.longestKey
         ownFiles = store.ownFiles
         ownFileLengths = Set(ownFiles.map(\.count))
+        ownFileIdentities = !options.followSymlinks ? [] : Set(ownFiles.compactMap { path in
+            var info = stat()
+            guard CPath.with(Array(path)) { stat($0, &info) } == 0 else { return nil }
+            let own = Self.fileStat(info)
+            return FileIdentity(device: own.device, inode: own.inode)
+        })
         self.options = options
     }
 
@@ -325,6 +334,10 @@ package final class Scanner {
                 continue
             }
             let stat = Self.fileStat(file.stat)
+            if !ownFileIdentities.isEmpty, ownFileIdentities.contains(FileIdentity(device: stat.device, inode: stat.inode)) {
+                summary.files -= 1 // the same, reached through a link
+                continue
+            }
             if let index = knownIndex[PathKey(file.path)] {
                 seen[index] = true
                 if knownFiles[index].stat == stat && !knownFiles[index].unreadable {
