@@ -1,0 +1,170 @@
+"""The gallery while the catalog changes under it, or its server goes away and comes back."""
+import os
+
+from PIL import Image
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+
+from conftest import api, catalog, screenshot, wait, write_photos
+from gallery import READY, state, visible, top_of, open_gallery, native_scroll, free_port, shown, start_server
+
+
+def test_a_finished_scan_keeps_the_item_at_the_top_in_place(browser, server, library):
+    open_gallery(browser, server)
+    native_scroll(browser, 0.2)
+    before = state(browser)
+    top = top_of(before)
+    # Another process adds images (the newest: they go first, and everything moves down).
+    write_photos(library["photos"], 3, seed=99, prefix="new")
+    catalog("scan", "--db", library["database"], library["photos"])
+    wait(browser, f"Number(document.getElementById('plane').dataset.generation) > {before['generation']} && {READY}", timeout=30)
+    after = state(browser)
+    assert after["itemCount"] == before["itemCount"] + 3
+    tile = next(t for t in visible(after) if t["id"] == top["id"])
+    assert abs(tile["screenY"] - top["screenY"]) < 1, "the item at the top stayed where it was on screen"
+    library["count"] += 3
+
+
+def test_a_removed_image_at_the_top_is_followed_through_events_and_the_change_set(browser, server, library):
+    open_gallery(browser, server)
+    wait(browser, READY)
+    before = state(browser)
+    top = top_of(before)
+    second = min((t for t in visible(before) if t["id"] != top["id"] and t["y"] >= before["top"] - 0.5),
+                 key=lambda t: (t["y"], t["x"]))
+    path = api(server, f"/api/items/{top['id']}")["path"]
+    assert path.startswith(str(library["photos"])), "the first screen shows the scanned photos"
+    # Another process removes the image at the top of the view.
+    import os
+    os.remove(path)
+    catalog("scan", "--db", library["database"], library["photos"])
+    # The change set arrived, and the layout of its generation is shown.
+    changes = wait(browser, f"window.catalogGallery.lastChanges?.from === {before['generation']} "
+                            f"&& Number(document.getElementById('plane').dataset.generation) === window.catalogGallery.lastChanges.to "
+                            f"&& {READY} && window.catalogGallery.lastChanges", timeout=30)
+    assert not changes["reload"] and [d["id"] for d in changes["deletes"]] == [top["id"]], changes
+    assert changes["inserts"] == [] and changes["updates"] == []
+    after = state(browser)
+    assert after["itemCount"] == before["itemCount"] - 1
+    assert top["id"] not in [t["id"] for t in after["tiles"]]
+    tile = next(t for t in visible(after) if t["id"] == second["id"])
+    assert abs(tile["screenY"] - second["screenY"]) < 1, "the next image held the place"
+    library["count"] -= 1
+
+
+def test_an_empty_catalog_says_so_and_a_server_that_goes_away_is_waited_for(driver, workspace):
+    database = workspace / "empty.sqlite"
+    catalog("scan", "--db", database, workspace / "photos-none", check=False)  # creates the catalog; the folder is missing
+    port = free_port()
+    process, url = start_server(database, port, workspace / "empty-thumbnails")
+    try:
+        driver.get("about:blank")
+        driver.get(url)
+        wait(driver, "document.getElementById('status').textContent.includes('This catalog is empty')")
+        screenshot(driver, "10-empty")
+        # The server stops: the gallery says it cannot reach it, and recovers by itself.
+        write_photos(workspace / "later", 2, seed=3, prefix="later")
+        catalog("scan", "--db", database, workspace / "later")
+        process.terminate()
+        process.wait(timeout=30)
+        wait(driver, "document.getElementById('status').textContent.includes('Cannot reach the catalog server')", timeout=30)
+        process, url = start_server(database, port, workspace / "empty-thumbnails")
+        wait(driver, f"document.getElementById('plane').dataset.itemCount === '2' && {READY}", timeout=30)
+        wait(driver, "document.getElementById('status').textContent === ''")
+        assert len(driver.find_elements(By.CSS_SELECTOR, "[data-item-id]")) == 2
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def test_images_that_failed_while_the_server_was_away_load_once_it_is_back(driver, library, workspace):
+    port = free_port()
+    process, url = start_server(library["database"], port, workspace / "retry-thumbnails")
+    try:
+        driver.set_window_size(1280, 900)
+        driver.get("about:blank")
+        driver.get(url)
+        wait(driver, f"{READY} && document.getElementById('plane').dataset.pendingImages === '0'")
+        process.terminate()
+        process.wait(timeout=30)
+        # Further down the band already loaded: new tiles, whose images cannot come.
+        driver.execute_script("document.getElementById('scroller').scrollTop += 1000")
+        failed = "[...window.catalogGallery.tiles.live.values()].filter((t) => t.item.version && t.image.hidden).length"
+        wait(driver, f"{failed} > 0", timeout=30)
+        process, url = start_server(library["database"], port, workspace / "retry-thumbnails")
+        wait(driver, f"{failed} === 0 && document.getElementById('status').textContent === ''", timeout=30)
+        wait(driver, """[...window.catalogGallery.tiles.live.values()].filter((t) => t.item.version && t.imageAsked)
+            .every((t) => t.image.complete && t.image.naturalWidth > 0 && !t.image.hidden)""", timeout=30)
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def test_an_image_edited_in_place_and_a_title_imported_again_are_shown_anew(driver, workspace):
+    """The same items at a new generation with other content, at the same places: the edited
+    photo's new thumbnail and the imported item's new title are shown, not kept from the
+    generation before (the page of the new generation carries them)."""
+    database = workspace / "edited.sqlite"
+    photos = workspace / "edited-photos"
+    path = write_photos(photos, 1, seed=21, prefix="edited")[0]
+    catalog("scan", "--db", database, photos)
+    listing = workspace / "edited.csv"
+    listing.write_text("key,width,height,title\npin-edited,300,200,Before\n")
+    catalog("import", "--db", database, listing)
+    with shown(driver, database, workspace / "edited-thumbnails") as url:
+        wait(driver, f"{READY} && document.getElementById('plane').dataset.pendingImages === '0'")
+        items = {item["path"]: item for item in api(url, "/api/items")["items"]}
+        photo, pin = items[str(path)]["id"], items["pin-edited"]["id"]
+        source = f"(document.querySelector(\"[data-item-id='{photo}'] img\")?.currentSrc ?? '')"
+        before = wait(driver, f"{source}.includes('v=') && {source}")
+        wait(driver, f"document.querySelector(\"[data-item-id='{pin}'] .label\")?.textContent === 'Before'")
+        # The photo redrawn in place at the same size and time (another colour: its place in
+        # the order and its frame stay), the pin imported again with another title.
+        stat = path.stat()
+        with Image.open(path) as image:
+            size = image.size
+        Image.new("RGB", size, (200, 30, 30)).save(path, quality=90)
+        import os
+        os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+        catalog("scan", "--db", database, photos)
+        listing.write_text("key,width,height,title\npin-edited,300,200,After\n")
+        catalog("import", "--db", database, listing)
+        wait(driver, f"document.querySelector(\"[data-item-id='{pin}'] .label\")?.textContent === 'After'"
+                     f" && document.querySelector(\"[data-item-id='{pin}']\")?.getAttribute('aria-label') === 'After'", timeout=30)
+        wait(driver, f"{source} !== {before!r} && document.querySelector(\"[data-item-id='{photo}'] img\")?.complete", timeout=30)
+        pixel = driver.execute_script(f"""
+            const image = document.querySelector("[data-item-id='{photo}'] img");
+            const canvas = document.createElement('canvas');
+            canvas.width = 4; canvas.height = 4;
+            const context = canvas.getContext('2d');
+            context.drawImage(image, 0, 0, 4, 4);
+            return [...context.getImageData(1, 1, 1, 1).data];""")
+        assert pixel[0] > 150 and pixel[1] < 80 and pixel[2] < 80, f"the red redrawn photo, not the old one: {pixel}"
+
+
+def test_a_focused_image_that_is_removed_hands_its_focus_to_the_next(driver, workspace):
+    database = workspace / "removed-focus.sqlite"
+    photos = workspace / "removed-focus-photos"
+    paths = write_photos(photos, 6, seed=31, prefix="focus")
+    for index, path in enumerate(paths):  # newest first: the order is the files' order
+        os.utime(path, (1_700_000_000 - index * 86_400, 1_700_000_000 - index * 86_400))
+    catalog("scan", "--db", database, photos)
+    with shown(driver, database, workspace / "removed-focus-thumbnails") as url:
+        wait(driver, READY)
+        driver.find_element(By.ID, "scroller").send_keys(Keys.HOME)
+        wait(driver, "document.activeElement.dataset.index === '0'")
+        ActionChains(driver).send_keys(Keys.ARROW_RIGHT).perform()
+        wait(driver, "document.activeElement.dataset.index === '1'")
+        items = api(url, "/api/items")["items"]
+        removed, following = items[1], items[2]
+        assert driver.execute_script("return document.activeElement.dataset.itemId") == str(removed["id"])
+        generation = int(driver.execute_script("return document.getElementById('plane').dataset.generation"))
+        os.remove(removed["path"])
+        catalog("scan", "--db", database, photos)
+        wait(driver, f"Number(document.getElementById('plane').dataset.generation) > {generation} && {READY}"
+                     f" && document.activeElement.dataset?.itemId === '{following['id']}'", timeout=30,
+             message="the focus moved to the image that took the removed one's place")
+        assert not driver.find_elements(By.CSS_SELECTOR, f".tile[data-item-id='{removed['id']}']"), "no tile of the removed image stays"
+        ActionChains(driver).send_keys(Keys.ARROW_RIGHT).perform()
+        wait(driver, f"document.activeElement.dataset.itemId === '{items[3]['id']}'")

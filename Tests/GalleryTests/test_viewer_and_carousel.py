@@ -1,0 +1,326 @@
+"""The viewer and the carousel in Chromium: opening, stepping, closing, and the browser's history."""
+import shutil
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+
+from conftest import api, catalog, screenshot, wait, write_photos
+from gallery import (
+    READY, state, visible, open_gallery, at_the_top, FOCUSED, CAROUSEL_CENTRED, CAROUSEL_SETTLED, free_port, shown,
+    start_server, open_carousel_from_the_viewer, focus_the_last_image_in_view, slow_network,
+)
+
+
+def test_the_viewer_opens_navigates_and_closes(browser, server):
+    snapshot = open_gallery(browser, server)
+    first = min(visible(snapshot), key=lambda t: t["index"])
+    browser.find_element(By.CSS_SELECTOR, f"[data-item-id='{first['id']}']").click()
+    wait(browser, "document.getElementById('viewer').open && document.getElementById('viewer-image').complete"
+                  " && document.getElementById('viewer-image').naturalWidth > 0")
+    assert browser.execute_script("return document.getElementById('viewer-image').src").endswith(f"/api/items/{first['id']}/original")
+    wait(browser, "document.getElementById('viewer-details').textContent.includes('×')")
+    assert "view=" in browser.execute_script("return location.hash")
+    screenshot(browser, "05-viewer")
+    index = first["index"]
+    ActionChains(browser).send_keys(Keys.ARROW_RIGHT).perform()
+    wait(browser, f"document.getElementById('viewer').dataset.index === '{index + 1}'")
+    ActionChains(browser).send_keys(Keys.ARROW_RIGHT).perform()
+    wait(browser, f"document.getElementById('viewer').dataset.index === '{index + 2}'")
+    ActionChains(browser).send_keys(Keys.ARROW_LEFT).perform()
+    wait(browser, f"document.getElementById('viewer').dataset.index === '{index + 1}'")
+    ActionChains(browser).send_keys(Keys.ESCAPE).perform()
+    wait(browser, "!document.getElementById('viewer').open && !location.hash.includes('view=')")
+    # The browser's back button closes it too, and stays in the gallery.
+    browser.find_element(By.CSS_SELECTOR, f"[data-item-id='{first['id']}']").click()
+    wait(browser, "document.getElementById('viewer').open")
+    browser.back()
+    wait(browser, "!document.getElementById('viewer').open")
+    assert browser.current_url.startswith(server)
+    # Forward opens it again, on the image it showed, in the entry it had.
+    gallery = browser.execute_script("return navigation.currentEntry.index")
+    browser.forward()
+    wait(browser, f"document.getElementById('viewer').open && document.getElementById('viewer').dataset.itemId === '{first['id']}'")
+    assert browser.execute_script("return navigation.currentEntry.index") == gallery + 1
+    # A reload keeps it open in that entry, and the gallery's place in the address: one Back closes it.
+    place = urllib.parse.parse_qs(browser.execute_script("return location.hash").lstrip("#"))["item"]
+    browser.refresh()
+    wait(browser, f"document.getElementById('viewer').open && document.getElementById('viewer').dataset.itemId === '{first['id']}'")
+    assert browser.execute_script("return navigation.currentEntry.index") == gallery + 1, "the reload adds no entry"
+    assert urllib.parse.parse_qs(browser.execute_script("return location.hash").lstrip("#")).get("item") == place
+    browser.back()
+    wait(browser, "!document.getElementById('viewer').open && !history.state?.viewer")
+    assert browser.execute_script("return navigation.currentEntry.index") == gallery
+    # Two Escapes before the browser has gone back for the first (the events a second press
+    # sends, at once): one step back, not two, and the gallery stays.
+    browser.find_element(By.CSS_SELECTOR, f"[data-item-id='{first['id']}']").click()
+    wait(browser, "document.getElementById('viewer').open && history.state?.viewer !== undefined")
+    browser.execute_script("""const dialog = document.getElementById('viewer');
+        dialog.dispatchEvent(new Event('cancel', { cancelable: true }));
+        dialog.dispatchEvent(new Event('cancel', { cancelable: true }));
+        dialog.close();""")
+    wait(browser, "!document.getElementById('viewer').open && navigation.transition === null && !history.state?.viewer")
+    assert browser.current_url.startswith(server) and browser.execute_script("return navigation.currentEntry.index") == gallery
+
+
+def test_a_link_to_the_carousel_opens_it(browser, server, library):
+    open_gallery(browser, server, "#style=carousel")
+    wait(browser, "!document.getElementById('carousel').hidden && document.getElementById('carousel').dataset.state === 'complete'")
+    assert state(browser)["style"] != "carousel", "the gallery behind it keeps a style of its own"
+    # At the first image, centred: the row has room before its first image and after its last.
+    first, second = api(server, "/api/items?offset=0&limit=2")["items"]
+    status = "document.getElementById('carousel-status').textContent"
+    wait(browser, f"document.getElementById('carousel').dataset.centred === '{first['id']}' && {CAROUSEL_CENTRED}")
+    assert browser.execute_script("return Number(document.getElementById('carousel').dataset.top)") < 0, "the row starts right of the view's left"
+    assert browser.execute_script(f"return {status}").endswith(f"1 of {library['count']}")
+    ActionChains(browser).send_keys(Keys.ARROW_RIGHT).perform()
+    wait(browser, f"document.getElementById('carousel').dataset.centred === '{second['id']}' && {CAROUSEL_CENTRED}")
+    ActionChains(browser).send_keys(Keys.ARROW_LEFT).perform()
+    wait(browser, f"document.getElementById('carousel').dataset.centred === '{first['id']}' && {CAROUSEL_CENTRED}")
+    ActionChains(browser).send_keys(Keys.ESCAPE).perform()
+    wait(browser, "document.getElementById('carousel').hidden")
+    # The last image, from a link: centred too.
+    last = api(server, f"/api/items?offset={library['count'] - 1}&limit=1")["items"][0]
+    browser.execute_script(f"location.hash = '#carousel={last['id']}'")
+    wait(browser, f"{CAROUSEL_SETTLED} && document.getElementById('carousel').dataset.centred === '{last['id']}' && {CAROUSEL_CENTRED}")
+    assert browser.execute_script(f"return {status}").endswith(f"{library['count']} of {library['count']}")
+    # A narrower window (a phone turned), then a lower one, whose images are smaller: the same
+    # image stays centred, and said.
+    height = "parseFloat(getComputedStyle(document.getElementById('carousel')).getPropertyValue('--item-height'))"
+    tall = browser.execute_script(f"return {height}")
+    try:
+        browser.set_window_size(700, 900)
+        wait(browser, f"document.getElementById('carousel-scroller').clientWidth <= 700 && {CAROUSEL_SETTLED} && {CAROUSEL_CENTRED}"
+                      f" && document.getElementById('carousel').dataset.centred === '{last['id']}'")
+        browser.set_window_size(700, 500)
+        wait(browser, f"{height} < {tall} && {CAROUSEL_SETTLED} && {CAROUSEL_CENTRED} && document.getElementById('carousel').dataset.centred === '{last['id']}'")
+        assert browser.execute_script(f"return {status}").endswith(f"{library['count']} of {library['count']}")
+        screenshot(browser, "12-carousel-resized")
+    finally:
+        browser.set_window_size(1280, 900)
+    ActionChains(browser).send_keys(Keys.ESCAPE).perform()
+    wait(browser, "document.getElementById('carousel').hidden")
+
+
+def test_the_viewer_shows_an_upright_thumbnail_where_the_browser_cannot_show_the_original(driver, workspace):
+    # Chromium decodes no HEIC, and does not turn a WebP by its EXIF orientation; a JPEG it shows.
+    fixtures = Path(__file__).resolve().parents[1] / "ImageProbeTests/Fixtures"
+    folder = workspace / "viewer-formats"
+    folder.mkdir(exist_ok=True)
+    for name in ["plain.heic", "exif6.webp", "lossy.webp"]:
+        shutil.copy(fixtures / name, folder / name)
+    write_photos(folder, 1, seed=9, prefix="jpeg")
+    database = workspace / "viewer-formats.sqlite"
+    catalog("scan", "--db", database, folder)
+    port = free_port()
+    process, url = start_server(database, port, workspace / "viewer-thumbnails")
+    try:
+        driver.set_window_size(1280, 900)
+        for item in api(url, "/api/items")["items"]:
+            driver.get("about:blank")
+            driver.get(url + f"#item={item['id']}&view={item['id']}")
+            wait(driver, "document.getElementById('viewer').open && document.getElementById('viewer-details').textContent.includes('×')"
+                         " && document.getElementById('viewer-image').complete && document.getElementById('viewer-image').naturalWidth > 0")
+            shown = driver.execute_script("""const i = document.getElementById('viewer-image');
+                return { src: i.getAttribute('src'), width: i.naturalWidth, height: i.naturalHeight, hidden: i.hidden };""")
+            name = item["path"].rsplit("/", 1)[-1]
+            assert not shown["hidden"], name
+            expected = "/thumbnail" if name in ("plain.heic", "exif6.webp") else "/original"
+            assert expected in shown["src"], f"{name}: {shown}"
+            assert (shown["width"] > shown["height"]) == (item["width"] > item["height"]), f"{name} upright: {shown}, {item}"
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def test_the_carousel_scales_fades_and_snaps_to_centre_an_image(browser, server):
+    first = open_carousel_from_the_viewer(browser, server)
+    state = browser.execute_script("""
+        const root = document.getElementById('carousel');
+        const scroller = document.getElementById('carousel-scroller');
+        return { top: Number(root.dataset.top), width: scroller.clientWidth, itemHeight: parseFloat(getComputedStyle(root).getPropertyValue('--item-height')),
+                 tiles: [...document.querySelectorAll('.carousel-tile')].map((t) => ({ id: Number(t.dataset.itemId), x: Number(t.dataset.x),
+                          scale: Number(t.dataset.scale), alpha: Number(t.dataset.alpha), z: Number(t.style.zIndex) })) };""")
+    expected = api(server, "/api/page?" + urllib.parse.urlencode({"style": "carousel", "width": state["width"], "item-height": state["itemHeight"],
+                                                                   "offset": state["top"], "height": 300}))
+    tiles = {t["id"]: t for t in state["tiles"]}
+    for item in expected["items"]:
+        tile = tiles[item["id"]]
+        assert abs(tile["x"] - item["frame"]["x"]) < 1e-6
+        assert abs(tile["scale"] - item["scale"]) < 1e-6 and abs(tile["alpha"] - item["alpha"]) < 1e-6, "the API's effects at this offset"
+    nearest = max(expected["items"], key=lambda i: i["zIndex"])
+    assert nearest["id"] == first["id"] and tiles[first["id"]]["scale"] > 0.99, "the centred image is full size and on top"
+    screenshot(browser, "11-carousel")
+    # The arrow key glides to the next image and centres it; a scroll that stops between two snaps.
+    ActionChains(browser).send_keys(Keys.ARROW_RIGHT).perform()
+    following = api(server, f"/api/items?offset={first['index'] + 1}&limit=1")["items"][0]
+    wait(browser, f"document.getElementById('carousel').dataset.centred === '{following['id']}' && !window.catalogGallery.carousel.animating")
+    browser.execute_script("document.getElementById('carousel-scroller').scrollLeft += 137")
+    wait(browser, """(() => { const c = window.catalogGallery.carousel; if (c.animating) return false;
+        const tile = [...document.querySelectorAll('.carousel-tile')].find((t) => t.dataset.itemId === document.getElementById('carousel').dataset.centred);
+        const r = tile.getBoundingClientRect(), s = document.getElementById('carousel-scroller').getBoundingClientRect();
+        return Math.abs(r.left + r.width / 2 - (s.left + s.width / 2)) < 1.5; })()""")
+    centred = browser.execute_script("return document.getElementById('carousel').dataset.centred")
+    ActionChains(browser).send_keys(Keys.ESCAPE).perform()
+    # The focus is back on the gallery's tile of the image that was centred, not the one at its left edge.
+    wait(browser, f"document.getElementById('carousel').hidden && document.activeElement?.closest?.('.tile')?.dataset.itemId === '{centred}'")
+
+
+def test_the_carousel_is_a_modal_dialog_that_says_its_image_and_opens_it(browser, server):
+    first = focus_the_last_image_in_view(browser, server)
+    # The toolbar's button opens it at the focused image.
+    browser.execute_script("document.getElementById('open-carousel').click()")
+    wait(browser, f"!document.getElementById('carousel').hidden && document.getElementById('carousel').dataset.centred === '{first['id']}'")
+    root = browser.find_element(By.ID, "carousel")
+    assert root.get_attribute("role") == "dialog" and root.get_attribute("aria-modal") == "true"
+    assert browser.execute_script("return document.querySelector('.stage').inert && document.querySelector('header.toolbar').inert"), \
+        "the page behind takes neither focus nor clicks"
+    name = api(server, f"/api/items/{first['id']}")
+    expected = name.get("title") or name["path"].rsplit("/", 1)[-1]
+    wait(browser, f"document.getElementById('carousel-status').textContent.startsWith({expected!r} + ', ')")
+    # Tab stays within the dialog (the page behind is inert).
+    for _ in range(4):
+        ActionChains(browser).send_keys(Keys.TAB).perform()
+        assert browser.execute_script("return document.activeElement === document.body || document.getElementById('carousel').contains(document.activeElement)")
+    browser.find_element(By.ID, "carousel-scroller").click()
+    wait(browser, "document.activeElement.id === 'carousel-scroller' && !window.catalogGallery.carousel.animating")
+    centred = browser.execute_script("return document.getElementById('carousel').dataset.centred")
+    ActionChains(browser).send_keys(Keys.ENTER).perform()
+    wait(browser, f"document.getElementById('carousel').hidden && document.getElementById('viewer').open"
+                  f" && document.getElementById('viewer').dataset.itemId === '{centred}'")
+    assert not browser.execute_script("return document.querySelector('.stage').inert"), "the page is live again"
+    ActionChains(browser).send_keys(Keys.ESCAPE).perform()
+    wait(browser, "!document.getElementById('viewer').open")
+    # Its keys work wherever the focus is (on the body, say).
+    browser.execute_script("document.getElementById('open-carousel').click()")
+    wait(browser, "!document.getElementById('carousel').hidden && document.activeElement.id === 'carousel-scroller'")
+    browser.execute_script("document.activeElement.blur()")
+    ActionChains(browser).send_keys(Keys.ESCAPE).perform()
+    wait(browser, "document.getElementById('carousel').hidden && !document.querySelector('.stage').inert")
+    # Opened at an item that is not there (a stale link): it closes again, and the page is live.
+    browser.execute_async_script("""const done = arguments[arguments.length - 1];
+        window.catalogGallery.carousel.open(987654321, 'date').catch(() => {}).finally(() => done());""")
+    assert browser.execute_script("return document.getElementById('carousel').hidden && !document.querySelector('.stage').inert"), \
+        "no empty modal left over the page"
+    # The 404 of that item is the one console error, and it is expected.
+    errors = [entry["message"] for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
+    assert all("item=987654321" in message and "404" in message for message in errors), errors
+
+
+def test_back_closes_the_carousel_and_its_address_opens_it_again(browser, server):
+    first = focus_the_last_image_in_view(browser, server)
+    # (The history's place: navigation.currentEntry.index, Chromium's Navigation API.)
+    wait(browser, "location.hash.includes('style=')")
+    gallery = browser.execute_script("return [navigation.currentEntry.index, location.hash]")
+    browser.execute_script("document.getElementById('open-carousel').click()")
+    wait(browser, f"{CAROUSEL_SETTLED} && document.getElementById('carousel').dataset.centred === '{first['id']}'")
+    ActionChains(browser).send_keys(Keys.ARROW_RIGHT).perform()
+    following = api(server, f"/api/items?offset={first['index'] + 1}&limit=1")["items"][0]
+    wait(browser, f"document.getElementById('carousel').dataset.centred === '{following['id']}' && !window.catalogGallery.carousel.animating")
+    # One history entry, whose address says the centred image: a reload opens the carousel there.
+    wait(browser, f"location.hash.endsWith('&carousel={following['id']}')")
+    assert browser.execute_script("return navigation.currentEntry.index") == gallery[0] + 1
+    browser.refresh()
+    wait(browser, f"{CAROUSEL_SETTLED} && document.getElementById('carousel').dataset.centred === '{following['id']}'")
+    assert browser.execute_script("return navigation.currentEntry.index") == gallery[0] + 1, "the reload adds no entry"
+    # Back closes it: the gallery is where it was, its focus on the image that was centred.
+    browser.back()
+    wait(browser, f"document.getElementById('carousel').hidden && document.activeElement?.closest?.('.tile')?.dataset.itemId === '{following['id']}'")
+    wait(browser, "!location.hash.includes('carousel')")
+    configuration = lambda hash: {k: v for k, v in urllib.parse.parse_qs(hash.lstrip("#")).items() if k != "item"}
+    assert configuration(browser.execute_script("return location.hash")) == configuration(gallery[1]), "the configuration as it was"
+    # Opened from the viewer, it takes the viewer's entry; Enter hands it back. Back from
+    # either returns to the gallery, with neither open.
+    ActionChains(browser).send_keys(Keys.ENTER).perform()
+    wait(browser, "document.getElementById('viewer').open")
+    browser.find_element(By.ID, "viewer-carousel").click()
+    wait(browser, f"{CAROUSEL_SETTLED} && history.state?.carousel === {following['id']}")
+    browser.find_element(By.ID, "carousel-scroller").click()
+    wait(browser, "document.activeElement.id === 'carousel-scroller' && !window.catalogGallery.carousel.animating")
+    ActionChains(browser).send_keys(Keys.ENTER).perform()
+    wait(browser, "document.getElementById('carousel').hidden && document.getElementById('viewer').open && history.state?.viewer !== undefined")
+    browser.back()
+    wait(browser, "!document.getElementById('viewer').open && document.getElementById('carousel').hidden && !history.state?.viewer && !history.state?.carousel")
+    assert browser.execute_script("return navigation.currentEntry.index") == gallery[0], "one entry for the viewer and the carousel it became"
+    # Back from the carousel that took the viewer's entry leaves the focus on the image it
+    # centred, not on the one the viewer was opened from.
+    focused = "document.activeElement?.closest?.('.tile')?.dataset.itemId"
+    opened = browser.execute_script(f"return {focused}")
+    ActionChains(browser).send_keys(Keys.ENTER).perform()
+    wait(browser, f"document.getElementById('viewer').open && document.getElementById('viewer').dataset.itemId === '{opened}'")
+    ActionChains(browser).send_keys(Keys.ARROW_RIGHT).perform()
+    wait(browser, f"document.getElementById('viewer').dataset.itemId !== '{opened}'")
+    browser.find_element(By.ID, "viewer-carousel").click()
+    wait(browser, f"{CAROUSEL_SETTLED} && history.state?.carousel !== undefined")
+    browser.find_element(By.ID, "carousel-scroller").click()
+    wait(browser, "document.activeElement.id === 'carousel-scroller' && !window.catalogGallery.carousel.animating")
+    ActionChains(browser).send_keys(Keys.ARROW_RIGHT).perform()
+    centred = browser.execute_script("return history.state.carousel")
+    wait(browser, f"!window.catalogGallery.carousel.animating && history.state?.carousel !== {centred}")
+    centred = browser.execute_script("return document.getElementById('carousel').dataset.centred")
+    browser.back()
+    wait(browser, f"document.getElementById('carousel').hidden && {focused} === '{centred}'")
+
+
+def test_what_waits_for_the_network_gives_way_to_what_the_person_did_meanwhile(browser, server):
+    first = focus_the_last_image_in_view(browser, server)
+    try:
+        # A page key whose band is on its way: the focus follows to the top once it is here...
+        browser.execute_script("const g = window.catalogGallery; g.bands.reset(g.parameters, g.bands.generation);")
+        slow_network(browser, 3000)
+        top = state(browser)["top"]
+        ActionChains(browser).send_keys(Keys.PAGE_DOWN).perform()
+        wait(browser, f"window.catalogGallery.scroller.top > {top} && document.getElementById('plane').dataset.state === 'loading'", timeout=2.5)
+        wait(browser, READY)
+        wait(browser, f"{FOCUSED} === {at_the_top(state(browser))['id']}")
+        # ... unless the focus went elsewhere meanwhile: it stays there.
+        browser.execute_script("const g = window.catalogGallery; g.bands.reset(g.parameters, g.bands.generation);")
+        top = state(browser)["top"]
+        ActionChains(browser).send_keys(Keys.PAGE_DOWN).perform()
+        wait(browser, f"window.catalogGallery.scroller.top > {top} && document.getElementById('plane').dataset.state === 'loading'", timeout=2.5)
+        browser.execute_script("document.getElementById('sort').focus()")
+        wait(browser, READY)
+        assert browser.execute_script("return document.activeElement.id") == "sort"
+        # The carousel opened from the viewer takes the viewer's history entry: Escape before it
+        # has loaded leaves the gallery's entry, not the viewer's, at hand.
+        slow_network(browser, 0)
+        index = browser.execute_script("return navigation.currentEntry.index")
+        opened = at_the_top(state(browser))["id"]
+        browser.find_element(By.CSS_SELECTOR, f".tile[data-item-id='{opened}']").click()
+        wait(browser, "document.getElementById('viewer').open && history.state?.viewer !== undefined")
+        ActionChains(browser).send_keys(Keys.ARROW_RIGHT).perform()
+        shown = wait(browser, f"document.getElementById('viewer').dataset.itemId !== '{opened}' && document.getElementById('viewer').dataset.itemId")
+        slow_network(browser, 3000)
+        browser.find_element(By.ID, "viewer-carousel").click()
+        assert browser.execute_script("return !document.getElementById('carousel').hidden && document.getElementById('carousel').dataset.state !== 'complete'")
+        ActionChains(browser).send_keys(Keys.ESCAPE).perform()
+        wait(browser, f"document.getElementById('carousel').hidden && navigation.currentEntry.index === {index} && !history.state?.viewer")
+        # The focus is on the image the viewer showed, not on the one it was opened from.
+        wait(browser, f"{FOCUSED} === {shown}")
+    finally:
+        slow_network(browser, 0)
+
+
+def test_with_reduced_motion_the_carousel_steps_without_gliding(browser, server):
+    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-reduced-motion", "value": "reduce"}]})
+    try:
+        first = open_carousel_from_the_viewer(browser, server)
+        # Where the row is at every frame, from before the key to a few frames after the step.
+        browser.execute_script("""window.carouselPositions = [];
+            const scroller = document.getElementById('carousel-scroller');
+            const sample = () => { window.carouselPositions.push(scroller.scrollLeft); if (window.carouselPositions.length < 100000) requestAnimationFrame(sample); };
+            requestAnimationFrame(sample);""")
+        wait(browser, "window.carouselPositions.length > 2")
+        ActionChains(browser).send_keys(Keys.ARROW_RIGHT).perform()
+        wait(browser, f"document.getElementById('carousel').dataset.centred !== '{first['id']}' && !window.catalogGallery.carousel.animating")
+        seen = browser.execute_script("return window.carouselPositions.length")
+        wait(browser, f"window.carouselPositions.length > {seen} + 5")
+        positions = browser.execute_script("return window.carouselPositions")
+        assert len(set(positions)) == 2, f"from one place to the next, nothing in between: {sorted(set(positions))}"
+        ActionChains(browser).send_keys(Keys.ESCAPE).perform()
+        wait(browser, "document.getElementById('carousel').hidden")
+    finally:
+        browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "light"}]})
