@@ -324,3 +324,37 @@ def test_with_reduced_motion_the_carousel_steps_without_gliding(browser, server)
         wait(browser, "document.getElementById('carousel').hidden")
     finally:
         browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "light"}]})
+
+
+def test_history_moves_that_overtake_a_slow_network_open_only_what_the_last_one_says(browser, server):
+    """Forward into the viewer's entry, then Back before the gallery's layout for Forward has
+    come: the viewer stays closed (it opened over the gallery's entry, as a new one that took
+    Forward's place). A window resized while the carousel waits for its first page: once it
+    opens, its image is centred in the window as it is then."""
+    first = focus_the_last_image_in_view(browser, server)
+    gallery = browser.execute_script("return navigation.currentEntry.index")
+    assert browser.execute_script("return navigation.canGoForward"), "the viewer's entry is ahead"
+    try:
+        slow_network(browser, 1500)
+        browser.execute_script("history.forward()")
+        wait(browser, "location.hash.includes('view=')")
+        browser.execute_script("history.back()")
+        wait(browser, f"!location.hash.includes('view=') && navigation.currentEntry.index === {gallery}")
+        # Both layouts asked for are back once the gallery is laid out and complete again.
+        wait(browser, f"!window.catalogGallery.relayoutPending && {READY}")
+        wait(browser, "navigation.transition === null")
+        assert not browser.execute_script("return document.getElementById('viewer').open")
+        assert browser.execute_script("return navigation.currentEntry.index") == gallery
+        assert browser.execute_script("return navigation.canGoForward"), "the viewer's entry is still ahead"
+        # The carousel opening over a slow network while the window narrows.
+        browser.find_element(By.ID, "open-carousel").click()
+        wait(browser, "document.getElementById('carousel').dataset.state === 'opening'")
+        browser.set_window_size(1000, 900)
+        wait(browser, f"{CAROUSEL_SETTLED} && document.getElementById('carousel-scroller').clientWidth <= 1000")
+        wait(browser, CAROUSEL_CENTRED)
+        assert browser.execute_script("const c = window.catalogGallery.carousel; return c.pad === c.element.clientWidth / 2")
+    finally:
+        slow_network(browser, 0)
+        browser.set_window_size(1280, 900)
+    ActionChains(browser).send_keys(Keys.ESCAPE).perform()
+    wait(browser, f"document.getElementById('carousel').hidden && {FOCUSED} === {first['id']}")

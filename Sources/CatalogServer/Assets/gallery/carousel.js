@@ -42,6 +42,8 @@ export class CarouselView {
     this.bands = new Map(); // band -> page or promise
     this.parameters = null;
     this.pad = 0; // half the view: the room at each end of the row
+    this.layoutRequest = 0; // the newest layout asked for (#layOut)
+    this.layingOut = false; // whether it is still on its way
     this.animation = 0;
     this.samples = [];
     this.scroller = new VirtualScroller(this.element, document.getElementById('carousel-sizer'), this.plane,
@@ -114,8 +116,11 @@ export class CarouselView {
     this.root.hidden = false;
     for (const element of this.background) element.inert = true;
     this.announced = null;
-    const laid = await this.#layOut(id, sort);
+    this.parameters = null; // nothing of a row shown before is drawn or asked for meanwhile
+    this.#clear();
+    const laid = await this.#layOut(id, sort, true);
     if (!laid) return;
+    this.from = null; // from now on something is centred
     // Its own history entry once there is something to show, so that Back closes it; opened
     // from the viewer, it takes the viewer's (handed over); opened at a reload, it keeps its own.
     const state = { carousel: id };
@@ -124,63 +129,82 @@ export class CarouselView {
     this.entered = true;
     this.root.dataset.state = 'open';
     this.element.focus({ preventScroll: true });
-    this.render();
-    if (laid.item) this.announce(laid.item);
+    this.#shown(laid);
   }
 
-  /** Lays the row out for the window as it is, at item `id`, centred: its first page, its
-   *  length and place. Null when there is nothing to show, or a newer layout began meanwhile. */
-  async #layOut(id, sort) {
-    // A snap asked for, or on its way, or a glide, belongs to the row as it was.
+  #clear() {
+    this.bands.clear();
+    for (const tile of this.tiles.values()) tile.remove();
+    this.tiles.clear();
+  }
+
+  /** Stops a snap asked for or on its way, and a glide: they belong to the row as it was. */
+  #stopSnapping() {
     clearTimeout(this.snapTimer);
     this.snapRequest += 1;
     cancelAnimationFrame(this.animation);
     this.animating = false;
-    this.parameters = this.layoutParameters(sort);
-    this.root.style.setProperty('--item-height', `${this.parameters['item-height']}px`);
-    this.bands.clear();
-    for (const tile of this.tiles.values()) tile.remove();
-    this.tiles.clear();
-    const width = this.element.clientWidth;
-    const parameters = this.parameters;
+  }
+
+  /** Lays the row out for the window as it is, at item `id`, centred: its first page, its
+   *  length and place. The row shown stays until the page is here. Null when there is nothing
+   *  to show (`opening`: then it closes; else the row stays), or a newer layout began meanwhile. */
+  async #layOut(id, sort, opening = false) {
+    this.#stopSnapping();
+    const request = ++this.layoutRequest;
+    this.layingOut = true;
+    const parameters = this.layoutParameters(sort);
     let page;
     try {
-      page = await api.page({ ...parameters, width, item: id, height: parameters['item-height'] + 16 });
+      page = await api.page({ ...parameters, width: this.element.clientWidth, item: id, height: parameters['item-height'] + 16 });
     } catch {
-      if (this.parameters === parameters) this.close(); // the item is gone, or the server: nothing to show
+      if (request !== this.layoutRequest) return null;
+      this.layingOut = false;
+      if (opening) this.close(); // the item is gone, or the server: nothing to show
       return null;
     }
-    if (!this.isOpen || this.parameters !== parameters) return null;
+    if (request !== this.layoutRequest) return null; // a newer layout began meanwhile
+    this.layingOut = false;
+    if (!this.isOpen) return null;
+    this.#stopSnapping();
+    this.parameters = parameters;
+    this.root.style.setProperty('--item-height', `${parameters['item-height']}px`);
+    this.#clear();
     this.itemCount = page.itemCount;
     this.bands.set('opened', { page }); // what is centred, before the first band arrives
     this.contentWidth = page.contentWidth;
-    this.pad = width / 2;
     const item = page.items.find((candidate) => candidate.id === id) ?? null;
     // Scrolling there is ours: it is not a fling to snap after.
     this.quietUntil = performance.now() + 300;
     this.samples = [];
-    this.scroller.setContentHeight(this.contentWidth + 2 * this.pad,
-                                   item ? item.frame.x + item.frame.width / 2 : page.viewport.x + this.pad);
+    this.#fit(item ? item.frame.x + item.frame.width / 2 : page.viewport.x + this.element.clientWidth / 2);
     return { item };
+  }
+
+  /** Half the view of room at each end of the row, for the window as it is, with `centre` (a
+   *  point of the row) at the view's centre. */
+  #fit(centre) {
+    this.pad = this.element.clientWidth / 2;
+    this.scroller.setContentHeight(this.contentWidth + 2 * this.pad, centre);
+  }
+
+  /** A layout shown: drawn, its image said, and a resize that came meanwhile caught up with. */
+  #shown(laid) {
+    this.render();
+    if (laid.item) this.announce(laid.item);
+    this.resized();
   }
 
   /** The window resized (a phone turned): the same image centred, the row laid out again
    *  when its images' height changes with the window's. */
   resized() {
     const width = this.element.clientWidth;
-    if (!this.isOpen || !width || this.root.dataset.state === 'opening' || !this.parameters) return;
+    if (!this.isOpen || !width || this.layingOut || this.root.dataset.state === 'opening' || !this.parameters) return;
     if (this.itemHeight() !== this.parameters['item-height']) {
       const centred = this.centredItem();
-      if (!centred) return;
-      this.#layOut(centred.id, this.parameters.sort).then((laid) => {
-        if (!laid) return;
-        this.render();
-        if (laid.item) this.announce(laid.item);
-      });
+      if (centred) this.#layOut(centred.id, this.parameters.sort).then((laid) => { if (laid) this.#shown(laid); });
     } else if (width / 2 !== this.pad) {
-      const centre = this.scroller.top; // the row's point at the centre stays there
-      this.pad = width / 2;
-      this.scroller.setContentHeight(this.contentWidth + 2 * this.pad, centre);
+      this.#fit(this.scroller.top); // the row's point at the centre stays there
       this.render();
     }
   }
@@ -201,10 +225,9 @@ export class CarouselView {
     const centred = this.centredItem() ?? this.from; // before it is hidden: hidden, it has no width, and no centre
     this.root.hidden = true;
     for (const element of this.background) element.inert = false;
-    cancelAnimationFrame(this.animation);
-    this.animating = false;
-    clearTimeout(this.snapTimer);
-    this.snapRequest += 1;
+    this.#stopSnapping();
+    this.layoutRequest += 1; // a layout still on its way is for the row closed
+    this.layingOut = false;
     this.onClose(centred);
     if (!centred && this.opener?.isConnected) this.opener.focus({ preventScroll: true });
   }

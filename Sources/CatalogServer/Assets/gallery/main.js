@@ -54,6 +54,7 @@ class Gallery {
     this.pendingFocus = null;
     this.focusRequest = 0;
     this.focusAtTheTop = false;
+    this.followRequest = 0;
     this.relayoutPending = false;
     this.fragmentTimer = 0;
     this.fragmentWaitsForTiles = false; // the address waits for the first tiles (scheduleFragment)
@@ -241,16 +242,19 @@ class Gallery {
   follow(link, first = false) {
     // The carousel is a view over the gallery, not a style of it: a link to it opens it.
     const carousel = link.style === 'carousel' || link.carousel !== null;
+    const request = ++this.followRequest; // a later link (Back soon after Forward) opens what it says, not this one
     if (link.style && link.style !== 'carousel' && configuration.styles.includes(link.style)) this.style = link.style;
     if (link.sort === 'date' || link.sort === 'path') this.sort = link.sort;
     if (['none', 'year', 'month', 'folder'].includes(link.sections)) this.sections = link.sections;
     if (link.cols) this.setColumns(link.cols);
     this.relayout(link.item !== null ? { id: link.item, fraction: 0, screenY: 0 } : first ? { top: 0 } : this.topAnchor())
       .then(async () => {
-        if (link.view !== null) this.open(link.view); // a shared link, a reload, or Forward into the viewer's entry
+        const current = () => request === this.followRequest;
+        if (!current()) return;
+        if (link.view !== null) this.open(link.view, current); // a shared link, a reload, or Forward into the viewer's entry
         else if (carousel && configuration.styles.includes('carousel')) {
           const id = link.carousel ?? link.item ?? this.topAnchor().id ?? (await this.itemAt(0))?.id;
-          if (id !== undefined) this.carousel.open(id, this.sort);
+          if (id !== undefined && current()) this.carousel.open(id, this.sort);
         }
       });
   }
@@ -572,10 +576,11 @@ class Gallery {
     return page.items.find((item) => item.kind === 'cell' && item.id === id) ?? null;
   }
 
-  async open(id) {
+  /** Opens the viewer on item `id`, unless `wanted()` says no once the item is found. */
+  async open(id, wanted = () => true) {
     const tile = this.tiles.tile(id);
     const item = tile?.item ?? await this.locate(id).catch(() => null);
-    if (item) this.viewer.open(item);
+    if (item && wanted()) this.viewer.open(item);
   }
 
   /** Scrolls just enough for `frame` to be in view. */
