@@ -55,7 +55,8 @@ def test_a_removed_image_at_the_top_is_followed_through_events_and_the_change_se
 
 def test_an_empty_catalog_says_so_and_a_server_that_goes_away_is_waited_for(driver, workspace):
     database = workspace / "empty.sqlite"
-    catalog("scan", "--db", database, workspace / "photos-none", check=False)  # creates the catalog; the folder is missing
+    (workspace / "photos-none").mkdir()
+    catalog("scan", "--db", database, workspace / "photos-none")  # an empty folder: an empty catalog
     port = free_port()
     process, url = start_server(database, port, workspace / "empty-thumbnails")
     try:
