@@ -182,6 +182,38 @@ import Testing
         #expect(try Self.relative(library)["a/y.jpg"]?.id == before["b/y.jpg"]?.id)
     }
 
+    /// On PostgreSQL, which locks each root, a root another process is scanning does not hold
+    /// back the other roots' changes of the same round: they are scanned each on its own, and
+    /// the busy root's once it is free.
+    @Test func onPostgresARootAnotherScanHolds_doesNotHoldBackTheOthers() throws {
+        let library = try Library(.postgres)
+        try library.write("a/x.png", Library.fixture("rgb.png"))
+        try library.write("b/y.jpg", Library.fixture("baseline.jpg"))
+        let catalog = try library.catalog()
+        let roots = [library.path("a"), library.path("b")]
+        let stop = StopFlag()
+        let watching = Mutex(false)
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            defer { done.signal() }
+            try? catalog.watch(roots, stop: stop) { event in
+                if case .watching = event { watching.withLock { $0 = true } }
+            }
+        }.start()
+        try waitFor { watching.withLock { $0 } }
+        // Another scan of b, holding its root's lock.
+        var other = Optional(try library.catalog().store.lockForScanning(roots: [Data(library.path("b").utf8)]))
+        try library.write("a/new.png", Library.fixture("palette.png"))
+        try library.write("b/new.jpg", Library.fixture("progressive.jpg"))
+        try waitFor { try Self.relative(library)["a/new.png"] != nil }
+        #expect(try Self.relative(library)["b/new.jpg"] == nil, "b waits for the other scan")
+        other = nil
+        try waitFor { try Self.relative(library)["b/new.jpg"] != nil }
+        stop.stop()
+        #expect(done.wait(timeout: .now() + 30) == .success)
+        withExtendedLifetime(other) {}
+    }
+
     /// A root whose folder goes (moved away, as a disk unmounted or a folder replaced) removes
     /// nothing (it removed every item), and what happens in the folder moved away is not taken
     /// for the root's; a folder at the root's path again is watched and scanned whole.

@@ -120,9 +120,21 @@ extension Catalog {
                 if !pending.folders.isEmpty {
                     // Every root's folders in one scan: a file moved from one root to another keeps its item.
                     let byRoot = pending.folders.sorted(by: { $0.key < $1.key }).map { ($0.key, FolderWatcher.Changes.outermost($0.value)) }
-                    let summary = try Scanner(store: store, options: options).run(folders: byRoot)
-                    pending.folders = [:]
-                    report(.rescanned(summary, folders: byRoot.flatMap { $0.1.map(\.path) }))
+                    do {
+                        let summary = try Scanner(store: store, options: options).run(folders: byRoot)
+                        pending.folders = [:]
+                        report(.rescanned(summary, folders: byRoot.flatMap { $0.1.map(\.path) }))
+                    } catch .busy where byRoot.count > 1 {
+                        // Another process scans one of them (PostgreSQL locks each root): the others
+                        // are not held back for as long as it takes, but scanned each on its own.
+                        for (root, folders) in byRoot {
+                            do {
+                                let summary = try Scanner(store: store, options: options).run(root: root, folders: folders)
+                                pending.folders[root] = nil
+                                report(.rescanned(summary, folders: folders.map(\.path)))
+                            } catch .busy {}
+                        }
+                    }
                 }
                 (delay, said) = (.seconds(1), false)
             } catch .busy {

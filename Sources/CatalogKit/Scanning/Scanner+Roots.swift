@@ -111,7 +111,7 @@ extension Scanner {
             let found = stat(absolute, &info) == 0
             guard found, info.st_mode & S_IFMT == S_IFDIR else {
                 let reason = found ? "not a folder" : SystemError.text()
-                summary.unscannedRoots.append("\(PathText.display(root.utf8)): \(reason); nothing scanned or removed under it")
+                summary.unscannedRoots.append(Self.unscannable(root, reason: reason))
                 return nil
             }
             if options.oneFileSystem { device = UInt64(info.st_dev) }

@@ -139,12 +139,14 @@ struct Serve: AsyncParsableCommand {
         if let replica, !CatalogLocation.isPostgres(replica) {
             throw ValidationError("\(replicaSource) is a PostgreSQL replica's postgres:// URL, got \"\(replica.prefix(60))\"")
         }
-        // They shape what --scan walks: without it they would do nothing, and say nothing.
-        for (flag, given) in [("--include-hidden", includeHidden), ("--one-file-system", oneFileSystem)] where given && scanRoots.isEmpty {
-            throw ValidationError("\(flag) applies to the folders of --scan, and none is given: add --scan FOLDER, or leave \(flag) out")
-        }
         if replica != nil, !scanRoots.isEmpty {
             throw ValidationError("--scan and \(replicaSource) do not go together: run `catalog scan --watch` against the primary instead")
+        }
+        // They shape what --scan walks: without it they would do nothing, and say nothing.
+        for (flag, given) in [("--include-hidden", includeHidden), ("--one-file-system", oneFileSystem)] where given && scanRoots.isEmpty {
+            throw ValidationError(replica != nil
+                ? "\(flag) applies to the folders of --scan, which a server reading \(replicaSource) does not scan: leave \(flag) out"
+                : "\(flag) applies to the folders of --scan, and none is given: add --scan FOLDER, or leave \(flag) out")
         }
         // A peer is an address as the socket gives it: a name or a typo would never match one.
         for proxy in trustedProxies where !Self.isIPAddress(proxy) {
