@@ -500,6 +500,27 @@ import Testing
         #expect((again.unchanged, again.moved, again.added, again.removed) == (3, 0, 0, 0), "\(again)")
     }
 
+    /// A folder of identical copies copied elsewhere, then deleted (`mv` to another disk): each
+    /// file keeps its own item, found by its name (and folder) among the known files with its
+    /// content, not the first of them (the ids were shuffled among the copies).
+    @Test(arguments: Backend.allCases) func identicalCopiesMovedByContent_eachKeepItsOwnItem(_ backend: Backend) throws {
+        let library = try Library(backend)
+        for n in 1...5 { try library.write("x/p\(n).png", Library.fixture("rgb.png")) }
+        try library.write("y/p1.png", Library.fixture("rgb.png")) // the same name and content, another folder
+        _ = try library.scan()
+        let before = try library.items()
+        try FileManager.default.createDirectory(atPath: library.path("z"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: library.path("x"), toPath: library.path("z/x"))
+        try FileManager.default.removeItem(atPath: library.path("x"))
+        let summary = try library.scan()
+        #expect((summary.moved, summary.added, summary.removed) == (5, 0, 0), "\(summary)")
+        let after = try library.items()
+        for n in 1...5 {
+            #expect(after[library.path("z/x/p\(n).png")]?.id == before[library.path("x/p\(n).png")]?.id, "p\(n).png")
+        }
+        #expect(after[library.path("y/p1.png")]?.id == before[library.path("y/p1.png")]?.id)
+    }
+
     /// Hard links share an inode: one of them renamed keeps its own item, though another path
     /// with that inode is still there.
     @Test(arguments: Backend.allCases) func aRenamedHardLinkKeepsItsItem(_ backend: Backend) throws {

@@ -99,7 +99,8 @@ extension Scanner {
             // well be there still. By inode, a file the walk met at its old path too, as itself
             // (not one kept on an unmounted disk, nor one replaced there), is a move if that path
             // is gone now (renamed while the walk ran), else a hard link.
-            if let index = candidates.first(where: { !seen[$0] && (!isUnderUnreadFolder(knownFiles[$0].path) || isGone(knownFiles[$0])) })
+            if let index = likeliest(candidates, for: path, time: change?.stat.mtimeNanoseconds,
+                                     where: { !seen[$0] && (!isUnderUnreadFolder(knownFiles[$0].path) || isGone(knownFiles[$0])) })
                 ?? (kind == .copied ? nil : candidates.first(where: { seenByTheWalk[$0] && !metAsAnotherFile.contains($0) && isGone(knownFiles[$0]) })) {
                 seen[index] = true
                 seenByTheWalk[index] = false // moved away: not taken twice
@@ -123,6 +124,36 @@ extension Scanner {
         if !batch.isEmpty { try write() }
         moves.removeAll(where: ofThisKind)
         try flush(wait: true)
+    }
+
+    /// Of the known files `candidates` that `eligible` takes, the one most like the file now at
+    /// `path`: the most path components in common at the end (its name, then its folder's...),
+    /// then the same time; the first on a tie. Identical copies moved together (a folder copied
+    /// to another disk, then deleted) each keep their own item, not one another's.
+    func likeliest(_ candidates: [Int], for path: Data, time: Int64?, where eligible: (Int) -> Bool) -> Int? {
+        guard candidates.count > 1 else { return candidates.first.flatMap { eligible($0) ? $0 : nil } }
+        var best: (index: Int, score: (Int, Bool))?
+        for candidate in candidates where eligible(candidate) {
+            let known = knownFiles[candidate]
+            let score = (Self.commonTrailingComponents(known.path, path), time == known.stat.mtimeNanoseconds)
+            if best == nil || score.0 > best!.score.0 || (score.0 == best!.score.0 && score.1 && !best!.score.1) {
+                best = (candidate, score)
+            }
+        }
+        return best?.index
+    }
+
+    /// How many whole path components two absolute paths end with in common ("/a/x/p.png" and
+    /// "/b/x/p.png": 2).
+    static func commonTrailingComponents(_ a: Data, _ b: Data) -> Int {
+        var (i, j, count) = (a.endIndex, b.endIndex, 0)
+        while i > a.startIndex, j > b.startIndex {
+            i -= 1
+            j -= 1
+            if a[i] != b[j] { break }
+            if a[i] == 47 { count += 1 } // a component matched whole, up to its '/'
+        }
+        return count
     }
 
     /// Whether the file is no longer at its path: nothing there, or another file.
