@@ -81,6 +81,10 @@ package final class SQLiteStore: CatalogBackend {
         // A link is followed to the file (a new catalog is made at `path` itself).
         let files = exists ? resolved(path) : path
         if exists {
+            // Before SQLite (even the look below, read-only) or the layout file make anything
+            // beside it: files made by a user who may not write the catalog would be theirs, and
+            // the owner could no longer open it.
+            if access(files, R_OK) == 0, let reason = unwritable(files) { throw .cannotOpen(path: path, reason: reason) }
             try checkIsCatalog(path, create: create)
         } else {
             do {

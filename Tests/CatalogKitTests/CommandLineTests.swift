@@ -386,6 +386,36 @@ import Testing
         #expect(try library.items().keys.sorted() == ["\(library.root.path)/bad\\xff/a.jpg"])
     }
 
+    /// A catalog this user may read but not write (in a folder anyone may write to) is refused
+    /// before anything is made beside it: SQLite's -wal and -shm files made by that user were
+    /// theirs, and the catalog's owner could no longer open it. Run as `nobody` when the tests
+    /// run as root, whom no permission stops.
+    @Test func aCatalogThisUserMayReadButNotWrite_isRefusedAndLeftAsItWas() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let library = try Library()
+        try library.write("a.jpg", Library.fixture("baseline.jpg"))
+        #expect(try run(["scan", "--db", library.catalogPath, library.root.path]).status == 0)
+        let folder = URL(fileURLWithPath: library.catalogPath).deletingLastPathComponent().path
+        try #require(chmod(folder, 0o777) == 0 && chmod(library.catalogPath, 0o444) == 0)
+        let before = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
+        let asUser = getuid() == 0 ? ["/sbin/runuser", "-u", "nobody", "--", BuiltTool.catalog.path] : [BuiltTool.catalog.path]
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: asUser[0])
+        process.arguments = Array(asUser.dropFirst()) + ["stats", "--db", library.catalogPath]
+        let err = Pipe()
+        process.standardError = err
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 1)
+        #expect(stderr.contains("this user cannot write it or its folder"), "\(stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == before, "nothing made beside it")
+        try #require(chmod(library.catalogPath, 0o644) == 0)
+        let owner = try run(["stats", "--db", library.catalogPath])
+        #expect(owner.status == 0, "\(owner.stderr)")
+    }
+
     /// `catalog scan --json` of the library's root into its catalog, run as `nobody` when the
     /// tests run as root (whom no permission stops); the library's folders opened to that user.
     func scanningAsNobody(_ library: Library) throws -> () throws -> (status: Int32, stdout: String, stderr: String) {
