@@ -98,8 +98,12 @@ public final class Catalog: Sendable {
     /// Imports `source` into the catalog at `location` as `importItems(from:format:)` does, opening
     /// (and on first use making) the catalog only once the input is open: an input that cannot
     /// be read leaves no new, empty catalog behind.
-    /// `committed` is called once the import's transaction has committed.
+    /// `committed` is called once the import's transaction has committed. An import that makes
+    /// the catalog hands `removal`, once it holds the catalog's write lock, what removes the
+    /// catalog again while nothing is committed (a process interrupted then calls it on its way
+    /// out): true when it did.
     public static func importItems(from source: String, format: ImportParser.Format? = nil, into location: String,
+                                   removal: (@escaping @Sendable () -> Bool) -> Void = { _ in },
                                    committed: () -> Void = {}) throws(StoreError) -> ImportSummary {
         let input = try ImportInput(source: source)
         _ = try input.peek() // a folder opens, and fails at its first read: before the catalog is made
@@ -108,7 +112,9 @@ public final class Catalog: Sendable {
         var status = stat()
         let makesCatalog = !PostgresLocation.isURL(location) && lstat(location, &status) != 0 && errno == ENOENT
         func run() throws(StoreError) -> ImportSummary { // the catalog is closed when it returns
-            try Importer.run(input, format: format, store: open(at: location).store, committed: committed)
+            try Importer.run(input, format: format, store: open(at: location).store, locked: {
+                if makesCatalog { removal { removeUnwritten(at: location, lockHeld: true) } }
+            }, committed: committed)
         }
         do {
             return try run()
@@ -121,16 +127,19 @@ public final class Catalog: Sendable {
     /// Removes the SQLite catalog at `path` and its files if nothing was ever written to it,
     /// under its write lock: another process that has begun to write to it meanwhile (a scan
     /// or import whose first batch is not committed yet also shows generation 0) holds the
-    /// lock, and the catalog is then left to it.
-    static func removeUnwritten(at path: String) {
-        func remove() throws(StoreError) {
+    /// lock, and the catalog is then left to it. `lockHeld`: this process holds it (an import
+    /// interrupted before its commit), so no other can be writing. True when it removed it.
+    @discardableResult
+    static func removeUnwritten(at path: String, lockHeld: Bool = false) -> Bool {
+        func remove() throws(StoreError) -> Bool {
             let catalog = try openExisting(at: path)
-            let lock = try catalog.store.lockForWriting()
+            let lock = lockHeld ? nil : try catalog.store.lockForWriting()
             defer { withExtendedLifetime(lock) {} }
-            guard try catalog.store.generation() == 0 else { return }
+            guard try catalog.store.generation() == 0 else { return false }
             for suffix in SQLiteStore.fileSuffixes { unlink(path + suffix) }
+            return true
         }
-        try? remove()
+        return (try? remove()) ?? false
     }
 
     /// Imports rows already parsed, upserted by key in one transaction.

@@ -40,32 +40,41 @@ import Testing
     }
 
     /// SIGTERM in the middle of an import (its input still coming): one line saying what is
-    /// kept, the status a shell expects of a signal, and the catalog as it was.
+    /// kept, the status a shell expects of a signal, and the catalog as it was; a catalog the
+    /// import was making is removed (a mistyped --db is not left as a new, empty catalog).
     @Test func anInterruptedImportSaysWhatIsKept() throws {
         try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
         let library = try Library()
-        let process = Process()
-        process.executableURL = BuiltTool.catalog
-        process.arguments = ["import", "--db", library.catalogPath, "--format", "csv", "-"]
-        let input = Pipe(), errors = Pipe()
-        process.standardInput = input
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = errors
-        try process.run()
-        // More than the 1 MiB piece the import reads at a time: it opens the catalog and writes.
-        input.fileHandleForWriting.write(Data("key,width,height\n".utf8 + (0..<100_000).flatMap { "pin-\($0),300,200\n".utf8 }))
-        // The input stays open: the import waits for more, inside its transaction.
-        while !FileManager.default.fileExists(atPath: library.catalogPath + "-wal") && process.isRunning {
-            Thread.sleep(forTimeInterval: 0.02)
+        func interruptedImport() throws -> String {
+            let process = Process()
+            process.executableURL = BuiltTool.catalog
+            process.arguments = ["import", "--db", library.catalogPath, "--format", "csv", "-"]
+            let input = Pipe(), errors = Pipe()
+            process.standardInput = input
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = errors
+            try process.run()
+            // More than the 1 MiB piece the import reads at a time: it opens the catalog and writes.
+            input.fileHandleForWriting.write(Data("key,width,height\n".utf8 + (0..<100_000).flatMap { "pin-\($0),300,200\n".utf8 }))
+            // The input stays open: the import waits for more, inside its transaction.
+            while !FileManager.default.fileExists(atPath: library.catalogPath + "-wal") && process.isRunning {
+                Thread.sleep(forTimeInterval: 0.02)
+            }
+            try #require(process.isRunning, "the import waits for its input")
+            kill(process.processIdentifier, SIGTERM)
+            let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            try? input.fileHandleForWriting.close()
+            #expect(process.terminationReason == .exit && process.terminationStatus == 128 + SIGTERM)
+            return said
         }
-        try #require(process.isRunning, "the import waits for its input")
-        kill(process.processIdentifier, SIGTERM)
-        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        try? input.fileHandleForWriting.close()
-        #expect(process.terminationReason == .exit && process.terminationStatus == 128 + SIGTERM)
-        #expect(said == "interrupted: nothing of this import was written (an import is one transaction); the catalog is as it was\n", "\(said)")
-        #expect(try library.catalog().items(order: .path).isEmpty)
+        let folder = URL(fileURLWithPath: library.catalogPath).deletingLastPathComponent().path
+        #expect(try interruptedImport() == "interrupted: nothing of this import was written (an import is one transaction), and the catalog it was making is removed\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["photos"], "no catalog, nor its files")
+        let first = try library.write("first.csv", Data("key,width,height\nkept,10,20\n".utf8))
+        #expect(try run(["import", "--db", library.catalogPath, first]).status == 0)
+        #expect(try interruptedImport() == "interrupted: nothing of this import was written (an import is one transaction); the catalog is as it was\n")
+        #expect(try library.catalog().items(order: .path).map(\.key) == [Data("kept".utf8)])
     }
 
     @Test func aMissingRootExits1NamingIt_whileTheOtherRootsAreScanned() throws {

@@ -14,8 +14,10 @@ enum Importer {
     }
 
     /// Parses `input` and imports it.
+    /// `locked` is called once the import holds the catalog's write lock, `committed` once its
+    /// transaction has committed.
     static func run(_ input: ImportInput, format: ImportParser.Format?, store: any CatalogBackend,
-                    committed: () -> Void = {}) throws(StoreError) -> ImportSummary {
+                    locked: () -> Void = {}, committed: () -> Void = {}) throws(StoreError) -> ImportSummary {
         let source = input.source
         let first = try input.peek()
         if let reason = ImportParser.unreadableInput(first) { throw .invalidInput(line: 1, reason: reason) }
@@ -25,6 +27,7 @@ enum Importer {
         let longestKey = store.longestKey
         let lock = try store.lockForWriting()
         defer { withExtendedLifetime(lock) {} }
+        locked()
         // A batch; nil: the input ended; an error: the input is refused at that line.
         let handoff = Handoff<Result<[ImportRow]?, StoreError>>(capacity: 4)
         nonisolated(unsafe) let unsafeInput = input

@@ -1,5 +1,6 @@
 public import ArgumentParser
 import CatalogKit
+import Synchronization
 
 struct Import: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -36,12 +37,16 @@ struct Import: ParsableCommand {
 
     func run() throws {
         let committed = StopFlag() // set at the commit: from then on the import is kept
+        let removal = Mutex<(@Sendable () -> Bool)?>(nil) // an import that makes the catalog: what removes it
         Interruption.announce {
-            committed.isStopped
-                ? "the import was written (its transaction had committed); it is kept"
-                : "nothing of this import was written (an import is one transaction); the catalog is as it was"
+            if committed.isStopped { return "the import was written (its transaction had committed); it is kept" }
+            if let remove = removal.withLock({ $0 }), remove() {
+                return "nothing of this import was written (an import is one transaction), and the catalog it was making is removed"
+            }
+            return "nothing of this import was written (an import is one transaction); the catalog is as it was"
         }
-        let summary = try Catalog.importItems(from: file, format: format.flatMap(ImportParser.Format.init(rawValue:)), into: catalog.path) { committed.stop() }
+        let summary = try Catalog.importItems(from: file, format: format.flatMap(ImportParser.Format.init(rawValue:)), into: catalog.path,
+                                              removal: { remove in removal.withLock { $0 = remove } }) { committed.stop() }
         if !summary.ignoredColumns.isEmpty {
             let names = summary.ignoredColumns.map { "\"\($0)\"" }.joined(separator: ", ")
             printError("warning: ignored column\(summary.ignoredColumns.count == 1 ? "" : "s") \(names): the columns read are "
