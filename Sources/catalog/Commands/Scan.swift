@@ -14,7 +14,8 @@ struct Scan: ParsableCommand {
             unmounted disk), or an empty mount point on another disk than every file known under \
             it, removes nothing, is reported, and makes the exit status 1 once the other roots are \
             scanned; so does a root that is a file, not a \
-            folder (`catalog probe FILE` reads one file). Broken files are recorded (see \
+            folder (`catalog probe FILE` reads one file). With no root that can be scanned and no \
+            catalog at --db yet, none is made. Broken files are recorded (see \
             `catalog errors`) and the scan goes on. Hidden files and symbolic links are skipped \
             unless asked for. Safe to interrupt: the next scan completes the work.
             """)
