@@ -99,9 +99,9 @@ public final class Catalog: Sendable {
     /// (and on first use making) the catalog only once the input is open: an input that cannot
     /// be read leaves no new, empty catalog behind.
     /// `committed` is called once the import's transaction has committed. An import that makes
-    /// the catalog hands `removal`, once it holds the catalog's write lock, what removes the
-    /// catalog again while nothing is committed (a process interrupted then calls it on its way
-    /// out): true when it did.
+    /// the catalog hands `removal`, once it holds the catalog's write lock and finds nothing in
+    /// it, what removes the catalog again (a process interrupted before the commit calls it on
+    /// its way out): true when it did, false when another process has the catalog open.
     public static func importItems(from source: String, format: ImportParser.Format? = nil, into location: String,
                                    removal: (@escaping @Sendable () -> Bool) -> Void = { _ in },
                                    committed: () -> Void = {}) throws(StoreError) -> ImportSummary {
@@ -112,8 +112,10 @@ public final class Catalog: Sendable {
         var status = stat()
         let makesCatalog = !PostgresLocation.isURL(location) && lstat(location, &status) != 0 && errno == ENOENT
         func run() throws(StoreError) -> ImportSummary { // the catalog is closed when it returns
-            try Importer.run(input, format: format, store: open(at: location).store, locked: {
-                if makesCatalog { removal { removeUnwritten(at: location, lockHeld: true) } }
+            let store = try open(at: location).store
+            return try Importer.run(input, format: format, store: store, locked: {
+                // Under the lock, nothing but this import can be written to it from now on.
+                if makesCatalog, (try? store.generation()) == 0 { removal { removeFiles(at: location) } }
             }, committed: committed)
         }
         do {
@@ -127,19 +129,25 @@ public final class Catalog: Sendable {
     /// Removes the SQLite catalog at `path` and its files if nothing was ever written to it,
     /// under its write lock: another process that has begun to write to it meanwhile (a scan
     /// or import whose first batch is not committed yet also shows generation 0) holds the
-    /// lock, and the catalog is then left to it. `lockHeld`: this process holds it (an import
-    /// interrupted before its commit), so no other can be writing. True when it removed it.
-    @discardableResult
-    static func removeUnwritten(at path: String, lockHeld: Bool = false) -> Bool {
-        func remove() throws(StoreError) -> Bool {
+    /// lock, and the catalog is then left to it; so it is when another process has it open.
+    static func removeUnwritten(at path: String) {
+        guard !SQLiteStore.isOpenInAnotherProcess(path) else { return } // before this one opens it
+        func remove() throws(StoreError) {
             let catalog = try openExisting(at: path)
-            let lock = lockHeld ? nil : try catalog.store.lockForWriting()
+            let lock = try catalog.store.lockForWriting()
             defer { withExtendedLifetime(lock) {} }
-            guard try catalog.store.generation() == 0 else { return false }
+            guard try catalog.store.generation() == 0 else { return }
             for suffix in SQLiteStore.fileSuffixes { unlink(path + suffix) }
-            return true
         }
-        return (try? remove()) ?? false
+        try? remove()
+    }
+
+    /// Removes the SQLite catalog at `path` and its files, unless another process has it open
+    /// (a server started on it meanwhile): true when it did.
+    static func removeFiles(at path: String) -> Bool {
+        guard !SQLiteStore.isOpenInAnotherProcess(path) else { return false }
+        for suffix in SQLiteStore.fileSuffixes { unlink(path + suffix) }
+        return true
     }
 
     /// Imports rows already parsed, upserted by key in one transaction.

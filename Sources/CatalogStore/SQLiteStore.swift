@@ -84,7 +84,7 @@ package final class SQLiteStore: CatalogBackend {
             // Before SQLite (even the look below, read-only) or the layout file make anything
             // beside it: files made by a user who may not write the catalog would be theirs, and
             // the owner could no longer open it.
-            if access(files, R_OK) == 0, let reason = unwritable(files) { throw .cannotOpen(path: path, reason: reason) }
+            if let reason = wouldLeaveFilesBeside(files) { throw .cannotOpen(path: path, reason: reason) }
             try checkIsCatalog(path, create: create)
         } else {
             do {
@@ -120,6 +120,7 @@ package final class SQLiteStore: CatalogBackend {
             }
             let layoutWait = LayoutFile.Wait()
             let layoutQueue = try LayoutFile.open(catalogPath: files, wait: layoutWait) // creates the file the readers attach
+            for suffix in Self.fileSuffixes.dropFirst() { WriteLock.giveToOwner(files + suffix, of: files) }
             try LayoutFile.refuseNewer(layoutQueue, catalogPath: files)
             let pool = try DatabasePool(path: path, configuration: configuration)
             let migrator = CatalogMigrations.migrator
@@ -162,6 +163,47 @@ package final class SQLiteStore: CatalogBackend {
         } catch {
             throw .cannotOpen(path: path, reason: "\(error)")
         }
+    }
+
+    /// Why opening the SQLite catalog at `path` (a file with SQLite's header) is refused before
+    /// SQLite tries: this user may read it but not write it, and may write its folder, where
+    /// SQLite and the layout file would make files of theirs that are not there yet (-shm, the
+    /// layouts' file...): the catalog's owner could not open it after them. Nil otherwise (the
+    /// folder not writable: nothing is made, and SQLite says whether it can read it).
+    static func wouldLeaveFilesBeside(_ path: String) -> String? {
+        let folder = (path as NSString).deletingLastPathComponent
+        guard access(path, R_OK) == 0, access(path, W_OK) != 0, access(folder.isEmpty ? "." : folder, W_OK) == 0,
+              fileSuffixes.dropFirst().contains(where: { access(path + $0, F_OK) != 0 && !$0.hasSuffix("-journal") }),
+              hasSQLiteHeader(path) else { return nil }
+        return unwritable(path)
+    }
+
+    /// Whether the file starts as an SQLite database does. (Its descriptor closed at once: only
+    /// called on a file this process cannot write, which it has no SQLite connection to.)
+    private static func hasSQLiteHeader(_ path: String) -> Bool {
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var header = [UInt8](repeating: 0, count: 16)
+        return Glibc.read(fd, &header, 16) == 16 && header == Array("SQLite format 3\0".utf8)
+    }
+
+    /// Whether another process has the catalog at `path` open: each SQLite connection in WAL
+    /// mode holds a read lock on the -shm file's "deadman switch" byte (os_unix.c's
+    /// UNIX_SHM_DMS, byte 128) while it is open. `F_GETLK` shows other processes' locks only.
+    /// (Closing the descriptor drops this process's own locks on the file: for a process about to
+    /// remove the catalog, or one without it open.)
+    package static func isOpenInAnotherProcess(_ path: String) -> Bool {
+        let fd = Glibc.open(path + "-shm", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return false } // no -shm: no connection has it open
+        defer { close(fd) }
+        var lock = flock()
+        lock.l_type = Int16(F_WRLCK)
+        lock.l_whence = Int16(SEEK_SET)
+        lock.l_start = 128
+        lock.l_len = 1
+        guard fcntl(fd, F_GETLK, &lock) == 0 else { return true } // unknown: as if it were
+        return lock.l_type != Int16(F_UNLCK)
     }
 
     /// Why SQLite cannot work on the catalog at `path` although it exists and can be read: even

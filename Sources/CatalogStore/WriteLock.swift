@@ -21,6 +21,7 @@ final class WriteLock: WriteLease {
         // Another user's lock file: `flock` needs only a descriptor, which reading gives.
         if fd < 0 && errno == EACCES { fd = open(catalogPath + ".lock", O_RDONLY | O_CLOEXEC) }
         guard fd >= 0 else { throw .cannotOpen(path: catalogPath + ".lock", reason: SystemError.text()) }
+        Self.giveToOwner(catalogPath + ".lock", of: catalogPath)
         while flock(fd, (shared ? LOCK_SH : LOCK_EX) | (wait ? 0 : LOCK_NB)) != 0 {
             if errno == EINTR { continue }
             close(fd)
@@ -32,5 +33,15 @@ final class WriteLock: WriteLease {
     deinit {
         flock(descriptor, LOCK_UN)
         close(descriptor)
+    }
+
+    /// Run as root on another user's catalog: a file root made beside it (a lock file, the
+    /// layouts' file) is given to the catalog's owner, as SQLite gives its -wal and -shm; the
+    /// owner could not open the catalog after root otherwise.
+    static func giveToOwner(_ file: String, of catalogPath: String) {
+        guard geteuid() == 0 else { return }
+        var catalog = stat(), made = stat()
+        guard stat(catalogPath, &catalog) == 0, catalog.st_uid != 0, lstat(file, &made) == 0, made.st_uid == 0 else { return }
+        _ = chown(file, catalog.st_uid, catalog.st_gid)
     }
 }

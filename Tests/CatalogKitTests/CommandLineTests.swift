@@ -45,7 +45,7 @@ import Testing
     @Test func anInterruptedImportSaysWhatIsKept() throws {
         try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
         let library = try Library()
-        func interruptedImport() throws -> String {
+        func interruptedImport(whileWaiting: () throws -> Void = {}) throws -> String {
             let process = Process()
             process.executableURL = BuiltTool.catalog
             process.arguments = ["import", "--db", library.catalogPath, "--format", "csv", "-"]
@@ -61,6 +61,7 @@ import Testing
                 Thread.sleep(forTimeInterval: 0.02)
             }
             try #require(process.isRunning, "the import waits for its input")
+            try whileWaiting()
             kill(process.processIdentifier, SIGTERM)
             let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             process.waitUntilExit()
@@ -71,6 +72,25 @@ import Testing
         let folder = URL(fileURLWithPath: library.catalogPath).deletingLastPathComponent().path
         #expect(try interruptedImport() == "interrupted: nothing of this import was written (an import is one transaction), and the catalog it was making is removed\n")
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["photos"], "no catalog, nor its files")
+        // Unless another process has opened it meanwhile (a server): its files stay under it.
+        let server = Process()
+        server.executableURL = BuiltTool.catalog
+        server.arguments = ["serve", "--db", library.catalogPath, "--port", "0", "--quiet"]
+        let listening = Pipe()
+        server.standardOutput = listening
+        server.standardError = FileHandle.nullDevice
+        defer { if server.isRunning { server.terminate(); server.waitUntilExit() } }
+        var listened: String?
+        let said = try interruptedImport(whileWaiting: {
+            try server.run()
+            var lines = LineReader(listening.fileHandleForReading)
+            listened = lines.next() // "listening on ...": it has the catalog open
+        })
+        #expect(listened?.hasPrefix("listening on ") == true)
+        #expect(said == "interrupted: nothing of this import was written (an import is one transaction); the catalog is as it was\n")
+        #expect(FileManager.default.fileExists(atPath: library.catalogPath))
+        server.terminate()
+        server.waitUntilExit()
         let first = try library.write("first.csv", Data("key,width,height\nkept,10,20\n".utf8))
         #expect(try run(["import", "--db", library.catalogPath, first]).status == 0)
         #expect(try interruptedImport() == "interrupted: nothing of this import was written (an import is one transaction); the catalog is as it was\n")
@@ -423,6 +443,53 @@ import Testing
         try #require(chmod(library.catalogPath, 0o644) == 0)
         let owner = try run(["stats", "--db", library.catalogPath])
         #expect(owner.status == 0, "\(owner.stderr)")
+        // A file there that is no catalog is still said to be none.
+        let notes = try library.write("notes.txt", Data("not a catalog\n".utf8))
+        try #require(chmod(library.root.path, 0o777) == 0 && chmod(notes, 0o444) == 0)
+        let other = Process()
+        other.executableURL = URL(fileURLWithPath: asUser[0])
+        other.arguments = Array(asUser.dropFirst()) + ["stats", "--db", notes]
+        let otherErrors = Pipe()
+        other.standardError = otherErrors
+        other.standardOutput = FileHandle.nullDevice
+        try other.run()
+        let said = String(decoding: otherErrors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        other.waitUntilExit()
+        #expect(said.contains("is not a catalog"), "\(said)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: library.root.path).sorted() == ["a.jpg", "notes.txt"])
+    }
+
+    /// Root opening another user's catalog (`sudo catalog list`) gives the files it makes beside
+    /// it (the layouts' file, lock files) to the catalog's owner, as SQLite gives its -wal and
+    /// -shm: root's files left the owner unable to store a layout ("attempt to write a readonly
+    /// database").
+    @Test(.enabled(if: getuid() == 0, "only root opens another user's catalog as its own"))
+    func rootGivesTheFilesItMakesBesideAUsersCatalogToItsOwner() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let library = try Library()
+        try library.write("a.jpg", Library.fixture("baseline.jpg"))
+        let folder = URL(fileURLWithPath: library.catalogPath).deletingLastPathComponent().path
+        let nobody = try #require(getpwnam("nobody")).pointee
+        for path in [folder, library.root.path, library.path("a.jpg")] { try #require(chown(path, nobody.pw_uid, nobody.pw_gid) == 0) }
+        let asNobody = { (arguments: [String]) throws -> Int32 in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/sbin/runuser")
+            process.arguments = ["-u", "nobody", "--", BuiltTool.catalog.path] + arguments
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+        #expect(try asNobody(["scan", "--db", library.catalogPath, library.root.path]) == 0)
+        for suffix in [".layouts", ".layouts.lock"] { try FileManager.default.removeItem(atPath: library.catalogPath + suffix) }
+        #expect(try run(["list", "--db", library.catalogPath]).status == 0) // as root: makes them again
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder) {
+            var info = stat()
+            #expect(lstat(folder + "/" + name, &info) == 0 && info.st_uid == nobody.pw_uid, "\(name) is nobody's")
+        }
+        #expect(try asNobody(["layout", "--db", library.catalogPath, "--width", "375"]) == 0)
+        #expect(try asNobody(["scan", "--db", library.catalogPath, library.root.path]) == 0)
     }
 
     /// `catalog scan --json` of the library's root into its catalog, run as `nobody` when the
