@@ -183,14 +183,15 @@ import Testing
     }
 
     /// On PostgreSQL, which locks each root, a root another process is scanning does not hold
-    /// back the other roots' changes of the same round: they are scanned each on its own, and
-    /// the busy root's once it is free.
+    /// back the other roots' changes of the same round: they are scanned together (a file moved
+    /// between two of them keeps its item), and the busy root's once it is free.
     @Test func onPostgresARootAnotherScanHolds_doesNotHoldBackTheOthers() throws {
         let library = try Library(.postgres)
         try library.write("a/x.png", Library.fixture("rgb.png"))
         try library.write("b/y.jpg", Library.fixture("baseline.jpg"))
+        try library.write("c/z.gif", Library.fixture("animated.gif"))
         let catalog = try library.catalog()
-        let roots = [library.path("a"), library.path("b")]
+        let roots = [library.path("a"), library.path("b"), library.path("c")]
         let stop = StopFlag()
         let watching = Mutex(false)
         let done = DispatchSemaphore(value: 0)
@@ -201,11 +202,14 @@ import Testing
             }
         }.start()
         try waitFor { watching.withLock { $0 } }
+        let x = try #require(try Self.relative(library)["a/x.png"]?.id)
         // Another scan of b, holding its root's lock.
         var other = Optional(try library.catalog().store.lockForScanning(roots: [Data(library.path("b").utf8)]))
-        try library.write("a/new.png", Library.fixture("palette.png"))
         try library.write("b/new.jpg", Library.fixture("progressive.jpg"))
-        try waitFor { try Self.relative(library)["a/new.png"] != nil }
+        try FileManager.default.moveItem(atPath: library.path("a/x.png"), toPath: library.path("c/x.png"))
+        try waitFor { try Self.relative(library)["c/x.png"] != nil }
+        #expect(try Self.relative(library)["c/x.png"]?.id == x, "moved between the two free roots, in one scan")
+        #expect(try Self.relative(library)["a/x.png"] == nil)
         #expect(try Self.relative(library)["b/new.jpg"] == nil, "b waits for the other scan")
         other = nil
         try waitFor { try Self.relative(library)["b/new.jpg"] != nil }

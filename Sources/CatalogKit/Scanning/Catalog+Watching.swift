@@ -125,15 +125,13 @@ extension Catalog {
                         pending.folders = [:]
                         report(.rescanned(summary, folders: byRoot.flatMap { $0.1.map(\.path) }))
                     } catch .busy where byRoot.count > 1 {
-                        // Another process scans one of them (PostgreSQL locks each root): the others
-                        // are not held back for as long as it takes, but scanned each on its own.
-                        for (root, folders) in byRoot {
-                            do {
-                                let summary = try Scanner(store: store, options: options).run(root: root, folders: folders)
-                                pending.folders[root] = nil
-                                report(.rescanned(summary, folders: folders.map(\.path)))
-                            } catch .busy {}
-                        }
+                        // Another process scans one of them (PostgreSQL locks each root): the others,
+                        // still in one scan, are not held back for as long as it takes.
+                        let free = byRoot.filter { root, _ in (try? store.lockForScanning(roots: [Data(Scanner.absolute(root).utf8)])) != nil }
+                        guard !free.isEmpty, free.count < byRoot.count else { continue }
+                        let summary = try Scanner(store: store, options: options).run(folders: free)
+                        for (root, _) in free { pending.folders[root] = nil }
+                        report(.rescanned(summary, folders: free.flatMap { $0.1.map(\.path) }))
                     }
                 }
                 (delay, said) = (.seconds(1), false)

@@ -99,7 +99,7 @@ extension Scanner {
             // well be there still. By inode, a file the walk met at its old path too, as itself
             // (not one kept on an unmounted disk, nor one replaced there), is a move if that path
             // is gone now (renamed while the walk ran), else a hard link.
-            if let index = likeliest(candidates, for: path, time: change?.stat.mtimeNanoseconds,
+            if let index = likeliest(candidates, for: path, time: change?.stat.mtimeNanoseconds, byName: kind == .copied,
                                      where: { !seen[$0] && (!isUnderUnreadFolder(knownFiles[$0].path) || isGone(knownFiles[$0])) })
                 ?? (kind == .copied ? nil : candidates.first(where: { seenByTheWalk[$0] && !metAsAnotherFile.contains($0) && isGone(knownFiles[$0]) })) {
                 seen[index] = true
@@ -129,18 +129,32 @@ extension Scanner {
     /// Of the known files `candidates` that `eligible` takes, the one most like the file now at
     /// `path`: the most path components in common at the end (its name, then its folder's...),
     /// then the same time; the first on a tie. Identical copies moved together (a folder copied
-    /// to another disk, then deleted) each keep their own item, not one another's.
-    func likeliest(_ candidates: [Int], for path: Data, time: Int64?, where eligible: (Int) -> Bool) -> Int? {
+    /// to another disk, then deleted) each keep their own item, not one another's. `byName`
+    /// (the known files with some content, which may be thousands of copies): only those with
+    /// the file's name are weighed (found by an index of the group's names made once), else the
+    /// first the walk did not meet.
+    func likeliest(_ candidates: [Int], for path: Data, time: Int64?, byName: Bool, where eligible: (Int) -> Bool) -> Int? {
         guard candidates.count > 1 else { return candidates.first.flatMap { eligible($0) ? $0 : nil } }
+        var weighed = candidates
+        if byName && candidates.count > 8 {
+            let group = candidatesByName[candidates[0]] ?? Dictionary(grouping: candidates) { Self.name(of: knownFiles[$0].path) }
+            candidatesByName[candidates[0]] = group
+            weighed = group[Self.name(of: path)] ?? []
+        }
         var best: (index: Int, score: (Int, Bool))?
-        for candidate in candidates where eligible(candidate) {
+        for candidate in weighed where eligible(candidate) {
             let known = knownFiles[candidate]
             let score = (Self.commonTrailingComponents(known.path, path), time == known.stat.mtimeNanoseconds)
             if best == nil || score.0 > best!.score.0 || (score.0 == best!.score.0 && score.1 && !best!.score.1) {
                 best = (candidate, score)
             }
         }
-        return best?.index
+        return best?.index ?? (weighed.count < candidates.count ? candidates.first(where: eligible) : nil)
+    }
+
+    /// A path's last component.
+    static func name(of path: Data) -> Data {
+        path.lastIndex(of: 47).map { path[path.index(after: $0)...] } ?? path
     }
 
     /// How many whole path components two absolute paths end with in common ("/a/x/p.png" and

@@ -46,6 +46,8 @@ package final class Scanner {
     var knownByContentIndex: [ContentKey: Int]?
     /// The other known images with content that several have (copies).
     var knownCopies: [ContentKey: [Int]] = [:]
+    /// Such a group of copies by their names, keyed by the group's first known file (`likeliest`).
+    var candidatesByName: [Int: [Data: [Int]]] = [:]
     var incompletePrefixes: [Data] = []
     /// The roots walked by this scan, each ending in "/" (a folder under one that another root
     /// walked is not unread, though the outer walk did not enter it).
