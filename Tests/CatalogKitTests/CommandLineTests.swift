@@ -11,6 +11,13 @@ import Testing
         return (result.status, String(decoding: result.stdout, as: UTF8.self), result.stderr)
     }
 
+    /// The same, as `nobody` when the tests run as root, whom no permission stops.
+    func runAsNobody(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        guard getuid() == 0 else { return try run(arguments) }
+        let result = try BuiltTool.run(["-u", "nobody", "--", BuiltTool.catalog.path] + arguments, executable: URL(fileURLWithPath: "/sbin/runuser"))
+        return (result.status, String(decoding: result.stdout, as: UTF8.self), result.stderr)
+    }
+
     @Test func versionPrintsTheVersionAndTheSchema() throws {
         try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
         let result = try run(["--version"])
@@ -427,18 +434,9 @@ import Testing
         let folder = URL(fileURLWithPath: library.catalogPath).deletingLastPathComponent().path
         try #require(chmod(folder, 0o777) == 0 && chmod(library.catalogPath, 0o444) == 0)
         let before = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
-        let asUser = getuid() == 0 ? ["/sbin/runuser", "-u", "nobody", "--", BuiltTool.catalog.path] : [BuiltTool.catalog.path]
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: asUser[0])
-        process.arguments = Array(asUser.dropFirst()) + ["stats", "--db", library.catalogPath]
-        let err = Pipe()
-        process.standardError = err
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 1)
-        #expect(stderr.contains("this user cannot write it or its folder"), "\(stderr)")
+        let refused = try runAsNobody(["stats", "--db", library.catalogPath])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("this user cannot write it or its folder"), "\(refused.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == before, "nothing made beside it")
         try #require(chmod(library.catalogPath, 0o644) == 0)
         let owner = try run(["stats", "--db", library.catalogPath])
@@ -446,15 +444,7 @@ import Testing
         // A file there that is no catalog is still said to be none.
         let notes = try library.write("notes.txt", Data("not a catalog\n".utf8))
         try #require(chmod(library.root.path, 0o777) == 0 && chmod(notes, 0o444) == 0)
-        let other = Process()
-        other.executableURL = URL(fileURLWithPath: asUser[0])
-        other.arguments = Array(asUser.dropFirst()) + ["stats", "--db", notes]
-        let otherErrors = Pipe()
-        other.standardError = otherErrors
-        other.standardOutput = FileHandle.nullDevice
-        try other.run()
-        let said = String(decoding: otherErrors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        other.waitUntilExit()
+        let said = try runAsNobody(["stats", "--db", notes]).stderr
         #expect(said.contains("is not a catalog"), "\(said)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: library.root.path).sorted() == ["a.jpg", "notes.txt"])
     }
@@ -471,25 +461,15 @@ import Testing
         let folder = URL(fileURLWithPath: library.catalogPath).deletingLastPathComponent().path
         let nobody = try #require(getpwnam("nobody")).pointee
         for path in [folder, library.root.path, library.path("a.jpg")] { try #require(chown(path, nobody.pw_uid, nobody.pw_gid) == 0) }
-        let asNobody = { (arguments: [String]) throws -> Int32 in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/sbin/runuser")
-            process.arguments = ["-u", "nobody", "--", BuiltTool.catalog.path] + arguments
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            process.waitUntilExit()
-            return process.terminationStatus
-        }
-        #expect(try asNobody(["scan", "--db", library.catalogPath, library.root.path]) == 0)
+        #expect(try runAsNobody(["scan", "--db", library.catalogPath, library.root.path]).status == 0)
         for suffix in [".layouts", ".layouts.lock"] { try FileManager.default.removeItem(atPath: library.catalogPath + suffix) }
         #expect(try run(["list", "--db", library.catalogPath]).status == 0) // as root: makes them again
         for name in try FileManager.default.contentsOfDirectory(atPath: folder) {
             var info = stat()
             #expect(lstat(folder + "/" + name, &info) == 0 && info.st_uid == nobody.pw_uid, "\(name) is nobody's")
         }
-        #expect(try asNobody(["layout", "--db", library.catalogPath, "--width", "375"]) == 0)
-        #expect(try asNobody(["scan", "--db", library.catalogPath, library.root.path]) == 0)
+        #expect(try runAsNobody(["layout", "--db", library.catalogPath, "--width", "375"]).status == 0)
+        #expect(try runAsNobody(["scan", "--db", library.catalogPath, library.root.path]).status == 0)
     }
 
     /// `catalog scan --json` of the library's root into its catalog, run as `nobody` when the
@@ -497,20 +477,7 @@ import Testing
     func scanningAsNobody(_ library: Library) throws -> () throws -> (status: Int32, stdout: String, stderr: String) {
         let base = URL(fileURLWithPath: library.catalogPath).deletingLastPathComponent().path
         for folder in [base, library.root.path] { try #require(chmod(folder, 0o777) == 0) }
-        let asUser = getuid() == 0 ? ["/sbin/runuser", "-u", "nobody", "--", BuiltTool.catalog.path] : [BuiltTool.catalog.path]
-        return {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: asUser[0])
-            process.arguments = Array(asUser.dropFirst()) + ["scan", "--db", library.catalogPath, library.root.path, "--json"]
-            let out = Pipe(), err = Pipe()
-            process.standardOutput = out
-            process.standardError = err
-            try process.run()
-            let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            return (process.terminationStatus, stdout, stderr)
-        }
+        return { try runAsNobody(["scan", "--db", library.catalogPath, library.root.path, "--json"]) }
     }
 
     /// A file that could not be opened (its permissions) is read again by the next scan even
