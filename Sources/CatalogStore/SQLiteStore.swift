@@ -175,7 +175,7 @@ package final class SQLiteStore: CatalogBackend {
         guard access(path, R_OK) == 0, access(path, W_OK) != 0, access(folder.isEmpty ? "." : folder, W_OK) == 0,
               fileSuffixes.dropFirst().contains(where: { access(path + $0, F_OK) != 0 && !$0.hasSuffix("-journal") }),
               hasSQLiteHeader(path) else { return nil }
-        return unwritable(path)
+        return unwritableReason
     }
 
     /// Whether the file starts as an SQLite database does. (Its descriptor closed at once: only
@@ -211,9 +211,12 @@ package final class SQLiteStore: CatalogBackend {
     static func unwritable(_ path: String) -> String? {
         let folder = (path as NSString).deletingLastPathComponent
         guard access(path, W_OK) != 0 || access(folder.isEmpty ? "." : folder, W_OK) != 0 else { return nil }
-        return "this user cannot write it or its folder, which SQLite needs even to read (the files it keeps beside the catalog); "
-            + "run catalog as the catalog's owner, or copy it"
+        return unwritableReason
     }
+
+    private static let unwritableReason = "this user cannot write it or its folder, which SQLite needs even to read (the files it "
+        + "keeps beside the catalog); run catalog as the catalog's owner, or copy it"
+
 
     private init(path: String, filesPath: String, pool: DatabasePool, layoutQueue: DatabaseQueue, layoutWait: LayoutFile.Wait) {
         self.path = path
