@@ -66,6 +66,9 @@ public enum FileOutcome: Sendable, Hashable {
         unreadablePrefixes.contains { reason.hasPrefix($0) }
     }
 
+    /// What `catalog errors` adds to the reason of an image kept through a failed read (`FileChange.keepsItem`).
+    package static let keptItemNote = "; its item is kept until a scan reads the file again"
+
     /// Why an image is stored as a failed file when its path is already an imported item's key.
     package static let importedKeyReason = "its path is the key of an imported item, which the scan leaves as it is (catalog import keeps it)"
 
@@ -138,12 +141,17 @@ package struct FileChange: Sendable, Hashable {
     package var outcome: FileOutcome
     /// The item this file keeps (its own, or the one of the file it moved from).
     package var itemID: Int64?
+    /// A known image that failed as unreadable (`FileOutcome.isUnreadable`): its row is marked
+    /// failed with the reason (so `catalog errors` lists it and the next scan reads it again),
+    /// while its item, its facts and its last stat stay as they were.
+    package var keepsItem: Bool
 
-    package init(path: Data, stat: FileStat, fingerprint: Int64?, outcome: FileOutcome, itemID: Int64?) {
+    package init(path: Data, stat: FileStat, fingerprint: Int64?, outcome: FileOutcome, itemID: Int64?, keepsItem: Bool = false) {
         self.path = path
         self.stat = stat
         self.fingerprint = fingerprint
         self.outcome = outcome
         self.itemID = itemID
+        self.keepsItem = keepsItem
     }
 }

@@ -92,7 +92,15 @@ extension SQLiteStore {
                 INSERT OR REPLACE INTO files (path, root_id, device, inode, size, mtime_ns, fingerprint, status, item_id, error)
                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
                 """)
+            // A known image this scan could not read: failed, with its item, facts and stat kept.
+            let keepFailed = try BulkStatement(db, sql: "UPDATE files SET status = 2, error = ?2 WHERE path = ?1")
             for change in changes {
+                if change.keepsItem, case .failed(let reason) = change.outcome {
+                    keepFailed.bind(1, blob: change.path)
+                    keepFailed.bind(2, reason)
+                    try keepFailed.run(db)
+                    continue
+                }
                 var itemID: Int64? = nil
                 switch change.outcome {
                 case .image(let facts):

@@ -97,7 +97,7 @@ extension PostgresStore {
         // records it at the new generation).
         let dropped = run.compactMap { change -> Int64? in
             if case .image = change.outcome { return nil }
-            return change.itemID
+            return change.keepsItem ? nil : change.itemID
         }
         if !dropped.isEmpty {
             _ = try generation()
@@ -151,7 +151,14 @@ extension PostgresStore {
         // Every file's row: an image's with its item (or failed, its key an imported item's),
         // the others with their status and reason.
         var files = FileColumns()
+        var keptPaths: [ByteBuffer] = [], keptReasons: [String] = []
         for change in run {
+            if change.keepsItem, case .failed(let reason) = change.outcome {
+                // A known image this scan could not read: failed, its item, facts and stat kept.
+                keptPaths.append(ByteBuffer(bytes: change.path))
+                keptReasons.append(reason)
+                continue
+            }
             switch change.outcome {
             case .image:
                 if let item = itemOfPath[change.path] {
@@ -176,6 +183,12 @@ extension PostgresStore {
                 size = excluded.size, mtime_ns = excluded.mtime_ns, fingerprint = excluded.fingerprint, status = excluded.status,
                 item_id = excluded.item_id, error = excluded.error
             """)
+        if !keptPaths.isEmpty {
+            try session.execute("""
+                UPDATE files SET status = 2, error = f.error FROM unnest(\(keptPaths), \(keptReasons)) AS f(path, error)
+                WHERE files.path = f.path
+                """)
+        }
         return counts
     }
 

@@ -483,7 +483,7 @@ import Testing
     /// A file that could not be opened (its permissions) is read again by the next scan even
     /// though its size and time did not change, as a chmod changes neither; an image that
     /// cannot be read this time keeps its item (its id too) rather than lose it, with a
-    /// warning. Run as `nobody` when the tests run as root, whom no permission stops.
+    /// warning, counted as failed and listed by `catalog errors`. Run as `nobody` when the tests run as root, whom no permission stops.
     @Test func anUnreadableFileIsReadAgainOnceItCanBe_andAnImageKeepsItsItemMeanwhile() throws {
         try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
         let library = try Library()
@@ -499,9 +499,12 @@ import Testing
         try #require(chmod(kept, 0o600) == 0)
         try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(60)], ofItemAtPath: kept)
         let second = try scan()
-        #expect(second.stdout.contains(#""removed":0,"#) && second.stdout.contains(#""failed":1,"#), "\(second)")
+        #expect(second.stdout.contains(#""removed":0,"#) && second.stdout.contains(#""failed":2,"failing":2,"#), "\(second)")
         #expect(second.stderr.contains("warning: \(kept): cannot open: Permission denied; its item is kept as it was"), "\(second.stderr)")
         #expect(try library.items()[kept]?.id == id)
+        // `catalog errors` lists it too, and says its item is kept.
+        let errors = try run(["errors", "--db", library.catalogPath])
+        #expect(errors.stdout.contains("\(kept)\tcannot open: Permission denied; its item is kept until a scan reads the file again\n"), "\(errors)")
         // Both readable again, neither's size nor time changed since the last scan.
         for path in [kept, later] { try #require(chmod(path, 0o644) == 0) }
         let third = try scan()

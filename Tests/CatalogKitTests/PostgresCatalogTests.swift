@@ -231,6 +231,38 @@ import Testing
 
     /// The same scan and import, through the binary, into an SQLite file and a PostgreSQL
     /// database: every read command prints the same bytes.
+    /// A known image a scan could not read keeps its item, its facts and its last stat on both
+    /// backends, while its row says why (`catalog errors`) and is read again by the next scan;
+    /// read again, it is an image with no error. (The scanner's side runs as `nobody` in
+    /// CommandLineTests; here the stores' own writes.)
+    @Test func anImageKeptThroughAFailedRead_isListedAsFailing_andKeepsItsItem() throws {
+        let library = try Library()
+        for db in [library.catalogPath, try TestPostgres.newDatabase()] {
+            let store = try Catalog.open(at: db).store
+            let root = try store.rootID(for: Data("/photos".utf8))
+            let path = Data("/photos/a.jpg".utf8), stat = FileStat(device: 1, inode: 2, size: 3, mtimeNanoseconds: 4)
+            let facts = ImageFacts(format: "jpeg", pixelWidth: 30, pixelHeight: 20, orientation: 1, width: 30, height: 20, bytes: 3,
+                                   captureDate: nil, modifiedAt: "2024-01-01T00:00:00")
+            #expect(try store.apply([FileChange(path: path, stat: stat, fingerprint: 7, outcome: .image(facts), itemID: nil)], rootID: root).added == 1)
+            let known = try #require(try store.knownFiles(under: Data("/photos/".utf8)).first)
+            let generation = try store.generation()
+            let reason = "cannot open: Permission denied" + FileOutcome.keptItemNote
+            let counts = try store.apply([FileChange(path: path, stat: FileStat(device: 1, inode: 2, size: 9, mtimeNanoseconds: 9), fingerprint: nil,
+                                                     outcome: .failed(reason), itemID: known.itemID, keepsItem: true)], rootID: root)
+            let changed: Int = counts.added + counts.updated + counts.removed + counts.refused
+            #expect(changed == 0, "\(db)")
+            #expect(try store.generation() == generation, "\(db): no item changed")
+            #expect(try store.items(order: .path, limit: nil, offset: 0).map(\.width) == [30], "\(db)")
+            #expect(try store.fileErrors() == [FileError(path: path, reason: reason)], "\(db)")
+            #expect(try store.failedFileCount() == 1, "\(db)")
+            let kept = try #require(try store.knownFiles(under: Data("/photos/".utf8)).first)
+            #expect(kept.itemID == known.itemID && kept.stat == stat && kept.fingerprint == 7 && kept.unreadable, "\(db): \(kept)")
+            #expect(try store.apply([FileChange(path: path, stat: stat, fingerprint: 7, outcome: .image(facts), itemID: kept.itemID)], rootID: root).updated == 1)
+            #expect(try store.fileErrors().isEmpty, "\(db)")
+            #expect(try store.knownFiles(under: Data("/photos/".utf8)).map(\.unreadable) == [false], "\(db)")
+        }
+    }
+
     @Test func theCommandLinePrintsTheSameOnBothBackends() throws {
         let library = try Library()
         try library.write("a/one.jpg", Library.fixture("baseline.jpg"))

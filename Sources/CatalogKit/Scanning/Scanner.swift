@@ -310,7 +310,7 @@ package final class Scanner {
         if knownByContentIndex == nil {
             var index = [ContentKey: Int](minimumCapacity: knownFiles.count)
             knownCopies = [:]
-            for (position, file) in knownFiles.enumerated() where file.status == 0 && file.itemID != nil {
+            for (position, file) in knownFiles.enumerated() where file.itemID != nil { // an image's, or one kept through a failed read
                 guard let fingerprint = file.fingerprint else { continue }
                 let content = ContentKey(size: file.stat.size, fingerprint: fingerprint)
                 if index[content] == nil { index[content] = position } else { knownCopies[content, default: []].append(position) }
@@ -364,9 +364,12 @@ package final class Scanner {
                                     itemID: previous?.itemID)
             if case .failed(let reason) = probed.outcome, FileOutcome.isUnreadable(reason), let previous, previous.itemID != nil {
                 // An image the file system would not let this scan read (its permissions, an I/O
-                // error): its item and its row stay as they were, to be read again next time. A
-                // disk that fails for a moment removes nothing.
+                // error): its item and its facts stay as they were, to be read again next time,
+                // and its row says why (`catalog errors`). A disk that fails for a moment removes nothing.
                 summary.problems.append("\(PathText.display(path)): \(reason); its item is kept as it was, and the next scan reads it again")
+                summary.failed += 1
+                pending.append(FileChange(path: path, stat: previous.stat, fingerprint: previous.fingerprint,
+                                          outcome: .failed(reason + FileOutcome.keptItemNote), itemID: previous.itemID, keepsItem: true))
                 continue
             }
             switch probed.outcome {
