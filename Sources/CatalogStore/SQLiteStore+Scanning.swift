@@ -94,6 +94,7 @@ extension SQLiteStore {
                 """)
             // A known image this scan could not read: failed, with its item, facts and stat kept.
             let keepFailed = try BulkStatement(db, sql: "UPDATE files SET status = 2, error = ?2 WHERE path = ?1")
+            let importedKey = try BulkStatement(db, sql: "SELECT id FROM items WHERE key = ?1 AND source = 1")
             for change in changes {
                 if change.keepsItem, case .failed(let reason) = change.outcome {
                     keepFailed.bind(1, blob: change.path)
@@ -104,6 +105,15 @@ extension SQLiteStore {
                 var itemID: Int64? = nil
                 switch change.outcome {
                 case .image(let facts):
+                    // Until the generation has moved: an imported item's key is refused before
+                    // it moves, so a batch of nothing else leaves the generation where it was.
+                    if bumped == nil, change.itemID == nil {
+                        importedKey.bind(1, blob: change.path)
+                        if try importedKey.run(db) != nil {
+                            counts.refused += 1
+                            break
+                        }
+                    }
                     func bindFacts(_ statement: BulkStatement) throws {
                         statement.bind(1, blob: change.path)
                         statement.bind(2, facts.format)

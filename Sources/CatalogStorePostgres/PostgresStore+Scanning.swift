@@ -58,7 +58,7 @@ extension PostgresStore {
             }
             var counts = (added: 0, updated: 0, removed: 0, refused: 0)
             for run in Self.runsWithoutRepeats(changes, paths: { [$0.path] }, item: \.itemID) {
-                let run = try Self.applyRun(session, run, rootID: rootID, generation: generation)
+                let run = try Self.applyRun(session, run, rootID: rootID, generation: generation, moved: { bumped != nil })
                 counts.added += run.added
                 counts.updated += run.updated
                 counts.removed += run.removed
@@ -91,7 +91,8 @@ extension PostgresStore {
     }
 
     private static func applyRun(_ session: PostgresSession, _ run: ArraySlice<FileChange>, rootID: Int64,
-                                 generation: () throws -> Int64) throws -> (added: Int, updated: Int, removed: Int, refused: Int) {
+                                 generation: () throws -> Int64,
+                                 moved: () -> Bool) throws -> (added: Int, updated: Int, removed: Int, refused: Int) {
         var counts = (added: 0, updated: 0, removed: 0, refused: 0)
         // Files that are no longer images: their items go, before the change (the change log
         // records it at the new generation).
@@ -103,8 +104,18 @@ extension PostgresStore {
             _ = try generation()
             counts.removed = try session.execute("DELETE FROM items WHERE id = ANY(\(dropped))")
         }
-        let images = run.filter { if case .image = $0.outcome { true } else { false } }
+        var images = run.filter { if case .image = $0.outcome { true } else { false } }
         var itemOfPath: [Data: Int64] = [:]
+        if !moved(), case let paths = images.filter({ $0.itemID == nil }).map({ ByteBuffer(bytes: $0.path) }), !paths.isEmpty {
+            // Until the generation has moved: imported items' keys are refused before it moves,
+            // so a batch of nothing else leaves the generation where it was.
+            var imported = Set<Data>()
+            for row in try session.rows("SELECT key FROM items WHERE key = ANY(\(paths)) AND source = 1") {
+                imported.insert(try row.decode(Data.self))
+            }
+            images.removeAll { imported.contains($0.path) }
+            counts.refused += imported.count
+        }
         if !images.isEmpty {
             let generation = try generation()
             // The items files keep (their own, or that of the file they moved from), by id.
@@ -145,7 +156,7 @@ extension PostgresStore {
                     itemOfPath[key] = id
                     counts.added += 1
                 }
-                counts.refused = rest.count - counts.added
+                counts.refused += rest.count - counts.added
             }
         }
         // Every file's row: an image's with its item (or failed, its key an imported item's),

@@ -105,6 +105,11 @@ import Testing
         let errors = Dictionary(uniqueKeysWithValues: try catalog.store.fileErrors().map { ($0.path, $0.reason) })
         #expect(errors[path("b.png")] == "broken")
         #expect(errors[path("imported.png")] == FileOutcome.importedKeyReason)
+        // A batch whose only image is refused changes no item, so the generation stays: a
+        // client that follows it is not sent to fetch an empty change set.
+        let generation = try catalog.store.generation()
+        #expect(try catalog.store.apply([image("imported.png", width: 26)], rootID: rootID) == (0, 0, 0, 1))
+        #expect(try catalog.store.generation() == generation)
     }
 
     /// One batch of moves, a file moved twice among them, one onto an imported item's key, one
