@@ -3,9 +3,10 @@ import Foundation
 import GRDB
 import Testing
 
-/// What a new user meets first: `--version`, scans of roots that cannot be scanned, and the
-/// layout options reduced to the same configuration as a query string.
-@Suite struct CommandLineTests {
+/// A suite that runs the built `catalog` and reads its output as text.
+protocol RunsTheTool {}
+
+extension RunsTheTool {
     func run(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
         let result = try BuiltTool.run(arguments)
         return (result.status, String(decoding: result.stdout, as: UTF8.self), result.stderr)
@@ -17,6 +18,11 @@ import Testing
         let result = try BuiltTool.run(["-u", "nobody", "--", BuiltTool.catalog.path] + arguments, executable: URL(fileURLWithPath: "/sbin/runuser"))
         return (result.status, String(decoding: result.stdout, as: UTF8.self), result.stderr)
     }
+}
+
+/// What a new user meets first: `--version`, scans of roots that cannot be scanned, and the
+/// layout options reduced to the same configuration as a query string.
+@Suite struct CommandLineTests: RunsTheTool {
 
     @Test func versionPrintsTheVersionAndTheSchema() throws {
         try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
@@ -420,174 +426,6 @@ import Testing
         let above = try run(["scan", "--db", library.catalogPath, library.root.path])
         #expect(above.status == 0, "\(above.stderr)")
         #expect(try library.items().keys.sorted() == ["\(library.root.path)/bad\\xff/a.jpg"])
-    }
-
-    /// A catalog this user may read but not write (in a folder anyone may write to) is refused
-    /// before anything is made beside it: SQLite's -wal and -shm files made by that user were
-    /// theirs, and the catalog's owner could no longer open it. Run as `nobody` when the tests
-    /// run as root, whom no permission stops.
-    @Test func aCatalogThisUserMayReadButNotWrite_isRefusedAndLeftAsItWas() throws {
-        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
-        let library = try Library()
-        try library.write("a.jpg", Library.fixture("baseline.jpg"))
-        #expect(try run(["scan", "--db", library.catalogPath, library.root.path]).status == 0)
-        let folder = URL(fileURLWithPath: library.catalogPath).deletingLastPathComponent().path
-        try #require(chmod(folder, 0o777) == 0 && chmod(library.catalogPath, 0o444) == 0)
-        let before = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
-        let refused = try runAsNobody(["stats", "--db", library.catalogPath])
-        #expect(refused.status == 1)
-        #expect(refused.stderr.contains("this user cannot write it or its folder"), "\(refused.stderr)")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == before, "nothing made beside it")
-        try #require(chmod(library.catalogPath, 0o644) == 0)
-        let owner = try run(["stats", "--db", library.catalogPath])
-        #expect(owner.status == 0, "\(owner.stderr)")
-        // A file there that is no catalog is still said to be none.
-        let notes = try library.write("notes.txt", Data("not a catalog\n".utf8))
-        try #require(chmod(library.root.path, 0o777) == 0 && chmod(notes, 0o444) == 0)
-        let said = try runAsNobody(["stats", "--db", notes]).stderr
-        #expect(said.contains("is not a catalog"), "\(said)")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: library.root.path).sorted() == ["a.jpg", "notes.txt"])
-    }
-
-    /// Root opening another user's catalog (`sudo catalog list`) gives the files it makes beside
-    /// it (the layouts' file, lock files) to the catalog's owner, as SQLite gives its -wal and
-    /// -shm: root's files left the owner unable to store a layout ("attempt to write a readonly
-    /// database").
-    @Test(.enabled(if: getuid() == 0, "only root opens another user's catalog as its own"))
-    func rootGivesTheFilesItMakesBesideAUsersCatalogToItsOwner() throws {
-        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
-        let library = try Library()
-        try library.write("a.jpg", Library.fixture("baseline.jpg"))
-        let folder = URL(fileURLWithPath: library.catalogPath).deletingLastPathComponent().path
-        let nobody = try #require(getpwnam("nobody")).pointee
-        for path in [folder, library.root.path, library.path("a.jpg")] { try #require(chown(path, nobody.pw_uid, nobody.pw_gid) == 0) }
-        #expect(try runAsNobody(["scan", "--db", library.catalogPath, library.root.path]).status == 0)
-        for suffix in [".layouts", ".layouts.lock"] { try FileManager.default.removeItem(atPath: library.catalogPath + suffix) }
-        #expect(try run(["list", "--db", library.catalogPath]).status == 0) // as root: makes them again
-        for name in try FileManager.default.contentsOfDirectory(atPath: folder) {
-            var info = stat()
-            #expect(lstat(folder + "/" + name, &info) == 0 && info.st_uid == nobody.pw_uid, "\(name) is nobody's")
-        }
-        #expect(try runAsNobody(["layout", "--db", library.catalogPath, "--width", "375"]).status == 0)
-        #expect(try runAsNobody(["scan", "--db", library.catalogPath, library.root.path]).status == 0)
-    }
-
-    /// `catalog scan --json` of the library's root into its catalog, run as `nobody` when the
-    /// tests run as root (whom no permission stops); the library's folders opened to that user.
-    func scanningAsNobody(_ library: Library) throws -> () throws -> (status: Int32, stdout: String, stderr: String) {
-        let base = URL(fileURLWithPath: library.catalogPath).deletingLastPathComponent().path
-        for folder in [base, library.root.path] { try #require(chmod(folder, 0o777) == 0) }
-        return { try runAsNobody(["scan", "--db", library.catalogPath, library.root.path, "--json"]) }
-    }
-
-    /// A file that could not be opened (its permissions) is read again by the next scan even
-    /// though its size and time did not change, as a chmod changes neither; an image that
-    /// cannot be read this time keeps its item (its id too) rather than lose it, with a
-    /// warning, counted as failed and listed by `catalog errors`. Run as `nobody` when the tests run as root, whom no permission stops.
-    @Test func anUnreadableFileIsReadAgainOnceItCanBe_andAnImageKeepsItsItemMeanwhile() throws {
-        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
-        let library = try Library()
-        let scan = try scanningAsNobody(library)
-        let kept = try library.write("kept.jpg", Library.fixture("baseline.jpg"))
-        let later = try library.write("later.png", Library.fixture("rgb.png"))
-        try #require(chmod(later, 0o600) == 0)
-        let first = try scan()
-        #expect(first.status == 0 && first.stdout.contains(#""added":1,"#) && first.stdout.contains(#""failed":1,"#), "\(first)")
-        let id = try #require(try library.items()[kept]?.id)
-        #expect(try library.catalog().fileErrors().map(\.reason) == ["cannot open: Permission denied"])
-        // The image goes unreadable, and its time moves (a scan reads it again).
-        try #require(chmod(kept, 0o600) == 0)
-        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(60)], ofItemAtPath: kept)
-        let second = try scan()
-        #expect(second.stdout.contains(#""removed":0,"#) && second.stdout.contains(#""failed":2,"failing":2,"#), "\(second)")
-        #expect(second.stderr.contains("warning: \(kept): cannot open: Permission denied; its item is kept as it was"), "\(second.stderr)")
-        #expect(try library.items()[kept]?.id == id)
-        // `catalog errors` lists it too, and says its item is kept.
-        let errors = try run(["errors", "--db", library.catalogPath])
-        #expect(errors.stdout.contains("\(kept)\tcannot open: Permission denied; its item is kept until a scan reads the file again\n"), "\(errors)")
-        // Both readable again, neither's size nor time changed since the last scan.
-        for path in [kept, later] { try #require(chmod(path, 0o644) == 0) }
-        let third = try scan()
-        #expect(third.stdout.contains(#""added":1,"updated":1,"#) && third.stdout.contains(#""failed":0,"#), "\(third)")
-        #expect(try library.items()[kept]?.id == id)
-        #expect(try library.items()[later] != nil)
-        #expect(try library.catalog().fileErrors().isEmpty)
-        let fourth = try scan()
-        #expect(fourth.stdout.contains(#""unchanged":2,"#), "\(fourth)")
-    }
-
-    /// A file that failed and did not change is not read again, so a rescan's "failed" is 0:
-    /// "failing" (and the text's hint) still counts it, as `catalog errors` lists it, for a cron
-    /// job that reads the summary.
-    @Test func aRescanSaysWhatStillFails_notOnlyWhatFailedNow() throws {
-        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
-        let library = try Library()
-        try library.write("a.jpg", Library.fixture("baseline.jpg"))
-        try library.write("broken.png", Library.fixture("rgb.png").prefix(20))
-        let first = try run(["scan", "--db", library.catalogPath, library.root.path, "--json"])
-        #expect(first.stdout.contains(#""failed":1,"failing":1,"#), "\(first.stdout)")
-        let again = try run(["scan", "--db", library.catalogPath, library.root.path, "--json"])
-        #expect(again.stdout.contains(#""unchanged":2,"#) && again.stdout.contains(#""failed":0,"failing":1,"#), "\(again.stdout)")
-        let text = try run(["scan", "--db", library.catalogPath, library.root.path])
-        #expect(text.stdout.hasSuffix("\nrun `catalog errors` to see why 1 file fails: it failed before and did not change since\n"), "\(text.stdout)")
-        try library.write("broken.png", Library.fixture("rgb.png"))
-        let fixed = try run(["scan", "--db", library.catalogPath, library.root.path, "--json"])
-        #expect(fixed.stdout.contains(#""failed":0,"failing":0,"#), "\(fixed.stdout)")
-    }
-
-    /// A folder that cannot be read (mode 000), and one that can be listed but not entered (r
-    /// without x: each entry's stat fails with EACCES, which was taken for "vanished"), remove
-    /// none of their files from the catalog and are named in a warning; once they can be read
-    /// again, every file is as it was, ids too. Run as `nobody` when the tests run as root.
-    @Test func foldersThatCannotBeReadOrEntered_removeNothing_andAreNamed() throws {
-        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
-        let library = try Library()
-        let scan = try scanningAsNobody(library)
-        try library.write("kept.jpg", Library.fixture("baseline.jpg"))
-        try library.write("listed/d.png", Library.fixture("rgb.png"))
-        try library.write("listed/deeper/e.jpg", Library.fixture("progressive.jpg"))
-        try library.write("closed/f.png", Library.fixture("interlaced.png"))
-        let first = try scan()
-        #expect(first.status == 0 && first.stdout.contains(#""added":4,"#), "\(first)")
-        let ids = try library.items().mapValues(\.id)
-        try #require(chmod(library.path("listed"), 0o644) == 0)
-        try #require(chmod(library.path("closed"), 0o000) == 0)
-        defer { for folder in ["listed", "closed"] { chmod(library.path(folder), 0o755) } }
-        let second = try scan()
-        #expect(second.status == 0 && second.stdout.contains(#""removed":0,"#), "\(second)")
-        #expect(second.stderr.contains("warning: \(library.path("listed")): its entries cannot be looked at (Permission denied); skipped, nothing under it removed"),
-                "\(second.stderr)")
-        #expect(second.stderr.contains("warning: \(library.path("closed")): Permission denied; skipped, nothing under it removed"), "\(second.stderr)")
-        #expect(try library.items().mapValues(\.id) == ids)
-        for folder in ["listed", "closed"] { try #require(chmod(library.path(folder), 0o755) == 0) }
-        let third = try scan()
-        #expect(third.stdout.contains(#""added":0,"#) && third.stdout.contains(#""removed":0,"#) && third.stdout.contains(#""unchanged":4,"#), "\(third)")
-        #expect(third.stderr.isEmpty, "\(third.stderr)")
-        #expect(try library.items().mapValues(\.id) == ids)
-        // The root itself listed but not entered: nothing removed either.
-        try #require(chmod(library.root.path, 0o644) == 0)
-        defer { chmod(library.root.path, 0o777) }
-        let fourth = try scan()
-        #expect(fourth.stdout.contains(#""removed":0,"#), "\(fourth)")
-        #expect(fourth.stderr.contains("warning: \(library.root.path): its entries cannot be looked at"), "\(fourth.stderr)")
-        #expect(try library.items().mapValues(\.id) == ids)
-    }
-
-    /// A --db that names a folder, or runs through a file, is said to be that (SQLite said
-    /// "disk I/O error" for the folder), and nothing is created.
-    @Test func aFolderOrAPathThroughAFileIsNamedAsSuch() throws {
-        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
-        let library = try Library()
-        let file = try library.write("notes.txt", Data("notes".utf8))
-        for (db, reason) in [(library.root.path, "it is a folder; --db names the catalog's file, such as \(library.root.path)/catalog.sqlite"),
-                             (file + "/catalog.sqlite", "a part of the path is a file, not a folder")] {
-            for command in [["list"], ["scan", library.root.path]] {
-                let result = try run([command[0], "--db", db] + command.dropFirst())
-                #expect(result.status == 1)
-                #expect(result.stderr == "Error: cannot open the catalog at \(db): \(reason)\n", "\(result.stderr)")
-            }
-        }
-        #expect(try FileManager.default.contentsOfDirectory(atPath: library.root.path) == ["notes.txt"])
     }
 
     /// A configuration --drop cannot read is a usage error of `catalog layouts`, with its usage.
