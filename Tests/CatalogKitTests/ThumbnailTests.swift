@@ -92,10 +92,16 @@ import Testing
         #expect(throws: ThumbnailProblem.imported(imported)) { try catalog.thumbnail(item: imported, size: 256, cache: cache) }
         #expect(throws: ThumbnailProblem.noSuchItem(999)) { try catalog.thumbnail(item: 999, size: 256, cache: cache) }
         #expect(throws: ThumbnailProblem.unsupportedSize(300)) { try catalog.thumbnail(item: id, size: 300, cache: cache) }
+        try library.write("other.jpg", try Self.fixture("quadrants.jpg")) // before q.jpg's inode is free
         try FileManager.default.removeItem(atPath: library.path("q.jpg"))
         #expect(throws: ThumbnailProblem.gone(id, path: library.path("q.jpg"), reason: "No such file or directory")) {
             try catalog.thumbnail(item: id, size: 256, cache: cache)
         }
+        // Another file put at its path: the message says once what to do.
+        try FileManager.default.createSymbolicLink(atPath: library.path("q.jpg"), withDestinationPath: library.path("other.jpg"))
+        let replaced = ThumbnailProblem.gone(id, path: library.path("q.jpg"), reason: "another file is at its path since the scan")
+        #expect(throws: replaced) { try catalog.thumbnail(item: id, size: 256, cache: cache) }
+        #expect(replaced.description.components(separatedBy: "run `catalog scan` again").count == 2, "\(replaced)")
     }
 
     /// A cache that cannot be written (here a file where its folder should be) says why in the
@@ -115,6 +121,12 @@ import Testing
         #expect(thumbnail.made && thumbnail.notCached == problem)
         #expect(try Thumbnailer.decode(bytes: thumbnail.bytes).width == 128)
         #expect(throws: problem) { try catalog.makeThumbnails(size: 128, missingOnly: false, cache: cache) }
+        // Still so when a file's own failure comes after it (the run stopped only when the
+        // cache's was the last one met, and printed one line an item instead).
+        try library.write("z.jpg", try Self.fixture("quadrants.jpg"))
+        _ = try library.scan()
+        try FileManager.default.removeItem(atPath: library.path("z.jpg"))
+        #expect(throws: problem) { try catalog.makeThumbnails(size: 128, missingOnly: false, cache: cache, workers: 1) }
         #expect(problem.description == "cannot write the thumbnail cache at \(blocker.path)/thumbnails: \(blocker.path): Not a directory")
     }
 

@@ -34,7 +34,7 @@ extension Catalog {
         // The file the scan read, changed in place or not; never another put at its path (a
         // link to a file the scan never saw).
         guard file.isScanned(status) else {
-            throw .gone(file.itemID, path: path, reason: "another file is at its path since the scan; run `catalog scan` again")
+            throw .gone(file.itemID, path: path, reason: "another file is at its path since the scan")
         }
         let key = ThumbnailKey(itemID: file.itemID, version: ThumbnailKey.version(of: status), size: size)
         if reuse, let cached = cache.read(key) { return cached }

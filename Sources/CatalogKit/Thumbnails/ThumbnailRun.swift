@@ -55,6 +55,7 @@ extension Catalog {
             let threads = max(1, min(workers ?? ProcessInfo.processInfo.activeProcessorCount, files.count))
             DispatchQueue.concurrentPerform(iterations: threads) { worker in
                 for index in stride(from: worker, to: files.count, by: threads) {
+                    if tally.unwritable != nil { break } // every next one would fail too
                     do throws(ThumbnailProblem) {
                         let thumbnail = try Self.thumbnail(of: files[index], size: size, cache: cache, quality: quality, reuse: missingOnly)
                         if let problem = thumbnail.notCached { throw problem } // what this run is for
@@ -64,7 +65,7 @@ extension Catalog {
                     }
                 }
             }
-            if case .cacheUnwritable? = tally.failures.last { throw tally.failures.last! } // every next one would fail too
+            if let unwritable = tally.unwritable { throw unwritable }
         }
         return ThumbnailSummary(size: size, made: tally.made, cached: tally.cached, failed: tally.failures, withoutFile: stats.importedItems,
                                 bytesWritten: tally.bytes, elapsedSeconds: Timestamps.seconds(since: start))
@@ -116,6 +117,9 @@ private final class Tally: @unchecked Sendable {
     private let lock = NSLock()
     private(set) var made = 0, cached = 0, bytes = 0
     private(set) var failures: [ThumbnailProblem] = []
+    /// The first `.cacheUnwritable`: the cache's fault, not the file's, and the run's end.
+    private var firstUnwritable: ThumbnailProblem?
+    var unwritable: ThumbnailProblem? { lock.withLock { firstUnwritable } }
     private let total: Int
     private let start: ContinuousClock.Instant
     private let progress: (@Sendable (ThumbnailProgress) -> Void)?
@@ -138,6 +142,10 @@ private final class Tally: @unchecked Sendable {
 
     func record(_ error: ThumbnailProblem) {
         lock.withLock {
+            if case .cacheUnwritable = error {
+                if firstUnwritable == nil { firstUnwritable = error }
+                return
+            }
             failures.append(error)
             report()
         }

@@ -54,7 +54,7 @@ struct Thumbnails: ParsableCommand {
         guard ThumbnailCache.sizes.contains(size) else {
             throw ValidationError("--size must be one of \(ThumbnailCache.sizes.map(String.init).joined(separator: ", ")), got \(size)")
         }
-        guard (1...100).contains(quality) else { throw ValidationError("--quality must be 1 to 100, not \(quality)") }
+        guard (1...100).contains(quality) else { throw ValidationError("--quality must be 1 to 100, got \(quality)") }
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1, got \(jobs)") }
         if prune && missingOnly { throw ValidationError("--prune makes nothing: it does not go with --missing-only") }
     }
