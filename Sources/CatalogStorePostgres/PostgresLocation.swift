@@ -42,6 +42,12 @@ package struct PostgresLocation: Sendable, Hashable {
     /// A password file that was not read because others may read it (libpq ignores it too):
     /// a refusal for want of a password names it.
     package var unreadPasswordFile: String?
+    /// A password file that was read and had no line for this connection, and the line's first
+    /// four fields it would need: what a refusal for want of a password says.
+    package var unmatchedPasswordFile: String?
+
+    /// libpq's DEFAULT_PGSOCKET_DIR as Debian builds it.
+    static let defaultSocketFolder = "/var/run/postgresql"
 
     /// Whether `location` names a PostgreSQL catalog rather than a file.
     package static func isURL(_ location: String) -> Bool {
@@ -49,17 +55,22 @@ package struct PostgresLocation: Sendable, Hashable {
     }
 
     package init(url location: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws(StoreError) {
-        // A message never shows a password given in the URL, which it refuses.
+        // A message never shows a password given in the URL (before the host or as
+        // ?password=), which it refuses.
         var shown = location
-        if var masked = URLComponents(string: location), masked.percentEncodedPassword != nil {
-            masked.percentEncodedPassword = "***"
-            shown = masked.string ?? "postgres://..."
+        if var masked = URLComponents(string: location) {
+            let inQuery = masked.queryItems?.contains { $0.name == "password" } == true
+            if masked.percentEncodedPassword != nil || inQuery {
+                if masked.percentEncodedPassword != nil { masked.percentEncodedPassword = "***" }
+                if inQuery { masked.queryItems = masked.queryItems?.map { $0.name == "password" ? URLQueryItem(name: "password", value: "***") : $0 } }
+                shown = masked.string ?? "postgres://..."
+            }
         }
         func refuse(_ reason: String) -> StoreError { .cannotOpen(path: shown, reason: reason) }
         guard Self.isURL(location), let components = URLComponents(string: location) else {
             throw refuse("not a PostgreSQL URL; write postgres://USER@HOST:PORT/DATABASE")
         }
-        if components.password != nil {
+        if components.password != nil || components.queryItems?.contains(where: { $0.name == "password" }) == true {
             throw refuse("the URL holds a password; put it in PGPASSWORD or ~/.pgpass instead (a URL is printed in messages and logs, and a command line is visible to every user)")
         }
         let query = Dictionary((components.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { $1 })
@@ -88,13 +99,14 @@ package struct PostgresLocation: Sendable, Hashable {
             port = value
         }
         guard (1...65535).contains(port) else { throw refuse("port \(port) is out of range") }
-        let host = query["host"] ?? components.percentEncodedHost.flatMap { $0.removingPercentEncoding } ?? ""
+        var host = query["host"] ?? components.percentEncodedHost.flatMap { $0.removingPercentEncoding } ?? ""
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) } // [::1]: an IPv6 address
         let user = query["user"] ?? components.user.flatMap { $0.removingPercentEncoding }
             ?? environment["PGUSER"] ?? ProcessInfo.processInfo.userName
         var database = query["dbname"] ?? String(components.path.drop { $0 == "/" })
         if database.isEmpty { database = user }
         endpoint = host.isEmpty || host.hasPrefix("/")
-            ? .socket(path: (host.isEmpty ? "/var/run/postgresql" : host) + "/.s.PGSQL.\(port)", port: port)
+            ? .socket(path: (host.isEmpty ? Self.defaultSocketFolder : host) + "/.s.PGSQL.\(port)", port: port)
             : .tcp(host: host, port: port)
         self.user = user
         self.database = database
@@ -103,11 +115,17 @@ package struct PostgresLocation: Sendable, Hashable {
             self.password = password
         } else {
             let (file, othersMayRead) = Self.passwordFile(environment: environment)
+            // As libpq: a socket in the default folder is "localhost" to the file; one in
+            // another folder is that folder.
+            let fileHost = host.isEmpty || host == Self.defaultSocketFolder ? "localhost" : host
             password = othersMayRead ? nil : file.flatMap {
-                Self.password(inPassFile: $0, host: host.isEmpty || host.hasPrefix("/") ? "localhost" : host, port: port,
-                              database: database, user: user)
+                Self.password(inPassFile: $0, host: fileHost, port: port, database: database, user: user)
             }
-            if othersMayRead { unreadPasswordFile = file }
+            if othersMayRead {
+                unreadPasswordFile = file
+            } else if let file, password == nil {
+                unmatchedPasswordFile = "\(file) has no line for \(Self.escaped(fileHost)):\(port):\(Self.escaped(database)):\(Self.escaped(user))"
+            }
         }
     }
 
@@ -127,7 +145,15 @@ package struct PostgresLocation: Sendable, Hashable {
             return "the server asks for a password, and \(unreadPasswordFile) was not read because others may read it "
                 + "(as libpq, which ignores it too): chmod 600 \(unreadPasswordFile)"
         }
+        if let unmatchedPasswordFile {
+            return "the server asks for a password, and none was given: \(unmatchedPasswordFile); set PGPASSWORD or add that line"
+        }
         return "the server asks for a password, and none was given: set PGPASSWORD or put it in ~/.pgpass (mode 600)"
+    }
+
+    /// A field of a password file's line: a colon and a backslash escaped.
+    private static func escaped(_ field: String) -> String {
+        field.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: ":", with: "\\:")
     }
 
     /// The password of the first `host:port:database:user:password` line that matches (`*`

@@ -89,6 +89,7 @@ import Testing
 
     @Test(arguments: [
         ("postgres://me:secret@db.example/photos", "the URL holds a password; put it in PGPASSWORD or ~/.pgpass instead"),
+        ("postgres://me@db.example/photos?password=secret&port=5433", "the URL holds a password; put it in PGPASSWORD or ~/.pgpass instead"),
         ("postgres://db.example:99999/photos", "port 99999 is out of range"),
         ("postgresql://db.example/photos?sslmode=require", "unknown URL parameter \"sslmode\""),
         ("postgres://db.example/photos?keepalives=yes", "keepalives \"yes\" must be 1 (on) or 0 (off)"),
@@ -101,9 +102,31 @@ import Testing
         } throws: { error in
             guard case StoreError.cannotOpen(let path, let message) = error else { return false }
             // The URL as given, but never its password.
-            return path == url.replacingOccurrences(of: ":secret@", with: ":***@") && message.contains(reason)
+            return path == url.replacingOccurrences(of: "secret", with: "***") && message.contains(reason)
                 && !"\(error)".contains("secret")
         }
+    }
+
+    /// The URL's host and the password file's lines, as libpq reads them: an IPv6 address in
+    /// brackets; a socket in the default folder is "localhost" to the file, one in another
+    /// folder is that folder; a file with no line for the connection says which line it needs.
+    @Test func hostsAndPasswordFileLinesAreReadAsLibpqReadsThem() throws {
+        #expect(try PostgresLocation(url: "postgres://u@[::1]:5433/p", environment: [:]).endpoint == .tcp(host: "::1", port: 5433))
+        let folder = try Library()
+        let file = folder.path("pgpass")
+        func password(_ url: String, _ line: String) throws -> PostgresLocation {
+            try line.write(toFile: file, atomically: false, encoding: .utf8)
+            chmod(file, 0o600)
+            return try PostgresLocation(url: url, environment: ["PGPASSFILE": file])
+        }
+        let elsewhere = "postgres://ana@/anadb?host=/tmp/pg&port=55432"
+        #expect(try password(elsewhere, "/tmp/pg:55432:anadb:ana:pw1\n").password == "pw1")
+        let unmatched = try password(elsewhere, "localhost:55432:anadb:ana:pw1\n")
+        #expect(unmatched.password == nil)
+        #expect(unmatched.noPasswordReason == "the server asks for a password, and none was given: \(file) has no line for "
+                + "/tmp/pg:55432:anadb:ana; set PGPASSWORD or add that line")
+        #expect(try password("postgres://ana@/anadb?port=55432", "localhost:55432:anadb:ana:pw2\n").password == "pw2")
+        #expect(try password("postgres://ana@/anadb?host=/var/run/postgresql", "localhost:5432:anadb:ana:pw3\n").password == "pw3")
     }
 
     /// A server that asks for a password none was given for: said in words (it was PostgresNIO's
