@@ -8,6 +8,21 @@ public enum CatalogLocation {
         PostgresLocation.isURL(location)
     }
 
+    /// A PostgreSQL catalog's server and database, as libpq reads the URL: `server` is the TCP
+    /// host or the socket's folder (nil for the default folder), `port` and `database` as
+    /// resolved (the database defaults to the user's name). Nil for a file, or a URL that
+    /// cannot be read.
+    public static func postgresServer(_ location: String) -> (server: String?, port: Int, database: String)? {
+        guard isPostgres(location), let parsed = try? PostgresLocation(url: location) else { return nil }
+        switch parsed.endpoint {
+        case .tcp(let host, let port):
+            return (host, port, parsed.database)
+        case .socket(let path, let port):
+            let folder = String(path.dropLast("/.s.PGSQL.\(port)".count))
+            return (folder == PostgresLocation.defaultSocketFolder ? nil : folder, port, parsed.database)
+        }
+    }
+
     public static func resolve(explicit: String?, environment: [String: String]) -> String {
         if let explicit, !explicit.isEmpty { return explicit }
         if let path = environment["CATALOG_DB"], !path.isEmpty { return path }

@@ -47,7 +47,7 @@ package struct PostgresLocation: Sendable, Hashable {
     package var unmatchedPasswordFile: String?
 
     /// libpq's DEFAULT_PGSOCKET_DIR as Debian builds it.
-    static let defaultSocketFolder = "/var/run/postgresql"
+    package static let defaultSocketFolder = "/var/run/postgresql"
 
     /// Whether `location` names a PostgreSQL catalog rather than a file.
     package static func isURL(_ location: String) -> Bool {

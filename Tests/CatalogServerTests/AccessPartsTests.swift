@@ -16,6 +16,25 @@ struct AccessPartsTests {
         #expect(ServeAccess.isLoopback(host: host) == loopback)
     }
 
+    /// A PostgreSQL catalog's default token file is named after its server, port and database
+    /// as libpq reads the URL: two databases or two servers never share one (a token made for
+    /// one opened the other when the name left out the port, the socket's folder and ?dbname=).
+    @Test func aPostgreSQLCatalogsTokenFileIsItsServersAndDatabasesOwn() {
+        let environment = ["XDG_CONFIG_HOME": "/config"]
+        func name(_ url: String) -> String {
+            String(TokenFile.defaultPath(forCatalog: url, environment: environment).dropFirst("/config/catalog/".count))
+        }
+        #expect(name("postgres://catalog@db.example:5432/photos") == "db.example-photos.tokens")
+        #expect(name("postgresql://catalog@/photos") == "photos.tokens")
+        #expect(name("postgres://catalog@/photos?host=/var/run/postgresql") == "photos.tokens")
+        #expect(name("postgres://catalog@db.example:5433/photos") == "db.example-5433-photos.tokens")
+        #expect(name("postgres://postgres@/photos?host=/tmp/pg&port=5433") == "_tmp_pg-5433-photos.tokens")
+        #expect(name("postgres://postgres@/?dbname=p2&host=/tmp/pg") == "_tmp_pg-p2.tokens")
+        #expect(name("postgres://postgres@/?dbname=p3&host=/tmp/pg") == "_tmp_pg-p3.tokens")
+        #expect(name("postgres://catalog@[::1]:5432/photos") == "__1-photos.tokens")
+        #expect(TokenFile.defaultPath(forCatalog: "/data/photos.sqlite", environment: environment) == "/data/photos.tokens")
+    }
+
     @Test func aPublicURLWhoseNameStartsLikeALoopbackAddressIsPublic() {
         #expect(!ServeAccess.isLoopback(url: "https://127.photos.example.com/"))
         #expect(ServeAccess.isLoopback(url: "http://127.0.0.1:8080/"))

@@ -21,14 +21,22 @@ public struct TokenFile: Sendable {
     }
 
     /// Beside the catalog: `photos.sqlite` → `photos.tokens`. A PostgreSQL catalog has no folder:
-    /// `$XDG_CONFIG_HOME/catalog/HOST-DATABASE.tokens` (else under `~/.config`).
+    /// `$XDG_CONFIG_HOME/catalog/SERVER-PORT-DATABASE.tokens` (else under `~/.config`), the
+    /// server and database as libpq reads the URL (`?host=`, `?port=`, `?dbname=` too), the
+    /// server left out for the default socket folder and the port for 5432: two databases, or
+    /// two servers, never share a file, so a token made for one does not open another.
     public static func defaultPath(forCatalog catalogPath: String, environment: [String: String]? = nil) -> String {
         let environment = environment ?? ProcessInfo.processInfo.environment
         guard CatalogLocation.isPostgres(catalogPath) else {
             return URL(fileURLWithPath: catalogPath).deletingPathExtension().appendingPathExtension("tokens").path
         }
-        let url = URLComponents(string: catalogPath)
-        let name = [url?.host ?? "", String(url?.path.drop { $0 == "/" } ?? "")].filter { !$0.isEmpty }.joined(separator: "-")
+        let name: String
+        if let (server, port, database) = CatalogLocation.postgresServer(catalogPath) {
+            name = [server ?? "", port == 5432 ? "" : String(port), database].filter { !$0.isEmpty }.joined(separator: "-")
+        } else { // refused when the catalog is opened
+            let url = URLComponents(string: catalogPath)
+            name = [url?.host ?? "", String(url?.path.drop { $0 == "/" } ?? "")].filter { !$0.isEmpty }.joined(separator: "-")
+        }
         let safe = String(name.map { $0.isLetter || $0.isNumber || "._-".contains($0) ? $0 : "_" })
         let config = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
             ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.config"
