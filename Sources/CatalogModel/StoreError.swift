@@ -28,6 +28,9 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The disk the catalog (or what the database writes beside it) is on has no room: what was
     /// committed before is kept, the change under way was rolled back. `reason` names the places.
     case full(path: String, reason: String)
+    /// This user may read the catalog but not write it (a PostgreSQL role granted only
+    /// SELECT): what a write needed was refused, nothing was written.
+    case notPermitted(path: String, reason: String)
     /// The database reported an error.
     case database(String)
     /// A stored window holds more items than a page reads the keys of at once (`limit`): read
@@ -37,10 +40,11 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Whether a layout computed for a page may go unstored this time, the page then laid out
     /// from the snapshot it reads: a scan or import moved the catalog on while it was computed,
     /// readers kept the stored layouts busy, another process dropped the layout as it was
-    /// stored, the primary is away while a replica reads, or the disk is full.
+    /// stored, the primary is away while a replica reads, the disk is full, or this user may
+    /// not write the catalog.
     public var leavesLayoutUnstored: Bool {
         switch self {
-        case .busy, .layoutsBusy, .layoutDropped, .layoutStoredByAnother, .unreachable, .full: true
+        case .busy, .layoutsBusy, .layoutDropped, .layoutStoredByAnother, .unreachable, .full, .notPermitted: true
         default: false
         }
     }
@@ -76,6 +80,8 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
             "cannot reach the catalog's database at \(path) (\(reason)); what was committed before is kept. Try again once it is back."
         case .full(let path, let reason):
             "the disk is full: \(reason) (the catalog at \(path)); what was committed before is kept. Free some space and try again."
+        case .notPermitted(let path, let reason):
+            "this user may not write the catalog at \(path) (\(reason)); nothing was written. Use a user that may, or ask the catalog's owner."
         case .database(let message):
             "database error: \(message)"
         case .windowTooLarge(let limit):

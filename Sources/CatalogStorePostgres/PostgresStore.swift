@@ -232,6 +232,9 @@ package final class PostgresStore: CatalogBackend {
         if PostgresConnections.sqlState(error) == "53100" { // disk_full
             return .full(path: location, reason: "no room on the database server's disk (\(PostgresConnections.message(error)))")
         }
+        if PostgresConnections.sqlState(error) == "42501" { // insufficient_privilege
+            return .notPermitted(path: location, reason: PostgresConnections.message(error))
+        }
         return .database(PostgresConnections.message(error))
     }
 }

@@ -286,6 +286,30 @@ import Testing
         }
     }
 
+    /// A role granted only SELECT is served pages, laid out and left unstored as when the disk
+    /// is full (it failed with the database's bare "permission denied"); a write it asks for is
+    /// refused naming the catalog.
+    @Test func aUserThatMayOnlyRead_isServedPagesLeftUnstored() throws {
+        let library = try Library()
+        try library.write("a/one.jpg", Library.fixture("baseline.jpg"))
+        try library.write("b/two.png", Library.fixture("rgb.png"))
+        let postgres = try TestPostgres.newDatabase()
+        #expect(try BuiltTool.run(["scan", "--db", postgres, library.root.path]).status == 0)
+        let database = String(try #require(URLComponents(string: postgres)?.path.dropFirst()))
+        let role = "reader_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(12)
+        try TestPostgres.psql(database, "CREATE ROLE \(role) LOGIN; GRANT SELECT ON ALL TABLES IN SCHEMA public TO \(role)")
+        let reader = postgres.replacingOccurrences(of: "//postgres@", with: "//\(role)@")
+        let page = ["page", "--width", "333", "--cols", "2", "--json"]
+        let read = try BuiltTool.run(page + ["--db", reader])
+        #expect(read.status == 0, "\(read.stderr)")
+        #expect(String(decoding: try BuiltTool.run(["layouts", "--db", postgres]).stdout, as: UTF8.self).hasPrefix("0 layouts,"), "nothing stored")
+        let owner = try BuiltTool.run(page + ["--db", postgres])
+        #expect(String(decoding: read.stdout, as: UTF8.self) == String(decoding: owner.stdout, as: UTF8.self))
+        let write = try BuiltTool.run(["layouts", "--db", reader, "--budget", "256M"])
+        #expect(write.status == 1)
+        #expect(write.stderr.contains("this user may not write the catalog at \(reader) (permission denied"), "\(write.stderr)")
+    }
+
     @Test func theCommandLinePrintsTheSameOnBothBackends() throws {
         let library = try Library()
         try library.write("a/one.jpg", Library.fixture("baseline.jpg"))

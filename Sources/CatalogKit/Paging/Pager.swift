@@ -40,16 +40,22 @@ enum Pager {
         case .computeStoring(let generation):
             // Never laid out: stored while it is computed. A catalog that moved on meanwhile
             // is paged as it is now.
-            let made = try computeStoring(configuration, store: store, generation: generation) { computed, snapshot in
-                try self.page(request, computed: computed, header: LayoutArchiveHeader(bytes: computed.header), snapshot: snapshot)
+            let made: (result: Page, save: Result<LayoutSave, StoreError>)?
+            do {
+                made = try computeStoring(configuration, store: store, generation: generation) { computed, snapshot in
+                    try self.page(request, computed: computed, header: LayoutArchiveHeader(bytes: computed.header), snapshot: snapshot)
+                }
+            } catch StoreError.notPermitted {
+                made = nil // a user that may only read: laid out, not stored
             }
             guard let made else { return try page(store: store, request: request, computing: computing, storingWhileComputing: false) }
-            // Reading from a replica while the primary is away, or a full disk: the page is
-            // made, and a later request stores its layout (as below).
+            // Reading from a replica while the primary is away, a full disk, or a user that may
+            // only read: the page is made, and a later request stores its layout (as below).
             do {
                 _ = try made.save.get()
             } catch .unreachable {
             } catch .full {
+            } catch .notPermitted {
             }
             return made.result
         }
@@ -59,9 +65,9 @@ enum Pager {
             } catch StoreError.unreachable {
                 // Reading from a replica while the primary is away: the page is made, and a
                 // later request stores its layout.
-            } catch StoreError.full {
-                // No room for it: the page is made all the same, and the layout computed again
-                // next time.
+            } catch StoreError.full, StoreError.notPermitted {
+                // No room for it, or a user that may only read: the page is made all the same,
+                // and the layout computed again next time.
             }
         }
         if let (id, lastUsed) = outcome.touch { try? store.touchLayout(id: id, lastUsedAt: lastUsed) }
