@@ -53,8 +53,16 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// empty file, an empty PostgreSQL database): a mistyped --db is an error, not a new, empty
     /// catalog. `what` says what is there.
     package static func noCatalog(at path: String, _ what: String? = nil) -> StoreError {
-        .cannotOpen(path: path, reason: "there is no catalog there\(what.map { " (\($0))" } ?? ""); `catalog scan FOLDER` or `catalog import FILE` with this --db makes one")
+        .cannotOpen(path: path, reason: "\(noCatalogReason)\(what.map { " (\($0))" } ?? ""); `catalog scan FOLDER` or `catalog import FILE` with this --db makes one")
     }
+
+    /// Whether this is `noCatalog`: nothing at that place is a catalog yet.
+    public var isNoCatalog: Bool {
+        if case .cannotOpen(_, let reason) = self { return reason.hasPrefix(Self.noCatalogReason) }
+        return false
+    }
+
+    static let noCatalogReason = "there is no catalog there"
 
     public var description: String {
         switch self {

@@ -214,6 +214,12 @@ extension RunsTheTool {
             let folder = URL(fileURLWithPath: library.catalogPath).deletingLastPathComponent().path
             #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["photos"], "nor its lock or layout files")
         }
+        // Nor tables in an empty PostgreSQL database.
+        let postgres = try TestPostgres.newDatabase()
+        let refused = try run(["scan", "--db", postgres, missing])
+        #expect(refused.status == 1 && refused.stderr.contains("error: no catalog is made at \(postgres): there is nothing to scan into it"),
+                "\(refused.stderr)")
+        #expect(try run(["stats", "--db", postgres]).stderr.contains("there is no catalog there (a database without tables)"))
         try library.write("photos/a.jpg", Library.fixture("baseline.jpg"))
         #expect(try run(["scan", "--db", library.catalogPath, library.path("photos")]).status == 0)
         let again = try run(["scan", "--db", library.catalogPath, missing])

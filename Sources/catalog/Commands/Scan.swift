@@ -78,14 +78,13 @@ struct Scan: ParsableCommand {
         options.oneFileSystem = oneFileSystem
         options.batchSize = batchSize
         options.reportEveryBatch = progressLines
-        // No root to scan and no catalog yet: a typo makes no empty catalog.
-        if !CatalogLocation.isPostgres(catalog.path), !FileManager.default.fileExists(atPath: catalog.path) {
-            let problems = roots.compactMap(Scanner.unscannable)
-            if !roots.isEmpty, problems.count == roots.count {
-                for problem in problems { printError("error: \(problem)") }
-                printError("error: no catalog is made at \(catalog.path): there is nothing to scan into it")
-                throw ExitCode(1)
-            }
+        // No root to scan and no catalog yet (no file, or a PostgreSQL database without its
+        // tables): a typo makes no empty catalog.
+        let problems = roots.compactMap(Scanner.unscannable)
+        if !roots.isEmpty, problems.count == roots.count, !hasCatalog() {
+            for problem in problems { printError("error: \(problem)") }
+            printError("error: no catalog is made at \(catalog.path): there is nothing to scan into it")
+            throw ExitCode(1)
         }
         if watch { return try runWatching(options) }
         Interruption.announce("the batches written so far are kept; the same scan again finishes the work, without reading them again")
@@ -98,6 +97,18 @@ struct Scan: ParsableCommand {
         } : nil)
         if interactive { printError("\r\u{1B}[K", newline: false) }
         try report(summary)
+    }
+
+    /// Whether --db holds a catalog already; a PostgreSQL catalog that cannot be opened for
+    /// another reason counts as one, so that the scan says that reason.
+    func hasCatalog() -> Bool {
+        guard CatalogLocation.isPostgres(catalog.path) else { return FileManager.default.fileExists(atPath: catalog.path) }
+        do {
+            _ = try Catalog.openExisting(at: catalog.path)
+            return true
+        } catch {
+            return !error.isNoCatalog
+        }
     }
 
     /// The summary of a scan, then its problems; exit status 1 if a root could not be scanned.
