@@ -89,6 +89,31 @@ import Testing
         #expect(try await server.get("/api/page?width=375").status == 200)
     }
 
+    /// A client that closes its connection gives back its stream's place at once: the server
+    /// learnt of it only when a write failed, a keep-alive or two later (about 30 s by default),
+    /// and refused other clients meanwhile.
+    @Test func aClientThatGoesGivesBackItsPlaceAtOnce() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: ServeBinaryTests.binary.path), "build the catalog binary first (swift build)")
+        let served = try ServedCatalog(imported: 20)
+        // One place for a stream, and no keep-alive written for a minute.
+        let server = try ServeBinaryTests.Server(["--db", served.path, "--max-connections", "2", "--keep-alive-seconds", "60"])
+        var first: EventClient? = try EventClient(address: server.address)
+        #expect(first?.waitFor { $0.contains("event: generation") } == true)
+        do {
+            let refused = try EventClient(address: server.address)
+            #expect(refused.waitFor { $0.contains("\r\n\r\n{") } && refused.text.hasPrefix("HTTP/1.1 503"), "\(refused.text)")
+        }
+        first = nil // its socket closed
+        let deadline = ContinuousClock.now + .seconds(20)
+        var streamed = false
+        while !streamed, ContinuousClock.now < deadline {
+            let again = try EventClient(address: server.address)
+            _ = again.waitFor(.seconds(2)) { $0.contains("event: generation") || $0.contains("\r\n\r\n{") }
+            streamed = again.text.hasPrefix("HTTP/1.1 200")
+        }
+        #expect(streamed, "the place came back long before the first keep-alive")
+    }
+
     /// HEAD has no body to stream, so it takes no place among the streams: many HEADs (which
     /// used to hold a place each for a minute) leave every place to the clients that stream.
     @Test func headRequestsTakeNoPlaceAmongTheStreams() async throws {

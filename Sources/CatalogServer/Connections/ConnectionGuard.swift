@@ -38,6 +38,10 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// Writes not on the socket yet, and a close asked for meanwhile.
     private var writesUnfinished = 0
     private var heldClose: (mode: CloseMode, promise: EventLoopPromise<Void>?)?
+    /// The client closed its side (Hummingbird allows half-closed connections), and whether
+    /// the response under way ends only when the client goes (an event stream).
+    private var peerClosed = false
+    private var closesWithPeer = false
 
     init(limits: ConnectionLimits, registry: ConnectionRegistry) {
         self.limits = limits
@@ -63,6 +67,23 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     func channelInactive(context: ChannelHandlerContext) {
         finish()
         context.fireChannelInactive()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let event = event as? ChannelEvent, event == .inputClosed {
+            peerClosed = true
+            if closesWithPeer { context.close(promise: nil) }
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    /// For a response that ends only when the client goes (an event stream): the connection
+    /// is closed as soon as the client closes its side, rather than at the next write that
+    /// fails (a keep-alive or two later), which held the stream's place meanwhile. On the
+    /// channel's event loop.
+    func closeWithPeer() {
+        closesWithPeer = true
+        if peerClosed { context?.close(promise: nil) }
     }
 
     private func admit(_ context: ChannelHandlerContext) {

@@ -1,6 +1,7 @@
 import CatalogKit
 import HTTPTypes
 import Hummingbird
+import NIOCore
 import ServiceLifecycle
 
 /// `GET /api/changes`: the parameters and body of `catalog changes --json`; and
@@ -26,7 +27,7 @@ struct ChangeRoutes {
             return Response(status: .ok, headers: Self.streamHeaders, body: ResponseBody { try await $0.finish(nil) })
         }
 
-        router.get("/api/events") { request, _ -> Response in
+        router.get("/api/events") { request, context -> Response in
             try Self.refuseParameters(request)
             let headers = Self.streamHeaders
             // A place taken now, under the lock that counts streams, so that many requests at
@@ -44,9 +45,15 @@ struct ChangeRoutes {
             }
             let events = events
             let access = access
+            let channel = context.channel
             return Response(status: .ok, headers: headers, body: ResponseBody { writer in
                 let (id, wakes) = events.subscribe(at: first, ticket: ticket)
                 defer { events.unsubscribe(id) }
+                // A client that goes ends its stream at once, and gives back its place.
+                channel.closeFuture.whenComplete { _ in events.finish(id) }
+                channel.eventLoop.execute {
+                    (try? channel.pipeline.syncOperations.handler(type: ConnectionGuard.self))?.closeWithPeer()
+                }
                 try await withGracefulShutdownHandler {
                     try await writer.write(ByteBuffer(string: "retry: 2000\n\n" + Self.event(first)))
                     var sent = first
