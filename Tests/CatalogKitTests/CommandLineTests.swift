@@ -434,6 +434,23 @@ extension RunsTheTool {
         #expect(try library.items().keys.sorted() == ["\(library.root.path)/bad\\xff/a.jpg"])
     }
 
+    /// `catalog probe` prints a path as `catalog list` does: a tab, a line break or a backslash
+    /// in a name is escaped, so it never splits a column or a line (it was printed raw).
+    @Test func probePrintsPathsEscapedAsListDoes() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let library = try Library()
+        let tab = try library.write("a\tb.jpg", Library.fixture("baseline.jpg"))
+        let newline = try library.write("new\nline.txt", Data("not an image".utf8))
+        let broken = try library.write("back\\slash.png", Library.fixture("rgb.png").prefix(20))
+        let result = try run(["probe", tab, newline, broken])
+        #expect(result.status == 1)
+        let root = library.root.path
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 2 && lines[0].hasPrefix("\(root)/a\\tb.jpg\tjpeg\t") && lines[1] == "\(root)/new\\nline.txt\tunsupported",
+                "\(result.stdout)")
+        #expect(result.stderr.hasPrefix("\(root)/back\\\\slash.png: "), "\(result.stderr)")
+    }
+
     /// A configuration --drop cannot read is a usage error of `catalog layouts`, with its usage.
     @Test func aBadConfigurationToDropShowsTheUsageOfLayouts() throws {
         try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
