@@ -140,6 +140,7 @@ import Testing
         (["--trusted-proxy", "banana"], "--trusted-proxy must be an IP address"),
         (["--read-db", "/tmp/replica.sqlite"], "--read-db is a PostgreSQL replica's postgres:// URL"),
         (["--token-file", "/nonexistent/catalog.tokens"], "there is no token file at /nonexistent/catalog.tokens."),
+        (["--token-file", "/tmp"], "the token file /tmp is a folder: give the path of a file, such as /tmp/catalog.tokens."),
     ])
     func optionsThatCannotWorkAreNamed(_ arguments: [String], _ message: String) throws {
         let served = try ServedCatalog(imported: 3)
@@ -148,6 +149,7 @@ import Testing
         #expect(stderr.contains(message), "\(stderr)")
         #expect(!stderr.contains("reachable beyond this machine") && !stderr.contains("serve on loopback"), "\(stderr)")
         #expect(stderr.components(separatedBy: "Make a token").count <= 2, "said once: \(stderr)")
+        if message.contains("is a folder") { #expect(!stderr.contains("Make a token"), "no token made makes a folder a file: \(stderr)") }
     }
 
     @Test func pagesDuringAScanNeverFailNorMixGenerations() async throws {

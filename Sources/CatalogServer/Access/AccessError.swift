@@ -1,7 +1,11 @@
+import Foundation
+
 /// What can go wrong with a token file, in words a user can act on.
 public enum AccessError: Error, Sendable, CustomStringConvertible {
     case missing(String)
     case unreadable(String)
+    /// The path is a folder's.
+    case folder(String)
     case unwritable(String, String)
     case noSuchToken(String, String)
     /// The selector names several tokens: their fingerprints.
@@ -13,6 +17,8 @@ public enum AccessError: Error, Sendable, CustomStringConvertible {
             "there is no token file at \(path): make a token with `catalog token new --token-file \(path)`"
         case .unreadable(let path):
             "cannot read the token file \(path): check its owner and mode (it should be 0600, the server's user's)"
+        case .folder(let path):
+            "the token file \(path) is a folder: give the path of a file, such as \((path as NSString).appendingPathComponent("catalog.tokens"))"
         case .unwritable(let path, let reason):
             "cannot write the token file \(path): \(reason)"
         case .noSuchToken(let selector, let path):

@@ -71,7 +71,8 @@ public struct TokenFile: Sendable {
     /// What the file holds now, hashed, with a line of warning per line that was skipped.
     public func read() throws(AccessError) -> (tokens: [AccessToken], warnings: [String]) {
         guard let data = FileManager.default.contents(atPath: path) else {
-            if FileManager.default.fileExists(atPath: path) { throw .unreadable(path) }
+            var isFolder: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) { throw isFolder.boolValue ? .folder(path) : .unreadable(path) }
             throw .missing(path)
         }
         var tokens: [AccessToken] = []
@@ -142,7 +143,10 @@ public struct TokenFile: Sendable {
     private func lockedDescriptor(_ flags: Int32) throws(AccessError) -> Int32 {
         while true {
             let descriptor = open(path, flags | O_CLOEXEC, 0o600)
-            guard descriptor >= 0 else { throw flags & O_CREAT != 0 ? .unwritable(path, String(cString: strerror(errno))) : .unreadable(path) }
+            guard descriptor >= 0 else {
+                if errno == EISDIR { throw .folder(path) }
+                throw flags & O_CREAT != 0 ? .unwritable(path, String(cString: strerror(errno))) : .unreadable(path)
+            }
             var opened = stat()
             var current = stat()
             guard flock(descriptor, LOCK_EX) == 0, fstat(descriptor, &opened) == 0 else {

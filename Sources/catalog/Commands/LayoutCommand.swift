@@ -59,7 +59,7 @@ struct Layouts: ParsableCommand {
     @Argument(help: ArgumentHelp("With --drop: the configuration as `catalog layouts` lists it.", valueName: "configuration"))
     var configuration: String?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Bytes of stored layouts to keep: a number with an optional K, M or G (powers of 1024).",
+    @Option(parsing: .unconditional, help: ArgumentHelp("Bytes of stored layouts to keep: a number with an optional K, M, G or T (powers of 1024).",
                                valueName: "size"))
     var budget: String?
 
@@ -69,7 +69,7 @@ struct Layouts: ParsableCommand {
     func validate() throws {
         if configuration != nil && !drop { throw ValidationError("a configuration is given only with --drop") }
         if let budget, Self.bytes(budget) == nil {
-            throw ValidationError("--budget: \"\(budget)\" is not a size; give bytes, or a number with K, M or G (256M)")
+            throw ValidationError("--budget: \"\(budget)\" is not a size; give bytes, or a number with K, M, G or T (256M)")
         }
         _ = try droppedConfiguration() // here, so that a bad one prints this command's usage
     }

@@ -241,16 +241,17 @@ extension Serve {
         do {
             count = try file.read().tokens.count
         } catch {
-            let reason = if named == nil {
-                "catalog serve on \(host) is reachable beyond this machine, so it needs access control, and there is no token file at \(path)"
-            } else if case AccessError.missing = error {
-                "there is no token file at \(path)" // the next line says how to make one
-            } else {
-                "\(error)"
-            }
             let otherwise = beyondThisMachine
                 ? "Or serve on loopback (the default --host), or pass --no-auth to serve without (anyone who can reach the port sees every photo)."
                 : "Or leave out --token-file (and $CATALOG_TOKEN_FILE): on loopback the server needs no token."
+            guard case AccessError.missing = error else {
+                // A file that is there but cannot be read, or a folder: making a token is not the fix.
+                printError("error: \(error).\n  \(otherwise)")
+                Foundation.exit(2)
+            }
+            let reason = named == nil
+                ? "catalog serve on \(host) is reachable beyond this machine, so it needs access control, and there is no token file at \(path)"
+                : "there is no token file at \(path)" // the next line says how to make one
             printError("""
                 error: \(reason).
                   Make a token:  catalog token new\(named == nil ? catalog.db.map { " --db \($0)" } ?? "" : " --token-file \(path)")
