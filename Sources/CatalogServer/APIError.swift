@@ -79,6 +79,14 @@ struct APIError: Error, Sendable {
 
     static func notFound(_ what: String) -> APIError { APIError(status: 404, message: what) }
 
+    /// A route that takes no parameters refuses a query string, as the routes that take some
+    /// refuse one they do not know: a typo is said, not ignored.
+    static func refuseParameters(_ request: Request) throws {
+        if let query = request.uri.query, !query.isEmpty {
+            throw APIError(status: 400, message: "\(request.uri.path) takes no parameters")
+        }
+    }
+
     var response: Response {
         var headers: HTTPFields = [.contentType: "application/json", .cacheControl: "no-store"]
         headers.append(contentsOf: self.headers)

@@ -278,6 +278,15 @@ import Testing
                 #expect(response.status == .ok)
                 #expect(response.text.isEmpty)
             }
+            // A route that takes no parameters says so of one given, as the others refuse one
+            // they do not know (these ignored it).
+            for path in ["/api/stats", "/api/layouts", "/api/health", "/api/openapi.yaml", "/api/items/1", "/api/items/1/original"] {
+                try await client.execute(uri: path + "?sise=256", method: .get) { response in
+                    #expect(response.status == .badRequest, "\(path)")
+                    let refused = try response.error
+                    #expect(refused.message == "\(path) takes no parameters")
+                }
+            }
         }
     }
 

@@ -8,6 +8,7 @@ struct CatalogRoutes {
 
     func add(to router: Router<CatalogRequestContext>) {
         router.get("/api/stats") { request, _ -> Response in
+            try APIError.refuseParameters(request)
             let catalog = service.catalog
             let stats = try await service.run { try catalog.stats() }
             let body = StatsText.json(stats)
@@ -16,6 +17,7 @@ struct CatalogRoutes {
         }
 
         router.get("/api/layouts") { request, _ -> Response in
+            try APIError.refuseParameters(request)
             let catalog = service.catalog
             let (generation, layouts) = try await service.run { (try catalog.generation(), try catalog.layouts()) }
             let body = #"{"generation":\#(generation),"layouts":["#
@@ -26,7 +28,8 @@ struct CatalogRoutes {
         // The catalog's generation when it is known without reading (no I/O, or two `stat`
         // calls), else read: a 503 says the database cannot be reached, and the server keeps
         // running, to answer again once it is back.
-        router.get("/api/health") { _, _ -> Response in
+        router.get("/api/health") { request, _ -> Response in
+            try APIError.refuseParameters(request)
             let pages = service.pages
             do {
                 let known = pages.knownGeneration()
@@ -37,8 +40,9 @@ struct CatalogRoutes {
             }
         }
 
-        router.get("/api/openapi.yaml") { _, _ -> Response in
-            Response(status: .ok, headers: [.contentType: "application/yaml"],
+        router.get("/api/openapi.yaml") { request, _ -> Response in
+            try APIError.refuseParameters(request)
+            return Response(status: .ok, headers: [.contentType: "application/yaml"],
                      body: ResponseBody(byteBuffer: ByteBuffer(string: EmbeddedAssets.files["openapi.yaml"] ?? "")))
         }
     }

@@ -23,12 +23,12 @@ struct ChangeRoutes {
         // HEAD has no body, so no stream: it takes no place. Its own route, for a stream's
         // framing (the HEAD made from GET's answer says `Content-Length: 0`: an empty stream).
         router.head("/api/events") { request, _ -> Response in
-            try Self.refuseParameters(request)
+            try APIError.refuseParameters(request)
             return Response(status: .ok, headers: Self.streamHeaders, body: ResponseBody { try await $0.finish(nil) })
         }
 
         router.get("/api/events") { request, context -> Response in
-            try Self.refuseParameters(request)
+            try APIError.refuseParameters(request)
             let headers = Self.streamHeaders
             // A place taken now, under the lock that counts streams, so that many requests at
             // once cannot all pass: event streams never take every connection.
@@ -77,12 +77,6 @@ struct ChangeRoutes {
 
     static let streamHeaders: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-store",
                                             HTTPField.Name("X-Accel-Buffering")!: "no"]
-
-    static func refuseParameters(_ request: Request) throws {
-        if let query = request.uri.query, !query.isEmpty {
-            throw APIError(status: 400, message: "/api/events takes no parameters")
-        }
-    }
 
     static func event(_ generation: Int64) -> String {
         "event: generation\nid: \(generation)\ndata: \(generation)\n\n"

@@ -23,6 +23,7 @@ struct ItemRoutes {
         }
 
         router.get("/api/items/{id}") { request, context -> Response in
+            try APIError.refuseParameters(request)
             let id = try Self.id(context)
             let catalog = service.catalog
             let (generation, item) = try await service.run { (try catalog.generation(), try catalog.item(id: id)) }
@@ -31,6 +32,7 @@ struct ItemRoutes {
         }
 
         router.get("/api/items/{id}/original") { request, context -> Response in
+            try APIError.refuseParameters(request)
             let id = try Self.id(context)
             let catalog = service.catalog
             let file = try await service.run { try catalog.original(ofItem: id) }
