@@ -28,8 +28,8 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The disk the catalog (or what the database writes beside it) is on has no room: what was
     /// committed before is kept, the change under way was rolled back. `reason` names the places.
     case full(path: String, reason: String)
-    /// This user may read the catalog but not write it (a PostgreSQL role granted only
-    /// SELECT): what a write needed was refused, nothing was written.
+    /// The database refused this user what a call needed (a PostgreSQL role granted only
+    /// SELECT, or not on every table): nothing was written.
     case notPermitted(path: String, reason: String)
     /// The database reported an error.
     case database(String)
@@ -89,7 +89,7 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case .full(let path, let reason):
             "the disk is full: \(reason) (the catalog at \(path)); what was committed before is kept. Free some space and try again."
         case .notPermitted(let path, let reason):
-            "this user may not write the catalog at \(path) (\(reason)); nothing was written. Use a user that may, or ask the catalog's owner."
+            "the catalog at \(path) does not let this user do that (\(reason)); nothing was written. Use a user that may, or ask the catalog's owner for the grants."
         case .database(let message):
             "database error: \(message)"
         case .windowTooLarge(let limit):

@@ -21,6 +21,8 @@ final class CatalogService: Sendable {
     /// Calls sent to the layout threads because no fresh layout was stored for them: after a
     /// store that failed, or a computation the catalog moved past (for tests).
     let layoutsComputedAgain = Atomic<Int>(0)
+    /// Whether the log said that this user may not store layouts: once a server.
+    private let saidLayoutsUnstored = Atomic<Bool>(false)
     /// Where a layout's store that failed is told (one that left nothing stored, as when the
     /// database is unreachable or the layout file stays busy, is not: the next request computes
     /// the layout again).
@@ -139,6 +141,9 @@ final class CatalogService: Sendable {
                 do {
                     return try await self.layoutThreads.runIfActive { try self.storeLayout(layout) }
                 } catch let error as StoreError where error.leavesLayoutUnstored {
+                    if case .notPermitted = error, !self.saidLayoutsUnstored.exchange(true, ordering: .relaxed) {
+                        self.errorLog.error("layouts are served but not stored, each computed again when asked for: \(error)")
+                    }
                     return false // stored by no one: the next request computes it again
                 } catch {
                     self.errorLog.error("the layout \(key) was served but could not be stored: \(error)")

@@ -236,6 +236,8 @@ extension SQLiteStore {
             let moveFile = try db.makeStatement(sql: "UPDATE files SET path = ?, root_id = coalesce(?, root_id) WHERE path = ?")
             let moveItem = try db.makeStatement(sql: "UPDATE items SET key = ?, changed_generation = (SELECT generation FROM catalog) WHERE id = ?")
             let fileNow = try db.makeStatement(sql: "UPDATE files SET device = ?, inode = ?, size = ?, mtime_ns = ?, fingerprint = ? WHERE path = ?")
+            // Read this time: an image kept through a failed read is no longer failing.
+            let fileRead = try db.makeStatement(sql: "UPDATE files SET status = 0, error = NULL WHERE path = ? AND status = 2")
             // One statement an item: the change log records one change for it.
             let moveItemNow = try db.makeStatement(sql: """
                 UPDATE items SET key = ?, format = ?, pixel_width = ?, pixel_height = ?, orientation = ?, width = ?, height = ?,
@@ -258,6 +260,7 @@ extension SQLiteStore {
                         if let f = move.facts {
                             try moveItemNow.execute(arguments: [move.to, f.format, f.pixelWidth, f.pixelHeight, f.orientation, f.width, f.height,
                                                                 f.bytes, f.captureDate, f.modifiedAt, f.captureDate ?? f.modifiedAt, itemID])
+                            try fileRead.execute(arguments: [move.to])
                         } else {
                             try moveItem.execute(arguments: [move.to, itemID])
                         }

@@ -376,6 +376,10 @@ extension PostgresStore {
             if !changed.isEmpty {
                 _ = try updateItems(session, ids: changed.map { $0.itemID! }, facts: ImageColumns(changed.map { ($0.to, $0.facts!) }),
                                     generation: try bump())
+                // Read this time: an image kept through a failed read is no longer failing.
+                try session.execute("""
+                    UPDATE files SET status = 0, error = NULL WHERE path = ANY(\(changed.map { ByteBuffer(bytes: $0.to) })) AND status = 2
+                    """)
             }
             let renamed = kept.filter { $0.itemID != nil && $0.facts == nil }
             if !renamed.isEmpty {

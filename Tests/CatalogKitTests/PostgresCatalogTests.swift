@@ -90,6 +90,7 @@ import Testing
     @Test(arguments: [
         ("postgres://me:secret@db.example/photos", "the URL holds a password; put it in PGPASSWORD or ~/.pgpass instead"),
         ("postgres://me@db.example/photos?password=secret&port=5433", "the URL holds a password; put it in PGPASSWORD or ~/.pgpass instead"),
+        ("postgres://me@db.example/photos?Password=secret", "the URL holds a password; put it in PGPASSWORD or ~/.pgpass instead"),
         ("postgres://db.example:99999/photos", "port 99999 is out of range"),
         ("postgresql://db.example/photos?sslmode=require", "unknown URL parameter \"sslmode\""),
         ("postgres://db.example/photos?keepalives=yes", "keepalives \"yes\" must be 1 (on) or 0 (off)"),
@@ -283,6 +284,13 @@ import Testing
             #expect(try store.apply([FileChange(path: path, stat: stat, fingerprint: 7, outcome: .image(facts), itemID: kept.itemID)], rootID: root).updated == 1)
             #expect(try store.fileErrors().isEmpty, "\(db)")
             #expect(try store.knownFiles(under: Data("/photos/".utf8)).map(\.unreadable) == [false], "\(db)")
+            // Failed again, then found renamed and read at its new path: no longer failing there.
+            _ = try store.apply([FileChange(path: path, stat: stat, fingerprint: 7, outcome: .failed(reason), itemID: kept.itemID, keepsItem: true)],
+                                rootID: root)
+            let renamed = Data("/photos/b.jpg".utf8)
+            #expect(try store.move([FileMove(from: path, to: renamed, itemID: kept.itemID, stat: stat, fingerprint: 7, facts: facts)]) == [true])
+            #expect(try store.fileErrors().isEmpty, "\(db)")
+            #expect(try store.knownFiles(under: Data("/photos/".utf8)).map { [$0.itemID, Int64($0.status)] } == [[kept.itemID, 0]], "\(db)")
         }
     }
 
@@ -307,7 +315,7 @@ import Testing
         #expect(String(decoding: read.stdout, as: UTF8.self) == String(decoding: owner.stdout, as: UTF8.self))
         let write = try BuiltTool.run(["layouts", "--db", reader, "--budget", "256M"])
         #expect(write.status == 1)
-        #expect(write.stderr.contains("this user may not write the catalog at \(reader) (permission denied"), "\(write.stderr)")
+        #expect(write.stderr.contains("the catalog at \(reader) does not let this user do that (permission denied"), "\(write.stderr)")
     }
 
     @Test func theCommandLinePrintsTheSameOnBothBackends() throws {

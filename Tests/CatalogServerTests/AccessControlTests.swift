@@ -98,6 +98,16 @@ import Testing
         #expect(try RawConnection.request(port: server.port, "/api/items", headers: Self.bearer(token)).status == 401, "the file was read again")
         #expect(try RawConnection.request(port: server.port, "/api/items", headers: Self.bearer(second)).status == 200, "the other token stays")
         #expect(stream.waitFor(.seconds(10)) { $0.hasSuffix("\r\n0\r\n\r\n") }, "the open event stream ends too: \(stream.text.suffix(60))")
+        // Its connection is an ordinary one again: a request followed by the client closing its
+        // side is answered (the stream's close-with-the-client stayed and dropped it unanswered).
+        let ended = stream.text.count
+        stream.send("GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(second)\r\n\r\n")
+        stream.closeWriting()
+        #expect(stream.waitFor(.seconds(10)) { $0.dropFirst(ended).contains("\"status\":\"ok\"") }, "\(stream.text.suffix(200))")
+
+        // `catalog token revoke` given a folder says so, as new and list do.
+        let folder = try Self.catalog(["token", "revoke", "--db", served.path, "--token-file", served.folder.path, "x"])
+        #expect(folder.status != 0 && folder.err.contains("the token file \(served.folder.path) is a folder"), "\(folder.err)")
 
         #expect(server.stop() == 0)
         let log = server.errorOutput

@@ -27,11 +27,17 @@ struct AccessPartsTests {
         #expect(name("postgres://catalog@db.example:5432/photos") == "db.example-photos.tokens")
         #expect(name("postgresql://catalog@/photos") == "photos.tokens")
         #expect(name("postgres://catalog@/photos?host=/var/run/postgresql") == "photos.tokens")
-        #expect(name("postgres://catalog@db.example:5433/photos") == "db.example-5433-photos.tokens")
-        #expect(name("postgres://postgres@/photos?host=/tmp/pg&port=5433") == "_tmp_pg-5433-photos.tokens")
-        #expect(name("postgres://postgres@/?dbname=p2&host=/tmp/pg") == "_tmp_pg-p2.tokens")
-        #expect(name("postgres://postgres@/?dbname=p3&host=/tmp/pg") == "_tmp_pg-p3.tokens")
-        #expect(name("postgres://catalog@[::1]:5432/photos") == "__1-photos.tokens")
+        #expect(name("postgres://catalog@db.example:5433/photos") == "db.example-_p5433-photos.tokens")
+        #expect(name("postgres://postgres@/photos?host=/tmp/pg&port=5433") == "_2ftmp_2fpg-_p5433-photos.tokens")
+        #expect(name("postgres://postgres@/?dbname=p2&host=/tmp/pg") == "_2ftmp_2fpg-p2.tokens")
+        #expect(name("postgres://catalog@[::1]:5432/photos") == "_3a_3a1-photos.tokens")
+        // Never one name for two catalogs, whatever their names hold.
+        let urls = ["postgres://u@pg/prod-photos", "postgres://u@pg-prod/photos", "postgres://u@db:5433/photos", "postgres://u@db-5433/photos",
+                    "postgres://u@/_tmp_pg-p2", "postgres://u@/p2?host=/tmp/pg", "postgres://u@5433/photos", "postgres://u@/photos?port=5433",
+                    "postgres://u@/?dbname=p3&host=/tmp/pg", "postgres://u@db.example/photos", "postgres://u@/db.example-photos"]
+        #expect(Set(urls.map(name)).count == urls.count, "\(urls.map(name))")
+        #expect(TokenFile.formerDefaultPath(forCatalog: "postgres://u@db:5433/photos", environment: environment) == "/config/catalog/db-photos.tokens")
+        #expect(TokenFile.formerDefaultPath(forCatalog: "postgres://u@db/photos", environment: environment) == nil, "the same name")
         #expect(TokenFile.defaultPath(forCatalog: "/data/photos.sqlite", environment: environment) == "/data/photos.tokens")
     }
 

@@ -38,6 +38,9 @@ final class RawConnection: @unchecked Sendable { // one thread may send while an
         return true
     }
 
+    /// Closes the client's side (a FIN), reading on: what `curl` and others do after a request.
+    func closeWriting() { shutdown(socket, Int32(SHUT_WR)) }
+
     var text: String { String(decoding: received, as: UTF8.self) }
 
     /// Whether the server has closed the connection (looked at without waiting).

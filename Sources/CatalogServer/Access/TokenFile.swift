@@ -23,24 +23,55 @@ public struct TokenFile: Sendable {
     /// Beside the catalog: `photos.sqlite` → `photos.tokens`. A PostgreSQL catalog has no folder:
     /// `$XDG_CONFIG_HOME/catalog/SERVER-PORT-DATABASE.tokens` (else under `~/.config`), the
     /// server and database as libpq reads the URL (`?host=`, `?port=`, `?dbname=` too), the
-    /// server left out for the default socket folder and the port for 5432: two databases, or
-    /// two servers, never share a file, so a token made for one does not open another.
+    /// server left out for the default socket folder and the port (`_p5433`) for 5432. The
+    /// server and database keep their ASCII letters, digits and dots, and write any other byte
+    /// as `_` and two hex digits (`-` is `_2d`, `/` is `_2f`): two databases, or two servers,
+    /// never share a file, so a token made for one does not open another.
     public static func defaultPath(forCatalog catalogPath: String, environment: [String: String]? = nil) -> String {
         let environment = environment ?? ProcessInfo.processInfo.environment
         guard CatalogLocation.isPostgres(catalogPath) else {
             return URL(fileURLWithPath: catalogPath).deletingPathExtension().appendingPathExtension("tokens").path
         }
-        let name: String
+        let parts: [String]
         if let (server, port, database) = CatalogLocation.postgresServer(catalogPath) {
-            name = [server ?? "", port == 5432 ? "" : String(port), database].filter { !$0.isEmpty }.joined(separator: "-")
+            // The port as `_p5433`: no escaped part starts so (`p` is not a hex digit).
+            parts = [escapedPart(server ?? ""), port == 5432 ? "" : "_p\(port)", escapedPart(database)]
         } else { // refused when the catalog is opened
             let url = URLComponents(string: catalogPath)
-            name = [url?.host ?? "", String(url?.path.drop { $0 == "/" } ?? "")].filter { !$0.isEmpty }.joined(separator: "-")
+            parts = [escapedPart(url?.host ?? ""), escapedPart(String(url?.path.drop { $0 == "/" } ?? ""))]
         }
+        let name = parts.filter { !$0.isEmpty }.joined(separator: "-")
+        return configFolder(environment) + (name.isEmpty ? "postgres" : name) + ".tokens"
+    }
+
+    /// Where catalog before 2026-12-01 put a PostgreSQL catalog's token file: after the URL's
+    /// host and path alone (so two databases could share one). A hint when the file is missing.
+    public static func formerDefaultPath(forCatalog catalogPath: String, environment: [String: String]? = nil) -> String? {
+        guard CatalogLocation.isPostgres(catalogPath) else { return nil }
+        let url = URLComponents(string: catalogPath)
+        let name = [url?.host ?? "", String(url?.path.drop { $0 == "/" } ?? "")].filter { !$0.isEmpty }.joined(separator: "-")
         let safe = String(name.map { $0.isLetter || $0.isNumber || "._-".contains($0) ? $0 : "_" })
+        let path = configFolder(environment ?? ProcessInfo.processInfo.environment) + (safe.isEmpty ? "postgres" : safe) + ".tokens"
+        return path == defaultPath(forCatalog: catalogPath, environment: environment) ? nil : path
+    }
+
+    private static func escapedPart(_ part: String) -> String {
+        var out = ""
+        for byte in part.utf8 {
+            let character = Character(Unicode.Scalar(byte))
+            if byte < 0x80, character.isLetter || character.isNumber || character == "." {
+                out.append(character)
+            } else {
+                out += "_" + String(byte, radix: 16).leftPadded(to: 2)
+            }
+        }
+        return out
+    }
+
+    private static func configFolder(_ environment: [String: String]) -> String {
         let config = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
             ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.config"
-        return config + "/catalog/" + (safe.isEmpty ? "postgres" : safe) + ".tokens"
+        return config + "/catalog/"
     }
 
     /// A new token: `catalog_` and 256 bits from the system's secure random source, base64url.
@@ -153,6 +184,10 @@ public struct TokenFile: Sendable {
                 close(descriptor)
                 throw .unwritable(path, String(cString: strerror(errno)))
             }
+            if opened.st_mode & S_IFMT == S_IFDIR { // opened for reading: a folder opens
+                close(descriptor)
+                throw .folder(path)
+            }
             if stat(path, &current) == 0, Int(current.st_ino) == Int(opened.st_ino), Int(current.st_dev) == Int(opened.st_dev) { return descriptor }
             close(descriptor) // replaced while waiting: lock the new one
         }
@@ -213,4 +248,8 @@ enum Base64URL {
         while base64.count % 4 != 0 { base64 += "=" }
         return Data(base64Encoded: base64)
     }
+}
+
+private extension String {
+    func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
 }

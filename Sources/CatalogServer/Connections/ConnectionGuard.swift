@@ -204,6 +204,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     func responseEnded() {
         responsesOpen = max(0, responsesOpen - 1)
+        closesWithPeer = false // the stream ended (a revoked token): the next request is an ordinary one
         becomeIdleIfDone()
     }
 

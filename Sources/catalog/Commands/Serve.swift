@@ -249,9 +249,13 @@ extension Serve {
                 printError("error: \(error).\n  \(otherwise)")
                 Foundation.exit(2)
             }
-            let reason = named == nil
+            var reason = named == nil
                 ? "catalog serve on \(host) is reachable beyond this machine, so it needs access control, and there is no token file at \(path)"
                 : "there is no token file at \(path)" // the next line says how to make one
+            if named == nil, let former = TokenFile.formerDefaultPath(forCatalog: catalog.path), FileManager.default.fileExists(atPath: former) {
+                reason += ".\n  Versions before 2026-12-01 named it \(former), a name another database's URL may share: "
+                    + "if it holds this catalog's tokens alone, rename it to \(path)"
+            }
             printError("""
                 error: \(reason).
                   Make a token:  catalog token new\(named == nil ? catalog.db.map { " --db \($0)" } ?? "" : " --token-file \(path)")
