@@ -358,3 +358,55 @@ def test_history_moves_that_overtake_a_slow_network_open_only_what_the_last_one_
         browser.set_window_size(1280, 900)
     ActionChains(browser).send_keys(Keys.ESCAPE).perform()
     wait(browser, f"document.getElementById('carousel').hidden && {FOCUSED} === {first['id']}")
+
+
+def test_quick_presses_in_the_carousel_move_as_many_images(browser, server):
+    """Three presses of the right arrow faster than the server answers where to stop move three
+    images, each step from where the one before stops (they moved one)."""
+    first = open_carousel_from_the_viewer(browser, server)
+    try:
+        slow_network(browser, 300)
+        ActionChains(browser).send_keys(Keys.ARROW_RIGHT * 3).perform()
+        carousel = "window.catalogGallery.carousel"
+        wait(browser, f"{CAROUSEL_SETTLED} && !{carousel}.stepping && !{carousel}.queuedSteps"
+                      f" && document.getElementById('carousel').dataset.centred !== '{first['id']}'")
+        order = browser.execute_script("""return [...document.querySelectorAll('.carousel-tile')]
+            .sort((a, b) => Number(a.dataset.x) - Number(b.dataset.x)).map((tile) => Number(tile.dataset.itemId))""")
+        centred = int(browser.execute_script("return document.getElementById('carousel').dataset.centred"))
+        assert order.index(centred) - order.index(first["id"]) == 3, (first["id"], centred, order)
+    finally:
+        slow_network(browser, 0)
+    ActionChains(browser).send_keys(Keys.ESCAPE).perform()
+    wait(browser, "document.getElementById('carousel').hidden")
+
+
+def test_a_long_title_without_spaces_wraps_in_the_viewer_and_the_carousel(driver, workspace):
+    """An imported item's title of 230 characters without a space stays inside the window: in
+    the viewer's placeholder and caption, and on its carousel tile (it ran past both edges)."""
+    database = workspace / "long-title.sqlite"
+    title = "A-very-long-title-" + "x" * 212
+    listing = workspace / "long-title.csv"
+    listing.write_text("key,width,height,title\n" + "".join(f"pin-{n},300,{200 + n},{title if n == 5 else f'Pin {n}'}\n" for n in range(10)))
+    catalog("import", "--db", database, listing)
+    for width in (360, 1280):
+        with shown(driver, database, workspace / "long-title-thumbnails") as url:
+            driver.set_window_size(width, 900)
+            wait(driver, READY)
+            item = next(item for item in api(url, "/api/items?limit=20")["items"] if item.get("title") == title)
+            driver.execute_script(f"window.catalogGallery.open({item['id']})")
+            wait(driver, "document.getElementById('viewer').open")
+            wait(driver, f"document.getElementById('viewer').textContent.includes({title[:30]!r})")
+            spill = """const dialog = document.getElementById('viewer');
+                return { scroll: dialog.scrollWidth, client: dialog.clientWidth,
+                         outside: [...dialog.querySelectorAll('figcaption *, .viewer-placeholder')].filter((element) => {
+                           const box = element.getBoundingClientRect();
+                           return box.width > 0 && (box.left < -0.5 || box.right > window.innerWidth + 0.5); }).length };"""
+            seen = driver.execute_script(spill)
+            assert seen["scroll"] <= seen["client"] and seen["outside"] == 0, (width, seen)
+            driver.find_element(By.ID, "viewer-carousel").click()
+            wait(driver, f"{CAROUSEL_SETTLED} && document.getElementById('carousel').dataset.centred === '{item['id']}'")
+            label = driver.execute_script(f"""const tile = document.querySelector(".carousel-tile[data-item-id='{item['id']}']");
+                const label = tile.querySelector('.label'); if (!label) return null;
+                return {{ scroll: label.scrollWidth, client: label.clientWidth }};""")
+            assert label is None or label["scroll"] <= label["client"], (width, label)
+

@@ -57,6 +57,8 @@ export class CarouselView {
     }, { passive: true });
     this.quietUntil = 0;
     this.snapRequest = 0;
+    this.stepping = false; // a step's snap is asked for
+    this.queuedSteps = 0; // presses made meanwhile, each to start where the one before stops
     this.element.addEventListener('scrollend', () => this.scheduleSnap());
     new ResizeObserver(() => this.resized()).observe(this.element);
     this.element.addEventListener('pointerup', () => this.scheduleSnap());
@@ -427,9 +429,24 @@ export class CarouselView {
   /** The next (1) or previous (−1) item to the centred one, centred. */
   step(direction) {
     clearTimeout(this.snapTimer);
+    // A press while a step's answer is on its way waits for it: it then starts where that
+    // step's glide will stop, so that quick presses move as many images (the second press
+    // used to start from where the view still was, and move one image with the first).
+    if (this.stepping) {
+      this.queuedSteps += direction;
+      return;
+    }
+    this.stepping = true;
     // From where a glide under way will stop, so that two quick presses move two images.
     const from = this.animating ? this.destination : this.scroller.top;
-    this.snap(from + direction, direction, true);
+    this.snap(from + direction, direction, true).finally(() => {
+      this.stepping = false;
+      if (!this.isOpen) this.queuedSteps = 0;
+      if (this.queuedSteps === 0) return;
+      const next = Math.sign(this.queuedSteps);
+      this.queuedSteps -= next;
+      this.step(next);
+    });
   }
 
   async centre(id) {

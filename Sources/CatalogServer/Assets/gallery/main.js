@@ -182,10 +182,32 @@ class Gallery {
 
   /** Live: /api/events says when the catalog's generation moves (a scan, an import, the
    *  server's watcher); while the stream is down (a proxy that buffers it, a restart) the
-   *  gallery looks now and then instead. */
+   *  gallery looks now and then instead. A hidden tab, or a page left for the browser's
+   *  back/forward cache, closes its stream: a browser keeps six connections to a server, and
+   *  each open stream holds one (the sixth gallery open or left stayed on "Loading…"). */
   listen() {
-    const events = typeof EventSource === 'undefined' ? null : new EventSource('/api/events');
-    events?.addEventListener('generation', (event) => this.changed(Number(event.data)));
+    let events = null;
+    const open = () => {
+      if (events || document.hidden || typeof EventSource === 'undefined') return;
+      events = new EventSource('/api/events');
+      // The server answers again (a restart): the images that failed meanwhile are asked for
+      // again, though the generation did not move.
+      events.addEventListener('open', () => this.answered());
+      events.addEventListener('generation', (event) => this.changed(Number(event.data)));
+    };
+    const close = () => {
+      events?.close();
+      events = null;
+    };
+    const back = () => {
+      if (document.hidden) return;
+      open();
+      this.poll(); // what changed while the stream was closed
+    };
+    document.addEventListener('visibilitychange', () => (document.hidden ? close() : back()));
+    window.addEventListener('pagehide', close);
+    window.addEventListener('pageshow', (event) => { if (event.persisted) back(); });
+    open();
     setInterval(() => { if (!events || events.readyState !== EventSource.OPEN) this.poll(); }, POLL_INTERVAL);
   }
 
