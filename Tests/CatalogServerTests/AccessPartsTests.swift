@@ -36,6 +36,10 @@ struct AccessPartsTests {
                     "postgres://u@/_tmp_pg-p2", "postgres://u@/p2?host=/tmp/pg", "postgres://u@5433/photos", "postgres://u@/photos?port=5433",
                     "postgres://u@/?dbname=p3&host=/tmp/pg", "postgres://u@db.example/photos", "postgres://u@/db.example-photos"]
         #expect(Set(urls.map(name)).count == urls.count, "\(urls.map(name))")
+        // A long socket folder and database name: still a name a file system takes, and its own.
+        let folder = "/srv/" + String(repeating: "sockets-", count: 12), database = String(repeating: "d", count: 63)
+        let long = [name("postgres://u@/\(database)?host=\(folder)"), name("postgres://u@/\(database)?host=\(folder)x")]
+        #expect(long.allSatisfy { $0.utf8.count <= 255 } && long[0] != long[1], "\(long)")
         #expect(TokenFile.formerDefaultPath(forCatalog: "postgres://u@db:5433/photos", environment: environment) == "/config/catalog/db-photos.tokens")
         #expect(TokenFile.formerDefaultPath(forCatalog: "postgres://u@db/photos", environment: environment) == nil, "the same name")
         #expect(TokenFile.defaultPath(forCatalog: "/data/photos.sqlite", environment: environment) == "/data/photos.tokens")

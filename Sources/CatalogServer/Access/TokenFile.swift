@@ -40,7 +40,11 @@ public struct TokenFile: Sendable {
             let url = URLComponents(string: catalogPath)
             parts = [escapedPart(url?.host ?? ""), escapedPart(String(url?.path.drop { $0 == "/" } ?? ""))]
         }
-        let name = parts.filter { !$0.isEmpty }.joined(separator: "-")
+        var name = parts.filter { !$0.isEmpty }.joined(separator: "-")
+        if name.utf8.count > 200 { // a file name has 255 bytes at most: the start, and a digest of the whole
+            let digest = SHA256.hash(data: Data(name.utf8)).prefix(12).map { String($0, radix: 16).leftPadded(to: 2) }.joined()
+            name = String(name.prefix(150)) + "-_h" + digest
+        }
         return configFolder(environment) + (name.isEmpty ? "postgres" : name) + ".tokens"
     }
 
