@@ -24,7 +24,7 @@ public struct TokenFile: Sendable {
     /// `$XDG_CONFIG_HOME/catalog/SERVER-PORT-DATABASE.tokens` (else under `~/.config`), the
     /// server and database as libpq reads the URL (`?host=`, `?port=`, `?dbname=` too), the
     /// server left out for the default socket folder and the port (`_p5433`) for 5432. The
-    /// server and database keep their ASCII letters, digits and dots, and write any other byte
+    /// server and database keep their small ASCII letters, digits and dots, and write any other byte
     /// as `_` and two hex digits (`-` is `_2d`, `/` is `_2f`): two databases, or two servers,
     /// never share a file, so a token made for one does not open another.
     public static func defaultPath(forCatalog catalogPath: String, environment: [String: String]? = nil) -> String {
@@ -63,7 +63,9 @@ public struct TokenFile: Sendable {
         var out = ""
         for byte in part.utf8 {
             let character = Character(Unicode.Scalar(byte))
-            if byte < 0x80, character.isLetter || character.isNumber || character == "." {
+            // Not capitals: `Photos` and `photos` are two databases, and one file where the
+            // file system ignores case (APFS, NTFS).
+            if byte < 0x80, character.isLowercase || character.isNumber || character == "." {
                 out.append(character)
             } else {
                 out += "_" + String(byte, radix: 16).leftPadded(to: 2)

@@ -19,6 +19,7 @@ const BAND = 2048; // points along x a page request covers
 const MIN_SCALE = 0.8;
 const MIN_ALPHA = 0.5;
 const SNAP_MS = 220;
+const STEP_WAIT = 2000; // ms a step waits for the server's answer before a press asks anew
 
 export class CarouselView {
   /**
@@ -57,8 +58,10 @@ export class CarouselView {
     }, { passive: true });
     this.quietUntil = 0;
     this.snapRequest = 0;
-    this.stepping = false; // a step's snap is asked for
+    this.stepping = false; // a step's snap is asked for (since stepSince)
+    this.stepSince = 0;
     this.queuedSteps = 0; // presses made meanwhile, each to start where the one before stops
+    this.stepSession = 0; // moved by #stopSnapping: a step's answer for a row closed or laid out again queues nothing
     this.element.addEventListener('scrollend', () => this.scheduleSnap());
     new ResizeObserver(() => this.resized()).observe(this.element);
     this.element.addEventListener('pointerup', () => this.scheduleSnap());
@@ -144,6 +147,9 @@ export class CarouselView {
   #stopSnapping() {
     clearTimeout(this.snapTimer);
     this.snapRequest += 1;
+    this.stepSession += 1;
+    this.stepping = false;
+    this.queuedSteps = 0;
     cancelAnimationFrame(this.animation);
     this.animating = false;
   }
@@ -432,14 +438,18 @@ export class CarouselView {
     // A press while a step's answer is on its way waits for it: it then starts where that
     // step's glide will stop, so that quick presses move as many images (the second press
     // used to start from where the view still was, and move one image with the first).
-    if (this.stepping) {
+    // An answer that does not come within STEP_WAIT lets a press ask anew.
+    if (this.stepping && performance.now() - this.stepSince < STEP_WAIT) {
       this.queuedSteps += direction;
       return;
     }
     this.stepping = true;
+    this.stepSince = performance.now();
+    const session = ++this.stepSession;
     // From where a glide under way will stop, so that two quick presses move two images.
     const from = this.animating ? this.destination : this.scroller.top;
     this.snap(from + direction, direction, true).finally(() => {
+      if (session !== this.stepSession) return; // closed, laid out again, or asked anew since
       this.stepping = false;
       if (!this.isOpen) this.queuedSteps = 0;
       if (this.queuedSteps === 0) return;

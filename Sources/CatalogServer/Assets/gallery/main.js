@@ -190,9 +190,10 @@ class Gallery {
     const open = () => {
       if (events || document.hidden || typeof EventSource === 'undefined') return;
       events = new EventSource('/api/events');
-      // The server answers again (a restart): the images that failed meanwhile are asked for
-      // again, though the generation did not move.
-      events.addEventListener('open', () => this.answered());
+      // The stream connects again (a restart): with an error shown, a look at the catalog says
+      // whether it is over, and asks again for the images that failed meanwhile, though the
+      // generation did not move (the looks now and then stop while the stream is open).
+      events.addEventListener('open', () => { if (this.statusLine.dataset.kind === 'error' && this.statusLine.textContent) this.poll(); });
       events.addEventListener('generation', (event) => this.changed(Number(event.data)));
     };
     const close = () => {
@@ -208,7 +209,7 @@ class Gallery {
     window.addEventListener('pagehide', close);
     window.addEventListener('pageshow', (event) => { if (event.persisted) back(); });
     open();
-    setInterval(() => { if (!events || events.readyState !== EventSource.OPEN) this.poll(); }, POLL_INTERVAL);
+    this.pollTimer = setInterval(() => { if (!events || events.readyState !== EventSource.OPEN) this.poll(); }, POLL_INTERVAL);
   }
 
   /** A new generation: the change set since the one shown says whether the item at the top of
@@ -767,7 +768,16 @@ class Gallery {
    *  it from memory (a 304 while the generation is the same), where /api/stats would count
    *  every item. */
   async poll() {
-    if (document.hidden || this.generation === null || !this.parameters || this.relayoutPending) return;
+    if (document.hidden || this.generation === null || !this.parameters || this.relayoutPending || this.polling) return;
+    this.polling = true; // one look at a time (a page shown again from the back/forward cache asks twice)
+    try {
+      await this.look();
+    } finally {
+      this.polling = false;
+    }
+  }
+
+  async look() {
     // A change of configuration that never got laid out (its request failed): again.
     if (JSON.stringify(this.layoutParameters()) !== JSON.stringify(this.parameters)) {
       await this.relayout(this.topAnchor());
