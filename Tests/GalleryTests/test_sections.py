@@ -126,3 +126,35 @@ def test_month_titles_of_early_years_name_those_years(browser, server):
         import(document.querySelector('script[type=module]').src.replace('main.js', 'sections.js'))
             .then((m) => done([m.sectionName('0050-06', 'month'), m.sectionName('0001-01', 'month'), m.sectionName('2024-03', 'month')]));""")
     assert names == ["June 50", "January 1", "March 2024"], f"not 1950 and 1901: {names}"
+
+
+def test_a_large_year_beside_small_ones_keeps_its_scrubber_label(driver, workspace):
+    """The newest years are a sliver of the scrollbar: 2026 with some images, 2025 with two,
+    2024 with many, then decades of older ones. The larger year keeps a label, a little off
+    its place if need be (the first label, 2026's, took the room, and 2024 could not be
+    jumped to); labels stay in order, none over another."""
+    database = workspace / "large-year.sqlite"
+    rows = workspace / "large-year.csv"
+    rng = random.Random(11)
+    with rows.open("w") as out:
+        out.write("key,width,height,date\n")
+        for year, count in [(2026, 300), (2025, 2), (2024, 600)] + [(y, 2000) for y in range(2000, 2024)]:
+            for index in range(count):
+                out.write(f"y{year}-{index},{rng.randint(200, 800)},{rng.randint(200, 800)},{year}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}T10:00:00\n")
+    catalog("import", "--db", database, rows)
+    process, url = start_server(database, free_port(), workspace / "large-year-thumbnails")
+    try:
+        driver.set_window_size(1280, 900)
+        driver.get("about:blank")
+        driver.get(url + "#sections=year")
+        wait(driver, f"document.getElementById('plane').dataset.sections === 'year' && {READY} && document.querySelectorAll('#scrubber button').length > 5")
+        labels = driver.execute_script("""return [...document.querySelectorAll('#scrubber button')]
+            .map((b) => ({ text: b.textContent, top: b.getBoundingClientRect().top, bottom: b.getBoundingClientRect().bottom }))""")
+        texts = [label["text"] for label in labels]
+        assert "2024" in texts, texts
+        assert texts == sorted(texts, reverse=True), "in the sections' order"
+        assert all(a["bottom"] <= b["top"] for a, b in zip(labels, labels[1:])), labels
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+

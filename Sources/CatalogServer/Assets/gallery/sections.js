@@ -129,8 +129,10 @@ export class SectionLabels {
     for (const [key, element] of this.live) element.style.visibility = key === `h${section.index}` ? 'hidden' : '';
   }
 
-  /** Labels along the scrollbar at their sections' places, thinned so they do not overlap:
-   *  for months, a year's first month first. */
+  /** Labels along the scrollbar near their sections' places, thinned so they do not overlap:
+   *  for months, a year's first month first; the larger sections (years, then months) before
+   *  the smaller, and a label may sit up to a label's height below or above its place, so that
+   *  a large year next to small ones keeps its label (it lost it to the one above). */
   drawScrubber(contentHeight, viewportHeight) {
     this.scrubber.textContent = '';
     this.scrubber.hidden = !this.list;
@@ -141,23 +143,42 @@ export class SectionLabels {
     const place = (section) => Math.min(height - LABEL_GAP / 2, Math.max(LABEL_GAP / 2, (section.headerY / contentHeight) * height));
     const yearStarts = sections.filter((section, index) => this.grouping !== 'month' || index === 0
       || section.title.slice(0, 4) !== sections[index - 1].title.slice(0, 4));
-    const chosen = [];
+    const year = (section) => section.title.slice(0, 4);
+    // How many images a label stands for: a year's start, its whole year's (with months).
+    const weight = new Map(sections.map((section) => [section, section.itemCount]));
+    if (this.grouping === 'month') {
+      const years = new Map();
+      for (const section of sections) years.set(year(section), (years.get(year(section)) ?? 0) + section.itemCount);
+      for (const section of yearStarts) weight.set(section, years.get(year(section)));
+    }
+    const heaviest = (list) => [...list].sort((a, b) => weight.get(b) - weight.get(a) || a.headerY - b.headerY);
+    let chosen = []; // in their sections' order, each with where its label goes
+    // The labels packed in order, each at its place or pushed down by the one above, then up
+    // from the end; null when one would be more than a label's height from its place.
+    const pack = (labels) => {
+      const at = labels.map((section) => place(section));
+      for (let i = 1; i < at.length; i += 1) at[i] = Math.max(at[i], at[i - 1] + LABEL_GAP);
+      if (at.length) at[at.length - 1] = Math.min(at[at.length - 1], height - LABEL_GAP / 2);
+      for (let i = at.length - 2; i >= 0; i -= 1) at[i] = Math.min(at[i], at[i + 1] - LABEL_GAP);
+      const fits = at.every((y, i) => y >= LABEL_GAP / 2 - 0.5 && Math.abs(y - place(labels[i])) <= LABEL_GAP);
+      return fits ? labels.map((section, i) => ({ section, y: at[i] })) : null;
+    };
     // A month is labelled only under its year's label: one whose year's label found no room
     // would read as a month of the year above it.
-    const year = (section) => section.title.slice(0, 4);
     const labelledYears = new Set();
+    const most = Math.floor(height / LABEL_GAP); // labels the scrubber holds at most
     for (const candidates of [yearStarts, sections]) {
-      for (const section of candidates) {
+      for (const section of heaviest(candidates)) {
+        if (chosen.length >= most) break;
+        if (chosen.some((label) => label.section === section)) continue;
         if (candidates === sections && this.grouping === 'month' && !labelledYears.has(year(section))) continue;
-        const y = place(section);
-        if (chosen.every((other) => Math.abs(place(other) - y) >= LABEL_GAP)) {
-          chosen.push(section);
-          if (candidates === yearStarts) labelledYears.add(year(section));
-        }
+        const tried = pack([...chosen.map((label) => label.section), section].sort((a, b) => a.headerY - b.headerY));
+        if (!tried) continue;
+        chosen = tried;
+        if (candidates === yearStarts) labelledYears.add(year(section));
       }
     }
-    chosen.sort((a, b) => a.headerY - b.headerY);
-    for (const section of chosen) {
+    for (const { section, y } of chosen) {
       const label = document.createElement('button');
       label.type = 'button';
       label.dataset.section = section.index;
@@ -166,7 +187,7 @@ export class SectionLabels {
         : this.grouping === 'month' ? sectionName(section.title, 'month').split(' ')[0].slice(0, 3) : section.title.split('/').pop();
       label.title = sectionName(section.title, this.grouping);
       label.className = yearly ? 'year' : '';
-      label.style.top = `${place(section)}px`;
+      label.style.top = `${y}px`;
       this.scrubber.append(label);
     }
   }
