@@ -7,9 +7,12 @@ public struct ImportSummary: Sendable, Hashable {
     public var unchanged: Int
     /// The catalog's generation after the import.
     public var generation: Int64
-    /// The CSV header's columns that are not fields the import reads (misspelt ones among
-    /// them), as the header names them.
+    /// The CSV header's columns (or the NDJSON objects' fields) that are not fields the import
+    /// reads (misspelt ones among them), as the input names them.
     public var ignoredColumns: [String] = []
+    /// Whether `ignoredColumns` are NDJSON fields (those of the input's first lines), not a
+    /// CSV header's columns.
+    public var ignoredAreFields = false
 
     package init(added: Int, updated: Int, unchanged: Int = 0, generation: Int64) {
         self.added = added

@@ -32,6 +32,8 @@ import Testing
         let rows = try parse(ndjson, .ndjson).get()
         #expect(rows.map(\.key) == ["aé😀", "b"])
         #expect(rows[0].width == 1024)
+        #expect(["1024", "1024.0", "1024.", "1.024e3", "10240e-1", "+1024", "1024.000"].map(ImportParser.wholeNumber) == Array(repeating: 1024, count: 7))
+        #expect(["1.5", ".5", "1e-3", "inf", "nan", "0x10", "", "-", "1e", "1.2.3"].allSatisfy { ImportParser.wholeNumber($0) == nil })
         #expect(rows[0].date == "2024-05-01T21:30:00", "converted to UTC")
         #expect(rows[1].line == 3)
         #expect(rows[1].orientation == 8)
@@ -55,6 +57,10 @@ import Testing
         ("key,wdth,hieght\n", 1, "no \"width\" column"),
         ("key,width\nk,1\n", 1, "no \"height\" column"),
         ("key,width,height\na,0x10,20\n", 2, "width must be a whole number"),
+        // Read from the digits, not a Double, which takes these for whole numbers.
+        ("key,width,height\na,2.9999999999999999,20\n", 2, "width must be a whole number from 1 to 16777216, got \"2.9999999999999999\""),
+        ("key,width,height\na,10,16777216.0000000001\n", 2, "height must be a whole number"),
+        ("key,width,height\na,10,1.0000000000000001e3\n", 2, "height must be a whole number"),
         ("key,width,height\na,10,nan\n", 2, "height must be a whole number"),
         ("key,width,height\n,10,20\n", 2, "key is missing"),
         ("key,width,height\n\"open,10,20\n", 2, "not closed"),
@@ -196,6 +202,21 @@ import Testing
         #expect(CSVReader.ignoredColumns(Array("key,width,height,orientation,date,url,title\n".utf8)).isEmpty)
         #expect(CSVReader.ignoredColumns(Array("sep=,\nkey,width,height,x\n".utf8)) == ["x"])
         #expect(CSVReader.ignoredColumns([]).isEmpty)
+        // NDJSON's fields too (they were dropped without a word), as written: names are matched
+        // as they are, so "Title" is not "title".
+        let ndjson = #"{"key":"a","width":1,"height":2,"titel":"x"}"# + "\n" + #"{"key":"b","width":1,"height":2,"Title":"y","meta":{"z":1}}"# + "\n"
+        #expect(NDJSONReader.ignoredFields(Array(ndjson.utf8)) == ["Title", "meta", "titel"])
+        #expect(NDJSONReader.ignoredFields(Array(#"{"key":"a","width":1,"height":2,"title":"t","url":null}"#.utf8 + [10])).isEmpty)
+    }
+
+    /// Through the command: the warning names NDJSON's ignored fields as fields.
+    @Test func anNDJSONImportWarnsOfTheFieldsItDoesNotRead() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let library = try Library()
+        let input = try library.write("pins.ndjson", Data((#"{"key":"zz","width":1,"height":2,"titel":"x"}"# + "\n").utf8))
+        let result = try BuiltTool.run(["import", "--db", library.catalogPath, input])
+        #expect(result.status == 0)
+        #expect(result.stderr.hasPrefix("warning: ignored field \"titel\": the fields read are key, width, height"), "\(result.stderr)")
     }
 
     @Test(arguments: Backend.allCases) func importingAFileUpsertsIntoTheCatalog_andABadFileChangesNothing(_ backend: Backend) throws {

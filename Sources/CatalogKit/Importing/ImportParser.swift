@@ -129,10 +129,37 @@ public enum ImportParser {
 
     /// "1024", "1024.0" and JSON's 1.024e3 are 1024; anything fractional is not a whole number,
     /// nor is hexadecimal ("0x10", which Double would read as 16), "inf" or "nan".
+    /// Read from the decimal digits as written, not through a Double, which takes
+    /// 2.9999999999999999 for 3.
     static func wholeNumber(_ text: String) -> Int? {
         if let number = Int(text) { return number }
-        guard text.utf8.allSatisfy({ (48...57).contains($0) || [43, 45, 46, 69, 101].contains($0) }), // 0-9 + - . E e
-              let number = Double(text), number.isFinite, number == number.rounded(), abs(number) < 1e15 else { return nil }
-        return Int(number)
+        var bytes = Array(text.utf8)[...]
+        var negative = false
+        if let sign = bytes.first, sign == 43 || sign == 45 { negative = sign == 45; bytes = bytes.dropFirst() } // + -
+        let isDigit = { (byte: UInt8) in (48...57).contains(byte) }
+        let whole = bytes.prefix(while: isDigit)
+        bytes = bytes.dropFirst(whole.count)
+        var fraction = ArraySlice<UInt8>()
+        if bytes.first == 46 { // .
+            fraction = bytes.dropFirst().prefix(while: isDigit)
+            bytes = bytes.dropFirst(1 + fraction.count)
+        }
+        var exponent = 0
+        if let e = bytes.first, e == 69 || e == 101 { // E e
+            guard let value = Int(String(decoding: bytes.dropFirst(), as: UTF8.self)), abs(value) < 100 else { return nil }
+            exponent = value
+            bytes = []
+        }
+        guard bytes.isEmpty, !(whole.isEmpty && fraction.isEmpty) else { return nil }
+        // The digits, and where the point falls among them once the exponent has moved it.
+        let digits = Array(whole) + Array(fraction)
+        let point = whole.count + exponent
+        guard digits.dropFirst(max(0, point)).allSatisfy({ $0 == 48 }) else { return nil } // a fraction that is not 0
+        var number = 0
+        for index in 0..<max(0, point) {
+            number = number * 10 + (index < digits.count ? Int(digits[index] - 48) : 0)
+            if number >= 1_000_000_000_000_000 { return nil }
+        }
+        return negative ? -number : number
     }
 }

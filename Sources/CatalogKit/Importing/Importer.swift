@@ -48,6 +48,10 @@ enum Importer {
             throw namingFirstLine(error, input: input, format: chosen)
         }
         if chosen == .csv { summary.ignoredColumns = CSVReader.ignoredColumns(first) }
+        if chosen == .ndjson {
+            summary.ignoredColumns = NDJSONReader.ignoredFields(first)
+            summary.ignoredAreFields = true
+        }
         return summary
     }
 

@@ -36,6 +36,29 @@ enum NDJSONReader {
         return bytes.count
     }
 
+    /// The fields of the objects at the start of `bytes` (the input's first block) that the
+    /// import does not read, sorted: a misspelt `titel`, or a `Title` (names are matched as
+    /// written). Lines that are not JSON objects end the look.
+    static func ignoredFields(_ bytes: [UInt8]) -> [String] {
+        var ignored = Set<String>()
+        var start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        var line = 1
+        while start < bytes.count, line <= 10_000 {
+            var end = start
+            while end < bytes.count, bytes[end] != 10 { end += 1 }
+            if end == bytes.count { break } // a line the block cuts
+            var parser = Parser(bytes: bytes, index: start, end: end, line: line)
+            parser.skipSpace()
+            if parser.index < end {
+                guard let record = try? parser.object() else { break }
+                ignored.formUnion(record.keys.filter { !Parser.readFields.contains($0) })
+            }
+            start = end + 1
+            line += 1
+        }
+        return ignored.sorted()
+    }
+
     struct Parser {
         let bytes: [UInt8]
         var index: Int

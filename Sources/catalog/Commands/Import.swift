@@ -8,8 +8,8 @@ struct Import: ParsableCommand {
         discussion: """
             Reads CSV (with a header row) or NDJSON (one JSON object per line). Fields: key \
             (required, unique), width and height (required, whole numbers from 1 to 16777216), orientation \
-            (1-8, default 1), date (ISO 8601), url, title; other columns are ignored, with a \
-            warning naming them. Items are upserted by key, a row replacing its item: a field \
+            (1-8, default 1), date (ISO 8601), url, title; other columns (or NDJSON fields, \
+            matched as written) are ignored, with a warning naming them. Items are upserted by key, a row replacing its item: a field \
             it does not give (no such column, or an empty one) is left empty, the date \
             included (the item then sorts by when it was first imported). A row that leaves its \
             item as it was counts as unchanged, and an \
@@ -49,8 +49,10 @@ struct Import: ParsableCommand {
                                               removal: { remove in removal.withLock { $0 = remove } }) { committed.stop() }
         if !summary.ignoredColumns.isEmpty {
             let names = summary.ignoredColumns.map { "\"\($0)\"" }.joined(separator: ", ")
-            printError("warning: ignored column\(summary.ignoredColumns.count == 1 ? "" : "s") \(names): the columns read are "
-                + "key, width, height, orientation, date, url and title, and a field a row does not give is left empty")
+            let kind = summary.ignoredAreFields ? "field" : "column"
+            printError("warning: ignored \(kind)\(summary.ignoredColumns.count == 1 ? "" : "s") \(names): the \(kind)s read are "
+                + "key, width, height, orientation, date, url and title\(summary.ignoredAreFields ? ", as written (small letters)" : ""), "
+                + "and a field a row does not give is left empty")
         }
         if json {
             print(#"{"added":\#(summary.added),"updated":\#(summary.updated),"unchanged":\#(summary.unchanged),"generation":\#(summary.generation)}"#)
