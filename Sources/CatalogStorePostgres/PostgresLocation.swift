@@ -58,13 +58,12 @@ package struct PostgresLocation: Sendable, Hashable {
         // A message never shows a password given in the URL (before the host or as
         // ?password=), which it refuses.
         var shown = location
+        let isPassword = { (item: URLQueryItem) in item.name.lowercased() == "password" }
         if var masked = URLComponents(string: location) {
-            let inQuery = masked.queryItems?.contains { $0.name.lowercased() == "password" } == true
+            let inQuery = masked.queryItems?.contains(where: isPassword) == true
             if masked.percentEncodedPassword != nil || inQuery {
                 if masked.percentEncodedPassword != nil { masked.percentEncodedPassword = "***" }
-                if inQuery {
-                    masked.queryItems = masked.queryItems?.map { $0.name.lowercased() == "password" ? URLQueryItem(name: $0.name, value: "***") : $0 }
-                }
+                if inQuery { masked.queryItems = masked.queryItems?.map { isPassword($0) ? URLQueryItem(name: $0.name, value: "***") : $0 } }
                 shown = masked.string ?? "postgres://..."
             }
         }
@@ -72,7 +71,7 @@ package struct PostgresLocation: Sendable, Hashable {
         guard Self.isURL(location), let components = URLComponents(string: location) else {
             throw refuse("not a PostgreSQL URL; write postgres://USER@HOST:PORT/DATABASE")
         }
-        if components.password != nil || components.queryItems?.contains(where: { $0.name.lowercased() == "password" }) == true {
+        if components.password != nil || components.queryItems?.contains(where: isPassword) == true {
             throw refuse("the URL holds a password; put it in PGPASSWORD or ~/.pgpass instead (a URL is printed in messages and logs, and a command line is visible to every user)")
         }
         let query = Dictionary((components.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { $1 })

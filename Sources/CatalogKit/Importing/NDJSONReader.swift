@@ -17,6 +17,14 @@ enum NDJSONReader {
     @discardableResult
     static func read(_ bytes: [UInt8], line: inout Int, atEnd: Bool = true,
                      handle: (Int, (ImportField) -> String?) throws(StoreError) -> Void) throws(StoreError) -> Int {
+        try objects(bytes, line: &line, atEnd: atEnd) { line, record throws(StoreError) in
+            try handle(line) { field in record[field.name] ?? nil }
+        }
+    }
+
+    /// The objects of the lines in `bytes`, each with its line's number, as `read` reads them.
+    private static func objects(_ bytes: [UInt8], line: inout Int, atEnd: Bool,
+                                _ body: (Int, [String: String?]) throws(StoreError) -> Void) throws(StoreError) -> Int {
         var start = line == 1 && bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         while start < bytes.count {
             var end = start
@@ -28,7 +36,7 @@ enum NDJSONReader {
                 let record = try parser.object()
                 parser.skipSpace()
                 guard parser.index == end else { throw .invalidInput(line: line, reason: "text after the JSON object") }
-                try handle(line) { field in record[field.name] ?? nil }
+                try body(line, record)
             }
             start = end + 1
             line += 1
@@ -41,20 +49,10 @@ enum NDJSONReader {
     /// written). Lines that are not JSON objects end the look.
     static func ignoredFields(_ bytes: [UInt8]) -> [String] {
         var ignored = Set<String>()
-        var start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         var line = 1
-        while start < bytes.count, line <= 10_000 {
-            var end = start
-            while end < bytes.count, bytes[end] != 10 { end += 1 }
-            if end == bytes.count { break } // a line the block cuts
-            var parser = Parser(bytes: bytes, index: start, end: end, line: line)
-            parser.skipSpace()
-            if parser.index < end {
-                guard let record = try? parser.object() else { break }
-                ignored.formUnion(record.keys.filter { !Parser.readFields.contains($0) })
-            }
-            start = end + 1
-            line += 1
+        _ = try? objects(bytes, line: &line, atEnd: false) { line, record throws(StoreError) in
+            guard line <= 10_000 else { throw .invalidInput(line: line, reason: "enough lines looked at") }
+            ignored.formUnion(record.keys.filter { !Parser.readFields.contains($0) })
         }
         return ignored.sorted()
     }

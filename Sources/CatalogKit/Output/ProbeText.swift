@@ -3,12 +3,9 @@ import CatalogModel
 /// How `catalog probe` prints one file, as text or as a JSON line (the fields of
 /// `catalog list --json`).
 public enum ProbeText {
-    /// The path as `catalog list` prints it: a tab, a line break or a backslash in a name is
-    /// escaped, so it never splits a column or a line.
-    public static func display(_ path: String) -> String { PathText.display(Array(path.utf8)) }
-
     public static func text(path: String, facts: ImageFacts) -> String {
-        var line = "\(display(path))\t\(facts.format)\t\(facts.width)x\(facts.height)"
+        // As `catalog list` prints it: a tab or line break in a name never splits the line.
+        var line = "\(PathText.display(path.utf8))\t\(facts.format)\t\(facts.width)x\(facts.height)"
         if facts.orientation != 1 { line += "\torientation \(facts.orientation) (pixels \(facts.pixelWidth)x\(facts.pixelHeight))" }
         if let date = facts.captureDate { line += "\t\(date)" }
         return line

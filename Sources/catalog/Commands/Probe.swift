@@ -26,11 +26,11 @@ struct Probe: ParsableCommand {
                 case .image(let facts):
                     print(json ? ProbeText.json(path: path, facts: facts) : ProbeText.text(path: path, facts: facts))
                 case .unsupported:
-                    print(json ? ProbeText.json(unsupportedPath: path) : "\(ProbeText.display(path))\tunsupported")
+                    print(json ? ProbeText.json(unsupportedPath: path) : "\(PathText.display(path.utf8))\tunsupported")
                 case .failed(let reason):
                     failures += 1
                     if json { print(ProbeText.json(path: path, error: reason)) }
-                    printError("\(ProbeText.display(path)): \(reason)")
+                    printError("\(PathText.display(path.utf8)): \(reason)")
                 }
             }
         }
