@@ -40,9 +40,9 @@ def test_a_removed_image_at_the_top_is_followed_through_events_and_the_change_se
     os.remove(path)
     catalog("scan", "--db", library["database"], library["photos"])
     # The change set arrived, and the layout of its generation is shown.
-    changes = wait(browser, f"window.catalogGallery.lastChanges?.from === {before['generation']} "
-                            f"&& Number(document.getElementById('plane').dataset.generation) === window.catalogGallery.lastChanges.to "
-                            f"&& {READY} && window.catalogGallery.lastChanges", timeout=30)
+    changes = wait(browser, f"window.catalogGallery.live.lastChanges?.from === {before['generation']} "
+                            f"&& Number(document.getElementById('plane').dataset.generation) === window.catalogGallery.live.lastChanges.to "
+                            f"&& {READY} && window.catalogGallery.live.lastChanges", timeout=30)
     assert not changes["reload"] and [d["id"] for d in changes["deletes"]] == [top["id"]], changes
     assert changes["inserts"] == [] and changes["updates"] == []
     after = state(browser)
@@ -97,7 +97,7 @@ def test_images_that_failed_while_the_server_was_away_load_once_it_is_back(drive
         # Then only the event stream's reconnection may say that the server is back: the
         # gallery's own looks now and then (while the stream is down) are turned off. When the
         # stream came back before such a look, the error and the failed images stayed.
-        driver.execute_script("clearInterval(window.catalogGallery.pollTimer)")
+        driver.execute_script("clearInterval(window.catalogGallery.live.pollTimer)")
         process, url = start_server(library["database"], port, workspace / "retry-thumbnails")
         wait(driver, f"{failed} === 0 && document.getElementById('status').textContent === ''", timeout=30)
         wait(driver, """[...window.catalogGallery.tiles.live.values()].filter((t) => t.item.version && t.imageAsked)
