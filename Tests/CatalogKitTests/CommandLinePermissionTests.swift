@@ -101,6 +101,46 @@ import Testing
         #expect(fourth.stdout.contains(#""unchanged":2,"#), "\(fourth)")
     }
 
+    /// A root that can be listed but not entered (read permission, no x) cannot be scanned, as
+    /// one that cannot be opened: an error, exit 1, and no catalog made when it is the only root.
+    /// It used to be walked as a folder whose files all vanished, with a warning and exit 0.
+    @Test func aRootThatCanBeListedButNotEntered_cannotBeScanned() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let library = try Library()
+        try library.write("shut/a.jpg", Library.fixture("baseline.jpg"))
+        _ = try scanningAsNobody(library)
+        let shut = library.path("shut")
+        try #require(chmod(shut, 0o644) == 0)
+        defer { chmod(shut, 0o755) }
+        let result = try runAsNobody(["scan", "--db", library.catalogPath, shut])
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stderr.contains("\(shut): Permission denied (it can be listed, not entered); nothing scanned or removed under it"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: library.catalogPath), "no catalog made")
+    }
+
+    /// A hard link of a known file, met at its own path too, is read after the walk; when it
+    /// cannot be opened then, its row keeps the walk's stat and is counted as failed. It was
+    /// stored on device 0, inode 0: uncounted, then kept forever once deleted, as a file of
+    /// "a disk that is not mounted now", and listed by `catalog errors`.
+    @Test func aHardLinkThatCannotBeReadIsCountedAndGoesWhenDeleted() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let library = try Library()
+        let scan = try scanningAsNobody(library)
+        let original = try library.write("a.jpg", Library.fixture("baseline.jpg"))
+        #expect(try scan().status == 0)
+        let hardLink = library.path("b.jpg")
+        try #require(link(original, hardLink) == 0 && chmod(original, 0o000) == 0)
+        defer { chmod(original, 0o644) }
+        let linked = try scan()
+        #expect(linked.stdout.contains(#""failed":1,"#) && linked.stdout.contains(#""unchanged":1,"#), "\(linked)")
+        #expect(try library.catalog().fileErrors().map(\.reason) == ["cannot open: Permission denied"])
+        try FileManager.default.removeItem(atPath: hardLink)
+        let gone = try scan()
+        #expect(!gone.stderr.contains("not mounted"), "\(gone.stderr)")
+        #expect(try library.catalog().fileErrors().isEmpty)
+        #expect(try run(["stats", "--db", library.catalogPath]).stdout.contains("files       1 scanned, 0 unsupported, 0 errors"), "only a.jpg is left")
+    }
+
     /// A file that failed and did not change is not read again, so a rescan's "failed" is 0:
     /// "failing" (and the text's hint) still counts it, as `catalog errors` lists it, for a cron
     /// job that reads the summary.
@@ -149,12 +189,12 @@ import Testing
         #expect(third.stdout.contains(#""added":0,"#) && third.stdout.contains(#""removed":0,"#) && third.stdout.contains(#""unchanged":4,"#), "\(third)")
         #expect(third.stderr.isEmpty, "\(third.stderr)")
         #expect(try library.items().mapValues(\.id) == ids)
-        // The root itself listed but not entered: nothing removed either.
+        // The root itself listed but not entered: a root that cannot be scanned, nothing removed.
         try #require(chmod(library.root.path, 0o644) == 0)
         defer { chmod(library.root.path, 0o777) }
         let fourth = try scan()
-        #expect(fourth.stdout.contains(#""removed":0,"#), "\(fourth)")
-        #expect(fourth.stderr.contains("warning: \(library.root.path): its entries cannot be looked at"), "\(fourth.stderr)")
+        #expect(fourth.status == 1 && fourth.stdout.contains(#""removed":0,"#), "\(fourth)")
+        #expect(fourth.stderr.contains("error: \(library.root.path): Permission denied (it can be listed, not entered); nothing scanned or removed under it"), "\(fourth.stderr)")
         #expect(try library.items().mapValues(\.id) == ids)
     }
 

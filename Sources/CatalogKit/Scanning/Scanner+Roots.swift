@@ -81,11 +81,20 @@ extension Scanner {
     /// a folder (the command makes no catalog when no root given can).
     package static func unscannable(_ root: String) -> String? {
         let fd = open(absolute(root), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK)
-        guard fd < 0 else {
-            close(fd)
+        guard fd >= 0 else { return unscannable(root, reason: openFailure()) }
+        defer { close(fd) }
+        return enterFailure(fd).map { unscannable(root, reason: $0) }
+    }
+
+    /// Why the folder open at `fd` cannot be entered, if it cannot: a folder that may be listed
+    /// (read permission) but not searched (no x) names its files, none of which can be reached.
+    static func enterFailure(_ fd: Int32) -> String? {
+        let inside = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK)
+        guard inside < 0 else {
+            close(inside)
             return nil
         }
-        return unscannable(root, reason: openFailure())
+        return errno == EACCES ? "\(SystemError.text()) (it can be listed, not entered)" : SystemError.text()
     }
 
     /// Why opening a root as a folder failed, from errno.
@@ -117,17 +126,24 @@ extension Scanner {
             if options.oneFileSystem { device = UInt64(info.st_dev) }
             for (folder, recursive) in folders {
                 let fd = CPath.with(folder) { open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK) }
-                if fd >= 0 {
+                let failure = fd >= 0 ? Self.enterFailure(fd) : errno == ENOENT || errno == ENOTDIR ? nil : SystemError.text()
+                if fd >= 0, failure == nil {
                     walks.append((fd, folder, recursive))
-                } else if errno != ENOENT && errno != ENOTDIR { // gone: its files vanished
+                } else if let failure { // else gone: its files vanished
+                    if fd >= 0 { close(fd) }
                     unreadable.append(Data(folder + [47]))
-                    summary.problems.append("\(PathText.display(folder)): \(SystemError.text()); skipped, nothing under it removed")
+                    summary.problems.append("\(PathText.display(folder)): \(failure); skipped, nothing under it removed")
                 }
             }
         } else {
             let fd = open(absolute, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK)
             guard fd >= 0 else {
                 summary.unscannedRoots.append(Self.unscannable(root, reason: Self.openFailure()))
+                return nil
+            }
+            if let failure = Self.enterFailure(fd) {
+                close(fd)
+                summary.unscannedRoots.append(Self.unscannable(root, reason: failure))
                 return nil
             }
             var info = stat()

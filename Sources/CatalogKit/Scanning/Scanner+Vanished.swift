@@ -117,8 +117,18 @@ extension Scanner {
                 batch.append(move)
                 changes.append(rest)
                 if batch.count >= options.batchSize { try write() }
+            } else if let change {
+                try queue(change, rootID: root)
             } else {
-                if let change { try queue(change, rootID: root) } else { try queue(try probe(path: path), rootID: root) }
+                // A new file after all (a hard link of a file the walk met at its own path too):
+                // read now, with the walk's stat (its candidates'), and counted as the walk counts.
+                let change = probe(path: path, walked: knownFiles[candidates[0]].stat)
+                switch change.outcome {
+                case .image: break // counted as added when written
+                case .unsupported: summary.unsupported += 1
+                case .failed: summary.failed += 1
+                }
+                try queue(change, rootID: root)
             }
         }
         if !batch.isEmpty { try write() }
@@ -243,7 +253,7 @@ extension Scanner {
             guard now.device == old.stat.device, now.inode == old.stat.inode else { continue }
             var change: FileChange?
             if now != old.stat {
-                change = try probe(path: newPath)
+                change = probe(path: newPath, walked: now)
                 guard change?.fingerprint != nil, change?.fingerprint == old.fingerprint else { continue } // another file given the inode
             }
             moves.append((newPath, root, [index], change, false))
@@ -297,15 +307,16 @@ extension Scanner {
         (seenByTheWalk, walkedFolders) = ([], [])
     }
 
-    /// Probes one path again (a hard-linked file whose probe was deferred).
-    func probe(path: Data) throws(StoreError) -> FileChange {
+    /// Probes one path again (a hard-linked file whose probe was deferred). A file that cannot
+    /// be opened or stat'ed now keeps the stat the walk saw (`walked`): its row is then on its
+    /// real disk, and removed by the next scan if it is gone.
+    func probe(path: Data, walked: FileStat) -> FileChange {
         let fd = CPath.with(path) { open($0, O_RDONLY | O_NONBLOCK | O_CLOEXEC | (options.followSymlinks ? 0 : O_NOFOLLOW)) }
         var info = stat()
         guard fd >= 0, fstat(fd, &info) == 0 else {
             let outcome = fd < 0 ? FileOutcome.cannotOpen(SystemError.text()) : .cannotStat(SystemError.text()) // before close, which may change errno
             if fd >= 0 { close(fd) }
-            return FileChange(path: path, stat: FileStat(device: 0, inode: 0, size: 0, mtimeNanoseconds: 0), fingerprint: nil,
-                              outcome: outcome, itemID: nil)
+            return FileChange(path: path, stat: walked, fingerprint: nil, outcome: outcome, itemID: nil)
         }
         defer { close(fd) }
         let probed = Self.probe(fd: fd, stat: info)
