@@ -49,7 +49,11 @@ export class CarouselView {
     this.samples = [];
     this.scroller = new VirtualScroller(this.element, document.getElementById('carousel-sizer'), this.plane,
                                         () => this.schedule(), 'x');
-    this.scroller.onWheel = () => this.scheduleSnap();
+    this.wheelTravel = 0; // how far the wheel moved the row since the last snap
+    this.scroller.onWheel = (delta) => {
+      this.wheelTravel += delta;
+      this.scheduleSnap();
+    };
     this.element.addEventListener('scroll', () => {
       if (this.animating || performance.now() < this.quietUntil) return; // our own scrolling
       this.snapRequest += 1; // the person scrolls again: an answer still on its way is stale
@@ -179,6 +183,7 @@ export class CarouselView {
     this.root.style.setProperty('--item-height', `${parameters['item-height']}px`);
     this.#clear();
     this.itemCount = page.itemCount;
+    this.generation = page.generation;
     this.bands.set('opened', { page }); // what is centred, before the first band arrives
     this.contentWidth = page.contentWidth;
     const item = page.items.find((candidate) => candidate.id === id) ?? null;
@@ -215,6 +220,25 @@ export class CarouselView {
       this.#fit(this.scroller.top); // the row's point at the centre stays there
       this.render();
     }
+  }
+
+  /** The catalog changed (the gallery saw it, or a band came from its newer generation): the
+   *  row laid out again around the centred image, as a resize does. Bands of two generations
+   *  used to be drawn side by side: images overlapping, steps into the new items, the old count. */
+  async changed() {
+    if (!this.isOpen || this.layingOut || this.root.dataset.state === 'opening' || !this.parameters) return;
+    // The centred image, else (removed) the nearest loaded one still in the catalog.
+    const centre = this.scroller.top;
+    const distance = (item) => Math.abs(item.frame.x + item.frame.width / 2 - centre);
+    const loaded = [...this.bands.values()].flatMap((entry) => entry.page?.items ?? []).sort((a, b) => distance(a) - distance(b));
+    this.announced = null; // said again, with its new place and count
+    for (const item of loaded.slice(0, 8)) {
+      const request = this.layoutRequest + 1;
+      const laid = await this.#layOut(item.id, this.parameters.sort);
+      if (laid) this.#shown(laid);
+      if (laid || request !== this.layoutRequest || !this.isOpen) return; // shown, or a newer layout began
+    }
+    this.generation = null; // none of them left: the row stays, and takes bands of any generation
   }
 
   /** Closes: through history when the carousel added an entry, so Back and Escape agree. */
@@ -268,6 +292,11 @@ export class CarouselView {
         const parameters = this.parameters;
         api.page({ ...parameters, width: BAND, offset: band * BAND, height: parameters['item-height'] + 16 }).then((page) => {
           if (this.parameters !== parameters) return;
+          if (this.generation !== null && page.generation !== this.generation) { // the catalog changed: its order is not the row's
+            this.bands.delete(band);
+            this.changed();
+            return;
+          }
           entry.page = page;
           this.schedule();
         }).catch(() => this.bands.delete(band));
@@ -381,6 +410,11 @@ export class CarouselView {
    *  one arriving late would otherwise undo a step or a newer scroll). */
   async snap(proposed = this.scroller.top, velocity = this.velocity(), fromKey = false) {
     if (!this.isOpen || (this.animating && !fromKey)) return;
+    const wheeled = this.wheelTravel;
+    this.wheelTravel = 0;
+    // A notch or two of a wheel, a scroll event or two: no speed to measure, and the nearest
+    // image was the one it started from; it goes the wheel's way, one image, as a key does.
+    if (!fromKey && velocity === 0 && wheeled !== 0 && Math.abs(wheeled) < this.element.clientWidth / 2) velocity = Math.sign(wheeled);
     const request = ++this.snapRequest;
     let target;
     try {

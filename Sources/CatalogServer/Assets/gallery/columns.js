@@ -5,6 +5,7 @@ export const SPACING = 8; // the server's default spacing and inset
 const INSET = 8;
 const COLUMN_WIDTH = 236; // Pinterest's
 const SMALLEST_COLUMN = 96; // zoomed out as far as it goes
+const ROW_HEIGHT_SHARE = 0.8; // justified rows' height, of the column width (zoomed as the columns are)
 
 /** The most columns a view `width` wide can have. */
 export function mostColumns(width) {
@@ -46,13 +47,20 @@ export class Columns {
     this.width = Math.max(SMALLEST_COLUMN, (width - 2 * INSET + SPACING) / (wanted + 0.5) - SPACING);
   }
 
+  /** Zooms justified rows to `height` points in a view `width` wide (rows zoom by their height). */
+  setRowHeight(height, width) {
+    this.width = Math.max(SMALLEST_COLUMN, Math.min(width, height / ROW_HEIGHT_SHARE));
+    this.zoomed = Math.round(this.width * ROW_HEIGHT_SHARE) !== Math.round(COLUMN_WIDTH * ROW_HEIGHT_SHARE);
+    if (!this.zoomed) this.width = COLUMN_WIDTH;
+  }
+
   /** The parameters of /api/page for `style` in a view `width` wide. */
   parameters({ width, style, sort, sections }) {
     const cols = style === 'list' || style === 'justified' ? undefined : this.count(width);
     return {
       width, cols, style, sort,
       // Justified rows zoom by their height, as columns zoom by their width.
-      'row-height': style === 'justified' ? Math.round(this.width * 0.8) : undefined,
+      'row-height': style === 'justified' ? Math.round(this.width * ROW_HEIGHT_SHARE) : undefined,
       sections: sections === 'none' ? undefined : sections,
       // The mixed grid spans one item after every full row, however many columns the window has.
       'span-every': style === 'mixed' ? cols + 1 : undefined,

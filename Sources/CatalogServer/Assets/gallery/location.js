@@ -1,5 +1,5 @@
 // Deep links: the address's fragment holds the item at the top of the view and the
-// configuration, `#item=123&cols=3&style=waterfall` (plus `sort=path` when not by date,
+// configuration, `#item=123&cols=3&style=waterfall` (`row-height=189` for justified rows, plus `sort=path` when not by date,
 // `sections=month` when sections are on, `view=ID` while the viewer is open and `carousel=ID`
 // while the carousel is, at its centred image). Reloading or sharing the address shows the same place;
 // `/#item=ID` alone scrolls to that item.
@@ -13,6 +13,7 @@ export function readFragment(hash = location.hash) {
   return {
     item: whole('item'),
     cols: whole('cols'),
+    rowHeight: whole('row-height'),
     style: fields.get('style'),
     sort: fields.get('sort'),
     sections: fields.get('sections'),
@@ -21,10 +22,11 @@ export function readFragment(hash = location.hash) {
   };
 }
 
-export function fragment({ item, cols, style, sort, sections, view, carousel }) {
+export function fragment({ item, cols, rowHeight, style, sort, sections, view, carousel }) {
   const fields = [];
   if (item !== null && item !== undefined) fields.push(`item=${item}`);
   if (cols) fields.push(`cols=${cols}`);
+  if (rowHeight) fields.push(`row-height=${rowHeight}`);
   if (style) fields.push(`style=${encodeURIComponent(style)}`);
   if (sort && sort !== 'date') fields.push(`sort=${encodeURIComponent(sort)}`);
   if (sections && sections !== 'none') fields.push(`sections=${encodeURIComponent(sections)}`);

@@ -127,6 +127,7 @@ class Gallery {
     new ResizeObserver(() => {
       if (this.element.clientWidth !== width) {
         width = this.element.clientWidth;
+        height = this.element.clientHeight; // laid out again for both (a later change of height alone is one too)
         const anchor = this.topAnchor(); // where the view is now, before the old layout goes
         clearTimeout(resizeTimer);
         resizeTimer = setTimeout(() => this.relayout(anchor), 120);
@@ -168,6 +169,7 @@ class Gallery {
     if (link.sort === 'date' || link.sort === 'path') this.sort = link.sort;
     if (['none', 'year', 'month', 'folder'].includes(link.sections)) this.sections = link.sections;
     if (link.cols) this.columns.set(link.cols, this.element.clientWidth);
+    if (link.rowHeight && this.style === 'justified') this.columns.setRowHeight(link.rowHeight, this.element.clientWidth);
     this.relayout(link.item !== null ? { id: link.item, fraction: 0, screenY: 0 } : first ? { top: 0 } : this.topAnchor())
       .then(async () => {
         const current = () => request === this.followRequest;
@@ -257,6 +259,7 @@ class Gallery {
       top = anchor.top;
     }
     this.scroller.setContentHeight(page.contentHeight, top);
+    this.placedItem = item ?? null; // the anchor until the new layout's tiles are drawn (topAnchor)
     this.labels.setList(sections, page.contentHeight, height);
     this.showConfiguration();
     this.answered();
@@ -265,6 +268,19 @@ class Gallery {
     else this.status.clear('empty');
     this.render();
     if (sameConfiguration && newGeneration && focused !== null) this.followFocus(focused);
+    if (newGeneration) {
+      this.carousel.changed(); // the carousel's row and the viewer's next and previous are the new order's
+      this.followViewer();
+    }
+  }
+
+  /** After the catalog changed: the viewer's item where the new order has it (its index moved
+   *  with the items added or removed before it). */
+  async followViewer() {
+    const shown = this.viewer.item;
+    if (!shown) return;
+    const item = await this.locate(shown.id).catch(() => null);
+    if (item && this.viewer.item?.id === shown.id) this.viewer.moved(item);
   }
 
   /** After the catalog changed: the focused tile, which stays where it was while off the view,
@@ -342,6 +358,7 @@ class Gallery {
     this.plane.dataset.top = top;
     this.plane.dataset.pendingImages = this.tiles.pendingImages;
     if (complete) {
+      if (this.tiles.live.size > 0) this.placedItem = null; // the new layout's tiles are here
       this.loadingSince = null;
       this.status.clear('loading');
     } else {
@@ -375,8 +392,21 @@ class Gallery {
     this.status.show(error.status === 0 ? 'Cannot reach the catalog server; retrying…' : `Error: ${error.message}`, 'error');
   }
 
-  /** The item at the top of the view and the point of it there (anchors.js). */
+  /** The item at the top of the view and the point of it there (anchors.js). Until a new
+   *  layout's tiles are drawn, the tiles are the old layout's (a new generation keeps them until
+   *  its bands come): the anchor is then the item the layout was placed by, at its new frame. A
+   *  second change in that time used to find no tile in view and keep only the share of the
+   *  content scrolled, far from the place. */
   topAnchor(skipping = null) {
+    const placed = this.placedItem;
+    if (placed && !skipping?.has(placed.id)) {
+      const { top, viewportHeight } = this.scroller;
+      const frame = placed.frame;
+      if (frame.y < top + viewportHeight && frame.y + frame.height > top) {
+        const fraction = Math.min(1, Math.max(0, (top - frame.y) / frame.height));
+        return { id: placed.id, fraction, height: frame.height, screenY: frame.y + fraction * frame.height - top, top, share: share(this.scroller) };
+      }
+    }
     return topAnchor(this, skipping);
   }
 
@@ -458,7 +488,8 @@ class Gallery {
     return {
       // Before the gallery has tiles (a reload, a link, with the viewer or the carousel opening
       // over it), its place is the address's item still.
-      item: anchor.id ?? readFragment().item, cols: this.style === 'list' ? null : this.parameters?.cols, style: this.style, sort: this.sort,
+      item: anchor.id ?? readFragment().item, cols: this.style === 'list' ? null : this.parameters?.cols,
+      rowHeight: this.parameters?.['row-height'], style: this.style, sort: this.sort,
       sections: this.sections,
     };
   }

@@ -41,6 +41,17 @@ export class VirtualScroller {
     this.origin = 0;
     this.expected = null;
     this.settleTimer = 0;
+    // A finger on the view, or its pan's momentum: its moves are never jumps to an end.
+    this.touching = false;
+    this.fingerDown = false;
+    this.touchScrolled = false;
+    element.addEventListener('touchstart', () => { this.touching = this.fingerDown = true; this.touchScrolled = false; }, { passive: true });
+    const lift = () => {
+      this.fingerDown = false;
+      if (!this.touchScrolled) this.touching = false; // a tap: no momentum to wait for
+    };
+    element.addEventListener('touchend', lift, { passive: true });
+    element.addEventListener('touchcancel', lift, { passive: true });
     element.addEventListener('scroll', () => this.#nativeScroll(), { passive: true });
     element.addEventListener('wheel', (event) => this.#wheel(event), { passive: false });
     element.addEventListener('scrollend', () => this.#settle());
@@ -96,13 +107,18 @@ export class VirtualScroller {
     this.expected = null;
     const delta = actual - this.physical;
     this.physical = actual;
+    if (this.touching) this.touchScrolled = true;
+    // The scrollbar at an end is the content's end, for a drag of the scrollbar; not for a touch
+    // pan, which reaches the scrollbar's end long before the content's (the scrollbar is put back
+    // in proportion after each pan: a pan 3,000 points from the top jumped to the top).
+    const small = Math.abs(delta) <= 2 * this.viewportLength;
     if (!this.scaled) {
       this.top = actual;
-    } else if (actual <= 0) {
+    } else if (actual <= 0 && !(this.touching && small)) {
       this.top = 0;
-    } else if (actual >= this.maxPhysical - 0.5) {
+    } else if (actual >= this.maxPhysical - 0.5 && !(this.touching && small)) {
       this.top = this.maxTop;
-    } else if (Math.abs(delta) <= 2 * this.viewportLength) {
+    } else if (small) {
       this.top = Math.min(Math.max(0, this.top + delta), this.maxTop);
       clearTimeout(this.settleTimer);
       this.settleTimer = setTimeout(() => this.#settle(), 250); // where scrollend is missing
@@ -121,12 +137,13 @@ export class VirtualScroller {
     const unit = event.deltaMode === 1 ? 16 : event.deltaMode === 2 ? this.viewportLength : 1;
     const delta = sideways && Math.abs(event.deltaX) > Math.abs(event.deltaY) ? event.deltaX : event.deltaY;
     this.scrollBy(delta * unit);
-    this.onWheel?.();
+    this.onWheel?.(delta * unit);
   }
 
   /** After a native move, puts the scrollbar back in proportion (nothing moves on screen). */
   #settle() {
     clearTimeout(this.settleTimer);
+    if (!this.fingerDown) this.touching = false;
     if (!this.scaled) return;
     const physical = Math.round(this.top / this.ratio);
     if (Math.abs(physical - this.position) >= 1) this.scrollTo(this.top);

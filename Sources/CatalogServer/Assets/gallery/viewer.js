@@ -22,6 +22,7 @@ export class Viewer {
     this.fragment = fragment;
     this.largestThumbnail = largestThumbnail;
     this.item = null;
+    this.heading = null; // the index quick presses are going to (step)
     this.closing = false; // gone back through history, the popstate still to come
     this.request = 0;
     document.getElementById('viewer-previous').addEventListener('click', () => this.step(-1));
@@ -67,6 +68,7 @@ export class Viewer {
   /** Opens on `item` (a page item: id, index, path, title, url, version). */
   open(item) {
     const opening = !this.isOpen;
+    this.heading = null;
     if (opening) {
       this.closing = false;
       // Opened from the carousel, it takes the carousel's entry: Back goes to the gallery. At a
@@ -92,11 +94,25 @@ export class Viewer {
     if (this.isOpen) this.#hide();
   }
 
+  /** The next (1) or previous (-1) item. Quick presses add up: each goes on from where the
+   *  one before is going, not from the item shown (on a slow network most were lost). */
   async step(delta) {
     if (!this.item) return;
+    const index = (this.heading ?? this.item.index) + delta;
+    this.heading = index;
     const request = ++this.request;
-    const next = await this.itemAt(this.item.index + delta);
-    if (next && request === this.request && this.isOpen) this.#show(next);
+    const next = await this.itemAt(index);
+    if (request !== this.request || !this.isOpen) return;
+    this.heading = null;
+    if (next) this.#show(next);
+  }
+
+  /** The item shown, where a new generation of the catalog has it: the same image, at its new index. */
+  moved(item) {
+    if (item.id !== this.item?.id) return;
+    this.item = item;
+    this.heading = null;
+    this.dialog.dataset.index = item.index;
   }
 
   #hide() {

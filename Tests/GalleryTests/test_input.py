@@ -1,0 +1,113 @@
+"""Input taken as the person gave it: a touch pan near either end of a catalog taller than the
+scroll cap, single notches of a wheel in the carousel, quick presses in the viewer on a slow
+network, the zoom of justified rows in the address, and the scrubber after a rotation."""
+import pytest
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.actions.wheel_input import ScrollOrigin
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+
+from conftest import wait
+from gallery import CAROUSEL_SETTLED, READY, open_carousel_from_the_viewer, open_gallery, slow_network, visible
+
+SCROLLER = "window.catalogGallery.scroller"
+
+
+def touch_pan(browser, x, y, dy, steps=30):
+    """One finger dragged `dy` pixels, held still at the end (no fling), then lifted."""
+    browser.execute_cdp_cmd("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y, "id": 1}]})
+    for n in range(1, steps + 1):
+        browser.execute_cdp_cmd("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x, "y": y + dy * n / steps, "id": 1}]})
+    browser.execute_cdp_cmd("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+
+
+def test_a_touch_pan_near_either_end_moves_the_images_by_what_it_asks(browser, server):
+    """On a scrollbar scaled down (the content past the browser's height cap), a pan 3,000
+    points from the top reached the scrollbar's top and jumped to the content's; near the end,
+    to the end."""
+    open_gallery(browser, server)
+    if not browser.execute_script(f"return {SCROLLER}.scaled"):
+        pytest.skip("the catalog is not taller than the scroll cap (GALLERY_ITEMS of 1,000,000 is)")
+    browser.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 5})
+    try:
+        for start, dy in [(3000, 700), (f"{SCROLLER}.maxTop - 3000", -600)]:
+            browser.execute_script(f"{SCROLLER}.scrollTo({start}); window.catalogGallery.render();")
+            wait(browser, READY)
+            before = browser.execute_script(f"return {SCROLLER}.top")
+            touch_pan(browser, 640, 450 - dy // 2, dy)
+            wait(browser, f"!{SCROLLER}.touching && {READY}", message="the pan has ended")
+            moved = browser.execute_script(f"return {SCROLLER}.top") - before
+            assert -dy - 1 <= moved <= -dy / 2 if dy > 0 else -dy / 2 <= moved <= -dy + 1, f"a {dy} px pan moved the content {moved}"
+    finally:
+        browser.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": False})
+
+
+def test_single_notches_of_a_wheel_step_the_carousel(browser, server):
+    """A notch gives one scroll event, so no speed: the snap took the nearest image, the one
+    the row started from, and a wheel turned a notch at a time never moved it."""
+    open_carousel_from_the_viewer(browser, server)
+    centred = "Number(document.querySelector(`.carousel-tile[data-item-id='${document.getElementById('carousel').dataset.centred}']`).dataset.index)"
+    start = browser.execute_script(f"return {centred}")
+    row = browser.find_element(By.ID, "carousel-scroller")
+    for n in range(1, 4):
+        ActionChains(browser).scroll_from_origin(ScrollOrigin.from_element(row), 0, 120).perform()
+        wait(browser, f"{CAROUSEL_SETTLED} && {centred} === {start + n}", message=f"notch {n}")
+    ActionChains(browser).send_keys(Keys.ESCAPE).perform()
+    wait(browser, "document.getElementById('carousel').hidden")
+
+
+def test_quick_presses_in_the_viewer_on_a_slow_network_move_as_many_images(browser, server):
+    """Each press went on from the image shown, and a newer one cancelled the one still on its
+    way: at 300 ms a request, 20 quick presses moved the viewer about 12 images."""
+    snapshot = open_gallery(browser, server)
+    first = min(visible(snapshot), key=lambda t: t["index"])
+    browser.find_element(By.CSS_SELECTOR, f".tile[data-item-id='{first['id']}']").click()
+    wait(browser, "document.getElementById('viewer').open")
+    try:
+        slow_network(browser, 300)
+        # No band loaded: every step asks the server where its item is.
+        browser.execute_script("const g = window.catalogGallery; g.bands.reset(g.parameters, g.bands.generation);")
+        ActionChains(browser).send_keys(Keys.ARROW_RIGHT * 20).perform()
+        wait(browser, f"document.getElementById('viewer').dataset.index === '{first['index'] + 20}'", timeout=60)
+    finally:
+        slow_network(browser, 0)
+    ActionChains(browser).send_keys(Keys.ESCAPE).perform()
+    wait(browser, "!document.getElementById('viewer').open")
+
+
+def test_the_zoom_of_justified_rows_is_kept_by_the_address(browser, server):
+    """Justified rows zoom by their height; the address kept only `cols` (which rows do not
+    have), so a reload or a shared link was back at the default height, elsewhere."""
+    open_gallery(browser, server, "#style=justified")
+    default = int(browser.execute_script("return document.getElementById('plane').dataset.rowHeight"))
+    browser.find_element(By.ID, "zoom-in").click()
+    wait(browser, f"Number(document.getElementById('plane').dataset.rowHeight) > {default} && {READY}")
+    height = browser.execute_script("return document.getElementById('plane').dataset.rowHeight")
+    wait(browser, f"location.hash.includes('row-height={height}&style=justified')")
+    browser.refresh()
+    wait(browser, f"document.getElementById('plane').dataset.rowHeight === '{height}' && {READY}")
+    assert browser.find_element(By.ID, "columns").get_attribute("value") == f"{height} px rows"
+
+
+def test_the_scrubber_fits_the_view_after_a_rotation_then_a_change_of_height(browser, server):
+    """A rotation changes the width and the height at once; the height was not noted then, so a
+    later change of the height alone was missed and the labels stayed placed for the old one."""
+    metrics = lambda width, height: browser.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride", {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+    try:
+        metrics(1000, 800)
+        open_gallery(browser, server, "#sections=year")
+        wait(browser, "document.querySelectorAll('#scrubber button').length > 0")
+        height = lambda: browser.execute_script("return document.getElementById('scroller').clientHeight")
+        before = height()
+        metrics(800, 1000)
+        wait(browser, f"Number(document.getElementById('plane').dataset.width) <= 800 && !window.catalogGallery.relayoutPending && {READY}")
+        # Back to the height the view had before the rotation (the one last noted), at the new width.
+        metrics(800, 1000 - (height() - before))
+        wait(browser, f"document.getElementById('scroller').clientHeight === {before}")
+        wait(browser, """(() => { const s = document.getElementById('scrubber').getBoundingClientRect();
+            const labels = [...document.querySelectorAll('#scrubber button')];
+            return labels.length > 0 && labels.every((b) => b.getBoundingClientRect().bottom <= s.bottom + 1); })()""",
+             timeout=10, message="every label inside the scrubber")
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
