@@ -66,6 +66,13 @@ public enum FileOutcome: Sendable, Hashable {
         unreadablePrefixes.contains { reason.hasPrefix($0) }
     }
 
+    /// Whether a known image that fails with `reason` keeps its item (its id, its facts) until a
+    /// scan reads it again: a file unreadable this time, or one that ends inside its header, as
+    /// a photo being copied over, or written in place, does at the moment the scan reads it.
+    package static func keepsKnownItem(_ reason: String) -> Bool {
+        isUnreadable(reason) || reason.hasPrefix(truncatedPrefix)
+    }
+
     /// What `catalog errors` adds to the reason of an image kept through a failed read (`FileChange.keepsItem`).
     package static let keptItemNote = "; its item is kept until a scan reads the file again"
 
@@ -82,6 +89,8 @@ public enum FileOutcome: Sendable, Hashable {
     /// module; a test of the scanner holds the two together.
     static let cannotReadPrefix = "cannot read the file: "
     static let unreadablePrefixes = [cannotOpenPrefix, cannotStatPrefix, cannotReadPrefix]
+    /// How ImageProbeError.truncated's description begins (held together by the same test).
+    static let truncatedPrefix = "truncated "
 }
 
 /// A file known to the catalog.
@@ -91,7 +100,8 @@ package struct KnownFile: Sendable, Hashable {
     package var fingerprint: Int64?
     package var status: Int
     package var itemID: Int64?
-    /// It failed as unreadable (`FileOutcome.isUnreadable`): read again even when unchanged.
+    /// It failed as unreadable (`FileOutcome.isUnreadable`), or kept its item through a failure
+    /// (`FileOutcome.keptItemNote`): read again even when unchanged.
     package var unreadable: Bool
 
     /// `error` is the file's reason for failing, when it failed.
@@ -101,7 +111,7 @@ package struct KnownFile: Sendable, Hashable {
         self.fingerprint = fingerprint
         self.status = status
         self.itemID = itemID
-        unreadable = error.map(FileOutcome.isUnreadable) ?? false
+        unreadable = error.map { FileOutcome.isUnreadable($0) || $0.hasSuffix(FileOutcome.keptItemNote) } ?? false
     }
 }
 

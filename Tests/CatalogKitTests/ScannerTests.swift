@@ -243,7 +243,38 @@ extension Library {
         for other in [ImageProbeError.empty, .truncated(.jpeg), .notARegularFile(kind: "a FIFO")] {
             #expect(!FileOutcome.isUnreadable(other.description), "\(other)")
         }
+        // A known image cut short keeps its item too (a photo being copied over).
+        #expect(FileOutcome.keepsKnownItem(ImageProbeError.truncated(.png).description))
+        #expect(!FileOutcome.keepsKnownItem(ImageProbeError.empty.description))
         #expect(!FileOutcome.isUnreadable(FileOutcome.importedKeyReason))
+    }
+
+    /// A known photo caught while it is written over or in place (it ends inside its header)
+    /// keeps its item, its id and its facts, as one unreadable this time does; a scan that reads
+    /// it whole again updates it. It was removed, and came back as a new item with a new id.
+    @Test(arguments: Backend.allCases) func aPhotoCutShortWhileRewrittenKeepsItsItem(_ backend: Backend) throws {
+        let library = try Library(backend)
+        let whole = try Library.fixture("baseline.jpg")
+        let photo = try library.write("a.jpg", whole)
+        _ = try library.scan()
+        let before = try #require(try library.items()[photo])
+        var status = stat()
+        try #require(stat(photo, &status) == 0)
+        try library.write("a.jpg", whole.prefix(100))
+        let cut = try library.scan()
+        #expect((cut.failed, cut.removed) == (1, 0), "\(cut)")
+        #expect(cut.problems.contains { $0.hasPrefix("\(photo): truncated JPEG") && $0.hasSuffix("its item is kept as it was, and the next scan reads it again") },
+                "\(cut.problems)")
+        #expect(try library.items()[photo].map { [$0.id, Int64($0.width), Int64($0.height)] } == [before.id, Int64(before.width), Int64(before.height)])
+        #expect(try library.catalog().fileErrors().map(\.reason) == ["truncated JPEG: the file ends inside its header" + FileOutcome.keptItemNote])
+        // Written whole again, at the time it had (a copy that keeps it): read again, as its row failed.
+        try library.write("a.jpg", whole)
+        var times = [status.st_atim, status.st_mtim]
+        try #require(utimensat(AT_FDCWD, photo, &times, 0) == 0)
+        let again = try library.scan()
+        #expect((again.failed, again.removed, again.added) == (0, 0, 0), "\(again)")
+        #expect(try library.items()[photo]?.id == before.id)
+        #expect(try library.catalog().fileErrors().isEmpty)
     }
 
     /// An image whose path is already an imported item's key is refused by the scan, as an

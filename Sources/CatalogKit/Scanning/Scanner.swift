@@ -362,10 +362,12 @@ package final class Scanner {
             let path = file.path
             let change = FileChange(path: path, stat: stat, fingerprint: probed.fingerprint, outcome: probed.outcome,
                                     itemID: previous?.itemID)
-            if case .failed(let reason) = probed.outcome, FileOutcome.isUnreadable(reason), let previous, previous.itemID != nil {
+            if case .failed(let reason) = probed.outcome, FileOutcome.keepsKnownItem(reason), let previous, previous.itemID != nil {
                 // An image the file system would not let this scan read (its permissions, an I/O
-                // error): its item and its facts stay as they were, to be read again next time,
-                // and its row says why (`catalog errors`). A disk that fails for a moment removes nothing.
+                // error), or cut short (being copied over, or written in place): its item and its
+                // facts stay as they were, to be read again next time, and its row says why
+                // (`catalog errors`). A disk that fails for a moment removes nothing, and a photo
+                // rewritten in place keeps its id.
                 summary.problems.append("\(PathText.display(path)): \(reason); its item is kept as it was, and the next scan reads it again")
                 summary.failed += 1
                 pending.append(FileChange(path: path, stat: previous.stat, fingerprint: previous.fingerprint,
