@@ -18,6 +18,8 @@ final class PostgresConnections: Sendable {
     /// Every connection opened and not closed yet, idle or in use.
     private let opened = Mutex<[ObjectIdentifier: WatchedConnection]>([:])
     private let nextID = Atomic<Int>(1)
+    /// Whether a connection was made once: a login refused after that is an outage (`open`).
+    private let connectedOnce = Atomic<Bool>(false)
     /// Idle connections kept at most; more are closed when given back.
     static let keptIdle = 8
     /// PostgresNIO logs through swift-log; the store's errors are its only output.
@@ -40,6 +42,7 @@ final class PostgresConnections: Sendable {
     func open() throws(StoreError) -> WatchedConnection {
         do {
             let watched = WatchedConnection(try connecting().wait())
+            connectedOnce.store(true, ordering: .relaxed)
             let id = ObjectIdentifier(watched)
             opened.withLock { $0[id] = watched }
             watched.connection.closeFuture.whenComplete { [weak self] _ in _ = self?.opened.withLock { $0.removeValue(forKey: id) } }
@@ -47,8 +50,13 @@ final class PostgresConnections: Sendable {
         } catch let error as PSQLError where error.code == .authMechanismRequiresPassword {
             throw .cannotOpen(path: location.display, reason: location.noPasswordReason)
         } catch {
-            throw Self.isConnectionLoss(error) ? .unreachable(path: location.display, reason: Self.message(error))
-                                               : .cannotOpen(path: location.display, reason: Self.message(error))
+            // A login refused once connections were made (the role's password changed, its login
+            // taken away, its database dropped) is an outage of this process's database, as a
+            // server that is down: a server answers 503, tries again, and logs why. Refused at
+            // the first connection, it is `cannotOpen`, in the server's words.
+            let refusedSince = connectedOnce.load(ordering: .relaxed) && ["28P01", "28000", "3D000"].contains(Self.sqlState(error) ?? "")
+            throw Self.isConnectionLoss(error) || refusedSince ? .unreachable(path: location.display, reason: Self.message(error))
+                                                               : .cannotOpen(path: location.display, reason: Self.message(error))
         }
     }
 

@@ -50,6 +50,31 @@ import Testing
         #expect(log.contains("the catalog's database answers again"), "\(log)")
     }
 
+    /// A login refused once the server has run (here its database dropped under it: SQLSTATE
+    /// 3D000; a role's password changed is 28P01): 503 with `Retry-After`, and `/api/health` says
+    /// the database cannot be reached, as when it is down, with the cause in the log. It was a
+    /// 500 "internal error" on every route, health's too.
+    @Test func aServerWhoseDatabaseRefusesItsLoginAnswers503() async throws {
+        let postgres = try TestPostgresServer.launch()
+        let library = try Library(.postgres, on: postgres)
+        try library.write("a.jpg", Library.fixture("baseline.jpg"))
+        #expect(try BuiltTool.run(["scan", "--db", library.catalogPath, library.root.path]).status == 0)
+        let stderr = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-serve-\(UUID().uuidString)").path
+        defer { unlink(stderr) }
+        let serve = try ServeProcess(["--db", library.catalogPath, "--quiet"], stderrPath: stderr)
+        defer { serve.stop() }
+        let page = "api/page?width=375&cols=2&offset=0"
+        #expect(try await serve.get(page).status == 200)
+        let database = try #require(URLComponents(string: library.catalogPath)?.path.dropFirst())
+        try postgres.psql("postgres", "DROP DATABASE \(database) WITH (FORCE)")
+        let refused = try await serve.waitFor(page) { $0.status != 200 }
+        #expect(refused.status == 503 && refused.headers["Retry-After"] == "2", "\(refused.status) \(String(decoding: refused.body, as: UTF8.self))")
+        let health = try await serve.get("api/health")
+        #expect(health.status == 503 && String(decoding: health.body, as: UTF8.self).contains(#""status":"unreachable""#))
+        let log = (try? String(contentsOfFile: stderr, encoding: .utf8)) ?? ""
+        #expect(log.contains("does not exist (SQLSTATE 3D000)"), "\(log)")
+    }
+
     /// A database that stops answering without closing its connections (every process of it
     /// stopped, as on a frozen machine or behind a network that drops packets without a word):
     /// a request waiting on a connection it had, and a new one, get 503 within seconds, not
