@@ -23,6 +23,12 @@ public enum CatalogLocation {
         }
     }
 
+    /// Refuses a PostgreSQL URL every command refuses (a password in it, a parameter it does
+    /// not know), in their words; any other location passes.
+    public static func checkURL(_ location: String) throws(StoreError) {
+        if isPostgres(location) { _ = try PostgresLocation(url: location) }
+    }
+
     public static func resolve(explicit: String?, environment: [String: String]) -> String {
         if let explicit, !explicit.isEmpty { return explicit }
         if let path = environment["CATALOG_DB"], !path.isEmpty { return path }

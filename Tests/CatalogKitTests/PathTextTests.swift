@@ -50,6 +50,16 @@ import Testing
         }
     }
 
+    /// A word pasted into a shell stays one word, as it was: a PostgreSQL URL's `&` put the
+    /// command in the background (`serve`'s hint to make a token), a space split a path.
+    @Test func shellWordsStayOneWordAsTheyWere() {
+        #expect(PathText.shellWord("/home/me/.config/catalog/c.tokens") == "/home/me/.config/catalog/c.tokens")
+        #expect(PathText.shellWord("postgres://me@/p?host=/run/pg&port=5433") == "'postgres://me@/p?host=/run/pg&port=5433'")
+        #expect(PathText.shellWord("My Photos/it's.tokens") == #"'My Photos/it'\''s.tokens'"#)
+        #expect(PathText.shellWord("") == "''")
+        #expect(PathText.shellWord("a$b`c") == "'a$b`c'")
+    }
+
     @Test func catalogLocationFollowsFlagThenEnvironment() {
         #expect(CatalogLocation.resolve(explicit: "/x.sqlite", environment: ["CATALOG_DB": "/y"]) == "/x.sqlite")
         #expect(CatalogLocation.resolve(explicit: nil, environment: ["CATALOG_DB": "/y", "XDG_DATA_HOME": "/d"]) == "/y")

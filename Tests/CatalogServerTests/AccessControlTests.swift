@@ -61,6 +61,23 @@ import Testing
         #expect(loopback.stop() == 0)
     }
 
+    /// `catalog token` refuses a PostgreSQL URL every other command refuses, and makes no file:
+    /// it named the token file after part of such a URL (its host and database), which another
+    /// server's could share, and took a password in it.
+    @Test func tokenCommandsRefuseTheURLsTheOtherCommandsRefuse() throws {
+        let config = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-config-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: config) }
+        for url in ["postgres://postgres@/photos?host=/tmp/pg&port=5433&connect_timeout=5", "postgres://me:secret@/photos?host=/tmp/pg"] {
+            for command in [["new"], ["list"], ["revoke", "abcdef"]] {
+                let refused = try Self.catalog(["token"] + command + ["--db", url], environment: ["XDG_CONFIG_HOME": config.path])
+                #expect(refused.status == 1 && refused.out.isEmpty, "\(command) \(url): \(refused)")
+                #expect(refused.err.contains("unknown URL parameter \"connect_timeout\"") || refused.err.contains("the URL holds a password"), "\(refused.err)")
+                #expect(!refused.err.contains("secret"))
+            }
+        }
+        #expect(!FileManager.default.fileExists(atPath: config.path), "no token file, nor its folder")
+    }
+
     @Test func tokensLetProgramsIn_andARevokedTokenIsRefusedWithoutARestart() throws {
         let (served, token) = try Self.catalogWithToken()
         let tokenFile = served.folder.appendingPathComponent("catalog.tokens").path

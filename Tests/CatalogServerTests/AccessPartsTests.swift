@@ -103,6 +103,15 @@ struct AccessPartsTests {
         }
         let after = try String(contentsOfFile: file.path, encoding: .utf8)
         #expect(after.contains(one) && after.contains(two))
+        // The same token on two lines (two token files joined) is one token: both lines go. It
+        // was "names 2 tokens (F, F): revoke each by its fingerprint", which no fingerprint could.
+        let twice = "\(one)  # copied\n"
+        try (after + twice).write(toFile: file.path, atomically: false, encoding: .utf8)
+        let fingerprint = String(AccessToken(token: one, note: "").fingerprint)
+        #expect(try file.revoke(fingerprint).map(\.fingerprint) == [fingerprint])
+        let once = try String(contentsOfFile: file.path, encoding: .utf8)
+        #expect(!once.contains(one) && once.contains(two))
+        try (once + "\(one)  # shared\n").write(toFile: file.path, atomically: false, encoding: .utf8)
         // Through a link to the file: the file is changed, the link stays a link.
         let link = TokenFile(path: folder.appendingPathComponent("link.tokens").path)
         try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: file.path)

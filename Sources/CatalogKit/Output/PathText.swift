@@ -17,6 +17,16 @@ public enum PathText {
         contiguous(bytes) { text($0, json: true) }
     }
 
+    /// `text` as one word of a POSIX shell command a user pastes: as it is when every character
+    /// is one no shell treats specially, else in single quotes (a `'` as `'\''`). A URL's `&`
+    /// put the command in the background, and dropped what followed it.
+    public static func shellWord(_ text: String) -> String {
+        let plain = !text.isEmpty && text.utf8.allSatisfy { byte in
+            (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A) || Array("@%+=:,./_-".utf8).contains(byte)
+        }
+        return plain ? text : "'" + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
+    }
+
     /// JSON string literal for text that is already valid Unicode.
     public static func jsonString(_ text: String) -> String {
         var text = text

@@ -1,3 +1,4 @@
+import CatalogKit
 import Foundation
 
 /// What can go wrong with a token file, in words a user can act on.
@@ -14,7 +15,7 @@ public enum AccessError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .missing(let path):
-            "there is no token file at \(path): make a token with `catalog token new --token-file \(path)`"
+            "there is no token file at \(path): make a token with `catalog token new --token-file \(PathText.shellWord(path))`"
         case .unreadable(let path):
             "cannot read the token file \(path): check its owner and mode (it should be 0600, the server's user's)"
         case .folder(let path):

@@ -148,8 +148,10 @@ public struct TokenFile: Sendable {
             kept.append(line)
         }
         guard !removed.isEmpty else { throw .noSuchToken(selector, path) }
-        // One token at a time: a label two tokens share, or a short fingerprint, names none.
-        guard removed.count == 1 else { throw .ambiguous(selector, path, removed.map(\.fingerprint)) }
+        // One token at a time: a label two tokens share, or a short fingerprint, names none. The
+        // same token on several lines (two files joined) is one token: every line of it goes.
+        let tokens = removed.reduce(into: [AccessToken]()) { unique, entry in if !unique.contains(where: { $0.verifier == entry.verifier }) { unique.append(entry) } }
+        guard tokens.count == 1 else { throw .ambiguous(selector, path, tokens.map(\.fingerprint)) }
         // The new file takes the old one's owner and mode: a server that could read it still can.
         var original = stat()
         guard stat(path, &original) == 0 else { throw .unwritable(path, String(cString: strerror(errno))) }
@@ -171,7 +173,7 @@ public struct TokenFile: Sendable {
             unlink(temporary)
             throw .unwritable(path, reason)
         }
-        return removed
+        return tokens
     }
 
     /// The file opened with `flags` and locked (flock): `token new` and `revoke` at the same time

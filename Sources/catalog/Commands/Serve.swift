@@ -258,7 +258,7 @@ extension Serve {
             }
             printError("""
                 error: \(reason).
-                  Make a token:  catalog token new\(named == nil ? catalog.db.map { " --db \($0)" } ?? "" : " --token-file \(path)")
+                  Make a token:  catalog token new\(named == nil ? catalog.db.map { " --db \(PathText.shellWord($0))" } ?? "" : " --token-file \(PathText.shellWord(path))")
                   then start again; clients send it as `Authorization: Bearer TOKEN`, and the gallery asks for it once.
                   \(otherwise)
                 """)

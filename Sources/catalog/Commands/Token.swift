@@ -1,4 +1,5 @@
 import ArgumentParser
+import CatalogKit
 import CatalogServer
 import Foundation
 
@@ -20,9 +21,12 @@ struct Token: ParsableCommand {
         @Option(help: ArgumentHelp("The token file (default: $CATALOG_TOKEN_FILE, else beside the catalog; for PostgreSQL, in ~/.config/catalog).", valueName: "path"))
         var tokenFile: String?
 
-        var file: TokenFile {
-            TokenFile(path: tokenFile ?? environmentValue("CATALOG_TOKEN_FILE")
-                ?? TokenFile.defaultPath(forCatalog: catalog.path))
+        /// The token file; its default for a PostgreSQL URL the other commands refuse is refused
+        /// too (it was named after part of the URL, one another server's could share).
+        func file() throws -> TokenFile {
+            if let path = tokenFile ?? environmentValue("CATALOG_TOKEN_FILE") { return TokenFile(path: path) }
+            try CatalogLocation.checkURL(catalog.path)
+            return TokenFile(path: TokenFile.defaultPath(forCatalog: catalog.path))
         }
     }
 
@@ -37,7 +41,7 @@ struct Token: ParsableCommand {
         var label: String?
 
         func run() throws {
-            let file = location.file
+            let file = try location.file()
             let (token, entry) = try file.appendNewToken(note: label)
             print(token)
             printError("appended to \(file.path) (fingerprint \(entry.fingerprint)); it is not shown again")
@@ -52,10 +56,11 @@ struct Token: ParsableCommand {
         @OptionGroup var location: Location
 
         func run() throws {
-            let (tokens, warnings) = try location.file.read()
+            let file = try location.file()
+            let (tokens, warnings) = try file.read()
             for warning in warnings { printError("warning: \(warning)") }
             for token in tokens { print("\(token.fingerprint)  \(token.note)") }
-            if tokens.isEmpty { printError("no tokens in \(location.file.path)") }
+            if tokens.isEmpty { printError("no tokens in \(file.path)") }
         }
     }
 
@@ -70,7 +75,7 @@ struct Token: ParsableCommand {
         var selector: String
 
         func run() throws {
-            for token in try location.file.revoke(selector) {
+            for token in try location.file().revoke(selector) {
                 print("revoked \(token.fingerprint)  \(token.note)")
             }
         }
