@@ -172,7 +172,12 @@ struct AccessPartsTests {
     @Test func aFileNameBecomesAQuotedASCIIFallbackAndAnExactEncodedName() {
         #expect(ContentDisposition.inline(fileName: "kite.jpg") == #"inline; filename="kite.jpg"; filename*=UTF-8''kite.jpg"#)
         #expect(ContentDisposition.inline(fileName: "a\"b\\c\r\nd é.jpg")
-                == #"inline; filename="a_b_c__d _.jpg"; filename*=UTF-8''a%22b%5Cc%0D%0Ad%20%C3%A9.jpg"#)
+                == #"inline; filename="a_b_c__d _.jpg"; filename*=UTF-8''a%22b%5Cc__d%20%C3%A9.jpg"#)
+        // Nothing that reorders or hides text in a "Save as" box: a right-to-left override
+        // showed "photo\u{202E}gpj.exe" as "photoexe.jpg". Other letters stay as they are.
+        #expect(ContentDisposition.inline(fileName: "photo\u{202E}gpj.exe") == #"inline; filename="photo_gpj.exe"; filename*=UTF-8''photo_gpj.exe"#)
+        #expect(ContentDisposition.inline(fileName: "a\u{2066}b\u{200F}c\u{85}d\u{7F}.jpg") == #"inline; filename="a_b_c_d_.jpg"; filename*=UTF-8''a_b_c_d_.jpg"#)
+        #expect(ContentDisposition.inline(fileName: "סוכה.jpg").hasSuffix("filename*=UTF-8''%D7%A1%D7%95%D7%9B%D7%94.jpg"))
         // `%` too, which some clients would decode in the fallback ("%2F" as "/").
         #expect(ContentDisposition.inline(fileName: "%2F slash.jpg") == #"inline; filename="_2F slash.jpg"; filename*=UTF-8''%252F%20slash.jpg"#)
     }

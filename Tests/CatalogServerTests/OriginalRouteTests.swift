@@ -57,6 +57,12 @@ import Testing
                 #expect(try await status([.ifModifiedSince: text]) == .notModified, "\(text)")
             }
             #expect(ItemRoutes.parseHTTPDate("yesterday") == nil)
+            // A date later than now is no copy the client had (RFC 7232 §3.3): ignored, the file sent.
+            let future = DateFormatter()
+            future.locale = Locale(identifier: "en_US_POSIX")
+            future.timeZone = TimeZone(identifier: "GMT")
+            future.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+            #expect(try await status([.ifModifiedSince: future.string(from: Date().addingTimeInterval(86_400 * 365))]) == .ok)
             // RFC 850's two-digit year: more than 50 years ahead is the past century (§5.6.7).
             let gregorian = Calendar(identifier: .gregorian)
             let ahead = gregorian.date(byAdding: .day, value: 30, to: gregorian.date(byAdding: .year, value: 50, to: Date())!)!

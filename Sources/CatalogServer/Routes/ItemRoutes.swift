@@ -83,8 +83,8 @@ struct ItemRoutes {
         }
         let notModified = if let tags = request.headers[.ifNoneMatch] {
             JSONResponse.matches(tags, file.etag)
-        } else if let since = request.headers[.ifModifiedSince].flatMap(parseHTTPDate) {
-            file.modified <= since
+        } else if let since = request.headers[.ifModifiedSince].flatMap(parseHTTPDate), since <= Int64(Date().timeIntervalSince1970) {
+            file.modified <= since // a date later than now is not one the client had (RFC 7232 §3.3): ignored
         } else {
             false
         }
