@@ -1,4 +1,5 @@
 import CatalogKit
+import Foundation
 import HTTPTypes
 import Hummingbird
 #if canImport(Glibc)
@@ -83,7 +84,9 @@ struct APIError: Error, Sendable {
     /// refuse one they do not know: a typo is said, not ignored.
     static func refuseParameters(_ request: Request) throws {
         if let query = request.uri.query, !query.isEmpty {
-            throw APIError(status: 400, message: "\(request.uri.path) takes no parameters")
+            // The error names the first parameter given, as the routes that take some name the one they refuse.
+            let name = query.split(separator: "&").first.map { $0.prefix { $0 != "=" } }.map { String($0).removingPercentEncoding ?? String($0) }
+            throw APIError(status: 400, message: "\(request.uri.path) takes no parameters", parameter: name)
         }
     }
 

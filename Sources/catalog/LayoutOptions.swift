@@ -1,5 +1,6 @@
 import ArgumentParser
 import CatalogKit
+import Foundation
 
 /// The layout options `catalog page` and `catalog layout` share. Values are taken as text and
 /// parsed by `LayoutConfiguration(parameters:)`, the parser the HTTP API uses too.
@@ -92,12 +93,23 @@ struct LayoutOptions: ParsableArguments {
             if error.value.hasPrefix("--"), error.value.dropFirst(2).first?.isLetter == true {
                 throw ValidationError("Missing value for '--\(error.parameter)' (the next argument, \(error.value), is an option)")
             }
-            throw ValidationError("--" + error.description)
+            throw ValidationError("--" + asOptions(error.description))
         }
     }
 
     static func help(_ parameter: LayoutParameter, _ text: String, valueName: String? = nil) -> ArgumentHelp {
         let value = parameter.defaultValue.map { " Default: \($0)." } ?? ""
-        return ArgumentHelp(text + value, discussion: "Takes \(parameter.allowed).", valueName: valueName)
+        return ArgumentHelp(text + value, discussion: "Takes \(asOptions(parameter.allowed)).", valueName: valueName)
+    }
+
+    /// The other parameters a text names, as this command line's options: "with item" is the
+    /// API's words, "with --item" the command line's.
+    static func asOptions(_ text: String) -> String {
+        text.replacingOccurrences(of: "without offset, height or item", with: "without --offset, --height or --item")
+            .replacingOccurrences(of: "given with item", with: "given with --item")
+            .replacingOccurrences(of: ", with item", with: ", with --item")
+            .replacingOccurrences(of: "given without offset:", with: "given without --offset:")
+            .replacingOccurrences(of: "given without height:", with: "given without --height:")
+            .replacingOccurrences(of: "given without item:", with: "given without --item:")
     }
 }

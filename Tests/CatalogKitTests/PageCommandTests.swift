@@ -46,6 +46,19 @@ import Testing
         #expect(result.stdout.isEmpty)
     }
 
+    /// The command line names the other options a refusal points to as its options (`--item`),
+    /// not as the API's parameters ("with item"), in its errors and its --help.
+    @Test func refusalsNameTheOtherOptionsAsOptions() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let library = try Library()
+        let anchor = try run(["page", "--db", library.catalogPath, "--width", "375", "--anchor-y", "150"])
+        #expect(anchor.status == 2 && anchor.stderr.contains("--anchor-y must be given with --item"), "\(anchor.stderr)")
+        let rect = try run(["page", "--db", library.catalogPath, "--width", "375", "--rect", "0,0,10,10", "--offset", "5"])
+        #expect(rect.status == 2 && rect.stderr.contains("--rect must be given without --offset:"), "\(rect.stderr)")
+        let help = String(decoding: try run(["page", "--help"]).stdout, as: UTF8.self)
+        #expect(help.contains("within ±1000000, with --item.") && help.contains("--height or --item.") && !help.contains("or item."), "\(help)")
+    }
+
     @Test func pastTheEndIsAnEmptyPage_andAnEmptyCatalogHints() throws {
         try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
         let library = try Library()

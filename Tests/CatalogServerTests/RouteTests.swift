@@ -285,6 +285,7 @@ import Testing
                     #expect(response.status == .badRequest, "\(path)")
                     let refused = try response.error
                     #expect(refused.message == "\(path) takes no parameters")
+                    #expect(refused.parameter == "sise", "it names the parameter, as the others do")
                 }
             }
         }

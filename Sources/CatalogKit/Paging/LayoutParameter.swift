@@ -87,7 +87,7 @@ public enum LayoutParameter: String, Sendable, Hashable, CaseIterable {
         case .headerHeight, .footerHeight, .sectionSpacing: return length
         case .spanEvery: return "a whole number from 0 (none) to \(Self.maximumSpanEvery)"
         case .spanHeight: return "auto, or a number of points greater than 0 and at most \(Self.maximumLength.formatted)"
-        case .pinHeaders: return "true or false"
+        case .pinHeaders: return "true or false (1 or 0)"
         case .rowHeight, .itemHeight: return "a number of points greater than 0 and at most \(Self.maximumLength.formatted)"
         case .anchorY: return "a number of points within ±\(Self.maximumLength.formatted), with item"
         case .falloff: return "a number of points greater than 0 and at most \(Self.maximumLength.formatted) (default: half the viewport's width)"
