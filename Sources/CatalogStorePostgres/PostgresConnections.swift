@@ -48,7 +48,9 @@ final class PostgresConnections: Sendable {
             watched.connection.closeFuture.whenComplete { [weak self] _ in _ = self?.opened.withLock { $0.removeValue(forKey: id) } }
             return watched
         } catch let error as PSQLError where error.code == .authMechanismRequiresPassword {
-            throw .cannotOpen(path: location.display, reason: location.noPasswordReason)
+            // Asked for a password only since connections were made (pg_hba changed): an outage too.
+            throw connectedOnce.load(ordering: .relaxed) ? .unreachable(path: location.display, reason: location.noPasswordReason)
+                                                         : .cannotOpen(path: location.display, reason: location.noPasswordReason)
         } catch {
             // A login refused once connections were made (the role's password changed, its login
             // taken away, its database dropped) is an outage of this process's database, as a

@@ -111,6 +111,11 @@ struct AccessPartsTests {
         #expect(try file.revoke(fingerprint).map(\.fingerprint) == [fingerprint])
         let once = try String(contentsOfFile: file.path, encoding: .utf8)
         #expect(!once.contains(one) && once.contains(two))
+        // Under another label too: revoked by one label, the token is gone from every line.
+        let (laptop, _) = try file.appendNewToken(note: "laptop")
+        try (String(contentsOfFile: file.path, encoding: .utf8) + "\(laptop)  # phone\n").write(toFile: file.path, atomically: false, encoding: .utf8)
+        #expect(try file.revoke("laptop").count == 1)
+        #expect(try !String(contentsOfFile: file.path, encoding: .utf8).contains(laptop), "no line of it signs in")
         try (once + "\(one)  # shared\n").write(toFile: file.path, atomically: false, encoding: .utf8)
         // Through a link to the file: the file is changed, the link stays a link.
         let link = TokenFile(path: folder.appendingPathComponent("link.tokens").path)

@@ -69,6 +69,18 @@ def test_quick_presses_in_the_viewer_on_a_slow_network_move_as_many_images(brows
         browser.execute_script("const g = window.catalogGallery; g.bands.reset(g.parameters, g.bands.generation);")
         ActionChains(browser).send_keys(Keys.ARROW_RIGHT * 20).perform()
         wait(browser, f"document.getElementById('viewer').dataset.index === '{first['index'] + 20}'", timeout=60)
+        # Past the first image: the presses stop there (the last one, past it, dropped those before).
+        ActionChains(browser).send_keys(Keys.ARROW_LEFT * (first["index"] + 30)).perform()
+        wait(browser, "document.getElementById('viewer').dataset.index === '0'", timeout=60)
+        # A press the network does not carry moves nothing, and the next goes on from the image shown.
+        browser.execute_script("const g = window.catalogGallery; g.bands.reset(g.parameters, g.bands.generation);")
+        browser.execute_cdp_cmd("Network.emulateNetworkConditions", {"offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+        ActionChains(browser).send_keys(Keys.ARROW_RIGHT).perform()
+        wait(browser, "window.catalogGallery.viewer.heading === null", message="the failed step is over")
+        slow_network(browser, 0)
+        ActionChains(browser).send_keys(Keys.ARROW_RIGHT).perform()
+        wait(browser, "document.getElementById('viewer').dataset.index === '1'")
+        browser.get_log("browser")  # the offline request's own console line
     finally:
         slow_network(browser, 0)
     ActionChains(browser).send_keys(Keys.ESCAPE).perform()

@@ -85,7 +85,9 @@ def test_two_changes_close_together_keep_the_item_at_the_top_in_place(driver, wo
         try:
             slow_network(driver, 1500)
             catalog("import", "--db", database, imported(workspace, "two-changes-a", 200, 2030, seed=10))
-            wait(driver, f"{GENERATION} > {before['generation']}", timeout=30)
+            # The first change laid out, its tiles still the old layout's (its bands on their way).
+            wait(driver, f"{GENERATION} === {before['generation'] + 1} && document.getElementById('plane').dataset.state === 'loading'"
+                         " && window.catalogGallery.placedItem !== null", timeout=30)
             catalog("import", "--db", database, imported(workspace, "two-changes-b", 200, 2031, seed=11))
             wait(driver, f"{GENERATION} > {before['generation'] + 1}", timeout=60)
         finally:

@@ -135,23 +135,18 @@ public struct TokenFile: Sendable {
         let locked = try lockedDescriptor(O_RDONLY) // held until the new file is in place
         defer { close(locked) }
         guard let data = try? FileHandle(fileDescriptor: locked, closeOnDealloc: false).readToEnd() ?? Data() else { throw .unreadable(path) }
-        var kept: [Substring] = []
-        var removed: [AccessToken] = []
-        for line in String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false) {
-            if let (token, note) = Self.parse(line) {
-                let entry = AccessToken(token: token, note: note)
-                if (selector.count >= 6 && entry.fingerprint.hasPrefix(selector.lowercased())) || entry.label == selector {
-                    removed.append(entry)
-                    continue
-                }
-            }
-            kept.append(line)
+        let lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        let entries = lines.map { line in Self.parse(line).map { AccessToken(token: $0.token, note: $0.note) } }
+        var tokens: [AccessToken] = [] // the tokens the selector names, each once
+        for case let entry? in entries where (selector.count >= 6 && entry.fingerprint.hasPrefix(selector.lowercased())) || entry.label == selector {
+            if !tokens.contains(where: { $0.verifier == entry.verifier }) { tokens.append(entry) }
         }
-        guard !removed.isEmpty else { throw .noSuchToken(selector, path) }
+        guard !tokens.isEmpty else { throw .noSuchToken(selector, path) }
         // One token at a time: a label two tokens share, or a short fingerprint, names none. The
-        // same token on several lines (two files joined) is one token: every line of it goes.
-        let tokens = removed.reduce(into: [AccessToken]()) { unique, entry in if !unique.contains(where: { $0.verifier == entry.verifier }) { unique.append(entry) } }
+        // same token on several lines (two files joined, under other labels) is one token: every
+        // line of it goes, or it would still sign in.
         guard tokens.count == 1 else { throw .ambiguous(selector, path, tokens.map(\.fingerprint)) }
+        let kept = zip(lines, entries).filter { $0.1?.verifier != tokens[0].verifier }.map(\.0)
         // The new file takes the old one's owner and mode: a server that could read it still can.
         var original = stat()
         guard stat(path, &original) == 0 else { throw .unwritable(path, String(cString: strerror(errno))) }

@@ -83,8 +83,11 @@ struct ItemRoutes {
         }
         let notModified = if let tags = request.headers[.ifNoneMatch] {
             JSONResponse.matches(tags, file.etag)
-        } else if let since = request.headers[.ifModifiedSince].flatMap(parseHTTPDate), since <= Int64(Date().timeIntervalSince1970) {
-            file.modified <= since // a date later than now is not one the client had (RFC 7232 §3.3): ignored
+        } else if let since = request.headers[.ifModifiedSince].flatMap(parseHTTPDate),
+                  since <= Int64(Date().timeIntervalSince1970) || since == file.modified {
+            // A date later than now is no copy the client had (RFC 7232 §3.3): ignored, unless it
+            // is the file's own Last-Modified, echoed back (a file dated in the future).
+            file.modified <= since
         } else {
             false
         }

@@ -265,7 +265,7 @@ extension Serve {
             Foundation.exit(2)
         }
         if count == 0 { printError("warning: \(path) holds no token yet: nobody can sign in until `catalog token new` adds one") }
-        if file.isReadableByOthers { printError("warning: \(path) can be read by other users: `chmod 600 \(path)`") }
+        if file.isReadableByOthers { printError("warning: \(path) can be read by other users: `chmod 600 \(PathText.shellWord(path))`") }
         printError("access control: on, \(count) token\(count == 1 ? "" : "s") in \(path); sessions last \(sessionDays) day\(sessionDays == 1 ? "" : "s")")
         var access = CatalogServer.Access(tokenFile: path)
         access.sessionLifetime = .seconds(sessionDays * 86_400)

@@ -45,7 +45,7 @@ struct Token: ParsableCommand {
             let (token, entry) = try file.appendNewToken(note: label)
             print(token)
             printError("appended to \(file.path) (fingerprint \(entry.fingerprint)); it is not shown again")
-            if file.isReadableByOthers { printError("warning: \(file.path) can be read by other users: `chmod 600 \(file.path)`") }
+            if file.isReadableByOthers { printError("warning: \(file.path) can be read by other users: `chmod 600 \(PathText.shellWord(file.path))`") }
         }
     }
 

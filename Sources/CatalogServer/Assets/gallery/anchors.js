@@ -41,7 +41,7 @@ export function pointAnchor(view, point) {
     const distance = Math.hypot(dx, dy);
     if (!best || distance < best.distance) best = { item, distance };
   }
-  if (!best) return topAnchor(view);
+  if (!best) return view.topAnchor(); // the gallery's: a layout's anchor until its tiles are drawn
   const f = best.item.frame;
   const fraction = Math.min(1, Math.max(0, (y - f.y) / f.height));
   return { id: best.item.id, fraction, height: f.height, screenY, top: scroller.top, share: share(scroller) };

@@ -49,7 +49,7 @@ export class CarouselView {
     this.samples = [];
     this.scroller = new VirtualScroller(this.element, document.getElementById('carousel-sizer'), this.plane,
                                         () => this.schedule(), 'x');
-    this.wheelTravel = 0; // how far the wheel moved the row since the last snap
+    this.wheelTravel = 0; // how far the wheel moved the row since the last snap (or glide)
     this.scroller.onWheel = (delta) => {
       this.wheelTravel += delta;
       this.scheduleSnap();
@@ -156,6 +156,7 @@ export class CarouselView {
     this.queuedSteps = 0;
     cancelAnimationFrame(this.animation);
     this.animating = false;
+    this.wheelTravel = 0;
   }
 
   /** Lays the row out for the window as it is, at item `id`, centred: its first page, its
@@ -169,9 +170,10 @@ export class CarouselView {
     let page;
     try {
       page = await api.page({ ...parameters, width: this.element.clientWidth, item: id, height: parameters['item-height'] + 16 });
-    } catch {
+    } catch (error) {
       if (request !== this.layoutRequest) return null;
       this.layingOut = false;
+      this.layoutError = error; // changed() tells a removed item (404) from a server away
       if (opening) this.close(); // the item is gone, or the server: nothing to show
       return null;
     }
@@ -225,8 +227,9 @@ export class CarouselView {
   /** The catalog changed (the gallery saw it, or a band came from its newer generation): the
    *  row laid out again around the centred image, as a resize does. Bands of two generations
    *  used to be drawn side by side: images overlapping, steps into the new items, the old count. */
-  async changed() {
+  async changed(generation) {
     if (!this.isOpen || this.layingOut || this.root.dataset.state === 'opening' || !this.parameters) return;
+    if (generation !== undefined && generation === this.generation) return; // shown already: a glide or steps under way go on
     // The centred image, else (removed) the nearest loaded one still in the catalog.
     const centre = this.scroller.top;
     const distance = (item) => Math.abs(item.frame.x + item.frame.width / 2 - centre);
@@ -234,9 +237,15 @@ export class CarouselView {
     this.announced = null; // said again, with its new place and count
     for (const item of loaded.slice(0, 8)) {
       const request = this.layoutRequest + 1;
+      this.layoutError = null;
       const laid = await this.#layOut(item.id, this.parameters.sort);
       if (laid) this.#shown(laid);
       if (laid || request !== this.layoutRequest || !this.isOpen) return; // shown, or a newer layout began
+      if (this.layoutError?.status !== 404) { // the server, not the item: the same row, asked again later
+        clearTimeout(this.changedRetry);
+        this.changedRetry = setTimeout(() => this.changed(), 2000);
+        return;
+      }
     }
     this.generation = null; // none of them left: the row stays, and takes bands of any generation
   }
@@ -453,6 +462,7 @@ export class CarouselView {
       } else {
         this.animating = false;
         this.samples = [];
+        this.wheelTravel = 0; // a notch turned during the glide moved nothing
         this.quietUntil = performance.now() + 200; // the scroll events of the glide's last frames
         this.render();
         const centred = this.centredItem();

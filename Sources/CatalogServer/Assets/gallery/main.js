@@ -90,6 +90,7 @@ class Gallery {
     });
     this.viewer = new Viewer({
       itemAt: (index) => this.itemAt(index),
+      itemCount: () => this.itemCount ?? 0,
       onShow: (item, closed) => this.focusIndex(item.index, closed),
       fragment: (view) => fragment({ ...this.placeFragment(), view }),
       largestThumbnail: Math.max(...configuration.thumbnailSizes),
@@ -269,7 +270,7 @@ class Gallery {
     this.render();
     if (sameConfiguration && newGeneration && focused !== null) this.followFocus(focused);
     if (newGeneration) {
-      this.carousel.changed(); // the carousel's row and the viewer's next and previous are the new order's
+      this.carousel.changed(page.generation); // the carousel's row and the viewer's next and previous are the new order's
       this.followViewer();
     }
   }

@@ -11,13 +11,14 @@ export class Viewer {
    * @param onShow called with each item shown (the gallery keeps it in view behind)
    * @param fragment (viewID) => the address fragment with the viewer open on viewID, or closed
    */
-  constructor({ itemAt, onShow, fragment, largestThumbnail }) {
+  constructor({ itemAt, itemCount, onShow, fragment, largestThumbnail }) {
     this.dialog = document.getElementById('viewer');
     this.image = document.getElementById('viewer-image');
     this.placeholder = document.getElementById('viewer-placeholder');
     this.title = document.getElementById('viewer-title');
     this.details = document.getElementById('viewer-details');
     this.itemAt = itemAt;
+    this.itemCount = itemCount;
     this.onShow = onShow;
     this.fragment = fragment;
     this.largestThumbnail = largestThumbnail;
@@ -98,10 +99,18 @@ export class Viewer {
    *  one before is going, not from the item shown (on a slow network most were lost). */
   async step(delta) {
     if (!this.item) return;
-    const index = (this.heading ?? this.item.index) + delta;
+    // Within the catalog: presses past an end stop there (and do not drop the ones before).
+    const from = this.heading ?? this.item.index;
+    const index = Math.max(0, Math.min(this.itemCount() - 1, from + delta));
+    if (index === from) return;
     this.heading = index;
     const request = ++this.request;
-    const next = await this.itemAt(index);
+    let next = null;
+    try {
+      next = await this.itemAt(index);
+    } catch {
+      // Not reached (the network, the server): the next press starts from the image shown.
+    }
     if (request !== this.request || !this.isOpen) return;
     this.heading = null;
     if (next) this.#show(next);
