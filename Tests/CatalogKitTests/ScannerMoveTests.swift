@@ -301,6 +301,29 @@ import Testing
     }
 
 
+    /// A known file renamed before the scan, then again while the walk runs, from the folder the
+    /// walk has listed into one it has not: the walk meets it at two new names, neither its
+    /// known one. It keeps its id at the name it is at; the first name met took it, at a path
+    /// gone since, and the file came in as new (a scan later removed the other).
+    @Test(arguments: Backend.allCases)
+    func aFileRenamedTwiceWhileTheWalkRunsKeepsItsIdWhereItIs(_ backend: Backend) throws {
+        let library = try Library(backend)
+        let deep = Array(repeating: "d", count: 400).joined(separator: "/")
+        try library.write("x.jpg", Library.fixture("baseline.jpg"))
+        try library.write("\(deep)/last.jpg", Library.fixture("progressive.jpg"))
+        _ = try library.scan()
+        let before = try library.items()
+        try library.write("new.png", Library.fixture("rgb.png"))
+        try FileManager.default.moveItem(atPath: library.path("x.jpg"), toPath: library.path("first.jpg"))
+        let summary = try Self.scanRenamingAtTheFirstReport(library, [("first.jpg", "\(deep)/second.jpg")])
+        #expect((summary.moved, summary.added, summary.removed) == (1, 1, 0), "\(summary)")
+        let after = try library.items()
+        #expect(after[library.path("\(deep)/second.jpg")]?.id == before[library.path("x.jpg")]?.id)
+        #expect(after[library.path("first.jpg")] == nil && after.count == 3, "\(after.keys.sorted())")
+        let again = try library.scan()
+        #expect((again.moved, again.added, again.removed) == (0, 0, 0), "\(again)")
+    }
+
     /// The names in a folder, in the order `readdir` gives them (the walk's).
     static func listingOrder(_ path: String) -> [String] {
         guard let directory = opendir(path) else { return [] }

@@ -50,6 +50,10 @@ import Testing
             try await client.execute(uri: "/api/items/\(id)/thumbnail?size=64", method: .head) { response in
                 #expect(response.status == .ok && response.body.readableBytes == 0 && response.headers[.eTag] == etag)
             }
+            // `+64` (a `+` in a query is a space) is 64, as an offset of `+5` is 5.
+            try await client.execute(uri: "/api/items/\(id)/thumbnail?size=+64", method: .get) { response in
+                #expect(response.status == .ok && response.headers[.eTag] == etag)
+            }
             #expect(FileManager.default.fileExists(atPath: cache + "/64"), "made into the configured cache")
         }
     }

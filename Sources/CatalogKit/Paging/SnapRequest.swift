@@ -47,7 +47,7 @@ public struct SnapRequest: Sendable, Hashable {
         self.proposed = value
         let speed = velocity ?? "0"
         guard let v = ParameterValues.decimal(speed), abs(v) <= 1e9 else {
-            throw LayoutParameterError(parameter: "velocity", value: speed, allowed: "a number: positive to the right, negative to the left, 0 for none")
+            throw LayoutParameterError(parameter: "velocity", value: speed, allowed: "a number of points a millisecond within ±1000000000: positive to the right, negative to the left, 0 for none")
         }
         self.velocity = v
     }

@@ -93,8 +93,15 @@ extension Scanner {
         func ofThisKind(_ move: (path: Data, rootID: Int64, from: [Int], change: FileChange?, byContent: Bool)) -> Bool {
             kind == (move.byContent ? .copied : move.change == nil ? .renamed : .renamedAndChanged)
         }
+        // A known file the walk met at two new paths (renamed again while the walk ran, from a
+        // folder it had listed into one it had not): the path it left is passed over, and the
+        // one it is at takes its item. The first met took it, at a path gone since, and the
+        // file where it is came in as new: its id was lost.
+        var claims: [Int: Int] = [:]
+        if kind != .copied { for move in moves where ofThisKind(move) { for index in move.from { claims[index, default: 0] += 1 } } }
         for move in moves where ofThisKind(move) {
             let (path, root, candidates, change) = (move.path, move.rootID, move.from, move.change)
+            if candidates.contains(where: { claims[$0, default: 0] > 1 }), !Self.exists(path) { continue }
             // Not one under a folder this scan could not read, unless its path is gone: it may
             // well be there still. By inode, a file the walk met at its old path too, as itself
             // (not one kept on an unmounted disk, nor one replaced there), is a move if that path
@@ -263,6 +270,12 @@ extension Scanner {
         for folder in folders where !vanished.isEmpty {
             try list(folder, walked: false, rootID: root, recursive: true, walkedFolders: walkedFolders, arrived: arrived, vanished: &vanished)
         }
+    }
+
+    /// Whether something is at `path` (not following a last link).
+    static func exists(_ path: Data) -> Bool {
+        var info = stat()
+        return CPath.with(path) { lstat($0, &info) } == 0
     }
 
     /// Whether the store has a file at `path`: a range read from the path less any trailing 0xFF

@@ -17,7 +17,8 @@ public struct ThumbnailRequest: Sendable, Hashable {
         for (name, value) in try LayoutParameterError.once(parameters) {
             switch name {
             case "size":
-                guard let size = Int(value), ThumbnailCache.sizes.contains(size) else {
+                // Spaces around it (a `+` in a query string is one) as the layout parameters allow them.
+                guard let size = Int(value.trimmed), ThumbnailCache.sizes.contains(size) else {
                     throw LayoutParameterError(parameter: name, value: value,
                                                allowed: "one of \(ThumbnailCache.sizes.map(String.init).joined(separator: ", "))")
                 }
