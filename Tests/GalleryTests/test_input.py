@@ -72,6 +72,8 @@ def test_quick_presses_in_the_viewer_on_a_slow_network_move_as_many_images(brows
         # Past the first image: the presses stop there (the last one, past it, dropped those before).
         ActionChains(browser).send_keys(Keys.ARROW_LEFT * (first["index"] + 30)).perform()
         wait(browser, "document.getElementById('viewer').dataset.index === '0'", timeout=60)
+        ends = browser.execute_script("return ['viewer-previous', 'viewer-next'].map((id) => document.getElementById(id).getAttribute('aria-disabled'))")
+        assert ends == ["true", "false"], f"‹ leads nowhere at the first image, › does: {ends}"
         # A press the network does not carry moves nothing, and the next goes on from the image shown.
         browser.execute_script("const g = window.catalogGallery; g.bands.reset(g.parameters, g.bands.generation);")
         browser.execute_cdp_cmd("Network.emulateNetworkConditions", {"offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})

@@ -122,6 +122,13 @@ export class Viewer {
     this.item = item;
     this.heading = null;
     this.dialog.dataset.index = item.index;
+    this.#markEnds(item);
+  }
+
+  /** ‹ at the first image and › at the last say they lead nowhere. */
+  #markEnds(item) {
+    document.getElementById('viewer-previous').setAttribute('aria-disabled', String(item.index <= 0));
+    document.getElementById('viewer-next').setAttribute('aria-disabled', String(item.index >= this.itemCount() - 1));
   }
 
   #hide() {
@@ -142,6 +149,7 @@ export class Viewer {
     this.details.textContent = '';
     this.dialog.dataset.itemId = item.id;
     this.dialog.dataset.index = item.index;
+    this.#markEnds(item);
     const source = item.version ? api.originalURL(item.id) : isWebAddress(item.url) ? item.url : null;
     this.image.hidden = !source;
     this.placeholder.hidden = !!source;
