@@ -21,7 +21,11 @@ struct CatalogCommand: AsyncParsableCommand {
     static func main() async {
         reserveStandardDescriptors()
         if let (position, shown) = nonUTF8Argument() {
-            printError("Error: argument \(position), \"\(shown)\", is not UTF-8 text, which catalog's arguments must be (to scan a folder so named, give a folder above it: the names met in a scan may be any bytes)")
+            // The way round it is the scan's: `probe` reads the files it is given, by name.
+            let around = CommandLine.arguments.dropFirst().first == "probe"
+                ? "to read a file so named, scan its folder: the names met in a scan may be any bytes, and `catalog list` shows them"
+                : "to scan a folder so named, give a folder above it: the names met in a scan may be any bytes"
+            printError("Error: argument \(position), \"\(shown)\", is not UTF-8 text, which catalog's arguments must be (\(around))")
             Foundation.exit(2)
         }
         let arguments = CommandLine.arguments.dropFirst()

@@ -432,6 +432,12 @@ extension RunsTheTool {
         let above = try run(["scan", "--db", library.catalogPath, library.root.path])
         #expect(above.status == 0, "\(above.stderr)")
         #expect(try library.items().keys.sorted() == ["\(library.root.path)/bad\\xff/a.jpg"])
+        // `probe` names the way round it that probe has (a folder above it is no file to read),
+        // and an empty path as one.
+        let probed = try BuiltTool.run(["-c", "exec \"$0\" probe \"$1/bad$(printf '\\377')/a.jpg\"", BuiltTool.catalog.path, library.root.path], executable: URL(fileURLWithPath: "/bin/sh"))
+        #expect(probed.status == 2 && probed.stderr.contains("(to read a file so named, scan its folder:"), "\(probed.stderr)")
+        let empty = try run(["probe", ""])
+        #expect(empty.status == 1 && empty.stderr.hasPrefix("\"\" (an empty path): "), "\(empty.stderr)")
     }
 
     /// `catalog probe` prints a path as `catalog list` does: a tab, a line break or a backslash

@@ -30,7 +30,7 @@ struct Probe: ParsableCommand {
                 case .failed(let reason):
                     failures += 1
                     if json { print(ProbeText.json(path: path, error: reason)) }
-                    printError("\(PathText.display(path.utf8)): \(reason)")
+                    printError("\(path.isEmpty ? "\"\" (an empty path)" : PathText.display(path.utf8)): \(reason)")
                 }
             }
         }
