@@ -9,19 +9,23 @@ import Testing
 /// launches a server of its own (the shared one serves the other tests meanwhile) and stops
 /// and starts it for real with `pg_ctl`.
 @Suite struct PostgresFaultTests {
+    /// A PostgreSQL server of the test's own, a catalog on it of `files` (path: fixture)
+    /// scanned, and `catalog serve` on it, its stderr in a file.
+    static func served(_ files: [String: String]) throws -> (TestPostgresServer, Library, ServeProcess, String) {
+        let postgres = try TestPostgresServer.launch()
+        let library = try Library(.postgres, on: postgres)
+        for (path, fixture) in files { try library.write(path, Library.fixture(fixture)) }
+        #expect(try BuiltTool.run(["scan", "--db", library.catalogPath, library.root.path]).status == 0)
+        let stderr = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-serve-\(UUID().uuidString)").path
+        return (postgres, library, try ServeProcess(["--db", library.catalogPath, "--quiet"], stderrPath: stderr), stderr)
+    }
+
     /// `catalog serve` on the database: 503 with the JSON error body while it is stopped,
     /// `/api/health` says so, the process stays up, and it serves again by itself once the
     /// database is back.
     @Test func aServerAnswers503WhileItsDatabaseIsStopped_andServesAgainByItself() async throws {
-        let postgres = try TestPostgresServer.launch()
-        let library = try Library(.postgres, on: postgres)
-        try library.write("a.jpg", Library.fixture("baseline.jpg"))
-        try library.write("b/c.png", Library.fixture("rgb.png"))
-        #expect(try BuiltTool.run(["scan", "--db", library.catalogPath, library.root.path]).status == 0)
-        let stderr = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-serve-\(UUID().uuidString)").path
-        defer { unlink(stderr) }
-        let serve = try ServeProcess(["--db", library.catalogPath, "--quiet"], stderrPath: stderr)
-        defer { serve.stop() }
+        let (postgres, library, serve, stderr) = try Self.served(["a.jpg": "baseline.jpg", "b/c.png": "rgb.png"])
+        defer { serve.stop(); unlink(stderr) }
 
         let page = "api/page?width=375&cols=2&offset=0"
         let before = try await serve.get(page)
@@ -55,14 +59,8 @@ import Testing
     /// the database cannot be reached, as when it is down, with the cause in the log. It was a
     /// 500 "internal error" on every route, health's too.
     @Test func aServerWhoseDatabaseRefusesItsLoginAnswers503() async throws {
-        let postgres = try TestPostgresServer.launch()
-        let library = try Library(.postgres, on: postgres)
-        try library.write("a.jpg", Library.fixture("baseline.jpg"))
-        #expect(try BuiltTool.run(["scan", "--db", library.catalogPath, library.root.path]).status == 0)
-        let stderr = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-serve-\(UUID().uuidString)").path
-        defer { unlink(stderr) }
-        let serve = try ServeProcess(["--db", library.catalogPath, "--quiet"], stderrPath: stderr)
-        defer { serve.stop() }
+        let (postgres, library, serve, stderr) = try Self.served(["a.jpg": "baseline.jpg"])
+        defer { serve.stop(); unlink(stderr) }
         let page = "api/page?width=375&cols=2&offset=0"
         #expect(try await serve.get(page).status == 200)
         let database = try #require(URLComponents(string: library.catalogPath)?.path.dropFirst())
