@@ -386,6 +386,16 @@ extension Library {
         let followed = try library.scan(options: ScanOptions(followSymlinks: true))
         #expect(followed.added == 1, "link.jpg; the loop back to the root is entered once")
         #expect(try library.items()[library.path("link.jpg")] != nil)
+        // Links that lead nowhere, followed, are said (they were passed over without a word).
+        try FileManager.default.createSymbolicLink(atPath: library.path("gone.jpg"), withDestinationPath: library.path("nothing.jpg"))
+        try FileManager.default.createSymbolicLink(atPath: library.path("ring1"), withDestinationPath: library.path("ring2"))
+        try FileManager.default.createSymbolicLink(atPath: library.path("ring2"), withDestinationPath: library.path("ring1"))
+        let nowhere = try library.scan(options: ScanOptions(followSymlinks: true))
+        #expect(nowhere.problems.sorted() == ["\(library.path("gone.jpg")): a link to nothing (its target is gone); skipped",
+                                              "\(library.path("ring1")): a loop of links; skipped", "\(library.path("ring2")): a loop of links; skipped"],
+                "\(nowhere.problems)")
+        #expect((nowhere.removed, nowhere.added) == (0, 0), "nothing under the folder taken for gone")
+        #expect(try library.scan().problems.isEmpty, "links are not followed unless asked")
     }
 
     @Test(arguments: Backend.allCases) func aSecondScanWhileOneIsWritingStopsWithAClearMessage(_ backend: Backend) throws {

@@ -57,6 +57,8 @@ struct DirectoryWalker {
         case files([File])
         /// A folder that could not be opened or read.
         case unreadable(path: [UInt8], reason: String)
+        /// An entry passed over, and why (a followed link that leads nowhere).
+        case skipped(path: [UInt8], reason: String)
         /// Entering a folder, with its change time (`st_ctim`) from before it was listed: a
         /// folder whose change time moves later was changed after (or while) it was listed.
         case folder(path: [UInt8], changed: timespec)
@@ -141,7 +143,10 @@ struct DirectoryWalker {
             if info.st_mode & S_IFMT == S_IFLNK {
                 guard followSymlinks else { continue }
                 guard fstatat(dfd, name, &info, 0) == 0 else {
-                    if errno != ENOENT, errno != ELOOP, !saidUnreadable { // a dangling link, a loop of links
+                    if errno == ENOENT || errno == ELOOP { // asked to follow links: one that leads nowhere is said
+                        let reason = errno == ENOENT ? "a link to nothing (its target is gone)" : "a loop of links"
+                        try handle(.skipped(path: join(path, Array(UnsafeBufferPointer(start: name, count: length))), reason: reason))
+                    } else if !saidUnreadable {
                         saidUnreadable = true
                         try handle(.unreadable(path: path, reason: Self.entriesNotLookedAt()))
                     }

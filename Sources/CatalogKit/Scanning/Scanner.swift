@@ -202,6 +202,8 @@ package final class Scanner {
                     if reason == DirectoryWalker.anotherFileSystem, catalogRootPrefixes.contains(Data(path + [47])) { continue }
                     incompletePrefixes.append(Data(path + [47]))
                     summary.problems.append("\(PathText.display(path)): \(reason); skipped, nothing under it removed")
+                case .skipped(let path, let reason):
+                    summary.problems.append("\(PathText.display(path)): \(reason); skipped")
                 case .folder(let path, let changed):
                     folder = path
                     walkedFolders.append((path, changed, rootID, shallow.isEmpty || !shallow.contains(path)))
