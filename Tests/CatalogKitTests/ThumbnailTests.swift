@@ -177,5 +177,36 @@ import Testing
         #expect(String(decoding: text.stdout, as: UTF8.self).hasPrefix("made 0, already cached 2, failed 1, imported without a file 0\n"))
         let bad = try BuiltTool.run(["thumbnails", "--db", library.catalogPath, "--size", "300"])
         #expect(bad.status == 2 && bad.stderr.contains("--size must be one of 64, 128, 256, 512, 1024, got 300"))
+        let empty = try BuiltTool.run(["thumbnails", "--db", library.catalogPath, "--cache", ""])
+        #expect(empty.status == 2 && empty.stderr.contains("--cache must name a folder, got an empty path"), "it wrote under / (\(empty.stderr))")
+    }
+
+    /// Two catalogs under one cache home each keep their thumbnails in a folder of their own:
+    /// `--prune` with one leaves the other's (with one folder for all, it removed every
+    /// thumbnail its own catalog did not know). A scan of the home with hidden files does not
+    /// take the thumbnails for photos (each run of thumbnails then scan added them again).
+    @Test func whenTwoCatalogsShareACacheHome_thenPruningOneKeepsTheOthers_andAScanPassesTheCacheOver() throws {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-home-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let environment = ["HOME": home, "XDG_CACHE_HOME": "", "XDG_DATA_HOME": "", "CATALOG_DB": ""]
+        let (a, b) = (try Library(), try Library())
+        try a.write("a.jpg", try Self.fixture("baseline.jpg"))
+        try b.write("b.png", try Self.fixture("rgb.png"))
+        for library in [a, b] {
+            #expect(try BuiltTool.run(["scan", "--db", library.catalogPath, library.root.path], environment: environment).status == 0)
+            #expect(try BuiltTool.run(["thumbnails", "--db", library.catalogPath], environment: environment).status == 0)
+        }
+        let pruned = try BuiltTool.run(["thumbnails", "--db", b.catalogPath, "--prune"], environment: environment)
+        #expect(String(decoding: pruned.stdout, as: UTF8.self).hasPrefix("removed 0 thumbnails"), "\(pruned)")
+        let again = try BuiltTool.run(["thumbnails", "--db", a.catalogPath, "--missing-only"], environment: environment)
+        #expect(String(decoding: again.stdout, as: UTF8.self).hasPrefix("made 0, already cached 1,"), "a's thumbnail kept: \(again)")
+        let folders = try FileManager.default.contentsOfDirectory(atPath: home + "/.cache/catalog/thumbnails")
+        #expect(folders.count == 2 && folders.allSatisfy { $0.range(of: #"^[0-9A-Za-z_]+-[0-9a-f]{16}$"#, options: .regularExpression) != nil }, "\(folders)")
+        // The home scanned with its hidden folders: the cache's JPEGs are no photos.
+        try FileManager.default.createDirectory(atPath: home + "/Pictures", withIntermediateDirectories: true)
+        try Self.fixture("baseline.jpg").write(to: URL(fileURLWithPath: home + "/Pictures/p.jpg"))
+        let catalog = home + "/home.sqlite"
+        let scanned = try BuiltTool.run(["scan", "--db", catalog, "--include-hidden", home, "--json"], environment: environment)
+        #expect(String(decoding: scanned.stdout, as: UTF8.self).contains(#""added":1,"#), "\(scanned)")
     }
 }

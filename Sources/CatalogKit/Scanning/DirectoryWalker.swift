@@ -66,6 +66,8 @@ struct DirectoryWalker {
 
     var includeHidden = false
     var followSymlinks = false
+    /// Folders not entered (absolute paths, without a trailing slash).
+    var passOver = Set<[UInt8]>()
     var batchSize = 256
     /// The device of the walk's root when folders on other file systems are not entered.
     var device: UInt64?
@@ -167,6 +169,8 @@ struct DirectoryWalker {
             case S_IFDIR:
                 if recursive, let device, UInt64(info.st_dev) != device {
                     try handle(.unreadable(path: join(path, Array(UnsafeBufferPointer(start: name, count: length))), reason: Self.anotherFileSystem))
+                } else if recursive, !passOver.isEmpty, passOver.contains(join(path, Array(UnsafeBufferPointer(start: name, count: length)))) {
+                    continue
                 } else if recursive, visited.insert(DirectoryID(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))).inserted {
                     folders.append((Array(UnsafeBufferPointer(start: name, count: length + 1)), info.st_ctim))
                 }

@@ -5,6 +5,9 @@ public struct ScanOptions: Sendable, Hashable {
     /// Folders on another file system than their root's (mount points) are not entered, and
     /// nothing known under them is removed.
     public var oneFileSystem = false
+    /// Folders the walk does not enter (absolute paths): the thumbnail cache, whose JPEGs
+    /// would be scanned as photos (and their thumbnails made, and scanned, at every round).
+    public var passOver: [String] = []
     /// File changes written per transaction.
     public var batchSize = 2000
     /// Report progress after every batch handed to the writer, not only every 100 ms (tests

@@ -272,6 +272,7 @@ package final class Scanner {
         struct Stopped: Error {}
         let steps = Handoff<DirectoryWalker.Event?>(capacity: Self.walkAhead)
         nonisolated(unsafe) var walker = DirectoryWalker(includeHidden: options.includeHidden, followSymlinks: options.followSymlinks)
+        walker.passOver = Set(options.passOver.map { Array(Self.absolute($0).utf8) })
         walker.device = device
         steps.startProducer { steps in
             var stopped = false

@@ -65,7 +65,32 @@ public struct ThumbnailCache: Sendable {
         self.root = root
     }
 
-    /// `$XDG_CACHE_HOME/catalog/thumbnails`, else `$HOME/.cache/catalog/thumbnails`.
+    /// Where the catalog at `location` keeps its thumbnails unless told: a folder of its own in
+    /// `defaultRoot()`, named after the catalog's file (or database) and a hash of its whole
+    /// location. One folder for every catalog let `--prune` with one catalog remove the others'.
+    public static func defaultRoot(forCatalog location: String) -> String {
+        defaultRoot(forCatalog: location, environment: ProcessInfo.processInfo.environment)
+    }
+
+    public static func defaultRoot(forCatalog location: String, environment: [String: String]) -> String {
+        let whole: String
+        let name: String
+        if let (server, port, database) = CatalogLocation.postgresServer(location) {
+            whole = "postgres:\(server ?? ""):\(port):\(database)"
+            name = database
+        } else {
+            whole = URL(fileURLWithPath: location).standardizedFileURL.path
+            name = URL(fileURLWithPath: whole).deletingPathExtension().lastPathComponent
+        }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325 // FNV-1a, 64 bits: the same name from run to run
+        for byte in whole.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        let readable = String(name.unicodeScalars.map { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0)) ? Character($0) : "_" }.prefix(40))
+        let digits = String(hash, radix: 16)
+        return defaultRoot(environment: environment) + "/" + readable + "-" + String(repeating: "0", count: 16 - digits.count) + digits
+    }
+
+    /// `$XDG_CACHE_HOME/catalog/thumbnails`, else `$HOME/.cache/catalog/thumbnails`: the folder
+    /// of every catalog's own (`defaultRoot(forCatalog:)`), which a scan does not enter.
     public static func defaultRoot() -> String {
         defaultRoot(environment: ProcessInfo.processInfo.environment)
     }

@@ -76,6 +76,7 @@ struct Scan: ParsableCommand {
     func run() throws {
         var options = ScanOptions(includeHidden: includeHidden, followSymlinks: followSymlinks)
         options.oneFileSystem = oneFileSystem
+        options.passOver = [ThumbnailCache.defaultRoot()] // every catalog's thumbnails: no photos
         options.batchSize = batchSize
         options.reportEveryBatch = progressLines
         // No root to scan and no catalog yet (no file, or a PostgreSQL database without its

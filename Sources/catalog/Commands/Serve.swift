@@ -40,8 +40,11 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "No access log.")
     var quiet = false
 
-    @Option(help: ArgumentHelp("The thumbnail cache (the folder `catalog thumbnails` fills).", valueName: "folder"))
-    var thumbnailCache = ThumbnailCache.defaultRoot()
+    @Option(help: ArgumentHelp("The thumbnail cache (the folder `catalog thumbnails` fills; default: the catalog's own under ~/.cache/catalog/thumbnails).", valueName: "folder"))
+    var thumbnailCache: String?
+
+    /// The cache the server uses: the one named, else the catalog's own.
+    var thumbnailFolder: String { thumbnailCache ?? ThumbnailCache.defaultRoot(forCatalog: catalog.path) }
 
     @Option(name: .customLong("scan"), parsing: .upToNextOption,
             help: ArgumentHelp("Folders to scan when the server starts and keep current while it runs (as `catalog scan --watch`).",
@@ -117,6 +120,7 @@ struct Serve: AsyncParsableCommand {
 
     func validate() throws {
         if scanRoots.contains("") { throw ValidationError("--scan: " + Scan.emptyRoot) }
+        if thumbnailCache?.isEmpty == true { throw ValidationError("--thumbnail-cache must name a folder, got an empty path (an unset shell variable?)") }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535, got \(port)") }
         if noAuth, tokenFile != nil { throw ValidationError("--no-auth and --token-file contradict each other: choose one") }
         guard sessionDays >= 1 else { throw ValidationError("--session-days must be at least 1, got \(sessionDays)") }
@@ -201,7 +205,7 @@ struct Serve: AsyncParsableCommand {
                 done.wait()
             }
         }
-        var options = CatalogServer.Options(host: host, port: port, quiet: quiet, thumbnailCache: thumbnailCache)
+        var options = CatalogServer.Options(host: host, port: port, quiet: quiet, thumbnailCache: thumbnailFolder)
         options.eventKeepAlive = .seconds(keepAliveSeconds)
         options.access = access
         options.publicHost = publicURL.flatMap { URLComponents(string: $0)?.host }
@@ -285,6 +289,7 @@ extension Serve {
         let roots = scanRoots
         var scanOptions = ScanOptions(includeHidden: includeHidden)
         scanOptions.oneFileSystem = oneFileSystem
+        scanOptions.passOver = [ThumbnailCache.defaultRoot(), thumbnailFolder] // its thumbnails are no photos
         let options = scanOptions
         var patient = WatchSettings()
         patient.patient = true // the server goes on: so does its watch, through a busy catalog or an outage

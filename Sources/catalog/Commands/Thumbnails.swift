@@ -10,8 +10,8 @@ struct Thumbnails: ParsableCommand {
             display orientation (EXIF 1-8 applied), never enlarged. JPEGs are decoded at the \
             smallest DCT scale that covers the box, then reduced by area averaging; the result is \
             a JPEG (quality 80 by default), or a PNG when the image has transparency (its alpha \
-            is kept, not composited on a background). They are cached under \
-            $XDG_CACHE_HOME/catalog/thumbnails (else ~/.cache/catalog/thumbnails), keyed by item \
+            is kept, not composited on a background). They are cached in a folder of the catalog's own \
+            under $XDG_CACHE_HOME/catalog/thumbnails (else ~/.cache/catalog/thumbnails), keyed by item \
             and by the file's device, inode, size and modification time: a file that changes \
             gets a new thumbnail, never a stale one. Entries are written to a temporary file and \
             renamed, never left half written. Runs on all cores; a file that fails is reported \
@@ -41,8 +41,8 @@ struct Thumbnails: ParsableCommand {
     var quality = Thumbnailer.defaultQuality
 
     @Option(name: [.long, .customLong("thumbnail-cache")],
-            help: ArgumentHelp("The cache folder (also --thumbnail-cache, as `catalog serve` names it).", valueName: "folder"))
-    var cache = ThumbnailCache.defaultRoot()
+            help: ArgumentHelp("The cache folder (also --thumbnail-cache, as `catalog serve` names it; default: the catalog's own under ~/.cache/catalog/thumbnails).", valueName: "folder"))
+    var cache: String?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Threads (default: one per core).", valueName: "n"))
     var jobs: Int?
@@ -57,12 +57,13 @@ struct Thumbnails: ParsableCommand {
         guard (1...100).contains(quality) else { throw ValidationError("--quality must be 1 to 100, got \(quality)") }
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1, got \(jobs)") }
         if prune && missingOnly { throw ValidationError("--prune makes nothing: it does not go with --missing-only") }
+        if cache?.isEmpty == true { throw ValidationError("--cache must name a folder, got an empty path (an unset shell variable?)") }
     }
 
     func run() throws {
         Interruption.announce("the thumbnails made so far are cached; `catalog thumbnails --missing-only` makes the rest")
+        let cache = ThumbnailCache(root: self.cache ?? ThumbnailCache.defaultRoot(forCatalog: self.catalog.path))
         let catalog = try catalog.openExisting()
-        let cache = ThumbnailCache(root: cache)
         if prune {
             let summary = try catalog.pruneThumbnails(cache: cache)
             print(json ? """

@@ -230,16 +230,21 @@ export class CarouselView {
   async changed(generation) {
     if (!this.isOpen || this.layingOut || this.root.dataset.state === 'opening' || !this.parameters) return;
     if (generation !== undefined && generation === this.generation) return; // shown already: a glide or steps under way go on
-    // The centred image, else (removed) the nearest loaded one still in the catalog.
-    const centre = this.scroller.top;
+    // The centred image (where a glide under way stops), else (removed) the nearest loaded one still in the catalog.
+    const centre = this.animating ? this.destination : this.scroller.top;
     const distance = (item) => Math.abs(item.frame.x + item.frame.width / 2 - centre);
     const loaded = [...this.bands.values()].flatMap((entry) => entry.page?.items ?? []).sort((a, b) => distance(a) - distance(b));
     this.announced = null; // said again, with its new place and count
+    // Presses still to be carried out (the step on its way, those queued): made again on the new row.
+    const steps = this.queuedSteps + (this.stepping ? this.stepDirection : 0);
     for (const item of loaded.slice(0, 8)) {
       const request = this.layoutRequest + 1;
       this.layoutError = null;
       const laid = await this.#layOut(item.id, this.parameters.sort);
-      if (laid) this.#shown(laid);
+      if (laid) {
+        this.#shown(laid);
+        for (let n = 0; n < Math.abs(steps); n += 1) this.step(Math.sign(steps));
+      }
       if (laid || request !== this.layoutRequest || !this.isOpen) return; // shown, or a newer layout began
       if (this.layoutError?.status !== 404) { // the server, not the item: the same row, asked again later
         clearTimeout(this.changedRetry);
@@ -488,6 +493,7 @@ export class CarouselView {
       return;
     }
     this.stepping = true;
+    this.stepDirection = direction;
     this.stepSince = performance.now();
     const session = ++this.stepSession;
     // From where a glide under way will stop, so that two quick presses move two images.

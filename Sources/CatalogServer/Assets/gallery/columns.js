@@ -54,13 +54,26 @@ export class Columns {
     if (!this.zoomed) this.width = COLUMN_WIDTH;
   }
 
+  /** Zooms justified rows by `factor` in a view `width` wide; false when they are at their
+   *  smallest or largest already. */
+  zoomRows(factor, width) {
+    const before = this.rowHeight(width);
+    this.setRowHeight(before * factor, width);
+    return this.rowHeight(width) !== before;
+  }
+
+  /** The height justified rows have in a view `width` wide: never more than the width makes. */
+  rowHeight(width) {
+    return Math.round(Math.min(this.width, Math.max(SMALLEST_COLUMN, width)) * ROW_HEIGHT_SHARE);
+  }
+
   /** The parameters of /api/page for `style` in a view `width` wide. */
   parameters({ width, style, sort, sections }) {
     const cols = style === 'list' || style === 'justified' ? undefined : this.count(width);
     return {
       width, cols, style, sort,
       // Justified rows zoom by their height, as columns zoom by their width.
-      'row-height': style === 'justified' ? Math.round(this.width * ROW_HEIGHT_SHARE) : undefined,
+      'row-height': style === 'justified' ? this.rowHeight(width) : undefined,
       sections: sections === 'none' ? undefined : sections,
       // The mixed grid spans one item after every full row, however many columns the window has.
       'span-every': style === 'mixed' ? cols + 1 : undefined,

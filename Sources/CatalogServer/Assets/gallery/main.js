@@ -280,7 +280,13 @@ class Gallery {
   async followViewer() {
     const shown = this.viewer.item;
     if (!shown) return;
-    const item = await this.locate(shown.id).catch(() => null);
+    let item = null;
+    try {
+      item = await this.locate(shown.id);
+    } catch (error) {
+      if (error.status === 404 && this.viewer.item?.id === shown.id) this.viewer.gone(); // removed: its neighbours are the arrows'
+      return;
+    }
     if (item && this.viewer.item?.id === shown.id) this.viewer.moved(item);
   }
 
@@ -413,6 +419,11 @@ class Gallery {
 
   zoom(step, point) {
     const width = this.element.clientWidth;
+    if (this.style === 'justified') { // rows zoom by their height, a quarter a step (by column counts, a narrow view had one step)
+      const anchor = pointAnchor(this, point);
+      if (this.columns.zoomRows(step < 0 ? 1.25 : 0.8, width)) this.relayout(anchor);
+      return;
+    }
     const current = this.columns.count(width);
     const next = Math.max(1, Math.min(mostColumns(width), current + step));
     if (next === current || this.style === 'list') return;

@@ -45,7 +45,11 @@ export class VirtualScroller {
     this.touching = false;
     this.fingerDown = false;
     this.touchScrolled = false;
-    element.addEventListener('touchstart', () => { this.touching = this.fingerDown = true; this.touchScrolled = false; }, { passive: true });
+    element.addEventListener('touchstart', () => {
+      this.touching = this.fingerDown = true;
+      this.touchScrolled = false;
+      this.#makeRoom();
+    }, { passive: true });
     const lift = () => {
       this.fingerDown = false;
       if (!this.touchScrolled) this.touching = false; // a tap: no momentum to wait for
@@ -140,10 +144,28 @@ export class VirtualScroller {
     this.onWheel?.(delta * unit);
   }
 
+  /** As a finger goes down on a scaled scrollbar: the native position moved, the content not,
+   *  so that a pan has two screens of native room towards either end (or all that is left of
+   *  the content there). In proportion, a pan 3,000 points from the top had 550 pixels of room:
+   *  each pan stopped short, and the top was never reached. */
+  #makeRoom() {
+    if (!this.scaled) return;
+    const room = 2 * this.viewportLength;
+    const least = Math.min(room, this.top);
+    const most = this.maxPhysical - Math.min(room, this.maxTop - this.top);
+    const physical = Math.round(Math.min(Math.max(this.position, least), Math.max(least, most)));
+    if (Math.abs(physical - this.position) < 1) return;
+    this.expected = physical;
+    this.position = physical;
+    this.physical = this.position;
+    this.#place();
+  }
+
   /** After a native move, puts the scrollbar back in proportion (nothing moves on screen). */
   #settle() {
     clearTimeout(this.settleTimer);
-    if (!this.fingerDown) this.touching = false;
+    if (this.fingerDown) return; // a finger on the view keeps the room it was given (#makeRoom)
+    this.touching = false;
     if (!this.scaled) return;
     const physical = Math.round(this.top / this.ratio);
     if (Math.abs(physical - this.position) >= 1) this.scrollTo(this.top);

@@ -24,6 +24,7 @@ export class Viewer {
     this.largestThumbnail = largestThumbnail;
     this.item = null;
     this.heading = null; // the index quick presses are going to (step)
+    this.between = false; // the image shown was removed: its index is the next one's now (gone)
     this.closing = false; // gone back through history, the popstate still to come
     this.request = 0;
     document.getElementById('viewer-previous').addEventListener('click', () => this.step(-1));
@@ -100,7 +101,8 @@ export class Viewer {
   async step(delta) {
     if (!this.item) return;
     // Within the catalog: presses past an end stop there (and do not drop the ones before).
-    const from = this.heading ?? this.item.index;
+    // The image shown removed, → goes to the image that took its index, ← to the one before.
+    const from = this.heading ?? (this.between && delta > 0 ? this.item.index - 1 : this.item.index);
     const index = Math.max(0, Math.min(this.itemCount() - 1, from + delta));
     if (index === from) return;
     this.heading = index;
@@ -121,14 +123,27 @@ export class Viewer {
     if (item.id !== this.item?.id) return;
     this.item = item;
     this.heading = null;
+    this.between = false;
     this.dialog.dataset.index = item.index;
     this.#markEnds(item);
   }
 
+  /** The item shown was removed from the catalog (a scan meanwhile): it stays on screen, and
+   *  the arrows go to its neighbours in the new order. */
+  gone() {
+    if (!this.item) return;
+    this.between = true;
+    this.heading = null;
+    // Its place in the new order: at most the count (the images after it may have gone too).
+    this.item = { ...this.item, index: Math.min(this.item.index, this.itemCount()) };
+    this.#markEnds(this.item);
+  }
+
   /** ‹ at the first image and › at the last say they lead nowhere. */
   #markEnds(item) {
+    const last = this.itemCount() - (this.between ? 0 : 1);
     document.getElementById('viewer-previous').setAttribute('aria-disabled', String(item.index <= 0));
-    document.getElementById('viewer-next').setAttribute('aria-disabled', String(item.index >= this.itemCount() - 1));
+    document.getElementById('viewer-next').setAttribute('aria-disabled', String(item.index >= last));
   }
 
   #hide() {
@@ -142,6 +157,7 @@ export class Viewer {
 
   async #show(item) {
     this.item = item;
+    this.between = false;
     const request = ++this.request;
     if (history.state?.viewer) history.replaceState({ viewer: item.id }, '', this.fragment(item.id));
     const name = item.title || fileName(item.path);
