@@ -5,7 +5,9 @@ import random
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
 
-from conftest import api, catalog, wait
+import os
+
+from conftest import api, catalog, wait, write_photos
 from gallery import CAROUSEL_SETTLED, READY, native_scroll, shown, slow_network, state, top_of
 
 GENERATION = "Number(document.getElementById('plane').dataset.generation)"
@@ -97,3 +99,44 @@ def test_two_changes_close_together_keep_the_item_at_the_top_in_place(driver, wo
         assert after["itemCount"] == before["itemCount"] + 400
         tile = next((t for t in after["tiles"] if t["id"] == top["id"]), None)
         assert tile is not None and abs(tile["screenY"] - top["screenY"]) < 1, (top, tile)
+
+
+def test_the_viewer_steps_from_where_its_removed_image_stood(driver, workspace):
+    """The viewer's own image removed by a scan: it stays shown, and → goes to the image that
+    took its place, ← to the one before; at the end, → goes nowhere. The viewer kept the old
+    index: → skipped an image, and at the end went backwards."""
+    database = workspace / "viewer-removed.sqlite"
+    photos = workspace / "viewer-removed-photos"
+    paths = write_photos(photos, 6, seed=41, prefix="gone")
+    for index, path in enumerate(paths):  # newest first: the order is the files' order
+        os.utime(path, (1_700_000_000 - index * 86_400, 1_700_000_000 - index * 86_400))
+    catalog("scan", "--db", database, photos)
+    with shown(driver, database, workspace / "viewer-removed-thumbnails") as url:
+        wait(driver, READY)
+        items = api(url, "/api/items")["items"]
+        viewer = "document.getElementById('viewer')"
+        for shown_index, removed, key, expected in [(2, [2], "ARROW_RIGHT", 3), (2, [2], "ARROW_LEFT", 1), (5, [4, 5], "ARROW_RIGHT", None)]:
+            generation = int(driver.execute_script("return document.getElementById('plane').dataset.generation"))
+            driver.execute_script(f"window.catalogGallery.open({items[shown_index]['id']})")
+            wait(driver, f"{viewer}.open && {viewer}.dataset.itemId === '{items[shown_index]['id']}'")
+            away = workspace / "viewer-removed-away"
+            away.mkdir(exist_ok=True)
+            for index in removed:  # out of the scanned folder: removed from the catalog
+                os.rename(items[index]["path"], away / os.path.basename(items[index]["path"]))
+            catalog("scan", "--db", database, photos)
+            wait(driver, f"{GENERATION} > {generation} && window.catalogGallery.viewer.between", timeout=30)
+            ActionChains(driver).send_keys(getattr(Keys, key)).perform()
+            if expected is None:
+                assert driver.find_element("id", "viewer-next").get_attribute("aria-disabled") == "true"
+                wait(driver, f"window.catalogGallery.viewer.heading === null && {viewer}.dataset.itemId === '{items[shown_index]['id']}'")
+            else:
+                wait(driver, f"{viewer}.dataset.itemId === '{items[expected]['id']}'", message=f"{key} from the removed image")
+            ActionChains(driver).send_keys(Keys.ESCAPE).perform()
+            wait(driver, f"!{viewer}.open")
+            for index in removed:  # back, for the next round (as new items)
+                os.rename(away / os.path.basename(items[index]["path"]), items[index]["path"])
+            generation = int(driver.execute_script("return document.getElementById('plane').dataset.generation"))
+            catalog("scan", "--db", database, photos)
+            wait(driver, f"{GENERATION} > {generation} && {READY}", timeout=30)
+            items = api(url, "/api/items")["items"]
+
