@@ -128,6 +128,11 @@ import Testing
         try FileManager.default.removeItem(atPath: library.path("z.jpg"))
         #expect(throws: problem) { try catalog.makeThumbnails(size: 128, missingOnly: false, cache: cache, workers: 1) }
         #expect(problem.description == "cannot write the thumbnail cache at \(blocker.path)/thumbnails: \(blocker.path): Not a directory")
+        // A cache given relative to the working folder says the same (Foundation's "error 512" did).
+        let relative = try BuiltTool.run(["-c", "cd \"$1\" && exec \"$0\" thumbnails --db \"$2\" --cache a-file/thumbnails",
+                                          BuiltTool.catalog.path, blocker.deletingLastPathComponent().path, library.catalogPath],
+                                         executable: URL(fileURLWithPath: "/bin/sh"))
+        #expect(relative.status == 1 && relative.stderr.contains("cannot write the thumbnail cache at a-file/thumbnails: ./a-file: Not a directory"), "\(relative.stderr)")
     }
 
     @Test func whenTheWholeCatalogIsDone_thenEveryFileHasOne_failuresAreReported_andMissingOnlySkips() throws {

@@ -168,7 +168,7 @@ public struct ThumbnailCache: Sendable {
     /// Why `folder` cannot be made: the system's reason at the first path on the way to it that
     /// is not a folder, or nil when none is found.
     static func folderProblem(_ folder: String) -> String? {
-        var path = ""
+        var path = folder.hasPrefix("/") ? "" : "." // a relative cache (`--cache cache`) from the working folder
         for part in folder.split(separator: "/") {
             path += "/" + part
             var status = stat()
