@@ -1,5 +1,6 @@
 """What the gallery tests share: the gallery's state as the page shows it, and the steps many tests take."""
 import contextlib
+import os
 import socket
 import subprocess
 import urllib.parse
@@ -9,7 +10,7 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from conftest import BINARY, api, wait
+from conftest import BINARY, api, catalog, wait, write_photos
 
 
 # The gallery keeps at most this many item elements, whatever the catalog (main.js MOST_TILES).
@@ -104,6 +105,17 @@ def free_port():
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
+
+
+def scanned_in_order(workspace, name, count, seed):
+    """A catalog `name`.sqlite of `count` photos scanned from `name`-photos, dated a day apart,
+    newest first: the order is the files' order. Returns the catalog and the photos' paths."""
+    database = workspace / f"{name}.sqlite"
+    paths = write_photos(workspace / f"{name}-photos", count, seed=seed, prefix=name)
+    for index, path in enumerate(paths):
+        os.utime(path, (1_700_000_000 - index * 86_400, 1_700_000_000 - index * 86_400))
+    catalog("scan", "--db", database, workspace / f"{name}-photos")
+    return database, paths
 
 
 @contextlib.contextmanager

@@ -7,7 +7,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
 from conftest import api, catalog, screenshot, wait, write_photos
-from gallery import READY, state, visible, top_of, open_gallery, native_scroll, free_port, shown, start_server
+from gallery import READY, state, visible, top_of, open_gallery, native_scroll, free_port, scanned_in_order, shown, start_server
 
 
 def test_a_finished_scan_keeps_the_item_at_the_top_in_place(browser, server, library):
@@ -150,12 +150,8 @@ def test_an_image_edited_in_place_and_a_title_imported_again_are_shown_anew(driv
 
 
 def test_a_focused_image_that_is_removed_hands_its_focus_to_the_next(driver, workspace):
-    database = workspace / "removed-focus.sqlite"
+    database, _ = scanned_in_order(workspace, "removed-focus", 6, seed=31)
     photos = workspace / "removed-focus-photos"
-    paths = write_photos(photos, 6, seed=31, prefix="focus")
-    for index, path in enumerate(paths):  # newest first: the order is the files' order
-        os.utime(path, (1_700_000_000 - index * 86_400, 1_700_000_000 - index * 86_400))
-    catalog("scan", "--db", database, photos)
     with shown(driver, database, workspace / "removed-focus-thumbnails") as url:
         wait(driver, READY)
         driver.find_element(By.ID, "scroller").send_keys(Keys.HOME)

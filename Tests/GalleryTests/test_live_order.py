@@ -7,8 +7,8 @@ from selenium.webdriver.common.keys import Keys
 
 import os
 
-from conftest import api, catalog, wait, write_photos
-from gallery import CAROUSEL_SETTLED, READY, native_scroll, shown, slow_network, state, top_of
+from conftest import api, catalog, wait
+from gallery import CAROUSEL_SETTLED, READY, native_scroll, scanned_in_order, shown, slow_network, state, top_of
 
 GENERATION = "Number(document.getElementById('plane').dataset.generation)"
 
@@ -105,12 +105,8 @@ def test_the_viewer_steps_from_where_its_removed_image_stood(driver, workspace):
     """The viewer's own image removed by a scan: it stays shown, and → goes to the image that
     took its place, ← to the one before; at the end, → goes nowhere. The viewer kept the old
     index: → skipped an image, and at the end went backwards."""
-    database = workspace / "viewer-removed.sqlite"
+    database, _ = scanned_in_order(workspace, "viewer-removed", 6, seed=41)
     photos = workspace / "viewer-removed-photos"
-    paths = write_photos(photos, 6, seed=41, prefix="gone")
-    for index, path in enumerate(paths):  # newest first: the order is the files' order
-        os.utime(path, (1_700_000_000 - index * 86_400, 1_700_000_000 - index * 86_400))
-    catalog("scan", "--db", database, photos)
     with shown(driver, database, workspace / "viewer-removed-thumbnails") as url:
         wait(driver, READY)
         items = api(url, "/api/items")["items"]
