@@ -62,7 +62,8 @@ import Testing
         ("key,width,height\na,10,16777216.0000000001\n", 2, "height must be a whole number"),
         ("key,width,height\na,10,1.0000000000000001e3\n", 2, "height must be a whole number"),
         ("key,width,height\na,10,nan\n", 2, "height must be a whole number"),
-        ("key,width,height\n,10,20\n", 2, "key is missing"),
+        ("key,width,height\n,10,20\n", 2, "key is empty"),
+        ("key,width,height\na,,20\n", 2, "width is empty"),
         ("key,width,height\n\"open,10,20\n", 2, "not closed"),
         ("key,width,height,title\na,10,20,nul\u{0}byte\n", 2, "title holds a NUL byte"),
         // Keys are compared byte for byte: "pin " would be an item beside "pin".
@@ -140,6 +141,9 @@ import Testing
 
     @Test(arguments: [
         ("{\"key\":\"a\",\"width\":1,\"height\":1}\n{\"key\":\"b\",\"width\":1}\n", 2, "height is missing"),
+        // Given empty is not missing (it was said to be).
+        ("{\"key\":\"\",\"width\":1,\"height\":1}\n", 1, "key is empty"),
+        ("{\"key\":null,\"width\":1,\"height\":1}\n", 1, "key is missing"),
         ("{\"key\":\"a\",\"width\":1,\"height\":1}\n{\"key\":\"b\" \"width\":1}\n", 2, "invalid JSON"),
         ("{\"key\":\"a\",\"width\":1,\"height\":1} x\n", 1, "text after the JSON object"),
         ("{\"key\":\"a\",\"width\":true,\"height\":1}\n", 1, "width must be a whole number"),
@@ -217,6 +221,22 @@ import Testing
         let result = try BuiltTool.run(["import", "--db", library.catalogPath, input])
         #expect(result.status == 0)
         #expect(result.stderr.hasPrefix("warning: ignored field \"titel\": the fields read are key, width, height"), "\(result.stderr)")
+    }
+
+    /// A header of 20,000 unknown columns made a 189 KB warning line, and a column's name went to
+    /// the terminal as written, escape sequences included: the warning names ten, escaped, and
+    /// counts the rest.
+    @Test func theWarningNamesTenIgnoredColumns_escaped_andCountsTheRest() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let library = try Library()
+        let header = ["key", "width", "height", "x\u{1B}[31mred"] + (1...19_999).map { "c\($0)" }
+        let row = ["k", "1", "2"] + Array(repeating: "", count: header.count - 3)
+        let input = try library.write("wide.csv", Data((header.joined(separator: ",") + "\n" + row.joined(separator: ",") + "\n").utf8))
+        let result = try BuiltTool.run(["import", "--db", library.catalogPath, input])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix(#"warning: ignored columns "x\x1b[31mred", "c1", "c2", "#), "\(result.stderr)")
+        #expect(result.stderr.contains(#""c9" and 19990 more: the columns read are key"#), "\(result.stderr)")
+        #expect(!result.stderr.contains("\u{1B}") && result.stderr.utf8.count < 400, "\(result.stderr.utf8.count) bytes")
     }
 
     @Test(arguments: Backend.allCases) func importingAFileUpsertsIntoTheCatalog_andABadFileChangesNothing(_ backend: Backend) throws {

@@ -96,15 +96,19 @@ public enum ImportParser {
             if text.utf8.contains(0) { throw .invalidInput(line: line, reason: "\(name.name) holds a NUL byte") }
             return text
         }
+        // A field given empty ("" in JSON, nothing between two commas) is said to be empty, not missing.
+        func absent(_ name: ImportField) -> StoreError {
+            .invalidInput(line: line, reason: "\(name.name) is \(field(name) == nil ? "missing" : "empty")")
+        }
         // Sides as a scanned image's may be (both stores take them; PostgreSQL's integer stops at 2^31).
         func side(_ name: ImportField) throws(StoreError) -> Int {
-            guard let text = try value(name) else { throw .invalidInput(line: line, reason: "\(name.name) is missing") }
+            guard let text = try value(name) else { throw absent(name) }
             guard let number = wholeNumber(text), (1...ImageProbe.maximumSide).contains(number) else {
                 throw .invalidInput(line: line, reason: "\(name.name) must be a whole number from 1 to \(ImageProbe.maximumSide), got \"\(text)\"")
             }
             return number
         }
-        guard let key = try value(.key) else { throw .invalidInput(line: line, reason: "key is missing") }
+        guard let key = try value(.key) else { throw absent(.key) }
         // Keys are compared byte for byte: "pin" and "pin " would be two items.
         if let end = [key.unicodeScalars.first!, key.unicodeScalars.last!].first(where: { $0 == " " || $0 == "\t" }) {
             throw .invalidInput(line: line, reason: "key \"\(key)\" begins or ends with a \(end == " " ? "space" : "tab")")

@@ -35,6 +35,9 @@ struct Import: ParsableCommand {
     @Flag(help: "Print the summary as one JSON object on stdout.")
     var json = false
 
+    /// How many ignored columns (or fields) the warning names; it counts the rest.
+    static let ignoredNamesShown = 10
+
     func run() throws {
         let committed = StopFlag() // set at the commit: from then on the import is kept
         let removal = Mutex<(@Sendable () -> Bool)?>(nil) // an import that makes the catalog: what removes it
@@ -48,7 +51,11 @@ struct Import: ParsableCommand {
         let summary = try Catalog.importItems(from: file, format: format.flatMap(ImportParser.Format.init(rawValue:)), into: catalog.path,
                                               removal: { remove in removal.withLock { $0 = remove } }) { committed.stop() }
         if !summary.ignoredColumns.isEmpty {
-            let names = summary.ignoredColumns.map { "\"\($0)\"" }.joined(separator: ", ")
+            // At most the first ten names, each escaped as paths are: a header is the file's own
+            // text, and 20,000 columns once made a 189 KB line of warning.
+            let shown = summary.ignoredColumns.prefix(Self.ignoredNamesShown)
+            var names = shown.map { "\"\(PathText.display(Array($0.utf8)))\"" }.joined(separator: ", ")
+            if summary.ignoredColumns.count > shown.count { names += " and \(summary.ignoredColumns.count - shown.count) more" }
             let kind = summary.ignoredAreFields ? "field" : "column"
             printError("warning: ignored \(kind)\(summary.ignoredColumns.count == 1 ? "" : "s") \(names): the \(kind)s read are "
                 + "key, width, height, orientation, date, url and title\(summary.ignoredAreFields ? ", as written (small letters)" : ""), "
