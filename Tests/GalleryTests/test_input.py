@@ -1,6 +1,7 @@
 """Input taken as the person gave it: a touch pan near either end of a catalog taller than the
 scroll cap, single notches of a wheel in the carousel, quick presses in the viewer on a slow
-network, the zoom of justified rows in the address, and the scrubber after a rotation."""
+network, the zoom of justified rows in the address, the zoom buttons at their limits, and the
+scrubber after a rotation."""
 import time
 
 import pytest
@@ -116,6 +117,41 @@ def test_justified_rows_zoom_in_a_phone_wide_view(browser, server):
             heights.append(int(browser.execute_script("return document.getElementById('plane').dataset.rowHeight")))
         width = browser.execute_script("return document.getElementById('plane').dataset.width")
         assert heights[-1] <= float(width) * 0.8 + 1, (heights, width)
+    finally:
+        browser.set_window_size(1280, 900)
+
+
+def test_the_zoom_buttons_say_when_they_can_do_nothing(browser, server):
+    """− and + looked the same at the fewest and most columns (or the tallest rows), where a
+    press does nothing: each is aria-disabled exactly where it cannot zoom, and the output says
+    what it counts."""
+    plane = "document.getElementById('plane').dataset"
+    disabled = lambda name: browser.find_element(By.ID, name).get_attribute("aria-disabled")
+    browser.set_window_size(390, 800)
+    try:
+        open_gallery(browser, server, "#style=waterfall")
+        for button, step in [("zoom-in", -1), ("zoom-out", 1)]:
+            for _ in range(12):  # every press a button allows changes the columns
+                if disabled(button) == "true":
+                    break
+                cols = int(browser.execute_script(f"return {plane}.cols"))
+                browser.find_element(By.ID, button).click()
+                wait(browser, f"Number({plane}.cols) === {cols + step} && {READY}")
+            assert disabled(button) == "true"
+            assert disabled("zoom-out" if button == "zoom-in" else "zoom-in") == "false"
+        assert browser.execute_script(f"return {plane}.cols") == str(browser.execute_script(
+            "return Math.floor((window.catalogGallery.element.clientWidth - 8) / 104)")), "zoomed out to the most columns"
+        assert browser.find_element(By.ID, "columns").get_attribute("aria-label") == "Columns"
+        open_gallery(browser, server, "#style=justified")
+        for _ in range(12):
+            if disabled("zoom-in") == "true":
+                break
+            height = int(browser.execute_script(f"return {plane}.rowHeight"))
+            browser.find_element(By.ID, "zoom-in").click()
+            wait(browser, f"Number({plane}.rowHeight) > {height} && {READY}")
+        assert disabled("zoom-in") == "true" and disabled("zoom-out") == "false"
+        assert browser.find_element(By.ID, "columns").get_attribute("aria-label") == "Row height"
+        assert browser.find_element(By.ID, "zoom-in").get_attribute("aria-label") == "Zoom in (taller rows)"
     finally:
         browser.set_window_size(1280, 900)
 

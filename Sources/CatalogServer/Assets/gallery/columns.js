@@ -62,6 +62,18 @@ export class Columns {
     return this.rowHeight(width) !== before;
   }
 
+  /** Whether a zoom `step` (−1 in, +1 out) changes `style`'s layout in a view `width` wide:
+   *  false at the fewest or most columns, the shortest or tallest rows, and for the list. */
+  canZoom(step, style, width) {
+    if (style === 'list') return false;
+    if (style === 'justified') {
+      const trial = Object.assign(new Columns(), this);
+      return trial.zoomRows(step < 0 ? 1.25 : 0.8, width);
+    }
+    const current = this.count(width);
+    return Math.max(1, Math.min(mostColumns(width), current + step)) !== current;
+  }
+
   /** The height justified rows have in a view `width` wide: never more than the width makes. */
   rowHeight(width) {
     return Math.round(Math.min(this.width, Math.max(SMALLEST_COLUMN, width)) * ROW_HEIGHT_SHARE);

@@ -13,7 +13,7 @@ import { api } from './api.js';
 import { Bands } from './bands.js';
 import { fragment, readFragment } from './location.js';
 import { CarouselView } from './carousel.js';
-import { Columns, itemScale, mostColumns, SPACING } from './columns.js';
+import { Columns, itemScale, SPACING } from './columns.js';
 import { Keyboard } from './keyboard.js';
 import { LiveUpdates } from './live.js';
 import { SectionLabels } from './sections.js';
@@ -424,11 +424,9 @@ class Gallery {
       if (this.columns.zoomRows(step < 0 ? 1.25 : 0.8, width)) this.relayout(anchor);
       return;
     }
-    const current = this.columns.count(width);
-    const next = Math.max(1, Math.min(mostColumns(width), current + step));
-    if (next === current || this.style === 'list') return;
+    if (!this.columns.canZoom(step, this.style, width)) return;
     const anchor = pointAnchor(this, point);
-    this.columns.set(next, width);
+    this.columns.set(this.columns.count(width) + step, width);
     this.relayout(anchor);
   }
 
