@@ -237,8 +237,8 @@ extension RunsTheTool {
                       (["page", "--width", "375", "--height", "-5"], "--height must be a number of points from 0"),
                       (["list", "--limit", "-3"], "--limit must be a whole number, 0 or more, got \"-3\""),
                       (["changes", "--since", "-1"], "--since must be a generation"),
-                      (["thumbnails", "--jobs", "-1"], "--jobs must be at least 1, got -1"),
-                      (["serve", "--port", "-1"], "--port must be 0 to 65535, got -1"),
+                      (["thumbnails", "--jobs", "-1"], "--jobs must be at least 1, got \"-1\""),
+                      (["serve", "--port", "-1"], "--port must be 0 to 65535, got \"-1\""),
                       (["layouts", "--budget", "-5M"], "--budget: \"-5M\" is not a size"),
                       (["page", "--width", "375", "--cols", "--json"], "Missing value for '--cols' (the next argument, --json, is an option)")])
     func aNegativeNumberIsRefusedWithTheOptionsRange(_ arguments: [String], _ message: String) throws {
@@ -349,6 +349,31 @@ extension RunsTheTool {
         process.waitUntilExit()
         #expect(process.terminationStatus == 1, sourceLocation: sourceLocation)
         #expect(stderr == "Error: cannot write the output: No space left on device\n", "\(stderr)", sourceLocation: sourceLocation)
+    }
+
+    /// Each bounded option's --help states the range its refusal states: serve's said none (the
+    /// README promises "--help lists each option's default and range"), snap's velocity no unit.
+    @Test(arguments: [(["serve", "--port", "65536"], "0 to 65535"),
+                      (["serve", "--page-cache-mb", "0"], "1 to 1048576"),
+                      (["serve", "--max-header-bytes", "100"], "1024"),
+                      (["serve", "--request-timeout", "0"], "1 to 86400"),
+                      (["serve", "--idle-timeout", "86401"], "1 to 86400"),
+                      (["serve", "--write-timeout", "0"], "1 to 86400"),
+                      (["serve", "--session-days", "3651"], "3650"),
+                      (["serve", "--max-connections", "0"], "at least 1"),
+                      (["thumbnails", "--quality", "0"], "1 to 100"),
+                      (["snap", "--width", "375", "--proposed", "0", "--velocity", "2e9"], "points a millisecond")])
+    func aBoundedOptionsHelpStatesTheRangeItsRefusalStates(_ arguments: [String], _ range: String) throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let library = try Library()
+        let refused = try run([arguments[0], "--db", library.catalogPath] + arguments.dropFirst())
+        #expect(refused.status == 2 && refused.stderr.contains(range), "\(refused.stderr)")
+        // The option's own help entry, up to the next option (the parser wraps its lines).
+        let help = try run([arguments[0], "--help"]).stdout
+        let option = arguments.last(where: { $0.hasPrefix("--") })!
+        let entry = try #require(help.range(of: "  \(option) ").map { help[$0.upperBound...] })
+        let text = entry.components(separatedBy: "\n  --").first ?? ""
+        #expect(text.split(whereSeparator: \.isWhitespace).joined(separator: " ").contains(range), "\(option): \(text)")
     }
 
     /// Help and the version, which the argument parser prints, fail the same way.

@@ -34,13 +34,13 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Address to listen on (loopback by default; 0.0.0.0 for every interface).")
     var host = "127.0.0.1"
 
-    @Option(parsing: .unconditional, help: "Port (0: any free port).")
+    @Option(parsing: .unconditional, help: "Port, 0 to 65535 (0: any free port).")
     var port = 8080
 
     @Flag(help: "No access log.")
     var quiet = false
 
-    @Option(help: ArgumentHelp("The thumbnail cache (the folder `catalog thumbnails` fills; default: the catalog's own under ~/.cache/catalog/thumbnails).", valueName: "folder"))
+    @Option(help: ArgumentHelp("The thumbnail cache (the folder `catalog thumbnails` fills; default: the catalog's own under $XDG_CACHE_HOME/catalog/thumbnails, else ~/.cache/catalog/thumbnails).", valueName: "folder"))
     var thumbnailCache: String?
 
     /// The cache the server uses: the one named, else the catalog's own.
@@ -73,10 +73,10 @@ struct Serve: AsyncParsableCommand {
                                + "must come from it, and cookies are Secure when it is https.", valueName: "url"))
     var publicURL: String?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("How long a gallery session lasts.", valueName: "days"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("How long a gallery session lasts, 1 to 3650 days.", valueName: "days"))
     var sessionDays = 30
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Failed sign-ins and wrong tokens an address may make in a minute; more get 429.", valueName: "count"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Failed sign-ins and wrong tokens an address may make in a minute (at least 1); more get 429.", valueName: "count"))
     var failuresPerMinute = 20
 
     @Option(name: .customLong("trusted-proxy"),
@@ -89,25 +89,25 @@ struct Serve: AsyncParsableCommand {
                                valueName: "origin"))
     var corsOrigins: [String] = []
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Open connections at most.", valueName: "count"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Open connections at most (at least 1).", valueName: "count"))
     var maxConnections = 512
 
     @Option(name: .customLong("page-cache-mb"), parsing: .unconditional,
-            help: ArgumentHelp("Memory for the pages of stored layouts (their windows and their items' keys), in MiB. "
+            help: ArgumentHelp("Memory for the pages of stored layouts (their windows and their items' keys), in MiB, 1 to 1048576. "
                 + "256 holds a 2-column layout of about 2,500,000 imported items; random offsets over a larger catalog "
                 + "read the database for the pages it does not hold.", valueName: "MiB"))
     var pageCacheMB = 256
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("A request head's size at most (its line: 8 KiB at most); 431 past it.", valueName: "bytes"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("A request head's size at most, 1024 to 81920 (its line: 8 KiB at most); 431 past it.", valueName: "bytes"))
     var maxHeaderBytes = 32 * 1024
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Seconds a request may take to arrive, head and body; 408 past it.", valueName: "seconds"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Seconds a request may take to arrive, head and body, 1 to 86400; 408 past it.", valueName: "seconds"))
     var requestTimeout = 10
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Seconds a connection may sit with no request before it is closed.", valueName: "seconds"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Seconds a connection may sit with no request before it is closed, 1 to 86400.", valueName: "seconds"))
     var idleTimeout = 60
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Seconds a client may read nothing of a response before it is closed.", valueName: "seconds"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Seconds a client may read nothing of a response before it is closed, 1 to 86400.", valueName: "seconds"))
     var writeTimeout = 60
 
     /// The window failures are counted over (tests; 60 by default).
@@ -121,17 +121,17 @@ struct Serve: AsyncParsableCommand {
     func validate() throws {
         if scanRoots.contains("") { throw ValidationError("--scan: " + Scan.emptyRoot) }
         if thumbnailCache?.isEmpty == true { throw ValidationError("--thumbnail-cache must name a folder, got an empty path (an unset shell variable?)") }
-        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535, got \(port)") }
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535, got \"\(port)\"") }
         if noAuth, tokenFile != nil { throw ValidationError("--no-auth and --token-file contradict each other: choose one") }
-        guard sessionDays >= 1 else { throw ValidationError("--session-days must be at least 1, got \(sessionDays)") }
-        guard sessionDays <= 3650 else { throw ValidationError("--session-days must be at most 3650, got \(sessionDays)") }
-        guard failuresPerMinute >= 1 else { throw ValidationError("--failures-per-minute must be at least 1, got \(failuresPerMinute)") }
-        guard maxConnections >= 1 else { throw ValidationError("--max-connections must be at least 1, got \(maxConnections)") }
-        guard (1...1 << 20).contains(pageCacheMB) else { throw ValidationError("--page-cache-mb must be 1 to 1048576, got \(pageCacheMB)") }
-        guard maxHeaderBytes >= 1024 else { throw ValidationError("--max-header-bytes must be at least 1024, got \(maxHeaderBytes)") }
-        guard maxHeaderBytes <= 80 * 1024 else { throw ValidationError("--max-header-bytes must be at most 81920, got \(maxHeaderBytes)") }
+        guard sessionDays >= 1 else { throw ValidationError("--session-days must be at least 1, got \"\(sessionDays)\"") }
+        guard sessionDays <= 3650 else { throw ValidationError("--session-days must be at most 3650, got \"\(sessionDays)\"") }
+        guard failuresPerMinute >= 1 else { throw ValidationError("--failures-per-minute must be at least 1, got \"\(failuresPerMinute)\"") }
+        guard maxConnections >= 1 else { throw ValidationError("--max-connections must be at least 1, got \"\(maxConnections)\"") }
+        guard (1...1 << 20).contains(pageCacheMB) else { throw ValidationError("--page-cache-mb must be 1 to 1048576, got \"\(pageCacheMB)\"") }
+        guard maxHeaderBytes >= 1024 else { throw ValidationError("--max-header-bytes must be at least 1024, got \"\(maxHeaderBytes)\"") }
+        guard maxHeaderBytes <= 80 * 1024 else { throw ValidationError("--max-header-bytes must be at most 81920, got \"\(maxHeaderBytes)\"") }
         for (name, value) in [("--request-timeout", requestTimeout), ("--idle-timeout", idleTimeout), ("--write-timeout", writeTimeout)] {
-            guard (1...86_400).contains(value) else { throw ValidationError("\(name) must be 1 to 86400 seconds, got \(value)") }
+            guard (1...86_400).contains(value) else { throw ValidationError("\(name) must be 1 to 86400 seconds, got \"\(value)\"") }
         }
         if let publicURL, ServeAccess.origin(of: publicURL) == nil {
             throw ValidationError("--public-url must be an http(s) address such as https://photos.example.com/, got \"\(publicURL)\"")

@@ -10,6 +10,10 @@ struct Snap: ParsableCommand {
             --velocity (or 0): the item whose centre is nearest to --proposed + width / 2 (ties: the lower index); with one, \
             the nearest whose centre is at or beyond that point in the velocity's direction. Prints that item's centre less \
             half the viewport, clamped to the content (UICollectionViewLayout's targetContentOffset).
+
+            A carousel uses --width, --item-height, --spacing (or --column-spacing), --inset and --sort of the options \
+            below. It refuses --sections other than none and --span-every other than 0 (a carousel is one row), and \
+            checks, then ignores, the others.
             """)
 
     @OptionGroup var catalog: CatalogOptions
@@ -18,7 +22,7 @@ struct Snap: ParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("The offset along x where the fling would stop (within ±10^12 points).", valueName: "x"))
     var proposed: String
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("The fling's velocity: positive to the right, negative to the left. Default: 0.", valueName: "v"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("The fling's velocity in points a millisecond, within ±10^9: positive to the right, negative to the left; only its direction counts. Default: 0.", valueName: "v"))
     var velocity: String?
 
     @Flag(help: "Print one JSON object.")

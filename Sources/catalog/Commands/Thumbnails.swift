@@ -41,7 +41,7 @@ struct Thumbnails: ParsableCommand {
     var quality = Thumbnailer.defaultQuality
 
     @Option(name: [.long, .customLong("thumbnail-cache")],
-            help: ArgumentHelp("The cache folder (also --thumbnail-cache, as `catalog serve` names it; default: the catalog's own under ~/.cache/catalog/thumbnails).", valueName: "folder"))
+            help: ArgumentHelp("The cache folder (also --thumbnail-cache, as `catalog serve` names it; default: the catalog's own under $XDG_CACHE_HOME/catalog/thumbnails, else ~/.cache/catalog/thumbnails).", valueName: "folder"))
     var cache: String?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Threads (default: one per core).", valueName: "n"))
@@ -52,10 +52,10 @@ struct Thumbnails: ParsableCommand {
 
     func validate() throws {
         guard ThumbnailCache.sizes.contains(size) else {
-            throw ValidationError("--size must be one of \(ThumbnailCache.sizes.map(String.init).joined(separator: ", ")), got \(size)")
+            throw ValidationError("--size must be one of \(ThumbnailCache.sizes.map(String.init).joined(separator: ", ")), got \"\(size)\"")
         }
-        guard (1...100).contains(quality) else { throw ValidationError("--quality must be 1 to 100, got \(quality)") }
-        if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1, got \(jobs)") }
+        guard (1...100).contains(quality) else { throw ValidationError("--quality must be 1 to 100, got \"\(quality)\"") }
+        if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1, got \"\(jobs)\"") }
         if prune && missingOnly { throw ValidationError("--prune makes nothing: it does not go with --missing-only") }
         if cache?.isEmpty == true { throw ValidationError("--cache must name a folder, got an empty path (an unset shell variable?)") }
     }
