@@ -1,4 +1,4 @@
-import CatalogKit
+@testable import CatalogKit
 import Foundation
 import Testing
 
@@ -63,6 +63,45 @@ import Testing
         #expect((pruned.removed, pruned.kept) == (1, 1))
         #expect(!FileManager.default.fileExists(atPath: cache.path(of: first.key)))
         #expect(FileManager.default.fileExists(atPath: cache.path(of: changed.key)))
+    }
+
+    /// Ctrl-C in `catalog thumbnails` exited with the thumbnails being written still in their
+    /// temporary files, which `--prune` then removed ten minutes later, counted as thumbnails.
+    /// The files from creation to rename are known: removed at the interruption, and none is made
+    /// or renamed after it.
+    @Test func theFilesBeingWrittenAreRemovedAtAnInterruption_andNoneIsMadeAfterIt() throws {
+        let library = try Library()
+        let folder = library.root.appendingPathComponent("cache").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let files = UnfinishedFiles()
+        let (a, b) = (folder + "/.tmp-1-1", folder + "/.tmp-2-2")
+        let fdA = try #require(files.create(a)), fdB = try #require(files.create(b))
+        close(fdA)
+        #expect(files.finish(a, as: folder + "/done.jpg"))
+        files.removeAll()
+        close(fdB)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["done.jpg"])
+        #expect(files.create(folder + "/.tmp-3-3") == nil && errno == ECANCELED)
+        #expect(!files.finish(b, as: folder + "/late.jpg"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["done.jpg"])
+    }
+
+    /// What a killed process leaves (a temporary file over ten minutes old) is removed by
+    /// `--prune`, but not counted among the thumbnails removed.
+    @Test func pruneRemovesAStaleTemporaryFile_withoutCountingIt() throws {
+        let library = try Library()
+        try library.write("q.jpg", try Self.fixture("quadrants.jpg"))
+        _ = try library.scan()
+        let catalog = try library.catalog()
+        let cache = cache(library)
+        let id = try #require(try library.items()[library.path("q.jpg")]?.id)
+        let made = try catalog.thumbnail(item: id, size: 128, cache: cache)
+        let stale = (cache.path(of: made.key) as NSString).deletingLastPathComponent + "/.tmp-\(id)-42"
+        try Data(repeating: 1, count: 1000).write(to: URL(fileURLWithPath: stale))
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-3600)], ofItemAtPath: stale)
+        let pruned = try catalog.pruneThumbnails(cache: cache)
+        #expect((pruned.removed, pruned.bytesRemoved, pruned.kept) == (0, 0, 1))
+        #expect(!FileManager.default.fileExists(atPath: stale))
     }
 
     /// The four quadrants (red, green / blue, yellow) turned by EXIF orientation 6: blue, red /

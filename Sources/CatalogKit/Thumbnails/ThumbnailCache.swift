@@ -138,8 +138,7 @@ public struct ThumbnailCache: Sendable {
             throw failed(Self.folderProblem(folder) ?? error.localizedDescription)
         }
         let temporary = "\(folder)/.tmp-\(key.itemID)-\(UInt64.random(in: 0...UInt64.max))"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw failed() }
+        guard let fd = Self.unfinished.create(temporary) else { throw failed() }
         var written = 0
         while written < thumbnail.bytes.count {
             let count = thumbnail.bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, $0.count - written) }
@@ -147,22 +146,31 @@ public struct ThumbnailCache: Sendable {
             guard count > 0 else {
                 let reason = count < 0 ? SystemError.text() : "nothing written"
                 close(fd)
-                unlink(temporary)
+                Self.unfinished.abandon(temporary)
                 throw failed(reason)
             }
             written += count
         }
         guard close(fd) == 0 else {
             let reason = SystemError.text()
-            unlink(temporary)
+            Self.unfinished.abandon(temporary)
             throw failed(reason)
         }
-        guard rename(temporary, path(of: key)) == 0 else {
+        guard Self.unfinished.finish(temporary, as: path(of: key)) else {
             let reason = SystemError.text()
-            unlink(temporary)
+            Self.unfinished.abandon(temporary)
             throw failed(reason)
         }
         return CachedThumbnail(key: key, format: thumbnail.format, bytes: thumbnail.bytes, made: true)
+    }
+
+    /// The temporary files being written, in every cache of the process.
+    private static let unfinished = UnfinishedFiles()
+
+    /// Removes the temporary files being written, and refuses new ones: for a process about to
+    /// exit on Ctrl-C, which would leave them behind (`--prune` found them ten minutes later).
+    public static func removeUnfinished() {
+        unfinished.removeAll()
     }
 
     /// Why `folder` cannot be made: the system's reason at the first path on the way to it that
@@ -211,5 +219,51 @@ public struct ThumbnailCache: Sendable {
             return nil
         }
         return ThumbnailKey(itemID: id, version: String(parts[1]), size: size)
+    }
+}
+
+/// Temporary files from their creation to their rename: created and renamed under the lock, so
+/// that `removeAll` leaves none behind, a file made just after it included.
+final class UnfinishedFiles: @unchecked Sendable {
+    private let lock = NSLock()
+    private var paths: Set<String> = []
+    private var closed = false
+
+    /// The new file's descriptor, or nil (errno set) once the process is exiting.
+    func create(_ path: String) -> Int32? {
+        lock.withLock {
+            guard !closed else { errno = ECANCELED; return nil }
+            let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+            guard fd >= 0 else { return nil }
+            paths.insert(path)
+            return fd
+        }
+    }
+
+    /// Renames `path` to `name`; false (errno set) if that failed.
+    func finish(_ path: String, as name: String) -> Bool {
+        lock.withLock {
+            guard !closed, rename(path, name) == 0 else {
+                if closed { errno = ECANCELED }
+                return false
+            }
+            paths.remove(path)
+            return true
+        }
+    }
+
+    func abandon(_ path: String) {
+        lock.withLock {
+            unlink(path)
+            paths.remove(path)
+        }
+    }
+
+    func removeAll() {
+        lock.withLock {
+            closed = true
+            for path in paths { unlink(path) }
+            paths.removeAll()
+        }
     }
 }

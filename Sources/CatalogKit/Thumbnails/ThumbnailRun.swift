@@ -102,8 +102,11 @@ extension Catalog {
                 remove = name.hasPrefix(".tmp-") && ((attributes?[.modificationDate] as? Date).map { $0 < staleBefore } ?? false)
             }
             if remove, unlink(entry.path) == 0 {
-                summary.removed += 1
-                summary.bytesRemoved += bytes
+                // A temporary file left by a process killed while it wrote is no thumbnail: not counted.
+                if entry.key != nil {
+                    summary.removed += 1
+                    summary.bytesRemoved += bytes
+                }
             } else if entry.key != nil {
                 summary.kept += 1
             }

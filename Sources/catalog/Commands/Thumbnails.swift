@@ -61,7 +61,10 @@ struct Thumbnails: ParsableCommand {
     }
 
     func run() throws {
-        Interruption.announce("the thumbnails made so far are cached; `catalog thumbnails --missing-only` makes the rest")
+        Interruption.announce {
+            ThumbnailCache.removeUnfinished() // the thumbnails being written: no temporary file is left
+            return "the thumbnails made so far are cached; `catalog thumbnails --missing-only` makes the rest"
+        }
         let cache = ThumbnailCache(root: self.cache ?? ThumbnailCache.defaultRoot(forCatalog: self.catalog.path))
         let catalog = try catalog.openExisting()
         if prune {
