@@ -164,7 +164,7 @@ enum LayoutFile {
     static func open(catalogPath: String, wait: Wait) throws -> DatabaseQueue {
         let path = path(ofCatalog: catalogPath)
         let boot = UnsyncedWrites.bootMark()
-        let unsynced = UnsyncedWrites.staysAttached(folder: (path as NSString).deletingLastPathComponent)
+        let unsynced = UnsyncedWrites.staysAttached(folder: FilePath.folder(of: path))
         var configuration = Configuration()
         configuration.busyMode = .callback { wait.retry($0) }
         configuration.prepareDatabase { db in

@@ -171,7 +171,7 @@ package final class SQLiteStore: CatalogBackend {
     /// layouts' file...): the catalog's owner could not open it after them. Nil otherwise (the
     /// folder not writable: nothing is made, and SQLite says whether it can read it).
     static func wouldLeaveFilesBeside(_ path: String) -> String? {
-        let folder = (path as NSString).deletingLastPathComponent
+        let folder = FilePath.folder(of: path)
         guard access(path, R_OK) == 0, access(path, W_OK) != 0, access(folder.isEmpty ? "." : folder, W_OK) == 0,
               fileSuffixes.dropFirst().contains(where: { access(path + $0, F_OK) != 0 && !$0.hasSuffix("-journal") }),
               hasSQLiteHeader(path) else { return nil }
@@ -209,7 +209,7 @@ package final class SQLiteStore: CatalogBackend {
     /// Why SQLite cannot work on the catalog at `path` although it exists and can be read: even
     /// to read, it writes beside the file (the -wal and -shm files, the stored layouts' file).
     static func unwritable(_ path: String) -> String? {
-        let folder = (path as NSString).deletingLastPathComponent
+        let folder = FilePath.folder(of: path)
         guard access(path, W_OK) != 0 || access(folder.isEmpty ? "." : folder, W_OK) != 0 else { return nil }
         return unwritableReason
     }

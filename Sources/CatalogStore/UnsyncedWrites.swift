@@ -1,3 +1,4 @@
+import CatalogModel
 import Foundation
 
 /// When a file's writes may skip waiting for the disk, and the stamp that tells, later, whether
@@ -69,11 +70,11 @@ enum UnsyncedWrites {
         while folder.count > "/sys/devices".count {
             if let mark = sysfs.contents(folder + "/removable")?.trimmingCharacters(in: .whitespacesAndNewlines),
                mark == "1" || mark == "removable" { return false }
-            folder = (folder as NSString).deletingLastPathComponent
+            folder = FilePath.folder(of: folder)
         }
         guard device.hasPrefix("/sys/devices/virtual/") else { return true }
         // A partition's components are its disk's.
-        let slaves = sysfs.entries(device + "/slaves") + sysfs.entries((device as NSString).deletingLastPathComponent + "/slaves")
+        let slaves = sysfs.entries(device + "/slaves") + sysfs.entries(FilePath.folder(of: device) + "/slaves")
         return !slaves.isEmpty && slaves.allSatisfy { slave in
             staysAttached(sysfs.resolve("/sys/class/block/\(slave)"), sysfs: sysfs, depth: depth + 1)
         }

@@ -1,4 +1,5 @@
 import CatalogKit
+import CatalogModel
 import Foundation
 import GRDB
 import Testing
@@ -32,6 +33,30 @@ import Testing
         let said = try runAsNobody(["stats", "--db", notes]).stderr
         #expect(said.contains("is not a catalog"), "\(said)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: library.root.path).sorted() == ["a.jpg", "notes.txt"])
+    }
+
+    /// The same refusal for a catalog named by one character from its folder (`--db g`): the
+    /// process died of SIGILL in Foundation's `deletingLastPathComponent`, which cannot take a
+    /// one-character path.
+    @Test func aOneCharacterCatalogName_isRefusedInWords() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let library = try Library()
+        try library.write("a.jpg", Library.fixture("baseline.jpg"))
+        let folder = library.root.appendingPathComponent("catalogs").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        #expect(try run(["scan", "--db", folder + "/g", library.root.path]).status == 0)
+        try #require(chmod(folder, 0o777) == 0 && chmod(folder + "/g", 0o444) == 0)
+        let shell = ["-c", #"cd "$1" && exec "$0" stats --db g"#, BuiltTool.catalog.path, folder]
+        let result = getuid() == 0
+            ? try BuiltTool.run(["-u", "nobody", "--", "/bin/sh"] + shell, executable: URL(fileURLWithPath: "/sbin/runuser"))
+            : try BuiltTool.run(shell, executable: URL(fileURLWithPath: "/bin/sh"))
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("Error: ") && result.stderr.contains("this user cannot write it or its folder"), "\(result.stderr)")
+    }
+
+    @Test(arguments: [("g", ""), ("/g", "/"), ("a/b", "a"), ("/a/b/", "/a"), ("a//b", "a"), ("./g", "."), ("/", "/"), ("", ""), ("é/ü", "é")])
+    func theFolderOfAPath(_ path: String, _ folder: String) {
+        #expect(FilePath.folder(of: path) == folder)
     }
 
     /// Root opening another user's catalog (`sudo catalog list`) gives the files it makes beside
