@@ -107,6 +107,34 @@ def test_images_that_failed_while_the_server_was_away_load_once_it_is_back(drive
         process.wait(timeout=30)
 
 
+def test_images_that_failed_in_a_restart_no_page_request_saw_load_again(driver, library, workspace):
+    """A restart (or a network drop) too short for any page request to fail: the images asked
+    for meanwhile failed for good, since only a shown error made the gallery ask for them again.
+    A failed image now makes it look at the server, and ask again."""
+    port = free_port()
+    process, url = start_server(library["database"], port, workspace / "restart-thumbnails")
+    try:
+        driver.set_window_size(1280, 900)
+        driver.get("about:blank")
+        driver.get(url)
+        wait(driver, f"{READY} && document.getElementById('plane').dataset.pendingImages === '0'")
+        # Only the failed images may bring the server back to the gallery's mind: its looks
+        # now and then (while the event stream is down) are turned off.
+        driver.execute_script("clearInterval(window.catalogGallery.live.pollTimer)")
+        process.terminate()
+        process.wait(timeout=30)
+        driver.execute_script("document.getElementById('scroller').scrollTop += 400")
+        failed = "[...window.catalogGallery.tiles.live.values()].filter((t) => t.item.version && t.image.hidden).length"
+        wait(driver, f"{failed} > 0")
+        process, url = start_server(library["database"], port, workspace / "restart-thumbnails")
+        wait(driver, f"{failed} === 0 && document.getElementById('status').textContent === ''", timeout=30)
+        wait(driver, """[...window.catalogGallery.tiles.live.values()].filter((t) => t.item.version && t.imageAsked)
+            .every((t) => t.image.complete && t.image.naturalWidth > 0 && !t.image.hidden)""", timeout=30)
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
 def test_an_image_edited_in_place_and_a_title_imported_again_are_shown_anew(driver, workspace):
     """The same items at a new generation with other content, at the same places: the edited
     photo's new thumbnail and the imported item's new title are shown, not kept from the

@@ -73,6 +73,11 @@ export const api = {
     return listing.items[0] ?? null;
   },
 
+  /** GET /api/health: whether the server, and its catalog, answer. */
+  health(signal) {
+    return request('/api/health', signal);
+  },
+
   thumbnailURL(id, size, version) {
     return `/api/items/${id}/thumbnail?${query({ size, v: version })}`;
   },

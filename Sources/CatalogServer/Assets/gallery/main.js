@@ -23,6 +23,7 @@ import { StatusLine } from './status.js';
 import { Tiles } from './tiles.js';
 import { Toolbar } from './toolbar.js';
 import { Viewer } from './viewer.js';
+import { ImageRecovery } from './recovery.js';
 import { installZoom } from './zoom.js';
 
 const configuration = JSON.parse(document.getElementById('catalog-configuration').textContent);
@@ -78,7 +79,11 @@ class Gallery {
       this.schedule();
       this.scheduleFragment();
     });
-    this.tiles = new Tiles(this.plane, configuration.thumbnailSizes, () => this.schedule());
+    this.tiles = new Tiles(this.plane, configuration.thumbnailSizes, (failed) => {
+      if (failed) this.recovery.imageFailed();
+      this.schedule();
+    });
+    this.recovery = new ImageRecovery(this);
     this.labels = new SectionLabels({
       plane: this.plane,
       pinned: document.getElementById('pinned'),

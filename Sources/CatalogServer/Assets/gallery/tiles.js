@@ -11,7 +11,7 @@ import { api, fileName, isWebAddress } from './api.js';
 const SPARE = 32; // detached tiles kept for reuse
 
 export class Tiles {
-  /** `onImage` is called when an image arrives or fails. */
+  /** `onImage(failed)` is called when an image arrives or fails. */
   constructor(plane, thumbnailSizes, onImage) {
     this.plane = plane;
     this.onImage = onImage;
@@ -90,10 +90,12 @@ export class Tiles {
   }
 
   /** Asks again, as the tiles come into view, for the images that failed: the server answers
-   *  again after it did not, and what failed meanwhile may well load now. */
-  retryFailed() {
+   *  again after it did not, and what failed meanwhile may well load now. `once`: only those
+   *  not asked for again since they were placed (an image that fails again stays failed). */
+  retryFailed(once = false) {
     for (const tile of this.live.values()) {
-      if (!tile.failed) continue;
+      if (!tile.failed || (once && tile.retried)) continue;
+      if (once) tile.retried = true;
       tile.failed = false;
       tile.imageAsked = false;
       tile.imageDone = false;
@@ -115,6 +117,7 @@ export class Tiles {
     tile.imageAsked = false;
     tile.imageDone = false;
     tile.failed = false;
+    tile.retried = false;
     tile.origin = null;
     tile.image.removeAttribute('srcset');
     tile.image.removeAttribute('src');
@@ -142,7 +145,7 @@ export class Tiles {
     image.addEventListener('load', () => {
       tile.imageDone = true;
       image.classList.add('loaded');
-      this.onImage();
+      this.onImage(false);
     });
     image.addEventListener('error', () => {
       if (!image.getAttribute('src')) return;
@@ -151,7 +154,7 @@ export class Tiles {
       image.hidden = true;
       label.textContent = tile.item.title || fileName(tile.item.path);
       label.hidden = false;
-      this.onImage();
+      this.onImage(true);
     });
     return tile;
   }
