@@ -19,10 +19,13 @@ enum Interruption {
 
     /// The same, `kept` asked at the interruption (what is kept changes as the command goes).
     static func announce(_ kept: @escaping @Sendable () -> String) {
-        sources = handle { number in
-            printError("interrupted: \(kept())")
-            _exit(128 + number)
-        }
+        sources = handle { number in interrupted(number, kept: kept()) }
+    }
+
+    /// Says what is kept, and ends the process as signal `number` would have.
+    static func interrupted(_ number: Int32, kept: String) -> Never {
+        printError("interrupted: \(kept)")
+        _exit(128 + number)
     }
 
     /// Calls `body` with the signal's number on SIGINT, SIGTERM or SIGHUP instead of their

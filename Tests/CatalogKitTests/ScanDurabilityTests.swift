@@ -39,6 +39,48 @@ import Testing
         return (seen, process)
     }
 
+    /// Ctrl-C or SIGTERM during the first scan of `scan --watch` or `serve --scan` went unheard
+    /// until that scan was done (minutes on a NAS): it now ends them as it ends a scan, the
+    /// batches written kept, and the next scan finishes the work.
+    @Test func theFirstScanOfAWatchOrAServer_stopsAtASignal() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let library = try bigLibrary(files: 6000)
+        _ = try library.catalog()
+        let stderr = Pipe()
+        let watch = try BuiltTool.start(["scan", "--watch", "--db", library.catalogPath, "--batch-size", "50", library.root.path], stderr: stderr)
+        while (try? library.items().count) ?? 0 == 0, watch.isRunning { Thread.sleep(forTimeInterval: 0.02) } // a batch is in
+        kill(watch.processIdentifier, SIGINT)
+        var lines = LineReader(stderr.fileHandleForReading)
+        var said: [String] = []
+        while let line = lines.next() {
+            said.append(line)
+            if line.hasPrefix("watching ") { kill(watch.processIdentifier, SIGINT) } // the scan won the race: end the test
+        }
+        watch.waitUntilExit()
+        try #require(!said.contains { $0.hasPrefix("watching ") }, "the first scan ended before the signal; make the library bigger")
+        #expect(watch.terminationReason == .exit && watch.terminationStatus == 128 + SIGINT)
+        #expect(said.last == "interrupted: the batches written so far are kept; the same scan again finishes the work, without reading them again", "\(said.suffix(3))")
+        let kept = try library.items().count
+        #expect(kept > 0 && kept < 6000, "\(kept) of 6000")
+
+        // The server: its first scan runs on a thread of its own while it answers.
+        try FileManager.default.removeItem(atPath: library.catalogPath) // a first scan again, from nothing
+        for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: library.catalogPath + suffix) }
+        let serverErrors = Pipe()
+        let server = try BuiltTool.start(["serve", "--db", library.catalogPath, "--port", "0", "--quiet", "--scan", library.root.path],
+                                         stderr: serverErrors)
+        while (try? library.items().count) ?? 0 == 0, server.isRunning { Thread.sleep(forTimeInterval: 0.02) }
+        kill(server.processIdentifier, SIGTERM)
+        let serverSaid = String(decoding: serverErrors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        server.waitUntilExit()
+        try #require(!serverSaid.contains("scanned: added"), "the first scan ended before the signal; make the library bigger: \(serverSaid)")
+        #expect(server.terminationReason == .exit && server.terminationStatus == 0)
+        #expect(serverSaid.hasSuffix("stopped during the first scan: the batches written so far are kept; the same scan again finishes the work, without reading them again\n"),
+                "\(serverSaid)")
+        #expect(try BuiltTool.run(["scan", "--db", library.catalogPath, library.root.path]).status == 0)
+        #expect(try library.items().count == 6000)
+    }
+
     @Test func aScanKilledMidwayLeavesAConsistentCatalog_thatTheNextScanCompletes() throws {
         try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
         let library = try bigLibrary(files: 3000)

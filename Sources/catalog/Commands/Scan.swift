@@ -88,7 +88,7 @@ struct Scan: ParsableCommand {
             throw ExitCode(1)
         }
         if watch { return try runWatching(options) }
-        Interruption.announce("the batches written so far are kept; the same scan again finishes the work, without reading them again")
+        Interruption.announce(Self.interruptedScan)
         let interactive = isatty(STDERR_FILENO) == 1 && !progressLines
         let summary = try catalog.open().scan(roots, options: options, progress: progressLines ? { progress in
             printError("committed \(progress.committedFiles)")
@@ -147,11 +147,20 @@ struct Scan: ParsableCommand {
 }
 
 extension Scan {
+    /// What an interrupted scan keeps.
+    static let interruptedScan = "the batches written so far are kept; the same scan again finishes the work, without reading them again"
+
     /// `--watch`: the first scan's summary as without it, then one line per rescan until
     /// SIGINT, SIGTERM or SIGHUP (its terminal closed), which end it after the rescan under way.
+    /// During the first scan they end it at once, as they end a scan without --watch (it went
+    /// on to the end of the first scan, minutes on a large library, before it stopped).
     func runWatching(_ options: ScanOptions) throws {
         let stop = StopFlag()
-        let signals = Interruption.handle { _ in stop.stop() }
+        let firstScanned = StopFlag()
+        let signals = Interruption.handle { number in
+            guard firstScanned.isStopped else { Interruption.interrupted(number, kept: Self.interruptedScan) }
+            stop.stop()
+        }
         defer { signals.forEach { $0.cancel() } }
         var failedRoots = false
         var settings = WatchSettings()
@@ -160,6 +169,7 @@ extension Scan {
         try catalog.open().watch(roots, options: options, settings: settings, stop: stop) { event in
             switch event {
             case .watching(let summary, let folders):
+                firstScanned.stop()
                 do { try report(summary) } catch { failedRoots = true }
                 guard folders > 0 else {
                     // No root could be scanned: nothing would ever be watched (exit 1, as without --watch).

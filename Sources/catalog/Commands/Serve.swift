@@ -200,9 +200,17 @@ struct Serve: AsyncParsableCommand {
         for note in (try? opened.store.servingNotes()) ?? [] { printError("note: \(note)") }
         let watching = scanRoots.isEmpty ? nil : startWatching(opened)
         defer {
-            if let (stop, done) = watching {
+            if let (stop, done, firstScanned) = watching {
                 stop.stop() // after the rescan under way
-                done.wait()
+                // The first scan does not stop until it is done (minutes on a large library):
+                // the batches it wrote are kept, the one under way rolled back, as when a scan
+                // is interrupted.
+                if firstScanned.isStopped {
+                    done.wait()
+                } else if done.wait(timeout: .now()) == .timedOut {
+                    printError("stopped during the first scan: \(Scan.interruptedScan)")
+                    _exit(0)
+                }
             }
         }
         var options = CatalogServer.Options(host: host, port: port, quiet: quiet, thumbnailCache: thumbnailFolder)
@@ -283,8 +291,9 @@ extension Serve {
 
     /// `--scan`: the first scan and the watch on a thread of their own, while the server
     /// already answers (a gallery sees the batches arrive); one line per rescan on stderr.
-    func startWatching(_ catalog: Catalog) -> (StopFlag, DispatchSemaphore) {
+    func startWatching(_ catalog: Catalog) -> (stop: StopFlag, done: DispatchSemaphore, firstScanned: StopFlag) {
         let stop = StopFlag()
+        let firstScanned = StopFlag()
         let done = DispatchSemaphore(value: 0)
         let roots = scanRoots
         var scanOptions = ScanOptions(includeHidden: includeHidden)
@@ -300,6 +309,7 @@ extension Serve {
                 try catalog.watch(roots, options: options, settings: settings, stop: stop) { event in
                     switch event {
                     case .watching(let summary, let folders):
+                        firstScanned.stop()
                         printError("scanned: added \(summary.added), updated \(summary.updated), moved \(summary.moved), removed \(summary.removed), "
                             + "failed \(summary.failed); watching \(folders) folder\(folders == 1 ? "" : "s")")
                         for root in summary.unscannedRoots { printError("error: \(root)") }
@@ -321,6 +331,6 @@ extension Serve {
             }
         }
         thread.start()
-        return (stop, done)
+        return (stop, done, firstScanned)
     }
 }
