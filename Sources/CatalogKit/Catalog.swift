@@ -80,6 +80,12 @@ public final class Catalog: Sendable {
         try store.generation()
     }
 
+    /// When the catalog was made, to the second: with the generation, what tells this catalog's
+    /// states from those of another made at its path (ETags).
+    public func createdAt() throws(StoreError) -> String {
+        try store.createdAt()
+    }
+
     // MARK: Scanning and importing
 
     /// Scans `roots` (folders, made absolute): new and changed images are probed and stored,

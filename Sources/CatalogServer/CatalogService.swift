@@ -32,6 +32,8 @@ final class CatalogService: Sendable {
     private let changeFlights = Flights<ChangeSet>()
     private let recentChanges = Mutex<[(key: String, set: ChangeSet)]>([])
     private let knownWebOrigins = Mutex<(generation: Int64, origins: [String])?>(nil)
+    /// When the catalog was made, once read (`made()`).
+    private let knownMade = Mutex<String?>(nil)
     /// At most this many web origins are listed in the gallery's policy (more: any http(s) one).
     static let webOriginLimit = 64
 
@@ -82,6 +84,17 @@ final class CatalogService: Sendable {
     /// Runs a blocking catalog call off the request threads.
     func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await readThreads.runIfActive(body)
+    }
+
+    /// When the catalog was made, read once (again at the next response while it cannot be
+    /// read): a catalog made again at the same path starts at generation 1 again, and its
+    /// ETags, made of the generation alone, were the old catalog's (a 304 for other items).
+    func made() async -> String {
+        if let known = knownMade.withLock({ $0 }) { return known }
+        let catalog = self.catalog
+        guard let made = try? await run({ try catalog.createdAt() }) else { return "" }
+        knownMade.withLock { $0 = made }
+        return made
     }
 
     /// Runs a catalog call that computes the layout of `configuration` when none is stored

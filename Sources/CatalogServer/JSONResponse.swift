@@ -3,16 +3,17 @@ import HTTPTypes
 import Hummingbird
 
 /// A JSON response that depends on the catalog: its generation in `X-Catalog-Generation`, and
-/// an `ETag` from the generation and what was asked; `If-None-Match` with that tag gives 304.
+/// an `ETag` from the generation, when the catalog was made (`made`) and what was asked;
+/// `If-None-Match` with that tag gives 304.
 enum JSONResponse {
     static let generationHeader = HTTPField.Name("X-Catalog-Generation")!
 
-    static func make(_ body: String, request: Request, generation: Int64?, tagging what: String? = nil) -> Response {
+    static func make(_ body: String, request: Request, generation: Int64?, made: String, tagging what: String? = nil) -> Response {
         var headers: HTTPFields = [.contentType: "application/json"]
         if let generation {
             headers[generationHeader] = String(generation)
             headers[.cacheControl] = "no-cache" // revalidate: the catalog may change
-            let tag = "\"g\(generation)-\(hash(what ?? request.uri.description))\""
+            let tag = "\"g\(generation)-\(hash(made + "\n" + (what ?? request.uri.description)))\""
             headers[.eTag] = tag
             if matches(request.headers[.ifNoneMatch], tag) {
                 return Response(status: .notModified, headers: headers)

@@ -289,6 +289,10 @@ package final class SQLiteStore: CatalogBackend {
         try read { db in try Int64.fetchOne(db, sql: "SELECT generation FROM catalog") ?? 0 }
     }
 
+    package func createdAt() throws(StoreError) -> String {
+        try read { db in try String.fetchOne(db, sql: "SELECT created_at FROM catalog") ?? "" }
+    }
+
     /// Runs `body` in a read transaction: one consistent snapshot, whatever a scan is writing.
     package func read<T: Sendable>(_ body: (Database) throws -> T) throws(StoreError) -> T {
         try checkSameFile()

@@ -190,6 +190,10 @@ package final class PostgresStore: CatalogBackend {
         return generation
     }
 
+    package func createdAt() throws(StoreError) -> String {
+        try read { session in try session.value("SELECT created_at FROM catalog", as: String.self) ?? "" }
+    }
+
     /// Runs `body` on a connection of the readers (a replica with `--read-db`; the primary with
     /// `onPrimary`), outside a transaction (one statement is one snapshot); once more on a new
     /// connection if a kept one had been dropped (and `mayRetry` still says so).

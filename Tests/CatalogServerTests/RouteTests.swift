@@ -1,5 +1,6 @@
 import CatalogKit
 import Foundation
+import GRDB
 @testable import CatalogServer
 @testable import CatalogStore
 import HTTPTypes
@@ -31,6 +32,32 @@ import Testing
             }
             try await client.execute(uri: "/api/page?width=414&cols=3", method: .get, headers: [.ifNoneMatch: tag]) { response in
                 #expect(response.status == .ok, "another page, another tag")
+            }
+        }
+    }
+
+    /// A catalog deleted and made again at its path starts at generation 1 again: its ETags,
+    /// made of the generation and the request alone, were the old catalog's, and a client that
+    /// held one was told 304 for other items. When the catalog was made is part of them now.
+    @Test func anotherCatalogAtTheSameGeneration_hasOtherETags() async throws {
+        let old = try ServedCatalog(images: [], imported: 10)
+        let made = try ServedCatalog(images: [], imported: 10)
+        try #require(try old.catalog.generation() == made.catalog.generation())
+        let store = try #require(made.catalog.store as? SQLiteStore)
+        try store.write { db in try db.execute(sql: "UPDATE catalog SET created_at = '2031-01-02T03:04:05Z'") }
+        #expect(try made.catalog.createdAt() == "2031-01-02T03:04:05Z")
+        for uri in ["/api/page?width=375", "/api/items/3", "/api/items?limit=5", "/api/stats", "/api/changes?since=0"] {
+            let tags = Mutex("")
+            try await old.test { client in
+                let tag = try await client.execute(uri: uri, method: .get) { try #require($0.headers[.eTag]) }
+                tags.withLock { $0 = tag }
+            }
+            let tag = tags.withLock { $0 }
+            try await made.test { client in
+                try await client.execute(uri: uri, method: .get, headers: [.ifNoneMatch: tag]) { response in
+                    #expect(response.status == .ok, "\(uri): another catalog's tag \(tag)")
+                    #expect(response.headers[.eTag] != tag)
+                }
             }
         }
     }
