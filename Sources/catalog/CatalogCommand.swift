@@ -64,7 +64,10 @@ struct CatalogCommand: AsyncParsableCommand {
                 finishOutput()
                 Foundation.exit(0)
             }
-            exit(withError: error)
+            // The parser's own exit, but through printError: the message may quote the input.
+            let text = fullMessage(for: error)
+            if !text.isEmpty { printError(text) }
+            Foundation.exit(exitCode(for: error).rawValue)
         }
     }
 }

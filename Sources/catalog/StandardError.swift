@@ -17,11 +17,34 @@ func reserveStandardDescriptors() {
     }
 }
 
-/// Writes one line to stderr: diagnostics never mix with results on stdout.
+/// Writes one line to stderr: diagnostics never mix with results on stdout. Control characters
+/// in it (but its line breaks and tabs) are escaped: a message quotes what it was given (a
+/// CSV's field, a file name), and an escape sequence there would reach the terminal.
 func printError(_ message: String, newline: Bool = true) {
-    var line = message
+    var line = terminalSafe(message)
     if newline { line += "\n" }
     _ = line.withUTF8 { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+}
+
+/// `text` with the characters a terminal acts on escaped (`\x1b`, `\u{202e}`): C0 controls but
+/// line breaks and tabs, DEL, C1 controls, and bidirectional overrides and isolates.
+func terminalSafe(_ text: String) -> String {
+    func acted(_ value: UInt32) -> Bool {
+        (value < 0x20 && value != 0x0A && value != 0x09) || (0x7F...0x9F).contains(value)
+            || (0x202A...0x202E).contains(value) || (0x2066...0x2069).contains(value)
+    }
+    guard text.unicodeScalars.contains(where: { acted($0.value) }) else { return text }
+    var escaped = ""
+    for scalar in text.unicodeScalars {
+        if !acted(scalar.value) {
+            escaped.unicodeScalars.append(scalar)
+        } else if scalar.value < 0x80 {
+            escaped += "\\x" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16)
+        } else {
+            escaped += "\\u{" + String(scalar.value, radix: 16) + "}"
+        }
+    }
+    return escaped
 }
 
 /// Exits 1 with a message when the output could not all be written (a full disk, a closed

@@ -188,6 +188,14 @@ import Testing
             ([0xFE, 0xFF] + Array("key".utf16).flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }, "the input is UTF-16"),
             ([0x1F, 0x8B, 0x08, 0x00], "the input is gzip-compressed: decompress it first (gunzip -c FILE | catalog import -)"),
             ([0x50, 0x4B, 0x03, 0x04, 0x14], "a ZIP archive (an .xlsx workbook?)"),
+            // Without a byte order mark (they were said to have no "key" column), UTF-32 with one
+            // (the UTF-16 advice made it garbage), and a JSON export (an array, not NDJSON).
+            (Array("key,width,height\np,1,1\n".utf16).flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }, "it is UTF-16LE without a byte order mark"),
+            (Array("key,width,height\np,1,1\n".utf16).flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }, "iconv -f UTF-16BE -t UTF-8"),
+            (Array("key,width,height\n".unicodeScalars).flatMap { [UInt8($0.value), 0, 0, 0] }, "it is UTF-32LE without"),
+            ([0xFF, 0xFE, 0, 0] + Array("key,width".unicodeScalars).flatMap { [UInt8($0.value), 0, 0, 0] }, "the input is UTF-32 (it starts with UTF-32's"),
+            (Array(#"[{"key":"n4","width":10,"height":20}]"#.utf8) + [10], "the input is a JSON array; catalog import reads NDJSON, one object a line: jq -c '.[]'"),
+            (Array("\n[\n  {\"key\": \"n4\"}\n]\n".utf8), "the input is a JSON array"),
         ]
         for (bytes, message) in inputs {
             for format in ImportParser.Format.allCases {
@@ -237,6 +245,21 @@ import Testing
         #expect(result.stderr.hasPrefix(#"warning: ignored columns "x\x1b[31mred", "c1", "c2", "#), "\(result.stderr)")
         #expect(result.stderr.contains(#""c9" and 19990 more: the columns read are key"#), "\(result.stderr)")
         #expect(!result.stderr.contains("\u{1B}") && result.stderr.utf8.count < 400, "\(result.stderr.utf8.count) bytes")
+    }
+
+    /// An error quotes what it was given: a downloaded CSV's escape sequence (one that clears
+    /// the screen) reached the terminal as it was, and a catalog's name in `stats` too.
+    @Test func controlCharactersInMessagesAndStatsAreEscaped() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let library = try Library()
+        let input = try library.write("screen.csv", Data("key,width,height\nk,\u{1B}[2J,1\n".utf8))
+        let refused = try BuiltTool.run(["import", "--db", library.catalogPath, input])
+        #expect(refused.status == 1)
+        #expect(refused.stderr == "Error: line 2: width must be a whole number from 1 to 16777216, got \"\\x1b[2J\"\n", "\(refused.stderr)")
+        let named = library.root.appendingPathComponent("a\u{1B}[31m\u{202E}.sqlite").path
+        #expect(try BuiltTool.run(["import", "--db", named, try library.write("ok.csv", Data("key,width,height\nk,1,1\n".utf8))]).status == 0)
+        let stats = String(decoding: try BuiltTool.run(["stats", "--db", named]).stdout, as: UTF8.self)
+        #expect(stats.hasPrefix("catalog     \(library.root.path)/a\\x1b[31m") && !stats.contains("\u{1B}") && !stats.contains("\u{202E}"), "\(stats)")
     }
 
     @Test(arguments: Backend.allCases) func importingAFileUpsertsIntoTheCatalog_andABadFileChangesNothing(_ backend: Backend) throws {

@@ -59,7 +59,7 @@ final class ImportInput {
             let used = try read(buffer, atEnd)
             if atEnd { return }
             if used == 0 && buffer.count > Self.longestRecord {
-                throw .invalidInput(line: line(), reason: "no record ends within \(Self.longestRecord >> 20) MiB (a quote that is never closed?)")
+                throw .invalidInput(line: line(), reason: "no record ends within \(Self.longestRecord >> 20) MiB: a line longer than that, or a quote that is never closed")
             }
             buffer.removeFirst(used)
             more = used > 0 ? Self.blockSize : max(Self.blockSize, min(buffer.count, Self.longestRecord + 1 - buffer.count))

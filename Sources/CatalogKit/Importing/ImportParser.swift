@@ -38,14 +38,43 @@ public enum ImportParser {
     /// Why an input that starts with `bytes` cannot be text this reads (UTF-16, compressed),
     /// in words; nil when it may be.
     package static func unreadableInput(_ bytes: [UInt8]) -> String? {
+        if bytes.starts(with: [0xFF, 0xFE, 0, 0]) || bytes.starts(with: [0, 0, 0xFE, 0xFF]) {
+            return "the input is UTF-32 (it starts with UTF-32's byte order mark): save it as UTF-8, or convert it with iconv -f UTF-32 -t UTF-8"
+        }
         if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) {
             return "the input is UTF-16 (it starts with UTF-16's byte order mark): save it as UTF-8, or convert it with iconv -f UTF-16 -t UTF-8"
+        }
+        if let wide = wideText(bytes) {
+            return "the input has a NUL byte between its characters: it is \(wide) without a byte order mark, not UTF-8; "
+                + "convert it with iconv -f \(wide) -t UTF-8"
+        }
+        let start = bytes.drop { [32, 9, 10, 13].contains($0) }
+        if start.first == UInt8(ascii: "["), start.dropFirst().first(where: { ![32, 9, 10, 13].contains($0) }).map({ $0 == UInt8(ascii: "{") || $0 == UInt8(ascii: "]") }) ?? true {
+            return "the input is a JSON array; catalog import reads NDJSON, one object a line: jq -c '.[]' FILE | catalog import -"
         }
         if bytes.starts(with: [0x1F, 0x8B]) { return "the input is gzip-compressed: decompress it first (gunzip -c FILE | catalog import -)" }
         if bytes.starts(with: [0x50, 0x4B, 0x03, 0x04]) { return "the input is a ZIP archive (an .xlsx workbook?): export it as CSV" }
         if let image = imageFormat(bytes) {
             return "the input is a \(image.rawValue.uppercased()) image, not a list of items: `catalog scan FOLDER` reads images, `catalog import` CSV or NDJSON"
         }
+        return nil
+    }
+
+    /// The encoding of text in 16 or 32 bits a character that `bytes` start without a byte order
+    /// mark ("UTF-16LE"...), told by where its first ASCII characters' zero bytes are; nil when
+    /// the first bytes are not such text.
+    private static func wideText(_ bytes: [UInt8]) -> String? {
+        let head = Array(bytes.prefix(64))
+        guard head.count >= 8, head.contains(0) else { return nil }
+        func zeros(_ width: Int, at offsets: [Int]) -> Bool {
+            stride(from: 0, to: head.count - width + 1, by: width).allSatisfy { unit in
+                offsets.allSatisfy { head[unit + $0] == 0 } && head[unit + (offsets.contains(0) ? width - 1 : 0)] != 0
+            }
+        }
+        if zeros(4, at: [1, 2, 3]) { return "UTF-32LE" }
+        if zeros(4, at: [0, 1, 2]) { return "UTF-32BE" }
+        if zeros(2, at: [1]) { return "UTF-16LE" }
+        if zeros(2, at: [0]) { return "UTF-16BE" }
         return nil
     }
 

@@ -14,7 +14,7 @@ public enum StatsText {
     public static func text(_ stats: CatalogStats) -> String {
         let formats = stats.itemsByFormat.sorted { $0.key < $1.key }
         return """
-            catalog     \(stats.path) (\(stats.bytesOnDisk) bytes)
+            catalog     \(PathText.display(Array(stats.path.utf8))) (\(stats.bytesOnDisk) bytes)
             generation  \(stats.generation)
             items       \(stats.items)\(formats.isEmpty ? "" : " (" + formats.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + ")")
             files       \(stats.files) scanned, \(stats.unsupportedFiles) unsupported, \(stats.failedFiles) errors
