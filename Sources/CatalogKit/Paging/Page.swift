@@ -19,7 +19,7 @@ public struct Page: Sendable {
         public var url: String?
         public var title: String?
         /// A cell, or a section's header or footer (whose `index` is the section's, `id` its
-        /// key, and `path` empty).
+        /// key as `sectionID` gives it, and `path` empty).
         public var kind: LayoutAttributes.Kind = .cell
         /// The section it belongs to (0 without sections).
         public var section = 0
@@ -30,6 +30,13 @@ public struct Page: Sendable {
         public var sectionCount: Int?
         /// A carousel item's scale, alpha and stacking order at this viewport.
         public var effect: CarouselEffect?
+
+        /// A section's key as a header's or footer's `id`: a month's YYYYMM and a year as they
+        /// are, a folder's 64-bit hash cut to its low 53 bits, which JavaScript's numbers hold
+        /// exactly (two folders' headers read by `JSON.parse` could get one id).
+        public static func sectionID(_ key: Int64) -> Int64 {
+            key & ((1 << 53) - 1)
+        }
 
         public init(index: Int, id: Int64, path: Data, column: Int, frame: Rect, version: String? = nil, url: String? = nil,
                     title: String? = nil, kind: LayoutAttributes.Kind = .cell, section: Int = 0, sectionTitle: Data? = nil,

@@ -370,7 +370,7 @@ enum Pager {
                 : Rect(x: 0, y: offset, width: header.geometry.width, height: length),
             items: attributes.map { attribute in
                 guard attribute.kind == .cell else {
-                    return Page.Item(index: attribute.index, id: attribute.id, path: Data(), column: attribute.column, frame: attribute.frame,
+                    return Page.Item(index: attribute.index, id: Page.Item.sectionID(attribute.id), path: Data(), column: attribute.column, frame: attribute.frame,
                                      kind: attribute.kind, section: attribute.section, sectionTitle: titles[attribute.section] ?? Data(),
                                      sectionCount: count(attribute.section))
                 }
