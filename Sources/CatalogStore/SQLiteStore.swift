@@ -158,6 +158,9 @@ package final class SQLiteStore: CatalogBackend {
             throw error
         } catch let error as DatabaseError where error.resultCode == .SQLITE_FULL {
             throw .full(path: path, reason: fullReason(path)) // bringing the catalog to this version's schema
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_IOERR && roomLeft(FilePath.folder(of: path)) < 1 << 20 {
+            // SQLite could not make its -shm file (it needs it even to read): "disk I/O error".
+            throw .full(path: path, reason: fullAtOpeningReason(path))
         } catch let error as DatabaseError {
             throw .cannotOpen(path: path, reason: unwritable(path) ?? error.message ?? error.description)
         } catch {
@@ -266,8 +269,15 @@ package final class SQLiteStore: CatalogBackend {
             }
         } catch let error as StoreError {
             throw error
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_CORRUPT && hasSQLiteHeader(path) {
+            // An SQLite database cut short or torn (a copy that did not finish, a failing disk):
+            // a catalog, most likely, and "not a catalog; pass --db" sent its owner elsewhere.
+            throw .cannotOpen(path: path, reason: "it is damaged (\(error.message ?? "database disk image is malformed")); it was not modified: "
+                + "restore a backup, or recover what SQLite can with sqlite3 \(path) .recover")
         } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB || error.resultCode == .SQLITE_CORRUPT {
             throw .notACatalog(path: path, reason: error.message ?? "not a database")
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_IOERR && roomLeft(FilePath.folder(of: path)) < 1 << 20 {
+            throw .full(path: path, reason: fullAtOpeningReason(path))
         } catch let error as DatabaseError {
             throw .cannotOpen(path: path, reason: unwritable(path) ?? error.message ?? "\(error)")
         } catch {
@@ -410,6 +420,22 @@ extension SQLiteStore {
     static func fullReason(_ path: String) -> String {
         "no room on the disk of the catalog, of its file of stored layouts (\(path).layouts), "
             + "or of the folder SQLite writes its temporary files in (\(temporaryFolder), $SQLITE_TMPDIR sets another)"
+    }
+
+    /// A full disk met while opening the catalog: said as one, with what may be deleted.
+    static func fullAtOpeningReason(_ path: String) -> String {
+        var status = stat()
+        let layouts = stat(path + ".layouts", &status) == 0 ? " (\(status.st_size) bytes)" : ""
+        return "no room on the catalog's disk, where SQLite must make the files it keeps beside it, even to read; "
+            + "its file of stored layouts, \(path).layouts\(layouts), is a cache that may be deleted while no catalog command runs"
+    }
+
+    /// Bytes this user may still write on the disk that holds `folder` ("" for the current
+    /// folder); Int.max when it cannot be told.
+    static func roomLeft(_ folder: String) -> Int {
+        var status = statvfs()
+        guard statvfs(folder.isEmpty ? "." : folder, &status) == 0 else { return .max }
+        return Int(status.f_bavail) * Int(status.f_frsize)
     }
 
     /// Where SQLite writes its temporary files (sorts, big transactions' spill): the first of

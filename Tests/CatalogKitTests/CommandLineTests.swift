@@ -336,6 +336,44 @@ extension RunsTheTool {
         try expectFullDiskFails([command[0], "--db", library.catalogPath] + command.dropFirst())
     }
 
+    /// A catalog cut short (a copy that did not finish) is a damaged catalog, not "not a
+    /// catalog; pass --db to use another file", which sent its owner elsewhere.
+    @Test func aCatalogCutShort_isSaidToBeDamaged() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let library = try Library()
+        _ = try library.catalog().importItems((0..<3000).map { ImportRow(line: $0 + 2, key: "pin-\($0)", width: 10, height: 20) })
+        let copy = library.root.appendingPathComponent("copy.sqlite").path
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: library.catalogPath))
+        try bytes.prefix(bytes.count / 3).write(to: URL(fileURLWithPath: copy))
+        let result = try run(["stats", "--db", copy])
+        #expect(result.status == 1)
+        #expect(result.stderr.hasPrefix("Error: cannot open the catalog at \(copy): it is damaged (")
+                && result.stderr.contains("it was not modified: restore a backup, or recover what SQLite can with sqlite3 \(copy) .recover"),
+                "\(result.stderr)")
+    }
+
+    /// A catalog on a full disk could not even be opened (SQLite makes its -shm file to read),
+    /// and said only "disk I/O error": it is said to be a full disk, with what may be deleted.
+    @Test(.enabled(if: getuid() == 0, "mounts a small file system"))
+    func aCatalogOnAFullDisk_isSaidToBeOnAFullDisk() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let library = try Library()
+        _ = try library.catalog().importItems([ImportRow(line: 2, key: "pin", width: 10, height: 20)])
+        let disk = library.root.appendingPathComponent("disk").path
+        try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
+        let mounted = try BuiltTool.run(["-t", "tmpfs", "-o", "size=2m", "tmpfs", disk], executable: URL(fileURLWithPath: "/bin/mount"))
+        try #require(mounted.status == 0, "mount: \(mounted.stderr)")
+        defer { _ = try? BuiltTool.run([disk], executable: URL(fileURLWithPath: "/bin/umount")) }
+        try FileManager.default.copyItem(atPath: library.catalogPath, toPath: disk + "/c.sqlite")
+        let fill = try #require(FileHandle(forWritingAtPath: { FileManager.default.createFile(atPath: disk + "/fill", contents: nil); return disk + "/fill" }()))
+        while (try? fill.write(contentsOf: Data(count: 65_536))) != nil {}
+        try? fill.close()
+        let result = try run(["stats", "--db", disk + "/c.sqlite"])
+        #expect(result.status == 1)
+        #expect(result.stderr.hasPrefix("Error: the disk is full: no room on the catalog's disk, where SQLite must make the files it keeps beside it"),
+                "\(result.stderr)")
+    }
+
     /// Runs the binary with stdout on /dev/full: it must fail with the output's error.
     func expectFullDiskFails(_ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) throws {
         let process = Process()
