@@ -78,6 +78,17 @@ package final class SQLiteStore: CatalogBackend {
         if exists, info.st_mode & S_IFMT == S_IFDIR {
             throw .cannotOpen(path: path, reason: "it is a folder; --db names the catalog's file, such as \(path.hasSuffix("/") ? path : path + "/")catalog.sqlite")
         }
+        // A device, a FIFO or a socket (`--db /dev/null`): SQLite and the layout file made their
+        // files beside it, in /dev too, before SQLite found it no database.
+        if exists, info.st_mode & S_IFMT != S_IFREG {
+            let kind = switch info.st_mode & S_IFMT {
+            case S_IFCHR, S_IFBLK: "a device"
+            case S_IFIFO: "a FIFO (a named pipe)"
+            case S_IFSOCK: "a socket"
+            default: "not a regular file"
+            }
+            throw .cannotOpen(path: path, reason: "it is \(kind), not a catalog's file; it was not modified, and nothing was made beside it")
+        }
         // A link is followed to the file (a new catalog is made at `path` itself).
         let files = exists ? resolved(path) : path
         if exists {

@@ -352,6 +352,24 @@ extension RunsTheTool {
                 "\(result.stderr)")
     }
 
+    /// A device or a FIFO given as --db is refused before anything is made beside it: `stats
+    /// --db /dev/null` left /dev/null-journal, /dev/null.layouts and its lock in /dev.
+    @Test func aDeviceOrAFIFOAsTheCatalog_isRefused_andNothingIsMadeBesideIt() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let library = try Library()
+        let fifo = library.root.appendingPathComponent("pipe").path
+        try #require(mkfifo(fifo, 0o644) == 0)
+        let before = try FileManager.default.contentsOfDirectory(atPath: library.root.path).sorted()
+        for (path, kind) in [(fifo, "a FIFO (a named pipe)"), ("/dev/null", "a device")] {
+            let result = try run(["stats", "--db", path])
+            #expect(result.status == 1)
+            #expect(result.stderr == "Error: cannot open the catalog at \(path): it is \(kind), not a catalog's file; it was not modified, and nothing was made beside it\n",
+                    "\(result.stderr)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: library.root.path).sorted() == before)
+        #expect(!FileManager.default.fileExists(atPath: "/dev/null.layouts"))
+    }
+
     /// A catalog on a full disk could not even be opened (SQLite makes its -shm file to read),
     /// and said only "disk I/O error": it is said to be a full disk, with what may be deleted.
     @Test(.enabled(if: getuid() == 0, "mounts a small file system"))
