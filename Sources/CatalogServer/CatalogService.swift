@@ -28,6 +28,9 @@ final class CatalogService: Sendable {
     /// the layout again).
     private let errorLog: Logger
     private let notCachedLog = RepeatLimit()
+    /// Layouts left unstored by a full disk: one line per 30 seconds (each page computed again
+    /// went without a word, and `catalog layouts` listed none).
+    private let unstoredLog = RepeatLimit()
     let thumbnailFlights = Flights<CachedThumbnail>()
     private let changeFlights = Flights<ChangeSet>()
     private let recentChanges = Mutex<[(key: String, set: ChangeSet)]>([])
@@ -156,6 +159,9 @@ final class CatalogService: Sendable {
                 } catch let error as StoreError where error.leavesLayoutUnstored {
                     if case .notPermitted = error, !self.saidLayoutsUnstored.exchange(true, ordering: .relaxed) {
                         self.errorLog.error("layouts are served but not stored, each computed again when asked for: \(error)")
+                    }
+                    if case .full = error, self.unstoredLog.allows("full") {
+                        self.errorLog.error("layouts are served but not stored while the disk is full, each computed again when asked for: \(error)")
                     }
                     return false // stored by no one: the next request computes it again
                 } catch {

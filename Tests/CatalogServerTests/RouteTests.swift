@@ -6,6 +6,7 @@ import GRDB
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import Logging
 import Synchronization
 import Testing
 
@@ -466,6 +467,25 @@ import Testing
         }
         try await waitUntil("the layout stored") { try served.catalog.layouts().count == 1 }
         #expect(service.layoutsComputed.load(ordering: .relaxed) == 1)
+    }
+
+    /// Layouts that a full disk leaves unstored are still served, each computed again; that went
+    /// without a word (thumbnails said so): one line says it, however many pages meet it.
+    @Test func layoutsAFullDiskLeavesUnstored_areSaidOnce() async throws {
+        let served = try ServedCatalog(images: [], imported: 300)
+        let kept = KeptLines()
+        let log = Logger(label: "test") { _ in KeptLog(kept: kept) }
+        let path = served.path
+        let service = served.service(storeLayout: { _ in throw StoreError.full(path: path, reason: "no room") }, errorLog: log)
+        try await served.test(service: service) { client in
+            for width in [300, 301, 302] {
+                try await client.execute(uri: "/api/page?width=\(width)", method: .get) { #expect($0.status == .ok) }
+            }
+        }
+        try await waitUntil("three layouts computed") { service.layoutsComputed.load(ordering: .relaxed) == 3 }
+        try await waitUntil("the line") { kept.lines.withLock { $0.contains { $0.hasPrefix("layouts are served but not stored while the disk is full") } } }
+        #expect(kept.lines.withLock { $0.filter { $0.contains("not stored") } }.count == 1, "\(kept.lines.withLock { $0 })")
+        #expect(try served.catalog.layouts().isEmpty)
     }
 
     /// What fails every request is written down once per reason per 30 seconds.

@@ -5,6 +5,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import Synchronization
 import Testing
 
 /// A catalog in a temporary folder, with real image files and imported rows.
@@ -51,9 +52,30 @@ final class ServedCatalog {
 
     /// The routes' service for this catalog, for a test that looks into it; `storeLayout`
     /// stores the layouts it computes (the catalog's own when nil).
-    func service(storeLayout: (@Sendable (ComputedLayout) throws -> Bool)? = nil) -> CatalogService {
-        CatalogService(catalog: catalog, thumbnailCache: ThumbnailCache(root: thumbnailCache), errorLog: Logger(label: "test"),
+    func service(storeLayout: (@Sendable (ComputedLayout) throws -> Bool)? = nil, errorLog: Logger = Logger(label: "test")) -> CatalogService {
+        CatalogService(catalog: catalog, thumbnailCache: ThumbnailCache(root: thumbnailCache), errorLog: errorLog,
                        storeLayout: storeLayout)
+    }
+}
+
+/// What a `KeptLog` keeps.
+final class KeptLines: Sendable {
+    let lines = Mutex<[String]>([])
+}
+
+/// Keeps what is logged to it, for a test that reads the server's log.
+struct KeptLog: LogHandler {
+    let kept: KeptLines
+    var logLevel: Logger.Level = .info
+    var metadata: Logger.Metadata = [:]
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        kept.lines.withLock { $0.append("\(event.message)") }
     }
 }
 
