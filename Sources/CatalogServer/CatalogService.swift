@@ -114,12 +114,18 @@ final class CatalogService: Sendable {
     }
 
     func page(_ request: PageRequest) async throws -> Page {
-        if let page = try pages.pageFromMemory(request) { return page } // no I/O: no hop to the pool
         let key = request.configuration.key
+        if let page = try pages.pageFromMemory(request) { // no I/O: no hop to the pool
+            recordUse(key)
+            return page
+        }
         if let held = beingStored.entry(key), let page = try await run({ try self.catalog.page(request, from: held.layout) }) {
             return page // its layout is being stored
         }
-        if let page = try await run({ try self.pages.page(request) }) { return page } // reads what is missing
+        if let page = try await run({ try self.pages.page(request) }) { // reads what is missing
+            recordUse(key)
+            return page
+        }
         if let page = try await run({ try self.catalog.page(request, computing: false) }) { return page }
         if let held = try await computeAndStore(request.configuration),
            let page = try await run({ try self.catalog.page(request, from: held.layout) }) {
@@ -128,6 +134,14 @@ final class CatalogService: Sendable {
         // Stored meanwhile, or the catalog moved on while it was computed.
         // Stored once computed: the server's other threads use the stored layouts meanwhile.
         return try await runLayingOut(request.configuration) { try self.catalog.page(request, storingWhileComputing: false) }
+    }
+
+    /// A page served from the cache is a use of its stored layout: written down (at most once a
+    /// minute, `PageCache.recordUse`) on the read threads, without the page waiting for it.
+    private func recordUse(_ key: String) {
+        guard let layoutID = pages.useToRecord(key) else { return }
+        let pages = self.pages
+        Task { _ = try? await self.run { pages.recordUse(layoutID: layoutID) } }
     }
 
     /// Computes the layout of `configuration` (once, however many requests need it at a time)

@@ -488,6 +488,30 @@ import Testing
         #expect(try served.catalog.layouts().isEmpty)
     }
 
+    /// The layouts' budget drops the least used layouts, but a page served from the server's
+    /// memory, sections and snapping wrote no use down: a layout served all day looked unused
+    /// since it was stored. Each now does, at most once a minute.
+    @Test func pagesFromMemory_sectionsAndSnapping_recordTheLayoutsUse() async throws {
+        let served = try ServedCatalog(images: [], imported: 300)
+        let queries = ["/api/page?width=375&offset=0": "waterfall width=375.0 ", "/api/sections?width=375&sections=month": "sections=month",
+                       "/api/snap?width=600&style=carousel&proposed=700": "carousel"]
+        let layouts = try DatabaseQueue(path: served.path + ".layouts")
+        for (uri, configuration) in queries.sorted(by: { $0.key < $1.key }) {
+            let service = served.service() // a server started anew: its page cache empty
+            try await served.test(service: service) { client in
+                try await client.execute(uri: uri, method: .get) { #expect($0.status == .ok, "\(uri)") } // stores the layout
+            }
+            try await waitUntil("\(configuration) stored") { try served.catalog.layouts().contains { $0.configuration.contains(configuration) } }
+            try await layouts.write { db in try db.execute(sql: "UPDATE layouts SET last_used_at = '2020-01-01T00:00:00Z'") }
+            try await served.test(service: service) { client in
+                for _ in 0..<2 { try await client.execute(uri: uri, method: .get) { #expect($0.status == .ok, "\(uri)") } }
+            }
+            try await waitUntil("\(uri) recorded as a use") {
+                try served.catalog.layouts().first { $0.configuration.contains(configuration) }?.lastUsedAt ?? "" > "2020-01-01T00:00:00Z"
+            }
+        }
+    }
+
     /// What fails every request is written down once per reason per 30 seconds.
     @Test func aReasonIsWrittenOnce_anotherOneToo() {
         let limit = RepeatLimit()

@@ -169,11 +169,14 @@ enum Pager {
             // Nothing stored: the snapshot below lays out what it holds.
         }
         let key = configuration.key
+        var touch: (Int64, String)? // a stored layout read is a use, as a page's is (the budget drops the least used)
+        defer { if let (id, lastUsed) = touch { try? store.touchLayout(id: id, lastUsedAt: lastUsed) } }
         return try store.withSnapshot { snapshot throws -> SectionList in
             let generation = try snapshot.generation()
             var header: LayoutArchiveHeader
             if let stored = try snapshot.layout(configuration: key), let readable = try freshHeader(stored, generation: generation) {
                 header = readable
+                touch = (stored.id, stored.lastUsedAt)
             } else {
                 header = try LayoutArchiveHeader(bytes: compute(configuration, snapshot: snapshot, stored: nil, generation: generation).header)
             }
@@ -207,11 +210,14 @@ enum Pager {
             // Nothing stored: the snapshot below lays out what it holds.
         }
         let viewport = configuration.width
+        var touch: (Int64, String)? // as for sections
+        defer { if let (id, lastUsed) = touch { try? store.touchLayout(id: id, lastUsedAt: lastUsed) } }
         return try store.withSnapshot { snapshot throws -> SnapTarget? in
             let generation = try snapshot.generation()
             var table: CarouselTable
             if let stored = try snapshot.layout(configuration: configuration.key), let header = try freshHeader(stored, generation: generation),
                header.carousel != nil {
+                touch = (stored.id, stored.lastUsedAt)
                 guard header.itemCount > 0, header.windowCount > 0 else { return nil }
                 // Windows from the target's outwards until items lie on both sides of it (or an end is reached).
                 let target = proposed + viewport / 2

@@ -52,6 +52,8 @@ public final class PageCache: Sendable {
         var lastUse = 0
         /// What its windows take, about (`PageCache.size`).
         var bytes = 0
+        /// When `recordUse` last wrote a use of the stored layout down (uptime, nanoseconds; 0: never).
+        var useRecorded: UInt64 = 0
     }
 
     /// What a window kept takes, about: its bytes, its keys packed, and its entry in the table.
@@ -124,6 +126,24 @@ public final class PageCache: Sendable {
         }
     }
 
+
+    /// The stored layout of `key` whose use is to be written down now (`recordUse`), at most
+    /// once a minute: the layouts' budget drops the least used ones, and pages served from
+    /// memory read nothing from the catalog, so a layout a server served all day looked unused
+    /// since it was stored. Nil when it is not due (a lock and a comparison: no I/O).
+    public func useToRecord(_ key: String) -> Int64? {
+        let now = DispatchTime.now().uptimeNanoseconds
+        return state.withLock { state -> Int64? in
+            guard let recorded = state.entries[key]?.useRecorded, recorded == 0 || now - recorded >= 60_000_000_000 else { return nil }
+            state.entries[key]?.useRecorded = now
+            return state.entries[key]?.layoutID
+        }
+    }
+
+    /// Writes down a use of the stored layout `layoutID` (a write to the catalog: off the event loop).
+    public func recordUse(layoutID: Int64) {
+        try? catalog.store.touchLayout(id: layoutID, lastUsedAt: "") // "": whenever it was last written down
+    }
 
     /// The page from memory alone, without reading the catalog (no blocking I/O but two
     /// `stat` calls); nil when anything would have to be read.
