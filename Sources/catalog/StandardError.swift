@@ -26,6 +26,13 @@ func printError(_ message: String, newline: Bool = true) {
     _ = line.withUTF8 { write(STDERR_FILENO, $0.baseAddress, $0.count) }
 }
 
+/// Writes `text` over the progress line on a terminal's stderr (carriage return, erase the
+/// line: the only escape sequence catalog sends on purpose); "" clears it.
+func printProgress(_ text: String) {
+    var line = "\r\u{1B}[K" + terminalSafe(text)
+    _ = line.withUTF8 { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+}
+
 /// `text` with the characters a terminal acts on escaped (`\x1b`, `\u{202e}`): C0 controls but
 /// line breaks and tabs, DEL, C1 controls, and bidirectional overrides and isolates.
 func terminalSafe(_ text: String) -> String {
@@ -54,6 +61,12 @@ func finishOutput() {
     errno = 0
     guard fflush(stdout) != 0 || ferror(stdout) != 0 else { return }
     let reason = errno != 0 ? String(cString: strerror(errno)) : "a write failed"
-    printError("Error: cannot write the output: \(reason)")
+    printError("Error: cannot write the output: \(reason)\(Output.written.map { "; \($0)" } ?? "")")
     Foundation.exit(1)
+}
+
+enum Output {
+    /// What a command wrote to the catalog before its summary, said when the summary cannot be
+    /// written: a script that sees the exit status 1 must not take the import for undone.
+    nonisolated(unsafe) static var written: String?
 }

@@ -50,6 +50,7 @@ struct Import: ParsableCommand {
         }
         let summary = try Catalog.importItems(from: file, format: format.flatMap(ImportParser.Format.init(rawValue:)), into: catalog.path,
                                               removal: { remove in removal.withLock { $0 = remove } }) { committed.stop() }
+        Output.written = "the import itself was written (its transaction had committed)"
         if !summary.ignoredColumns.isEmpty {
             // At most the first ten names, each escaped as paths are: a header is the file's own
             // text, and 20,000 columns once made a 189 KB line of warning.

@@ -94,9 +94,9 @@ struct Scan: ParsableCommand {
             printError("committed \(progress.committedFiles)")
         } : interactive ? { progress in
             let rate = progress.elapsedSeconds > 0 ? Int(Double(progress.files) / progress.elapsedSeconds) : 0
-            printError("\r\u{1B}[K\(progress.files) files  \(rate) files/s  \(PathText.display(progress.folder).suffix(60))", newline: false)
+            printProgress("\(progress.files) files  \(rate) files/s  \(PathText.display(progress.folder).suffix(60))")
         } : nil)
-        if interactive { printError("\r\u{1B}[K", newline: false) }
+        if interactive { printProgress("") }
         try report(summary)
     }
 
@@ -114,6 +114,7 @@ struct Scan: ParsableCommand {
 
     /// The summary of a scan, then its problems; exit status 1 if a root could not be scanned.
     func report(_ summary: ScanSummary) throws {
+        Output.written = "the scan itself was written"
         for problem in summary.problems { printError("warning: \(problem)") }
         if json {
             print("""

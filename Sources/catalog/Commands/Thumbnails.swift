@@ -77,11 +77,11 @@ struct Thumbnails: ParsableCommand {
         let interactive = isatty(STDERR_FILENO) == 1
         let line: @Sendable (ThumbnailProgress) -> Void = { progress in
             let rate = progress.elapsedSeconds > 0 ? Int(Double(progress.done) / progress.elapsedSeconds) : 0
-            printError("\r\u{1B}[K\(progress.done)/\(progress.total) thumbnails  \(rate)/s", newline: false)
+            printProgress("\(progress.done)/\(progress.total) thumbnails  \(rate)/s")
         }
         let summary = try catalog.makeThumbnails(size: size, missingOnly: missingOnly, cache: cache, quality: quality, workers: jobs,
                                                  progress: interactive ? line : nil)
-        if interactive { printError("\r\u{1B}[K", newline: false) }
+        if interactive { printProgress("") }
         for problem in summary.failed { printError("error: \(problem)") }
         if json {
             print("""
