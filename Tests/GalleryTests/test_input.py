@@ -121,6 +121,23 @@ def test_justified_rows_zoom_in_a_phone_wide_view(browser, server):
         browser.set_window_size(1280, 900)
 
 
+def test_a_link_to_an_image_not_in_the_catalog_says_so(browser, server):
+    """A link to an image removed since (or from another catalog) opened the gallery at the top
+    without a word, and a viewer link to one opened nothing."""
+    status = "document.getElementById('status')"
+    for fragment in ["#item=99999999", "#view=99999999", "#item=5&view=0"]:
+        browser.get("about:blank")
+        browser.get(server + fragment)
+        wait(browser, f"{status}.dataset.kind === 'notice' && {status}.textContent.startsWith('The linked image is not in this catalog')")
+        assert not browser.execute_script("return document.getElementById('viewer').open"), fragment
+    # The console's only errors are the 404s of the missing image (no request for id 0).
+    errors = [entry["message"] for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
+    assert errors and all("99999999" in message and "404" in message for message in errors), errors
+    # A link to an image that is there says nothing.
+    open_gallery(browser, server, "#item=5")
+    assert browser.execute_script(f"return {status}.textContent") == ""
+
+
 def test_the_zoom_buttons_say_when_they_can_do_nothing(browser, server):
     """− and + looked the same at the fewest and most columns (or the tallest rows), where a
     press does nothing: each is aria-disabled exactly where it cannot zoom, and the output says

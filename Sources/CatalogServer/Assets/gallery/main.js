@@ -31,6 +31,7 @@ const NARROWEST = 64; // a window narrower than this is not laid out
 const OVERSCAN = 0.5; // screens of tiles kept above and below the view
 const IMAGE_MARGIN = 0.25; // screens beyond the view whose images are asked for
 const MOST_TILES = 1200; // elements on the page at most, whatever the catalog and the view
+const LINKED_IMAGE_GONE = 'The linked image is not in this catalog: it was removed, or the link is to another catalog.';
 
 class Gallery {
   constructor() {
@@ -176,11 +177,13 @@ class Gallery {
     if (['none', 'year', 'month', 'folder'].includes(link.sections)) this.sections = link.sections;
     if (link.cols) this.columns.set(link.cols, this.element.clientWidth);
     if (link.rowHeight && this.style === 'justified') this.columns.setRowHeight(link.rowHeight, this.element.clientWidth);
-    this.relayout(link.item !== null ? { id: link.item, fraction: 0, screenY: 0 } : first ? { top: 0 } : this.topAnchor())
+    this.relayout(link.item !== null ? { id: link.item, fraction: 0, screenY: 0, linked: true } : first ? { top: 0 } : this.topAnchor())
       .then(async () => {
         const current = () => request === this.followRequest;
         if (!current()) return;
-        if (link.view !== null) this.open(link.view, current); // a shared link, a reload, or Forward into the viewer's entry
+        if (link.view !== null) { // a shared link, a reload, or Forward into the viewer's entry
+          if (!(await this.open(link.view, current)) && current()) this.status.notice(LINKED_IMAGE_GONE);
+        }
         else if (carousel && configuration.styles.includes('carousel')) {
           const id = link.carousel ?? link.item ?? this.topAnchor().id ?? (await this.itemAt(0))?.id;
           if (id !== undefined && current()) this.carousel.open(id, this.sort);
@@ -213,6 +216,7 @@ class Gallery {
           page = await api.page({ ...parameters, item: anchor.id, 'anchor-y': Math.round(anchorY * 100) / 100, height });
         } catch (error) {
           if (error.status !== 404) throw error;
+          if (anchor.linked) this.status.notice(LINKED_IMAGE_GONE); // a link, not a live change: say so
           anchor = { top: anchor.top ?? this.scroller.top, share: share(this.scroller) }; // the item is gone: keep the place
         }
       }
@@ -455,11 +459,14 @@ class Gallery {
     return page.items.find((item) => item.kind === 'cell' && item.id === id) ?? null;
   }
 
-  /** Opens the viewer on item `id`, unless `wanted()` says no once the item is found. */
+  /** Opens the viewer on item `id`, unless `wanted()` says no once the item is found; false
+   *  when there is no such item. */
   async open(id, wanted = () => true) {
+    if (!(id >= 1)) return false; // ids start at 1: a link's 0 is not asked for
     const tile = this.tiles.tile(id);
     const item = tile?.item ?? await this.locate(id).catch(() => null);
     if (item && wanted()) this.viewer.open(item);
+    return item !== null;
   }
 
   /** Scrolls just enough for `frame` to be in view. */

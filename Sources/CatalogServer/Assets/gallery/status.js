@@ -1,7 +1,9 @@
 // The status line under the toolbar: one message at a time. An error outranks the hint that
-// the catalog is empty, which outranks "Loading…"; a lower one waits until the higher is cleared.
+// the catalog is empty, which outranks "Loading…" and notices (a link to an image that is not
+// there); a lower one waits until the higher is cleared.
 
-const RANK = { error: 3, empty: 2, loading: 1 };
+const RANK = { error: 3, empty: 2, loading: 1, notice: 1 };
+const NOTICE_SHOWN = 8000; // ms a notice stays
 
 export class StatusLine {
   constructor(element) {
@@ -18,6 +20,13 @@ export class StatusLine {
     if (current && current !== kind && (RANK[current] ?? 0) > (RANK[kind] ?? 0)) return;
     if (this.element.textContent !== text) this.element.textContent = text; // unchanged text is not read out again
     this.element.dataset.kind = kind;
+  }
+
+  /** Shows `text` as a notice for a few seconds. */
+  notice(text) {
+    this.show(text, 'notice');
+    clearTimeout(this.noticeTimer);
+    this.noticeTimer = setTimeout(() => this.clear('notice'), NOTICE_SHOWN);
   }
 
   /** Clears the line if it shows `kind`. */
