@@ -199,15 +199,16 @@ struct Serve: AsyncParsableCommand {
         // Best effort: a database that does not answer now is reported by the requests.
         for note in (try? opened.store.servingNotes()) ?? [] { printError("note: \(note)") }
         let watching = scanRoots.isEmpty ? nil : startWatching(opened)
+        var stopped = false // by a signal; else the server failed (a port in use), and says why
         defer {
             if let (stop, done, firstScanned) = watching {
                 stop.stop() // after the rescan under way
                 // The first scan does not stop until it is done (minutes on a large library):
                 // the batches it wrote are kept, the one under way rolled back, as when a scan
-                // is interrupted.
+                // is interrupted. (Half a second first: a watch waiting out a busy catalog stops.)
                 if firstScanned.isStopped {
                     done.wait()
-                } else if done.wait(timeout: .now()) == .timedOut {
+                } else if done.wait(timeout: .now() + 0.5) == .timedOut, stopped {
                     printError("stopped during the first scan: \(Scan.interruptedScan)")
                     _exit(0)
                 }
@@ -230,6 +231,7 @@ struct Serve: AsyncParsableCommand {
             let line = "listening on \(address)\n"
             _ = line.utf8CString.withUnsafeBufferPointer { write(STDOUT_FILENO, $0.baseAddress, $0.count - 1) }
         }
+        stopped = true
     }
 }
 
