@@ -222,8 +222,10 @@ public struct ThumbnailCache: Sendable {
     }
 }
 
-/// Temporary files from their creation to their rename: created and renamed under the lock, so
-/// that `removeAll` leaves none behind, a file made just after it included.
+/// Temporary files from their creation to their rename. The lock is held to note and forget a
+/// path, never across a system call on the cache (a thumbnail write never waits for another's,
+/// nor Ctrl-C for a stalled network disk): a file made while `removeAll` ran is removed by its
+/// writer, which finds the set closed.
 final class UnfinishedFiles: @unchecked Sendable {
     private let lock = NSLock()
     private var paths: Set<String> = []
@@ -231,39 +233,41 @@ final class UnfinishedFiles: @unchecked Sendable {
 
     /// The new file's descriptor, or nil (errno set) once the process is exiting.
     func create(_ path: String) -> Int32? {
-        lock.withLock {
-            guard !closed else { errno = ECANCELED; return nil }
-            let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-            guard fd >= 0 else { return nil }
-            paths.insert(path)
-            return fd
+        guard lock.withLock({ closed ? false : paths.insert(path).inserted }) else { errno = ECANCELED; return nil }
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        let error = errno
+        guard fd >= 0 else {
+            lock.withLock { _ = paths.remove(path) }
+            errno = error
+            return nil
         }
+        if lock.withLock({ closed }) { // removeAll ran meanwhile, before the file was there
+            close(fd)
+            unlink(path)
+            errno = ECANCELED
+            return nil
+        }
+        return fd
     }
 
-    /// Renames `path` to `name`; false (errno set) if that failed.
+    /// Renames `path` to `name`; false (errno set) if that failed (after `removeAll`: ENOENT).
     func finish(_ path: String, as name: String) -> Bool {
-        lock.withLock {
-            guard !closed, rename(path, name) == 0 else {
-                if closed { errno = ECANCELED }
-                return false
-            }
-            paths.remove(path)
-            return true
-        }
+        guard rename(path, name) == 0 else { return false }
+        lock.withLock { _ = paths.remove(path) }
+        return true
     }
 
     func abandon(_ path: String) {
-        lock.withLock {
-            unlink(path)
-            paths.remove(path)
-        }
+        unlink(path)
+        lock.withLock { _ = paths.remove(path) }
     }
 
     func removeAll() {
-        lock.withLock {
+        let left = lock.withLock {
             closed = true
-            for path in paths { unlink(path) }
-            paths.removeAll()
+            defer { paths.removeAll() }
+            return paths
         }
+        for path in left { unlink(path) }
     }
 }
