@@ -80,10 +80,10 @@ public final class Catalog: Sendable {
         try store.generation()
     }
 
-    /// When the catalog was made, to the second: with the generation, what tells this catalog's
-    /// states from those of another made at its path (ETags).
-    public func createdAt() throws(StoreError) -> String {
-        try store.createdAt()
+    /// What tells this catalog from another made at its place: with the generation, what tells
+    /// this catalog's states from another's (ETags).
+    public func identity() throws(StoreError) -> String {
+        try store.identity()
     }
 
     // MARK: Scanning and importing

@@ -24,9 +24,10 @@ package protocol CatalogReading: Sendable {
     var ownFiles: Set<Data> { get }
     /// Incremented by every change to the items.
     func generation() throws(StoreError) -> Int64
-    /// When the catalog was made (to the second, as its table holds it): what tells two catalogs
-    /// at one path, and their equal generations, apart (the server's ETags).
-    func createdAt() throws(StoreError) -> String
+    /// What tells this catalog from another made at its place (whose generations count from 1
+    /// again): when it was made, to the second, and on SQLite its layout file's random id (the
+    /// server's ETags).
+    func identity() throws(StoreError) -> String
     /// Items in `order`, skipping `offset`, at most `limit` (nil: all).
     func items(order: ItemOrder, limit: Int?, offset: Int) throws(StoreError) -> [ItemRow]
     /// The same items handed to `body` one at a time as they are read, from one snapshot,

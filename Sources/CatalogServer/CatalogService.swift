@@ -89,13 +89,13 @@ final class CatalogService: Sendable {
         try await readThreads.runIfActive(body)
     }
 
-    /// When the catalog was made, read once (again at the next response while it cannot be
-    /// read): a catalog made again at the same path starts at generation 1 again, and its
-    /// ETags, made of the generation alone, were the old catalog's (a 304 for other items).
+    /// The catalog's identity (`Catalog.identity`), read once (again at the next response while
+    /// it cannot be read): a catalog made again at the same path starts at generation 1 again,
+    /// and its ETags, made of the generation alone, were the old catalog's (a 304 for other items).
     func made() async -> String {
         if let known = knownMade.withLock({ $0 }) { return known }
         let catalog = self.catalog
-        guard let made = try? await run({ try catalog.createdAt() }) else { return "" }
+        guard let made = try? await run({ try catalog.identity() }) else { return "" }
         knownMade.withLock { $0 = made }
         return made
     }
@@ -137,11 +137,12 @@ final class CatalogService: Sendable {
     }
 
     /// A page served from the cache is a use of its stored layout: written down (at most once a
-    /// minute, `PageCache.recordUse`) on the read threads, without the page waiting for it.
+    /// minute, `PageCache.recordUse`) on the layout threads (the write may wait for a layout
+    /// being stored, and the read threads serve pages), without the page waiting for it.
     private func recordUse(_ key: String) {
         guard let layoutID = pages.useToRecord(key) else { return }
         let pages = self.pages
-        Task { _ = try? await self.run { pages.recordUse(layoutID: layoutID) } }
+        Task { _ = try? await self.layoutThreads.runIfActive { pages.recordUse(layoutID: layoutID) } }
     }
 
     /// Computes the layout of `configuration` (once, however many requests need it at a time)

@@ -169,9 +169,9 @@ package final class SQLiteStore: CatalogBackend {
             throw error
         } catch let error as DatabaseError where error.resultCode == .SQLITE_FULL {
             throw .full(path: path, reason: fullReason(path)) // bringing the catalog to this version's schema
-        } catch let error as DatabaseError where error.resultCode == .SQLITE_IOERR && roomLeft(FilePath.folder(of: path)) < 1 << 20 {
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_IOERR && roomLeft(FilePath.folder(of: files)) < 1 << 20 {
             // SQLite could not make its -shm file (it needs it even to read): "disk I/O error".
-            throw .full(path: path, reason: fullAtOpeningReason(path))
+            throw .full(path: path, reason: fullAtOpeningReason(files))
         } catch let error as DatabaseError {
             throw .cannotOpen(path: path, reason: unwritable(path) ?? error.message ?? error.description)
         } catch {
@@ -284,11 +284,11 @@ package final class SQLiteStore: CatalogBackend {
             // An SQLite database cut short or torn (a copy that did not finish, a failing disk):
             // a catalog, most likely, and "not a catalog; pass --db" sent its owner elsewhere.
             throw .cannotOpen(path: path, reason: "it is damaged (\(error.message ?? "database disk image is malformed")); it was not modified: "
-                + "restore a backup, or recover what SQLite can with sqlite3 \(path) .recover")
+                + "restore a backup, or recover what SQLite can with sqlite3 \(FilePath.shellWord(path)) .recover")
         } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB || error.resultCode == .SQLITE_CORRUPT {
             throw .notACatalog(path: path, reason: error.message ?? "not a database")
-        } catch let error as DatabaseError where error.resultCode == .SQLITE_IOERR && roomLeft(FilePath.folder(of: path)) < 1 << 20 {
-            throw .full(path: path, reason: fullAtOpeningReason(path))
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_IOERR && roomLeft(FilePath.folder(of: resolved(path))) < 1 << 20 {
+            throw .full(path: path, reason: fullAtOpeningReason(resolved(path)))
         } catch let error as DatabaseError {
             throw .cannotOpen(path: path, reason: unwritable(path) ?? error.message ?? "\(error)")
         } catch {
@@ -310,8 +310,8 @@ package final class SQLiteStore: CatalogBackend {
         try read { db in try Int64.fetchOne(db, sql: "SELECT generation FROM catalog") ?? 0 }
     }
 
-    package func createdAt() throws(StoreError) -> String {
-        try read { db in try String.fetchOne(db, sql: "SELECT created_at FROM catalog") ?? "" }
+    package func identity() throws(StoreError) -> String {
+        try read { db in try String.fetchOne(db, sql: "SELECT created_at || ' ' || layout_file_id FROM catalog") ?? "" }
     }
 
     /// Runs `body` in a read transaction: one consistent snapshot, whatever a scan is writing.
@@ -442,11 +442,11 @@ extension SQLiteStore {
     }
 
     /// Bytes this user may still write on the disk that holds `folder` ("" for the current
-    /// folder); Int.max when it cannot be told.
+    /// folder; root may write the blocks kept for it too); Int.max when it cannot be told.
     static func roomLeft(_ folder: String) -> Int {
         var status = statvfs()
         guard statvfs(folder.isEmpty ? "." : folder, &status) == 0 else { return .max }
-        return Int(status.f_bavail) * Int(status.f_frsize)
+        return Int(getuid() == 0 ? status.f_bfree : status.f_bavail) * Int(status.f_frsize)
     }
 
     /// Where SQLite writes its temporary files (sorts, big transactions' spill): the first of

@@ -190,7 +190,7 @@ package final class PostgresStore: CatalogBackend {
         return generation
     }
 
-    package func createdAt() throws(StoreError) -> String {
+    package func identity() throws(StoreError) -> String {
         try read { session in try session.value("SELECT created_at FROM catalog", as: String.self) ?? "" }
     }
 

@@ -1,3 +1,5 @@
+import CatalogModel
+
 /// How path bytes are shown. Paths are bytes, not strings: a name that is not valid UTF-8 must
 /// still print, and two different paths must never print the same.
 public enum PathText {
@@ -21,10 +23,7 @@ public enum PathText {
     /// is one no shell treats specially, else in single quotes (a `'` as `'\''`). A URL's `&`
     /// put the command in the background, and dropped what followed it.
     public static func shellWord(_ text: String) -> String {
-        let plain = !text.isEmpty && text.utf8.allSatisfy { byte in
-            (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A) || Array("@%+=:,./_-".utf8).contains(byte)
-        }
-        return plain ? text : "'" + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
+        FilePath.shellWord(text)
     }
 
     /// JSON string literal for text that is already valid Unicode.
