@@ -23,7 +23,7 @@ async function request(path, signal) {
     let parameter = null;
     try {
       const body = await response.json();
-      message = body.error?.message ?? message;
+      message = body.error?.message ?? body.message ?? message; // /api/health says why in `message`
       parameter = body.error?.parameter ?? null;
     } catch {
       // not the JSON error body: keep the status line

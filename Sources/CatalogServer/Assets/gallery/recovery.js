@@ -30,10 +30,14 @@ export class ImageRecovery {
         try {
           await api.health();
         } catch (error) {
-          gallery.fail(error);
-          const away = error.status === 0 || error.status >= 500;
-          if (away) look(Math.min(delay * 2, LONGEST));
-          else this.timer = 0;
+          // Away (no answer, or a 5xx: its database): said, and looked at again. Another answer
+          // (a proxy that does not pass /api/health) says nothing of the images: left as it is.
+          if (error.status === 0 || error.status >= 500) {
+            gallery.fail(error);
+            look(Math.min(delay * 2, LONGEST));
+          } else {
+            this.timer = 0;
+          }
           return;
         }
         this.timer = 0;
