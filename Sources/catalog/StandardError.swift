@@ -64,9 +64,3 @@ func finishOutput() {
     printError("Error: cannot write the output: \(reason)\(Output.written.map { "; \($0)" } ?? "")")
     Foundation.exit(1)
 }
-
-enum Output {
-    /// What a command wrote to the catalog before its summary, said when the summary cannot be
-    /// written: a script that sees the exit status 1 must not take the import for undone.
-    nonisolated(unsafe) static var written: String?
-}
