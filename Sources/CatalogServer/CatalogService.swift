@@ -35,8 +35,8 @@ final class CatalogService: Sendable {
     private let changeFlights = Flights<ChangeSet>()
     private let recentChanges = Mutex<[(key: String, set: ChangeSet)]>([])
     private let knownWebOrigins = Mutex<(generation: Int64, origins: [String])?>(nil)
-    /// When the catalog was made, once read (`made()`).
-    private let knownMade = Mutex<String?>(nil)
+    /// The catalog's identity once read (`made()`), and whether a read of it is under way.
+    private let knownMade = Mutex<(identity: String?, reading: Bool)>((nil, false))
     /// At most this many web origins are listed in the gallery's policy (more: any http(s) one).
     static let webOriginLimit = 64
 
@@ -69,6 +69,8 @@ final class CatalogService: Sendable {
         // Starts the store's change listener (PostgreSQL) now rather than at the first page: its
         // heartbeat is what notices a database that stops answering, for every route.
         _ = pages.knownGeneration()
+        // A local file answers at once (a database may be away: read later, off the event loop).
+        if !catalog.location.contains("://") { knownMade.withLock { $0.identity = try? catalog.identity() } }
         thumbnailThreads = NIOThreadPool(numberOfThreads: System.coreCount)
         thumbnailThreads.start()
         readThreads = NIOThreadPool(numberOfThreads: max(1, catalog.readConcurrency))
@@ -89,15 +91,26 @@ final class CatalogService: Sendable {
         try await readThreads.runIfActive(body)
     }
 
-    /// The catalog's identity (`Catalog.identity`), read once (again at the next response while
-    /// it cannot be read): a catalog made again at the same path starts at generation 1 again,
-    /// and its ETags, made of the generation alone, were the old catalog's (a 304 for other items).
-    func made() async -> String {
-        if let known = knownMade.withLock({ $0 }) { return known }
-        let catalog = self.catalog
-        guard let made = try? await run({ try catalog.identity() }) else { return "" }
-        knownMade.withLock { $0 = made }
-        return made
+    /// The catalog's identity (`Catalog.identity`) for ETags: a catalog made again at the same
+    /// path starts at generation 1 again, and its ETags, made of the generation alone, were the
+    /// old catalog's (a 304 for other items). Read when the service starts on SQLite; else, and
+    /// while it cannot be read, "" until a read in the background has it. Synchronous: an async
+    /// call here cost every response a hop between threads (a tenth of the pages a second).
+    func made() -> String {
+        let (known, start) = knownMade.withLock { state -> (String?, Bool) in
+            guard state.identity == nil, !state.reading else { return (state.identity, false) }
+            state.reading = true
+            return (nil, true)
+        }
+        if let known { return known }
+        if start {
+            let catalog = self.catalog
+            Task {
+                let identity = try? await self.run { try catalog.identity() }
+                self.knownMade.withLock { $0 = (identity, false) }
+            }
+        }
+        return ""
     }
 
     /// Runs a catalog call that computes the layout of `configuration` when none is stored

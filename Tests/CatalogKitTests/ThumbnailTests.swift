@@ -29,13 +29,16 @@ import Testing
             .sorted()
     }
 
-    @Test func whenAFileChanges_thenItsThumbnailIsMadeAgainWithoutARescan_andPruneDropsTheOldOne() throws {
+    /// A library of one scanned photo, q.jpg: its catalog, a cache, and its item's id.
+    func onePhoto() throws -> (library: Library, catalog: Catalog, cache: ThumbnailCache, id: Int64) {
         let library = try Library()
         try library.write("q.jpg", try Self.fixture("quadrants.jpg"))
         _ = try library.scan()
-        let catalog = try library.catalog()
-        let cache = cache(library)
-        let id = try #require(try library.items()[library.path("q.jpg")]?.id)
+        return (library, try library.catalog(), cache(library), try #require(try library.items()[library.path("q.jpg")]?.id))
+    }
+
+    @Test func whenAFileChanges_thenItsThumbnailIsMadeAgainWithoutARescan_andPruneDropsTheOldOne() throws {
+        let (library, catalog, cache, id) = try onePhoto()
 
         let first = try catalog.thumbnail(item: id, size: 256, cache: cache)
         #expect(first.format == .jpeg && first.key.itemID == id && first.key.size == 256)
@@ -89,12 +92,8 @@ import Testing
     /// What a killed process leaves (a temporary file over ten minutes old) is removed by
     /// `--prune`, but not counted among the thumbnails removed.
     @Test func pruneRemovesAStaleTemporaryFile_withoutCountingIt() throws {
-        let library = try Library()
-        try library.write("q.jpg", try Self.fixture("quadrants.jpg"))
-        _ = try library.scan()
-        let catalog = try library.catalog()
-        let cache = cache(library)
-        let id = try #require(try library.items()[library.path("q.jpg")]?.id)
+        let (library, catalog, cache, id) = try onePhoto()
+        defer { withExtendedLifetime(library) {} } // its folder holds the catalog
         let made = try catalog.thumbnail(item: id, size: 128, cache: cache)
         let stale = (cache.path(of: made.key) as NSString).deletingLastPathComponent + "/.tmp-\(id)-42"
         try Data(repeating: 1, count: 1000).write(to: URL(fileURLWithPath: stale))

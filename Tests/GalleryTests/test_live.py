@@ -79,29 +79,43 @@ def test_an_empty_catalog_says_so_and_a_server_that_goes_away_is_waited_for(driv
         process.wait(timeout=30)
 
 
-def test_images_that_failed_while_the_server_was_away_load_once_it_is_back(driver, library, workspace):
+FAILED_IMAGES = "[...window.catalogGallery.tiles.live.values()].filter((t) => t.item.version && t.image.hidden).length"
+
+
+def loaded_on_a_server_of_its_own(driver, library, workspace, thumbnails):
+    """The gallery on a server of its own (on `port`, which a test stops and starts again), every
+    image of the first screen loaded."""
     port = free_port()
-    process, url = start_server(library["database"], port, workspace / "retry-thumbnails")
+    process, url = start_server(library["database"], port, workspace / thumbnails)
+    driver.set_window_size(1280, 900)
+    driver.get("about:blank")
+    driver.get(url)
+    wait(driver, f"{READY} && document.getElementById('plane').dataset.pendingImages === '0'")
+    return port, process
+
+
+def wait_for_every_image(driver):
+    """No image failed, no error shown, and every image asked for is there."""
+    wait(driver, f"{FAILED_IMAGES} === 0 && document.getElementById('status').textContent === ''", timeout=30)
+    wait(driver, """[...window.catalogGallery.tiles.live.values()].filter((t) => t.item.version && t.imageAsked)
+        .every((t) => t.image.complete && t.image.naturalWidth > 0 && !t.image.hidden)""", timeout=30)
+
+
+def test_images_that_failed_while_the_server_was_away_load_once_it_is_back(driver, library, workspace):
+    port, process = loaded_on_a_server_of_its_own(driver, library, workspace, "retry-thumbnails")
     try:
-        driver.set_window_size(1280, 900)
-        driver.get("about:blank")
-        driver.get(url)
-        wait(driver, f"{READY} && document.getElementById('plane').dataset.pendingImages === '0'")
         process.terminate()
         process.wait(timeout=30)
         # A little further down, within the band already loaded (a band asked for would say
         # when the server is back): new tiles, whose images cannot come.
         driver.execute_script("document.getElementById('scroller').scrollTop += 400")
-        failed = "[...window.catalogGallery.tiles.live.values()].filter((t) => t.item.version && t.image.hidden).length"
-        wait(driver, f"{failed} > 0 && document.getElementById('status').dataset.kind === 'error'", timeout=30)
+        wait(driver, f"{FAILED_IMAGES} > 0 && document.getElementById('status').dataset.kind === 'error'", timeout=30)
         # Then only the event stream's reconnection may say that the server is back: the
         # gallery's own looks now and then (while the stream is down) are turned off. When the
         # stream came back before such a look, the error and the failed images stayed.
         driver.execute_script("clearInterval(window.catalogGallery.live.pollTimer)")
-        process, url = start_server(library["database"], port, workspace / "retry-thumbnails")
-        wait(driver, f"{failed} === 0 && document.getElementById('status').textContent === ''", timeout=30)
-        wait(driver, """[...window.catalogGallery.tiles.live.values()].filter((t) => t.item.version && t.imageAsked)
-            .every((t) => t.image.complete && t.image.naturalWidth > 0 && !t.image.hidden)""", timeout=30)
+        process, _ = start_server(library["database"], port, workspace / "retry-thumbnails")
+        wait_for_every_image(driver)
     finally:
         process.terminate()
         process.wait(timeout=30)
@@ -111,25 +125,17 @@ def test_images_that_failed_in_a_restart_no_page_request_saw_load_again(driver, 
     """A restart (or a network drop) too short for any page request to fail: the images asked
     for meanwhile failed for good, since only a shown error made the gallery ask for them again.
     A failed image now makes it look at the server, and ask again."""
-    port = free_port()
-    process, url = start_server(library["database"], port, workspace / "restart-thumbnails")
+    port, process = loaded_on_a_server_of_its_own(driver, library, workspace, "restart-thumbnails")
     try:
-        driver.set_window_size(1280, 900)
-        driver.get("about:blank")
-        driver.get(url)
-        wait(driver, f"{READY} && document.getElementById('plane').dataset.pendingImages === '0'")
         # Only the failed images may bring the server back to the gallery's mind: its looks
         # now and then (while the event stream is down) are turned off.
         driver.execute_script("clearInterval(window.catalogGallery.live.pollTimer)")
         process.terminate()
         process.wait(timeout=30)
         driver.execute_script("document.getElementById('scroller').scrollTop += 400")
-        failed = "[...window.catalogGallery.tiles.live.values()].filter((t) => t.item.version && t.image.hidden).length"
-        wait(driver, f"{failed} > 0")
-        process, url = start_server(library["database"], port, workspace / "restart-thumbnails")
-        wait(driver, f"{failed} === 0 && document.getElementById('status').textContent === ''", timeout=30)
-        wait(driver, """[...window.catalogGallery.tiles.live.values()].filter((t) => t.item.version && t.imageAsked)
-            .every((t) => t.image.complete && t.image.naturalWidth > 0 && !t.image.hidden)""", timeout=30)
+        wait(driver, f"{FAILED_IMAGES} > 0")
+        process, _ = start_server(library["database"], port, workspace / "restart-thumbnails")
+        wait_for_every_image(driver)
     finally:
         process.terminate()
         process.wait(timeout=30)

@@ -13,7 +13,7 @@ struct CatalogRoutes {
             let stats = try await service.run { try catalog.stats() }
             let body = StatsText.json(stats)
             // Sizes and stored layouts change without a new generation: the tag is the body's.
-            return JSONResponse.make(body, request: request, generation: stats.generation, made: await service.made(), tagging: body)
+            return JSONResponse.make(body, request: request, generation: stats.generation, made: service.made(), tagging: body)
         }
 
         router.get("/api/layouts") { request, _ -> Response in
@@ -22,7 +22,7 @@ struct CatalogRoutes {
             let (generation, layouts) = try await service.run { (try catalog.generation(), try catalog.layouts()) }
             let body = #"{"generation":\#(generation),"layouts":["#
                 + layouts.map { StatsText.json($0, current: generation) }.joined(separator: ",") + "]}"
-            return JSONResponse.make(body, request: request, generation: generation, made: await service.made(), tagging: body)
+            return JSONResponse.make(body, request: request, generation: generation, made: service.made(), tagging: body)
         }
 
         // The catalog's generation when it is known without reading (no I/O, or two `stat`

@@ -17,7 +17,7 @@ struct ChangeRoutes {
         router.get("/api/changes") { request, _ -> Response in
             let changes = try ChangeRequest(parameters: PageRequest.parameters(query: request.uri.query ?? ""))
             let set = try await service.changes(changes)
-            return JSONResponse.make(ChangeText.json(set), request: request, generation: set.to, made: await service.made())
+            return JSONResponse.make(ChangeText.json(set), request: request, generation: set.to, made: service.made())
         }
 
         // HEAD has no body, so no stream: it takes no place. Its own route, for a stream's

@@ -19,7 +19,7 @@ struct ItemRoutes {
             let listed = try await service.run { try catalog.list(request) } // one snapshot
             let body = #"{"items":[\#(listed.items.map(ItemText.json).joined(separator: ","))],"total":\#(listed.total),"#
                 + #""offset":\#(list.offset),"limit":\#(list.limit ?? 0),"generation":\#(listed.generation)}"#
-            return JSONResponse.make(body, request: httpRequest, generation: listed.generation, made: await service.made())
+            return JSONResponse.make(body, request: httpRequest, generation: listed.generation, made: service.made())
         }
 
         router.get("/api/items/{id}") { request, context -> Response in
@@ -28,7 +28,7 @@ struct ItemRoutes {
             let catalog = service.catalog
             let (generation, item) = try await service.run { (try catalog.generation(), try catalog.item(id: id)) }
             guard let item else { throw APIError(status: 404, message: "there is no item with id \(id)", parameter: "id") }
-            return JSONResponse.make(ItemText.json(item), request: request, generation: generation, made: await service.made())
+            return JSONResponse.make(ItemText.json(item), request: request, generation: generation, made: service.made())
         }
 
         router.get("/api/items/{id}/original") { request, context -> Response in

@@ -11,7 +11,7 @@ struct PageRoutes {
             let query = request.uri.query ?? ""
             let pageRequest = try PageRequest(parameters: PageRequest.parameters(query: query))
             let page = try await service.page(pageRequest)
-            return JSONResponse.make(PageText.json(page), request: request, generation: page.generation, made: await service.made(), tagging: pageRequest.tagText)
+            return JSONResponse.make(PageText.json(page), request: request, generation: page.generation, made: service.made(), tagging: pageRequest.tagText)
         }
 
         router.get("/api/snap") { request, _ -> Response in
@@ -19,13 +19,13 @@ struct PageRoutes {
             let pages = service.pages
             let generation = try await service.run { try pages.generation() } // may read: off the event loop
             let target = try await service.snap(snap)
-            return JSONResponse.make(PageText.json(target), request: request, generation: generation, made: await service.made())
+            return JSONResponse.make(PageText.json(target), request: request, generation: generation, made: service.made())
         }
 
         router.get("/api/sections") { request, _ -> Response in
             let configuration = try LayoutConfiguration(parameters: PageRequest.parameters(query: request.uri.query ?? ""))
             let list = try await service.sections(configuration)
-            return JSONResponse.make(SectionText.json(list), request: request, generation: list.generation, made: await service.made(), tagging: configuration.key)
+            return JSONResponse.make(SectionText.json(list), request: request, generation: list.generation, made: service.made(), tagging: configuration.key)
         }
     }
 }
