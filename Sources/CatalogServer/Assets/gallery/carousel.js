@@ -217,7 +217,16 @@ export class CarouselView {
     if (!this.isOpen || !width || this.layingOut || this.root.dataset.state === 'opening' || !this.parameters) return;
     if (this.itemHeight() !== this.parameters['item-height']) {
       const centred = this.centredItem();
-      if (centred) this.#layOut(centred.id, this.parameters.sort).then((laid) => { if (laid) this.#shown(laid); });
+      if (!centred) return;
+      this.layoutError = null;
+      this.#layOut(centred.id, this.parameters.sort).then((laid) => {
+        if (laid) {
+          this.#shown(laid);
+        } else if (this.layoutError && this.isOpen) { // the server did not answer: the row stays as it was, so again later
+          clearTimeout(this.resizeRetry);
+          this.resizeRetry = setTimeout(() => this.resized(), 1000);
+        }
+      });
     } else if (width / 2 !== this.pad) {
       this.#fit(this.scroller.top); // the row's point at the centre stays there
       this.render();

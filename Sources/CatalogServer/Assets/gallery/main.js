@@ -183,8 +183,7 @@ class Gallery {
         if (!current()) return;
         if (link.view !== null) { // a shared link, a reload, or Forward into the viewer's entry
           if (!(await this.open(link.view, current)) && current()) this.status.notice(LINKED_IMAGE_GONE);
-        }
-        else if (carousel && configuration.styles.includes('carousel')) {
+        } else if (carousel && configuration.styles.includes('carousel')) {
           const id = link.carousel ?? link.item ?? this.topAnchor().id ?? (await this.itemAt(0))?.id;
           if (id !== undefined && current()) this.carousel.open(id, this.sort);
         }
