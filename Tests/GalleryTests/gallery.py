@@ -168,6 +168,29 @@ def focus_the_last_image_in_view(browser, server):
 CAROUSEL_SETTLED = "!document.getElementById('carousel').hidden && document.getElementById('carousel').dataset.state === 'complete' && !window.catalogGallery.carousel.animating"
 
 
+def hold_requests(browser):
+    """The gallery's API requests (every one goes through `fetch`) wait, sent to no one, until
+    `release_requests`: a network exactly as slow as the test needs, whatever the machine's load.
+    (Chromium's latency emulation ends on its own, sometimes before a loaded machine has looked.)"""
+    browser.execute_script("""
+        if (window.heldRequests) return;
+        const send = window.fetch;
+        window.heldRequests = [];
+        window.releaseRequests = () => {
+            window.fetch = send;
+            const held = window.heldRequests ?? [];
+            window.heldRequests = null;
+            held.forEach((go) => go());
+        };
+        window.fetch = (...request) => new Promise((resolve, reject) =>
+            window.heldRequests.push(() => send(...request).then(resolve, reject)));""")
+
+
+def release_requests(browser):
+    """Sends the requests `hold_requests` kept, and those to come, as usual."""
+    browser.execute_script("window.releaseRequests?.()")
+
+
 def slow_network(browser, latency_ms):
     """Every request takes `latency_ms` longer (Chromium's network emulation); 0 ends it."""
     browser.execute_cdp_cmd("Network.enable", {})

@@ -11,7 +11,7 @@ from selenium.webdriver.common.keys import Keys
 from conftest import api, catalog, screenshot, wait, write_photos
 from gallery import (
     READY, state, visible, open_gallery, at_the_top, FOCUSED, CAROUSEL_CENTRED, CAROUSEL_SETTLED, free_port, shown,
-    start_server, open_carousel_from_the_viewer, focus_the_last_image_in_view, slow_network,
+    start_server, open_carousel_from_the_viewer, focus_the_last_image_in_view, hold_requests, release_requests,
 )
 
 
@@ -267,41 +267,46 @@ def test_back_closes_the_carousel_and_its_address_opens_it_again(browser, server
 
 def test_what_waits_for_the_network_gives_way_to_what_the_person_did_meanwhile(browser, server):
     first = focus_the_last_image_in_view(browser, server)
+    loading = "document.getElementById('plane').dataset.state === 'loading'"
     try:
         # A page key whose band is on its way: the focus follows to the top once it is here...
+        hold_requests(browser)
         browser.execute_script("const g = window.catalogGallery; g.bands.reset(g.parameters, g.bands.generation);")
-        slow_network(browser, 3000)
         top = state(browser)["top"]
         ActionChains(browser).send_keys(Keys.PAGE_DOWN).perform()
-        wait(browser, f"window.catalogGallery.scroller.top > {top} && document.getElementById('plane').dataset.state === 'loading'", timeout=2.5)
+        wait(browser, f"window.catalogGallery.scroller.top > {top} && {loading}")
+        release_requests(browser)
         wait(browser, READY)
         wait(browser, f"{FOCUSED} === {at_the_top(state(browser))['id']}")
         # ... unless the focus went elsewhere meanwhile: it stays there.
+        hold_requests(browser)
         browser.execute_script("const g = window.catalogGallery; g.bands.reset(g.parameters, g.bands.generation);")
         top = state(browser)["top"]
         ActionChains(browser).send_keys(Keys.PAGE_DOWN).perform()
-        wait(browser, f"window.catalogGallery.scroller.top > {top} && document.getElementById('plane').dataset.state === 'loading'", timeout=2.5)
+        wait(browser, f"window.catalogGallery.scroller.top > {top} && {loading}")
         browser.execute_script("document.getElementById('sort').focus()")
+        release_requests(browser)
         wait(browser, READY)
         assert browser.execute_script("return document.activeElement.id") == "sort"
         # The carousel opened from the viewer takes the viewer's history entry: Escape before it
         # has loaded leaves the gallery's entry, not the viewer's, at hand.
-        slow_network(browser, 0)
         index = browser.execute_script("return navigation.currentEntry.index")
         opened = at_the_top(state(browser))["id"]
         browser.find_element(By.CSS_SELECTOR, f".tile[data-item-id='{opened}']").click()
         wait(browser, "document.getElementById('viewer').open && history.state?.viewer !== undefined")
         ActionChains(browser).send_keys(Keys.ARROW_RIGHT).perform()
         shown = wait(browser, f"document.getElementById('viewer').dataset.itemId !== '{opened}' && document.getElementById('viewer').dataset.itemId")
-        slow_network(browser, 3000)
+        hold_requests(browser)
         browser.find_element(By.ID, "viewer-carousel").click()
         assert browser.execute_script("return !document.getElementById('carousel').hidden && document.getElementById('carousel').dataset.state !== 'complete'")
         ActionChains(browser).send_keys(Keys.ESCAPE).perform()
+        # The carousel's answer comes after the Escape, as a slow network's would.
+        release_requests(browser)
         wait(browser, f"document.getElementById('carousel').hidden && navigation.currentEntry.index === {index} && !history.state?.viewer")
         # The focus is on the image the viewer showed, not on the one it was opened from.
         wait(browser, f"{FOCUSED} === {shown}")
     finally:
-        slow_network(browser, 0)
+        release_requests(browser)
 
 
 def test_with_reduced_motion_the_carousel_steps_without_gliding(browser, server):
@@ -335,11 +340,12 @@ def test_history_moves_that_overtake_a_slow_network_open_only_what_the_last_one_
     gallery = browser.execute_script("return navigation.currentEntry.index")
     assert browser.execute_script("return navigation.canGoForward"), "the viewer's entry is ahead"
     try:
-        slow_network(browser, 1500)
+        hold_requests(browser)
         browser.execute_script("history.forward()")
         wait(browser, "location.hash.includes('view=')")
         browser.execute_script("history.back()")
         wait(browser, f"!location.hash.includes('view=') && navigation.currentEntry.index === {gallery}")
+        release_requests(browser)
         # Both layouts asked for are back once the gallery is laid out and complete again.
         wait(browser, f"!window.catalogGallery.relayoutPending && {READY}")
         wait(browser, "navigation.transition === null")
@@ -347,14 +353,17 @@ def test_history_moves_that_overtake_a_slow_network_open_only_what_the_last_one_
         assert browser.execute_script("return navigation.currentEntry.index") == gallery
         assert browser.execute_script("return navigation.canGoForward"), "the viewer's entry is still ahead"
         # The carousel opening over a slow network while the window narrows.
+        hold_requests(browser)
         browser.find_element(By.ID, "open-carousel").click()
         wait(browser, "document.getElementById('carousel').dataset.state === 'opening'")
         browser.set_window_size(1000, 900)
+        wait(browser, "window.innerWidth <= 1000")
+        release_requests(browser)
         wait(browser, f"{CAROUSEL_SETTLED} && document.getElementById('carousel-scroller').clientWidth <= 1000")
         wait(browser, CAROUSEL_CENTRED)
         assert browser.execute_script("const c = window.catalogGallery.carousel; return c.pad === c.element.clientWidth / 2")
     finally:
-        slow_network(browser, 0)
+        release_requests(browser)
         browser.set_window_size(1280, 900)
     ActionChains(browser).send_keys(Keys.ESCAPE).perform()
     wait(browser, f"document.getElementById('carousel').hidden && {FOCUSED} === {first['id']}")
@@ -365,8 +374,9 @@ def test_quick_presses_in_the_carousel_move_as_many_images(browser, server):
     images, each step from where the one before stops (they moved one)."""
     first = open_carousel_from_the_viewer(browser, server)
     try:
-        slow_network(browser, 300)
+        hold_requests(browser)
         ActionChains(browser).send_keys(Keys.ARROW_RIGHT * 3).perform()
+        release_requests(browser)
         carousel = "window.catalogGallery.carousel"
         wait(browser, f"{CAROUSEL_SETTLED} && !{carousel}.stepping && !{carousel}.queuedSteps"
                       f" && document.getElementById('carousel').dataset.centred !== '{first['id']}'")
@@ -375,7 +385,7 @@ def test_quick_presses_in_the_carousel_move_as_many_images(browser, server):
         centred = int(browser.execute_script("return document.getElementById('carousel').dataset.centred"))
         assert order.index(centred) - order.index(first["id"]) == 3, (first["id"], centred, order)
     finally:
-        slow_network(browser, 0)
+        release_requests(browser)
     ActionChains(browser).send_keys(Keys.ESCAPE).perform()
     wait(browser, "document.getElementById('carousel').hidden")
 
