@@ -1,6 +1,7 @@
 // Live: /api/events says when the catalog's generation moves (a scan, an import, the server's
 // watcher), and the gallery lays the new generation out around the item at the top of the view.
 // While the stream is down (a proxy that buffers it, a restart) it looks now and then instead.
+// After a change, the focused tile and the viewer's item follow their items to the new order.
 
 import { api } from './api.js';
 import { BAND } from './bands.js';
@@ -100,5 +101,53 @@ export class LiveUpdates {
     } catch (error) {
       gallery.fail(error);
     }
+  }
+
+  /** After the catalog changed: the viewer's item where the new order has it (its index moved
+   *  with the items added or removed before it). */
+  async followViewer() {
+    const gallery = this.gallery;
+    const shown = gallery.viewer.item;
+    if (!shown) return;
+    let item = null;
+    try {
+      item = await gallery.locate(shown.id);
+    } catch (error) {
+      if (error.status === 404 && gallery.viewer.item?.id === shown.id) gallery.viewer.gone(); // removed: its neighbours are the arrows'
+      return;
+    }
+    if (item && gallery.viewer.item?.id === shown.id) gallery.viewer.moved(item);
+  }
+
+  /** After the catalog changed: the focused tile, which stays where it was while off the view,
+   *  goes to its item's new place; if its item is gone, the focus goes to the item now at its
+   *  index (a tile of a removed item would stay, focused, over the item that took its place). */
+  async followFocus(id) {
+    const gallery = this.gallery;
+    const tile = gallery.tiles.tile(id);
+    if (!tile) return;
+    const parameters = gallery.parameters;
+    const request = gallery.focusRequest;
+    let item = null;
+    try {
+      const page = await api.page({ ...parameters, item: id, height: gallery.scroller.viewportHeight });
+      // At a newer generation than the one shown: its relayout follows the focus again.
+      if (page.generation !== gallery.generation) return;
+      item = page.items.find((candidate) => candidate.kind === 'cell' && candidate.id === id);
+    } catch (error) {
+      if (error.status !== 404) return; // not known: it stays as it is
+      item = 'gone';
+    }
+    // Overtaken: a new layout, or a key that moved the focus meanwhile.
+    if (parameters !== gallery.parameters || request !== gallery.focusRequest || gallery.tiles.focusedID !== id || gallery.tiles.tile(id) !== tile || !item) return;
+    if (item !== 'gone') {
+      gallery.tiles.update(item, gallery.scroller.origin, gallery.itemCount);
+      return;
+    }
+    const index = tile.item.index;
+    const hadFocus = document.activeElement === tile.element;
+    if (hadFocus) gallery.element.focus({ preventScroll: true });
+    gallery.tiles.forget(id);
+    if (gallery.itemCount > 0) gallery.focusIndex(Math.min(index, gallery.itemCount - 1), hadFocus, false);
   }
 }

@@ -276,57 +276,11 @@ class Gallery {
     if (this.itemCount === 0) this.status.show('This catalog is empty: add images with `catalog scan FOLDER` or `catalog import FILE`.', 'empty');
     else this.status.clear('empty');
     this.render();
-    if (sameConfiguration && newGeneration && focused !== null) this.followFocus(focused);
+    if (sameConfiguration && newGeneration && focused !== null) this.live.followFocus(focused);
     if (newGeneration) {
       this.carousel.changed(page.generation); // the carousel's row and the viewer's next and previous are the new order's
-      this.followViewer();
+      this.live.followViewer();
     }
-  }
-
-  /** After the catalog changed: the viewer's item where the new order has it (its index moved
-   *  with the items added or removed before it). */
-  async followViewer() {
-    const shown = this.viewer.item;
-    if (!shown) return;
-    let item = null;
-    try {
-      item = await this.locate(shown.id);
-    } catch (error) {
-      if (error.status === 404 && this.viewer.item?.id === shown.id) this.viewer.gone(); // removed: its neighbours are the arrows'
-      return;
-    }
-    if (item && this.viewer.item?.id === shown.id) this.viewer.moved(item);
-  }
-
-  /** After the catalog changed: the focused tile, which stays where it was while off the view,
-   *  goes to its item's new place; if its item is gone, the focus goes to the item now at its
-   *  index (a tile of a removed item would stay, focused, over the item that took its place). */
-  async followFocus(id) {
-    const tile = this.tiles.tile(id);
-    if (!tile) return;
-    const parameters = this.parameters;
-    const request = this.focusRequest;
-    let item = null;
-    try {
-      const page = await api.page({ ...parameters, item: id, height: this.scroller.viewportHeight });
-      // At a newer generation than the one shown: its relayout follows the focus again.
-      if (page.generation !== this.generation) return;
-      item = page.items.find((candidate) => candidate.kind === 'cell' && candidate.id === id);
-    } catch (error) {
-      if (error.status !== 404) return; // not known: it stays as it is
-      item = 'gone';
-    }
-    // Overtaken: a new layout, or a key that moved the focus meanwhile.
-    if (parameters !== this.parameters || request !== this.focusRequest || this.tiles.focusedID !== id || this.tiles.tile(id) !== tile || !item) return;
-    if (item !== 'gone') {
-      this.tiles.update(item, this.scroller.origin, this.itemCount);
-      return;
-    }
-    const index = tile.item.index;
-    const hadFocus = document.activeElement === tile.element;
-    if (hadFocus) this.element.focus({ preventScroll: true });
-    this.tiles.forget(id);
-    if (this.itemCount > 0) this.focusIndex(Math.min(index, this.itemCount - 1), hadFocus, false);
   }
 
   showConfiguration() {
@@ -531,7 +485,6 @@ class Gallery {
       if (text !== location.hash) history.replaceState(null, '', text);
     }, 300);
   }
-
 }
 
 // With access control on, nothing is asked of the API before the browser has a session.
