@@ -18,6 +18,22 @@ extension RunsTheTool {
         let result = try BuiltTool.run(["-u", "nobody", "--", BuiltTool.catalog.path] + arguments, executable: URL(fileURLWithPath: "/sbin/runuser"))
         return (result.status, String(decoding: result.stdout, as: UTF8.self), result.stderr)
     }
+
+    /// Runs the binary with stdout on /dev/full: it must fail with the output's error.
+    func expectFullDiskFails(_ arguments: [String], message: String = "Error: cannot write the output: No space left on device\n",
+                             sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let process = Process()
+        process.executableURL = BuiltTool.catalog
+        process.arguments = arguments
+        process.standardOutput = try #require(FileHandle(forWritingAtPath: "/dev/full"))
+        let err = Pipe()
+        process.standardError = err
+        try process.run()
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 1, sourceLocation: sourceLocation)
+        #expect(stderr == message, "\(stderr)", sourceLocation: sourceLocation)
+    }
 }
 
 /// What a new user meets first: `--version`, scans of roots that cannot be scanned, and the
@@ -277,151 +293,6 @@ extension RunsTheTool {
         #expect(!FileManager.default.fileExists(atPath: folder), "nothing created")
     }
 
-    /// An empty file is no catalog for a command that only reads (SQLite would take it for an
-    /// empty database and make a catalog of it, and its layout file beside it); a command that
-    /// writes makes one there as in a new file.
-    @Test func aCommandThatReadsRefusesAnEmptyFile_andLeavesItEmpty() throws {
-        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
-        let library = try Library()
-        let empty = try library.write("notes.txt", Data())
-        for command in [["stats"], ["list"], ["page", "--width", "375"]] {
-            let result = try run([command[0], "--db", empty] + command.dropFirst())
-            #expect(result.status == 1)
-            #expect(result.stderr.hasPrefix("Error: cannot open the catalog at \(empty): there is no catalog there (an empty file);"), "\(result.stderr)")
-        }
-        #expect(try FileManager.default.contentsOfDirectory(atPath: library.root.path) == ["notes.txt"])
-        #expect(try Data(contentsOf: URL(fileURLWithPath: empty)).isEmpty)
-        try library.write("a.jpg", Library.fixture("baseline.jpg"))
-        #expect(try run(["scan", "--db", empty, library.root.path]).status == 0)
-        #expect(try run(["stats", "--db", empty]).stdout.contains("items"))
-
-        // Nor is an SQLite database without tables (`sqlite3 FILE VACUUM`, or a catalog's file
-        // copied without its -wal while its tables were still only there): they were made in it.
-        let blank = library.root.path + "/blank.db"
-        try DatabaseQueue(path: blank).writeWithoutTransaction { try $0.execute(sql: "VACUUM") }
-        let bytes = try Data(contentsOf: URL(fileURLWithPath: blank))
-        for command in [["stats"], ["list"], ["page", "--width", "375"]] {
-            let result = try run([command[0], "--db", blank] + command.dropFirst())
-            #expect(result.status == 1)
-            #expect(result.stderr.hasPrefix("Error: cannot open the catalog at \(blank): there is no catalog there (an SQLite database without tables);"),
-                    "\(result.stderr)")
-        }
-        #expect(try Data(contentsOf: URL(fileURLWithPath: blank)) == bytes, "left as it was")
-        #expect(!FileManager.default.fileExists(atPath: blank + ".layouts"))
-        #expect(try run(["scan", "--db", blank, library.root.path]).status == 0)
-        #expect(try run(["stats", "--db", blank]).stdout.contains("items"))
-    }
-
-    /// An import whose input cannot be read makes no catalog: the input is opened first.
-    @Test func anImportOfAMissingFileMakesNoCatalog() throws {
-        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
-        let library = try Library()
-        let result = try run(["import", "--db", library.catalogPath, library.root.path + "/pins.csv"])
-        #expect(result.status == 1)
-        #expect(result.stderr == "Error: cannot read \(library.root.path)/pins.csv: No such file or directory; nothing was imported\n", "\(result.stderr)")
-        #expect(!FileManager.default.fileExists(atPath: library.catalogPath))
-        // A folder opens, and fails at its first read.
-        let folder = try run(["import", "--db", library.catalogPath, library.root.path])
-        #expect(folder.status == 1 && folder.stderr.contains("Is a directory"), "\(folder.stderr)")
-        #expect(!FileManager.default.fileExists(atPath: library.catalogPath))
-    }
-
-    /// Output that cannot be written (a full disk: /dev/full) fails the command with a message,
-    /// as it fails `cat`, rather than exit 0 with the listing cut short.
-    @Test(arguments: [["list"], ["list", "--json"], ["stats"], ["page", "--width", "375"]])
-    func outputThatCannotBeWrittenFailsTheCommand(_ command: [String]) throws {
-        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
-        let library = try Library()
-        _ = try library.catalog().importItems(PagerTests.importRows(2_000))
-        try expectFullDiskFails([command[0], "--db", library.catalogPath] + command.dropFirst())
-    }
-
-    /// An import or a scan whose summary cannot be written fails (exit 1) after its work was
-    /// committed: the message says the work is kept, or a script retried an import that was done.
-    @Test func aSummaryThatCannotBeWritten_saysTheWorkIsKept() throws {
-        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
-        let library = try Library()
-        try library.write("a.jpg", Library.fixture("baseline.jpg"))
-        let csv = try library.write("pins.csv", Data("key,width,height\npin-1,10,20\n".utf8))
-        try expectFullDiskFails(["import", "--db", library.catalogPath, csv],
-                                message: "Error: cannot write the output: No space left on device; the import itself was written (its transaction had committed)\n")
-        try expectFullDiskFails(["scan", "--db", library.catalogPath, library.root.path],
-                                message: "Error: cannot write the output: No space left on device; the scan itself was written\n")
-        #expect(try library.catalog().items(order: .path).count == 2)
-    }
-
-    /// A catalog cut short (a copy that did not finish) is a damaged catalog, not "not a
-    /// catalog; pass --db to use another file", which sent its owner elsewhere.
-    @Test func aCatalogCutShort_isSaidToBeDamaged() throws {
-        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
-        let library = try Library()
-        _ = try library.catalog().importItems((0..<3000).map { ImportRow(line: $0 + 2, key: "pin-\($0)", width: 10, height: 20) })
-        let copy = library.root.appendingPathComponent("copy.sqlite").path
-        let bytes = try Data(contentsOf: URL(fileURLWithPath: library.catalogPath))
-        try bytes.prefix(bytes.count / 3).write(to: URL(fileURLWithPath: copy))
-        let result = try run(["stats", "--db", copy])
-        #expect(result.status == 1)
-        #expect(result.stderr.hasPrefix("Error: cannot open the catalog at \(copy): it is damaged (")
-                && result.stderr.contains("it was not modified: restore a backup, or recover what SQLite can with sqlite3 \(copy) .recover"),
-                "\(result.stderr)")
-    }
-
-    /// A device or a FIFO given as --db is refused before anything is made beside it: `stats
-    /// --db /dev/null` left /dev/null-journal, /dev/null.layouts and its lock in /dev.
-    @Test func aDeviceOrAFIFOAsTheCatalog_isRefused_andNothingIsMadeBesideIt() throws {
-        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
-        let library = try Library()
-        let fifo = library.root.appendingPathComponent("pipe").path
-        try #require(mkfifo(fifo, 0o644) == 0)
-        let before = try FileManager.default.contentsOfDirectory(atPath: library.root.path).sorted()
-        for (path, kind) in [(fifo, "a FIFO (a named pipe)"), ("/dev/null", "a device")] {
-            let result = try run(["stats", "--db", path])
-            #expect(result.status == 1)
-            #expect(result.stderr == "Error: cannot open the catalog at \(path): it is \(kind), not a catalog's file; it was not modified, and nothing was made beside it\n",
-                    "\(result.stderr)")
-        }
-        #expect(try FileManager.default.contentsOfDirectory(atPath: library.root.path).sorted() == before)
-        #expect(!FileManager.default.fileExists(atPath: "/dev/null.layouts"))
-    }
-
-    /// A catalog on a full disk could not even be opened (SQLite makes its -shm file to read),
-    /// and said only "disk I/O error": it is said to be a full disk, with what may be deleted.
-    @Test(.enabled(if: getuid() == 0, "mounts a small file system"))
-    func aCatalogOnAFullDisk_isSaidToBeOnAFullDisk() throws {
-        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
-        let library = try Library()
-        _ = try library.catalog().importItems([ImportRow(line: 2, key: "pin", width: 10, height: 20)])
-        let disk = library.root.appendingPathComponent("disk").path
-        try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
-        let mounted = try BuiltTool.run(["-t", "tmpfs", "-o", "size=2m", "tmpfs", disk], executable: URL(fileURLWithPath: "/bin/mount"))
-        try #require(mounted.status == 0, "mount: \(mounted.stderr)")
-        defer { _ = try? BuiltTool.run([disk], executable: URL(fileURLWithPath: "/bin/umount")) }
-        try FileManager.default.copyItem(atPath: library.catalogPath, toPath: disk + "/c.sqlite")
-        let fill = try #require(FileHandle(forWritingAtPath: { FileManager.default.createFile(atPath: disk + "/fill", contents: nil); return disk + "/fill" }()))
-        while (try? fill.write(contentsOf: Data(count: 65_536))) != nil {}
-        try? fill.close()
-        let result = try run(["stats", "--db", disk + "/c.sqlite"])
-        #expect(result.status == 1)
-        #expect(result.stderr.hasPrefix("Error: the disk is full: no room on the catalog's disk, where SQLite must make the files it keeps beside it"),
-                "\(result.stderr)")
-    }
-
-    /// Runs the binary with stdout on /dev/full: it must fail with the output's error.
-    func expectFullDiskFails(_ arguments: [String], message: String = "Error: cannot write the output: No space left on device\n",
-                             sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let process = Process()
-        process.executableURL = BuiltTool.catalog
-        process.arguments = arguments
-        process.standardOutput = try #require(FileHandle(forWritingAtPath: "/dev/full"))
-        let err = Pipe()
-        process.standardError = err
-        try process.run()
-        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 1, sourceLocation: sourceLocation)
-        #expect(stderr == message, "\(stderr)", sourceLocation: sourceLocation)
-    }
-
     /// Each bounded option's --help states the range its refusal states: serve's said none (the
     /// README promises "--help lists each option's default and range"), snap's velocity no unit.
     @Test(arguments: [(["serve", "--port", "65536"], "0 to 65535"),
@@ -473,23 +344,6 @@ extension RunsTheTool {
         #expect(result.status == 1)
         let kept = command == ["import"] ? "the import itself was written (its transaction had committed)" : "the scan itself was written"
         #expect(result.stderr == "Error: cannot write the output: Bad file descriptor; \(kept)\n", "\(result.stderr)")
-        #expect(try library.items().count == 1)
-    }
-
-    /// A refused import into a path with no catalog leaves none (it left an empty catalog, which
-    /// read commands then took for one); into a catalog, the catalog stays as it was.
-    @Test func aRefusedImportMakesNoCatalog_andLeavesOneAsItWas() throws {
-        let library = try Library()
-        let bad = try library.write("bad.csv", Data("key,width,height\np1,10,20\np2,10,-1\n".utf8))
-        let refused = try run(["import", "--db", library.catalogPath, bad])
-        #expect(refused.status == 1 && refused.stderr.contains("line 3"), "\(refused.stderr)")
-        let left = ["", "-wal", "-shm", "-journal", ".lock", ".layouts", ".layouts-wal", ".layouts-shm", ".layouts.lock"].filter { FileManager.default.fileExists(atPath: library.catalogPath + $0) }
-        #expect(left.isEmpty, "left behind: \(left)")
-        #expect(try run(["list", "--db", library.catalogPath]).stderr.contains("no catalog there"))
-        // A catalog that exists, even one made empty, is kept.
-        let good = try library.write("good.csv", Data("key,width,height\np1,10,20\n".utf8))
-        #expect(try run(["import", "--db", library.catalogPath, good]).status == 0)
-        #expect(try run(["import", "--db", library.catalogPath, bad]).status == 1)
         #expect(try library.items().count == 1)
     }
 

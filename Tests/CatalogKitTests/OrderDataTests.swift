@@ -63,7 +63,7 @@ import Testing
     /// PostgreSQL across a cursor's fetches of 10,000 rows.
     @Test(arguments: Backend.allCases) func listsFromAnyOffset_giveTheRowsOfAWholeRead_withTheOrderDataCurrentOrStale(_ backend: Backend) throws {
         let library = try Library(backend)
-        let file = try library.write("long.csv", Data(ImportTests.longCSV(rows: 12_000).utf8))
+        let file = try library.write("long.csv", Data(ImportIntoCatalogTests.longCSV(rows: 12_000).utf8))
         let catalog = try library.catalog()
         _ = try catalog.importItems(from: file)
         let chunk = OrderChunking.chunkSize // 4,096: the chunks of a rebuild are full but the last

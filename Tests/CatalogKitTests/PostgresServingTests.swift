@@ -150,7 +150,7 @@ import Testing
     @Test func aListWhoseConnectionIsLostPartWay_failsWithoutHandingAnItemTwice() throws {
         let library = try Library(.postgres)
         let database = OrderDataTests.database(library)
-        let file = try library.write("long.csv", Data(ImportTests.longCSV(rows: 20_500).utf8))
+        let file = try library.write("long.csv", Data(ImportIntoCatalogTests.longCSV(rows: 20_500).utf8))
         let catalog = try library.catalog()
         _ = try catalog.importItems(from: file)
         #expect(try catalog.itemCount() == 20_500) // leaves a connection kept for the list
