@@ -139,6 +139,23 @@ def screenshot(browser, name):
     browser.save_screenshot(str(ARTIFACTS / f"{name}.png"))
 
 
+# What the gallery and its carousel were doing, said when a wait times out (a CI log then tells
+# which part of a condition never came).
+SITUATION = """(() => {
+    const g = window.catalogGallery, c = g?.carousel, root = document.getElementById('carousel');
+    const pick = (object, names) => object ? Object.fromEntries(names.map((name) => [name, object[name]])) : null;
+    return JSON.stringify({
+        hash: location.hash, window: [innerWidth, innerHeight], status: document.getElementById('status')?.textContent,
+        gallery: pick(g, ['generation', 'itemCount', 'relayoutPending', 'layoutRequest']),
+        plane: document.getElementById('plane')?.dataset.state,
+        carousel: c && { hidden: root.hidden, ...root.dataset, top: c.scroller.top, maxTop: c.scroller.maxTop, pad: c.pad,
+            width: c.element.clientWidth, height: c.element.clientHeight, tiles: c.tiles.size, bands: [...c.bands.keys()],
+            ...pick(c, ['animating', 'stepping', 'queuedSteps', 'layingOut', 'layoutRequest', 'snapRequest', 'wheelTravel']) },
+        held: window.heldRequests?.length ?? null,
+    });
+})()"""
+
+
 def wait(browser, script, timeout=90, message=""):
     """Waits until `script` (a JavaScript expression) is truthy; returns its value."""
     deadline = time.monotonic() + timeout
@@ -147,5 +164,9 @@ def wait(browser, script, timeout=90, message=""):
         if value:
             return value
         if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {script} {message}")
+            try:
+                situation = browser.execute_script(f"return {SITUATION};")
+            except Exception as error:  # the page itself is gone
+                situation = f"(not known: {error})"
+            raise AssertionError(f"timed out waiting for {script} {message}\nthe page then: {situation}")
         time.sleep(0.05)

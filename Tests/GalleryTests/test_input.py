@@ -11,7 +11,9 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
 from conftest import wait
-from gallery import CAROUSEL_SETTLED, READY, open_carousel_from_the_viewer, open_gallery, slow_network, visible
+from gallery import (
+    CAROUSEL_SETTLED, READY, hold_requests, open_carousel_from_the_viewer, open_gallery, release_requests, slow_network, visible,
+)
 
 SCROLLER = "window.catalogGallery.scroller"
 
@@ -59,7 +61,8 @@ def test_a_touch_pan_near_either_end_moves_the_images_by_what_it_asks(browser, s
 
 def test_single_notches_of_a_wheel_step_the_carousel(browser, server):
     """A notch gives one scroll event, so no speed: the snap took the nearest image, the one
-    the row started from, and a wheel turned a notch at a time never moved it."""
+    the row started from, and a wheel turned a notch at a time never moved it. Nor did a notch
+    turned while an older snap's answer was on its way."""
     open_carousel_from_the_viewer(browser, server)
     centred = "Number(document.querySelector(`.carousel-tile[data-item-id='${document.getElementById('carousel').dataset.centred}']`).dataset.index)"
     start = browser.execute_script(f"return {centred}")
@@ -67,6 +70,22 @@ def test_single_notches_of_a_wheel_step_the_carousel(browser, server):
     for n in range(1, 4):
         ActionChains(browser).scroll_from_origin(ScrollOrigin.from_element(row), 0, 120).perform()
         wait(browser, f"{CAROUSEL_SETTLED} && {centred} === {start + n}", message=f"notch {n}")
+    # A notch while a snap for where the row was is on its way (the one after the opening's own
+    # scroll, on a slow server): that answer is stale. It glided the row back, and the notch's
+    # own snap, asked for during the glide, was dropped: the notch moved nothing.
+    try:
+        hold_requests(browser)
+        browser.execute_script("window.catalogGallery.carousel.snap()")
+        wait(browser, "window.heldRequests.length === 1")
+        # The notch, and at once the older answer (the notch's own snap is asked for 90 ms later).
+        browser.execute_script("""document.getElementById('carousel-scroller')
+            .dispatchEvent(new WheelEvent('wheel', { deltaY: 120, bubbles: true, cancelable: true }));
+            window.heldRequests.shift()();""")
+        wait(browser, "window.heldRequests.length === 1", message="the notch's snap")
+        release_requests(browser)
+        wait(browser, f"{CAROUSEL_SETTLED} && {centred} === {start + 4}", message="the notch after a stale snap")
+    finally:
+        release_requests(browser)
     ActionChains(browser).send_keys(Keys.ESCAPE).perform()
     wait(browser, "document.getElementById('carousel').hidden")
 

@@ -12,12 +12,11 @@
 // centre, from 0 to the row's length (the layout's offset at the view's left is that less half
 // the view, which may be below 0). A new window size lays it out again around the same image.
 
-import { api, fileName, isWebAddress } from './api.js';
+import { api, fileName } from './api.js';
+import { carouselTile, emphasis, speed } from './carousel-row.js';
 import { VirtualScroller } from './scroller.js';
 
 const BAND = 2048; // points along x a page request covers
-const MIN_SCALE = 0.8;
-const MIN_ALPHA = 0.5;
 const SNAP_MS = 220;
 const STEP_WAIT = 2000; // ms a step waits for the server's answer before a press asks anew
 
@@ -52,11 +51,14 @@ export class CarouselView {
     this.wheelTravel = 0; // how far the wheel moved the row since the last snap (or glide)
     this.scroller.onWheel = (delta) => {
       this.wheelTravel += delta;
+      this.snapRequest += 1; // an answer on its way (a snap after the opening's scroll) is for where the row was
       this.scheduleSnap();
     };
     this.element.addEventListener('scroll', () => {
       if (this.animating || performance.now() < this.quietUntil) return; // our own scrolling
-      this.snapRequest += 1; // the person scrolls again: an answer still on its way is stale
+      // The person scrolls again: an answer on its way is stale. The wheel's own moves (taken over)
+      // are not: their event, a frame late on a busy machine, dropped the snap they asked for.
+      if (!this.scroller.ownScroll) this.snapRequest += 1;
       this.samples.push({ t: performance.now(), x: this.scroller.top });
       if (this.samples.length > 6) this.samples.shift();
     }, { passive: true });
@@ -357,13 +359,11 @@ export class CarouselView {
       wanted.add(item.id);
       let tile = this.tiles.get(item.id);
       if (!tile) {
-        tile = this.makeTile(item);
+        tile = carouselTile(item);
         this.tiles.set(item.id, tile);
         this.plane.append(tile);
       }
-      const t = Math.min(1, d / falloff);
-      const scale = 1 - (1 - MIN_SCALE) * t;
-      const alpha = 1 - (1 - MIN_ALPHA) * t;
+      const { scale, alpha } = emphasis(d, falloff);
       tile.style.transform = `translate(${item.frame.x - origin}px, ${item.frame.y}px) scale(${scale})`;
       tile.style.width = `${item.frame.width}px`;
       tile.style.height = `${item.frame.height}px`;
@@ -381,32 +381,6 @@ export class CarouselView {
     this.root.dataset.top = this.scroller.top - this.pad; // the layout's offset at the view's left
     const centred = this.centredItem();
     if (centred) this.root.dataset.centred = centred.id;
-  }
-
-  makeTile(item) {
-    const tile = document.createElement('div');
-    tile.className = 'carousel-tile';
-    tile.dataset.itemId = item.id;
-    tile.setAttribute('role', 'img');
-    const name = item.title || fileName(item.path);
-    tile.setAttribute('aria-label', name);
-    const label = document.createElement('span');
-    label.className = 'label';
-    label.textContent = name;
-    const source = item.version ? api.thumbnailURL(item.id, 512, item.version) : isWebAddress(item.url) ? item.url : null;
-    if (source) {
-      const image = document.createElement('img');
-      image.alt = name;
-      image.decoding = 'async';
-      image.referrerPolicy = 'no-referrer';
-      // An image that fails shows its name, as a gallery tile does, not the browser's broken icon.
-      image.addEventListener('error', () => image.replaceWith(label));
-      image.src = source;
-      tile.append(image);
-    } else {
-      tile.append(label);
-    }
-    return tile;
   }
 
   /** The loaded item whose centre is nearest the view's. */
@@ -454,12 +428,7 @@ export class CarouselView {
   }
 
   /** Points per millisecond over the last scroll events (0 when they are old). */
-  velocity() {
-    const samples = this.samples.filter((sample) => performance.now() - sample.t < 150);
-    if (samples.length < 2) return 0;
-    const first = samples[0], last = samples[samples.length - 1];
-    return last.t > first.t ? (last.x - first.x) / (last.t - first.t) : 0;
-  }
+  velocity() { return speed(this.samples, performance.now()); }
 
   glide(offset) {
     cancelAnimationFrame(this.animation);

@@ -40,6 +40,7 @@ export class VirtualScroller {
     this.physical = 0;
     this.origin = 0;
     this.expected = null;
+    this.ownScroll = false; // whether the scroll event being handled is from scrollTo, not the person
     this.settleTimer = 0;
     // A finger on the view, or its pan's momentum: its moves are never jumps to an end.
     this.touching = false;
@@ -103,10 +104,11 @@ export class VirtualScroller {
 
   #nativeScroll() {
     const actual = this.position;
-    if (this.expected !== null && Math.abs(actual - this.expected) < 1) {
+    this.ownScroll = this.expected !== null && Math.abs(actual - this.expected) < 1; // for the listeners after this one
+    if (this.ownScroll) {
       this.expected = null;
       this.physical = actual;
-      return; // our own scrollTo: already placed
+      return; // our own scrollTo (a wheel taken over, a glide): already placed
     }
     this.expected = null;
     const delta = actual - this.physical;
