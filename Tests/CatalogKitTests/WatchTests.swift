@@ -13,7 +13,7 @@ import Testing
         let process: Process
         var lines: LineReader
         /// `runAs`: a command that runs the binary as another user (`runuser -u nobody --`).
-        init(_ arguments: [String], runAs: [String] = [], limit: Duration = .seconds(60)) throws {
+        init(_ arguments: [String], runAs: [String] = [], limit: Duration = .seconds(180)) throws {
             process = Process()
             process.executableURL = runAs.isEmpty ? BuiltTool.catalog : URL(fileURLWithPath: runAs[0])
             process.arguments = runAs.isEmpty ? arguments : Array(runAs.dropFirst()) + [BuiltTool.catalog.path] + arguments
@@ -320,7 +320,9 @@ import Testing
         defer { watcher.process.terminate(); watcher.process.waitUntilExit() }
         #expect(watcher.next(matching: { $0.contains("\"added\":1") }) != nil)
         let bytes = try Library.fixture("rgb.png")
+        let burst = ContinuousClock.now
         for n in 0..<300 { try library.write(String(format: "burst/%03d.png", n), bytes) }
+        let burstTook = ContinuousClock.now - burst
         var added = 0, rounds = 0
         while added < 300, let line = watcher.next(matching: { $0.hasPrefix("{\"rescanned\"") }) {
             let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
@@ -328,7 +330,10 @@ import Testing
             rounds += 1
         }
         #expect(added == 300)
-        #expect(rounds <= 2, "300 copies in a burst took \(rounds) rescans") // the folder's creation may open a round of its own
+        // The folder's creation may open a round of its own; a writer stalled past the watcher's
+        // 500 ms of quiet (a loaded machine) splits the burst, a round for each half second it took.
+        let stalls = Int(burstTook / .milliseconds(500))
+        #expect(rounds <= 2 + stalls, "300 copies in a burst (written in \(burstTook)) took \(rounds) rescans")
         #expect(try library.items().count == 301)
     }
 }

@@ -178,7 +178,7 @@ import Testing
 
     @Test func repeatedFailuresFromOneAddressGet429_andATokenWorksAgainOnceTheWindowHasPassed() throws {
         let (served, token) = try Self.catalogWithToken()
-        let server = try Server(["--db", served.path, "--host", "0.0.0.0", "--failures-per-minute", "5", "--failure-window-seconds", "3"])
+        let server = try Server(["--db", served.path, "--host", "0.0.0.0", "--failures-per-minute", "5", "--failure-window-seconds", "10"])
         let wrong = Self.bearer("catalog_" + String(repeating: "x", count: 43))
         for attempt in 1...5 {
             #expect(try RawConnection.request(port: server.port, "/api/items", headers: wrong).status == 401, "attempt \(attempt)")
@@ -186,11 +186,11 @@ import Testing
         let blocked = try RawConnection.request(port: server.port, "/api/items", headers: wrong)
         #expect(blocked.status == 429)
         let retryAfter = try #require(blocked.header("Retry-After").flatMap { Int($0) })
-        #expect((1...3).contains(retryAfter))
+        #expect((1...10).contains(retryAfter))
         #expect(try RawConnection.request(port: server.port, "/api/items", headers: Self.bearer(token)).status == 429, "even a right token")
         #expect(try RawConnection.request(port: server.port, "/api/health").status == 200, "health stays open")
 
-        let deadline = ContinuousClock.now + .seconds(15)
+        let deadline = ContinuousClock.now + .seconds(60)
         var status = 0
         while ContinuousClock.now < deadline {
             status = try RawConnection.request(port: server.port, "/api/items", headers: Self.bearer(token)).status
@@ -292,7 +292,7 @@ import Testing
             let page = try RawConnection.request(port: port, "/api/page?width=375", headers: Self.bearer(token))
             #expect(page.status == 200, "the normal client is served")
         }
-        #expect(ContinuousClock.now - started < .seconds(5), "and without waiting for the slow or idle ones")
+        #expect(ContinuousClock.now - started < .seconds(10), "and without waiting for the slow or idle ones") // the slow head takes 11.5 s
 
         #expect(slow.waitFor(.seconds(10)) { $0.hasPrefix("HTTP/1.1 408") }, "the slow client is cut off: \(slow.text.prefix(80))")
         let closed = idle.filter(\.isClosedByServer).count
@@ -333,7 +333,7 @@ import Testing
         let started = ContinuousClock.now
         #expect(connection.waitFor(.seconds(15)) { _ in false } == false)
         #expect(connection.closedByServer, "the body arrived, the connection went idle, and the idle timeout closed it")
-        #expect(ContinuousClock.now - started < .seconds(10))
+        #expect(ContinuousClock.now - started < .seconds(14)) // the idle timeout (2 s), not the request's (30 s)
 
         let keptAlive = try RawConnection(port: server.port)
         keptAlive.send("GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")

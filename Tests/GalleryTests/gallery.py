@@ -168,21 +168,23 @@ def focus_the_last_image_in_view(browser, server):
 CAROUSEL_SETTLED = "!document.getElementById('carousel').hidden && document.getElementById('carousel').dataset.state === 'complete' && !window.catalogGallery.carousel.animating"
 
 
-def hold_requests(browser):
+def hold_requests(browser, only="true"):
     """The gallery's API requests (every one goes through `fetch`) wait, sent to no one, until
     `release_requests`: a network exactly as slow as the test needs, whatever the machine's load.
-    (Chromium's latency emulation ends on its own, sometimes before a loaded machine has looked.)"""
-    browser.execute_script("""
+    (Chromium's latency emulation ends on its own, sometimes before a loaded machine has looked.)
+    `only`, a JavaScript expression of `url`, holds only the requests it is true for."""
+    browser.execute_script(f"""
         if (window.heldRequests) return;
         const send = window.fetch;
+        const held = (url) => ({only});
         window.heldRequests = [];
-        window.releaseRequests = () => {
+        window.releaseRequests = () => {{
             window.fetch = send;
-            const held = window.heldRequests ?? [];
+            const waiting = window.heldRequests ?? [];
             window.heldRequests = null;
-            held.forEach((go) => go());
-        };
-        window.fetch = (...request) => new Promise((resolve, reject) =>
+            waiting.forEach((go) => go());
+        }};
+        window.fetch = (...request) => !held(String(request[0])) ? send(...request) : new Promise((resolve, reject) =>
             window.heldRequests.push(() => send(...request).then(resolve, reject)));""")
 
 

@@ -8,7 +8,9 @@ from selenium.webdriver.common.keys import Keys
 import os
 
 from conftest import api, catalog, wait
-from gallery import CAROUSEL_SETTLED, READY, native_scroll, scanned_in_order, shown, slow_network, state, top_of
+from gallery import (
+    CAROUSEL_SETTLED, READY, hold_requests, native_scroll, release_requests, scanned_in_order, shown, state, top_of,
+)
 
 GENERATION = "Number(document.getElementById('plane').dataset.generation)"
 
@@ -85,7 +87,8 @@ def test_two_changes_close_together_keep_the_item_at_the_top_in_place(driver, wo
         before = state(driver)
         top = top_of(before)
         try:
-            slow_network(driver, 1500)
+            # The bands are held (the layouts around an item, and the change sets, are not).
+            hold_requests(driver, only="url.includes('/api/page?') && url.includes('offset=')")
             catalog("import", "--db", database, imported(workspace, "two-changes-a", 200, 2030, seed=10))
             # The first change laid out, its tiles still the old layout's (its bands on their way).
             wait(driver, f"{GENERATION} === {before['generation'] + 1} && document.getElementById('plane').dataset.state === 'loading'"
@@ -93,7 +96,7 @@ def test_two_changes_close_together_keep_the_item_at_the_top_in_place(driver, wo
             catalog("import", "--db", database, imported(workspace, "two-changes-b", 200, 2031, seed=11))
             wait(driver, f"{GENERATION} > {before['generation'] + 1}", timeout=60)
         finally:
-            slow_network(driver, 0)
+            release_requests(driver)
         wait(driver, READY, timeout=60)
         after = state(driver)
         assert after["itemCount"] == before["itemCount"] + 400

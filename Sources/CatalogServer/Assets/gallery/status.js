@@ -1,8 +1,9 @@
 // The status line under the toolbar: one message at a time. An error outranks the hint that
-// the catalog is empty, which outranks "Loading…" and notices (a link to an image that is not
-// there); a lower one waits until the higher is cleared.
+// the catalog is empty, which outranks notices (a link to an image that is not there, said for
+// a few seconds), which outrank "Loading…" (a band slow to come put it over the notice at once);
+// a lower one waits until the higher is cleared.
 
-const RANK = { error: 3, empty: 2, loading: 1, notice: 1 };
+const RANK = { error: 4, empty: 3, notice: 2, loading: 1 };
 const NOTICE_SHOWN = 8000; // ms a notice stays
 
 export class StatusLine {
