@@ -9,6 +9,7 @@ const NOTICE_SHOWN = 8000; // ms a notice stays
 export class StatusLine {
   constructor(element) {
     this.element = element;
+    this.waiting = new Map(); // kind -> text of the lower messages kept out, shown once the higher is cleared
   }
 
   /** The kind of message shown ('error', 'empty', 'loading'), or '' when none is. */
@@ -18,7 +19,11 @@ export class StatusLine {
 
   show(text, kind) {
     const current = this.kind;
-    if (current && current !== kind && (RANK[current] ?? 0) > (RANK[kind] ?? 0)) return;
+    if (current && current !== kind && (RANK[current] ?? 0) > (RANK[kind] ?? 0)) {
+      this.waiting.set(kind, text);
+      return;
+    }
+    this.waiting.delete(kind);
     if (this.element.textContent !== text) this.element.textContent = text; // unchanged text is not read out again
     this.element.dataset.kind = kind;
   }
@@ -30,8 +35,15 @@ export class StatusLine {
     this.noticeTimer = setTimeout(() => this.clear('notice'), NOTICE_SHOWN);
   }
 
-  /** Clears the line if it shows `kind`. */
+  /** Clears `kind`: the line if it shows it (then the highest message kept out meanwhile). */
   clear(kind) {
-    if (this.kind === kind) this.element.textContent = '';
+    this.waiting.delete(kind);
+    if (this.kind !== kind) return;
+    this.element.textContent = '';
+    const [next] = [...this.waiting].sort(([a], [b]) => (RANK[b] ?? 0) - (RANK[a] ?? 0));
+    if (next) {
+      this.waiting.delete(next[0]);
+      this.show(next[1], next[0]);
+    }
   }
 }
