@@ -77,7 +77,7 @@ def test_single_notches_of_a_wheel_step_the_carousel(browser, server):
     # scroll, on a slow server): that answer is stale. It glided the row back, and the notch's
     # own snap, asked for during the glide, was dropped: the notch moved nothing.
     try:
-        hold_requests(browser)
+        hold_requests(browser, only="url.includes('/api/snap')")
         browser.execute_script("window.catalogGallery.carousel.snap()")
         wait(browser, "window.heldRequests.length === 1")
         # The notch, and at once the older answer (the notch's own snap is asked for 90 ms later).
@@ -157,13 +157,19 @@ def test_a_link_to_an_image_not_in_the_catalog_says_so(browser, server):
     # lasted a quarter of a second on a slow network).
     try:
         hold_requests(browser, only="url.includes('offset=')")
-        browser.execute_script("const g = window.catalogGallery; g.bands.reset(g.parameters, g.bands.generation); g.render();")
+        browser.execute_script("""const g = window.catalogGallery;
+            g.status.notice('The linked image is not in this catalog (again)');
+            g.bands.reset(g.parameters, g.bands.generation);
+            g.render();""")
         wait(browser, "window.catalogGallery.loadingSince !== null && performance.now() - window.catalogGallery.loadingSince > 300")
         browser.execute_script("window.catalogGallery.render()")
         assert browser.execute_script(f"return {status}.dataset.kind") == "notice"
+        # "Loading…" comes once the notice goes, while the band is still on its way.
+        browser.execute_script("window.catalogGallery.status.clear('notice')")
+        assert browser.execute_script(f"return {status}.textContent") == "Loading…"
     finally:
         release_requests(browser)
-    wait(browser, READY)
+    wait(browser, f"{READY} && {status}.textContent === ''")
     # The console's only errors are the 404s of the missing image (no request for id 0).
     errors = [entry["message"] for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
     assert errors and all("99999999" in message and "404" in message for message in errors), errors

@@ -51,7 +51,7 @@ export class CarouselView {
     this.wheelTravel = 0; // how far the wheel moved the row since the last snap (or glide)
     this.scroller.onWheel = (delta) => {
       this.wheelTravel += delta;
-      this.snapRequest += 1; // an answer on its way (a snap after the opening's scroll) is for where the row was
+      if (!this.animating) this.snapRequest += 1; // an answer on its way is for where the row was (not a step's, during its glide)
       this.scheduleSnap();
     };
     this.element.addEventListener('scroll', () => {

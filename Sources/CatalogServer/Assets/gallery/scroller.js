@@ -40,7 +40,7 @@ export class VirtualScroller {
     this.physical = 0;
     this.origin = 0;
     this.expected = null;
-    this.ownScroll = false; // whether the scroll event being handled is from scrollTo, not the person
+    this.ownScroll = false; // inside a scroll listener after this one: whether the event is from scrollTo, not the person
     this.settleTimer = 0;
     // A finger on the view, or its pan's momentum: its moves are never jumps to an end.
     this.touching = false;
