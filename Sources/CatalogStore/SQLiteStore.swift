@@ -169,8 +169,7 @@ package final class SQLiteStore: CatalogBackend {
             throw error
         } catch let error as DatabaseError where error.resultCode == .SQLITE_FULL {
             throw .full(path: path, reason: fullReason(path)) // bringing the catalog to this version's schema
-        } catch let error as DatabaseError where error.resultCode == .SQLITE_IOERR && roomLeft(FilePath.folder(of: files)) < 1 << 20 {
-            // SQLite could not make its -shm file (it needs it even to read): "disk I/O error".
+        } catch let error as DatabaseError where isFullAtOpening(error, files: files) {
             throw .full(path: path, reason: fullAtOpeningReason(files))
         } catch let error as DatabaseError {
             throw .cannotOpen(path: path, reason: unwritable(path) ?? error.message ?? error.description)
@@ -256,6 +255,7 @@ package final class SQLiteStore: CatalogBackend {
         guard access(path, R_OK) == 0 else { throw .cannotOpen(path: path, reason: "permission denied") }
         let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
         if size == 0 { return } // an empty file: becomes a new catalog
+        let files = resolved(path)
         do {
             var configuration = Configuration()
             configuration.readonly = true
@@ -287,8 +287,8 @@ package final class SQLiteStore: CatalogBackend {
                 + "restore a backup, or recover what SQLite can with sqlite3 \(FilePath.shellWord(path)) .recover")
         } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB || error.resultCode == .SQLITE_CORRUPT {
             throw .notACatalog(path: path, reason: error.message ?? "not a database")
-        } catch let error as DatabaseError where error.resultCode == .SQLITE_IOERR && roomLeft(FilePath.folder(of: resolved(path))) < 1 << 20 {
-            throw .full(path: path, reason: fullAtOpeningReason(resolved(path)))
+        } catch let error as DatabaseError where isFullAtOpening(error, files: files) {
+            throw .full(path: path, reason: fullAtOpeningReason(files))
         } catch let error as DatabaseError {
             throw .cannotOpen(path: path, reason: unwritable(path) ?? error.message ?? "\(error)")
         } catch {
@@ -431,6 +431,12 @@ extension SQLiteStore {
     static func fullReason(_ path: String) -> String {
         "no room on the disk of the catalog, of its file of stored layouts (\(path).layouts), "
             + "or of the folder SQLite writes its temporary files in (\(temporaryFolder), $SQLITE_TMPDIR sets another)"
+    }
+
+    /// SQLite's "disk I/O error" at opening, with less than 1 MiB left beside the catalog's
+    /// `files`: it could not make its -shm file, which it needs even to read.
+    static func isFullAtOpening(_ error: DatabaseError, files: String) -> Bool {
+        error.resultCode == .SQLITE_IOERR && roomLeft(FilePath.folder(of: files)) < 1 << 20
     }
 
     /// A full disk met while opening the catalog: said as one, with what may be deleted.
