@@ -293,6 +293,20 @@ extension RunsTheTool {
         #expect(!FileManager.default.fileExists(atPath: folder), "nothing created")
     }
 
+    /// `stats` counts the files that failed as "1 error", "2 errors" (it said "1 errors").
+    @Test func statsCountsErrorsInWords() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let library = try Library()
+        try library.write("good.jpg", Library.fixture("baseline.jpg"))
+        try library.write("broken.png", Library.fixture("rgb.png").prefix(20))
+        for (broken, counted) in [(1, "1 error\n"), (2, "2 errors\n")] {
+            if broken == 2 { try library.write("broken-too.png", Library.fixture("rgb.png").prefix(20)) }
+            #expect(try run(["scan", "--db", library.catalogPath, library.root.path]).status == 0)
+            let stats = try run(["stats", "--db", library.catalogPath]).stdout
+            #expect(stats.contains("0 unsupported, \(counted)"), "\(stats)")
+        }
+    }
+
     /// Each bounded option's --help states the range its refusal states: serve's said none (the
     /// README promises "--help lists each option's default and range"), snap's velocity no unit.
     @Test(arguments: [(["serve", "--port", "65536"], "0 to 65535"),

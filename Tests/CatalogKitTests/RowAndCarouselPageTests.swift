@@ -180,6 +180,11 @@ import Testing
         #expect(left.status == 0, "\(left.stderr)")
         let leftObject = try #require(try JSONSerialization.jsonObject(with: left.stdout) as? [String: Any])
         #expect(try #require(leftObject["offset"] as? Double) < (try #require(object["offset"] as? Double)))
+        // As text: the first item cannot be centred (the offset stops at 0), and says so.
+        let first = String(decoding: try BuiltTool.run(["snap"] + db + ["--width", "600", "--proposed", "0", "--velocity", "-1"]).stdout, as: UTF8.self)
+        #expect(first.hasPrefix("offset 0: item 0 ") && first.contains(" as near the centre as the row's end lets it, "), "\(first)")
+        let middle = String(decoding: try BuiltTool.run(["snap"] + db + ["--width", "600", "--proposed", "900"]).stdout, as: UTF8.self)
+        #expect(middle.contains(") centred, "), "\(middle)")
         let negative = try BuiltTool.run(["page"] + db + ["--width", "600", "--offset", "-5"])
         #expect(negative.status == 2 && negative.stderr.contains("--offset") && !negative.stderr.contains("Missing value"), "\(negative.stderr)")
         let page = try BuiltTool.run(["page"] + db + ["--width", "600", "--style", "carousel", "--offset", "100"])

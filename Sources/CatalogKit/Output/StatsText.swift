@@ -17,7 +17,7 @@ public enum StatsText {
             catalog     \(PathText.display(Array(stats.path.utf8))) (\(stats.bytesOnDisk) bytes)
             generation  \(stats.generation)
             items       \(stats.items)\(formats.isEmpty ? "" : " (" + formats.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + ")")
-            files       \(stats.files) scanned, \(stats.unsupportedFiles) unsupported, \(stats.failedFiles) errors
+            files       \(stats.files) scanned, \(stats.unsupportedFiles) unsupported, \(stats.failedFiles) \(stats.failedFiles == 1 ? "error" : "errors")
             """
     }
 

@@ -45,7 +45,10 @@ struct Snap: ParsableCommand {
         if json {
             print(PageText.json(target))
         } else if let target {
-            print("offset \(PageText.number(target.offset)): item \(target.item.index) (id \(target.item.id)) centred, \(PathText.display(target.item.path))")
+            // At the row's ends the offset is clamped to the content: the item is as near the centre as it can be.
+            let centre = target.item.frame.x + target.item.frame.width / 2
+            let placed = abs(centre - (target.offset + request.configuration.width / 2)) < 0.5 ? "centred" : "as near the centre as the row's end lets it"
+            print("offset \(PageText.number(target.offset)): item \(target.item.index) (id \(target.item.id)) \(placed), \(PathText.display(target.item.path))")
         } else {
             printError("the catalog is empty: nothing to snap to")
         }
