@@ -53,7 +53,10 @@ struct CatalogCommand: AsyncParsableCommand {
             finishOutput()
         } catch {
             if exitCode(for: error) == .validationFailure {
-                printError(fullMessage(for: error))
+                // A mistyped required option (`--widht`) is the option the user must hear of, not
+                // the one it leaves missing (the parser names only `--width`).
+                let text = fullMessage(for: error)
+                printError(text.contains("Missing expected argument") ? unknownLongOption(arguments).map { "Error: \($0)" } ?? text : text)
                 Foundation.exit(2)
             }
             // --help and --version: printed here rather than by the parser, whose exit skips the
@@ -96,6 +99,24 @@ extension CatalogCommand {
                   let letter = argument.dropFirst().first, letter.isLetter,
                   Double(argument) == nil else { continue } // -inf, -nan: a value, refused by its option
             return "unknown option '\(argument)': catalog's options are long, as --db, but -h; a path that starts with '-' is written ./\(argument), or after --"
+        }
+        return nil
+    }
+
+    /// The first `--option` in `arguments` (before `--`) that the command named first does not
+    /// take, with the nearest one it does; nil when there is none.
+    static func unknownLongOption(_ arguments: ArraySlice<String>) -> String? {
+        guard let name = arguments.first, let command = configuration.subcommands.first(where: { $0._commandName == name }) else { return nil }
+        let help = helpMessage(for: command, includeHidden: true, columns: 10_000)
+        let known = Set(help.split(whereSeparator: { !($0.isLetter || $0.isNumber || $0 == "-") }).filter { $0.hasPrefix("--") }.map(String.init))
+        for argument in arguments.dropFirst() {
+            if argument == "--" { return nil }
+            guard argument.hasPrefix("--"), argument.count > 2 else { continue }
+            let option = String(argument.prefix { $0 != "=" })
+            if known.contains(option) { continue }
+            let nearest = known.map { (name: $0, distance: editDistance($0, option)) }.min { ($0.distance, $0.name) < ($1.distance, $1.name) }
+            let guess = nearest.flatMap { $0.distance <= 2 ? " Did you mean '\($0.name)'?" : nil } ?? ""
+            return "Unknown option '\(option)'.\(guess)"
         }
         return nil
     }

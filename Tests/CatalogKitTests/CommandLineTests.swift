@@ -307,6 +307,36 @@ extension RunsTheTool {
         }
     }
 
+    /// A scan's `failing` counts the files under its roots that fail: a scan of a folder with
+    /// nothing wrong said files under another root "failed before and did not change since".
+    @Test func aScansFailingCountIsItsRoots() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let library = try Library()
+        let broken = try Library.fixture("rgb.png").prefix(20)
+        for name in ["a/one.png", "a/two.png", "b/three.png"] { try library.write(name, broken) }
+        try library.write("a/sub/good.jpg", Library.fixture("baseline.jpg"))
+        try library.write("c/good.jpg", Library.fixture("baseline.jpg"))
+        let a = library.path("a"), b = library.path("b"), c = library.path("c")
+        for (roots, failed, failing) in [([a], 2, 2), ([b], 1, 1), ([a], 0, 2), ([c], 0, 0), ([library.path("a/sub")], 0, 0), ([a, b], 0, 3)] {
+            let scan = try run(["scan", "--db", library.catalogPath, "--json"] + roots)
+            #expect(scan.stdout.contains(#""failed":\#(failed),"failing":\#(failing),"#), "\(roots): \(scan.stdout)")
+        }
+        let text = try run(["scan", "--db", library.catalogPath, c]).stdout
+        #expect(!text.contains("catalog errors"), "\(text)")
+        #expect(try run(["scan", "--db", library.catalogPath, b]).stdout.contains("to see why 1 file fails: it failed before"))
+    }
+
+    /// A mistyped required option is named, with the nearest option: the parser said only that
+    /// the option it stood for was missing.
+    @Test(arguments: [["page", "--widht", "375"], ["snap", "--widht", "600", "--proposed", "3"], ["layout", "--widht=375"]])
+    func aMistypedRequiredOptionIsNamed(_ arguments: [String]) throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let library = try Library()
+        let result = try run([arguments[0], "--db", library.catalogPath] + arguments.dropFirst())
+        #expect(result.status == 2)
+        #expect(result.stderr == "Error: Unknown option '--widht'. Did you mean '--width'?\n", "\(result.stderr)")
+    }
+
     /// Each bounded option's --help states the range its refusal states: serve's said none (the
     /// README promises "--help lists each option's default and range"), snap's velocity no unit.
     @Test(arguments: [(["serve", "--port", "65536"], "0 to 65535"),

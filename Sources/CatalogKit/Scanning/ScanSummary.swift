@@ -7,8 +7,10 @@ public struct ScanSummary: Sendable, Hashable {
     public var unchanged = 0
     public var unsupported = 0
     public var failed = 0
-    /// Files the catalog lists as failing once the scan is done (`catalog errors`): those that
-    /// failed in this scan, and those that failed before and were not read again (unchanged).
+    /// Files under the roots scanned that the catalog lists as failing once the scan is done
+    /// (`catalog errors`): those that failed in this scan, and those that failed before and were
+    /// not read again (unchanged). Not the failing files under other roots: a scan of a folder
+    /// with nothing wrong said that files it never looked at "did not change since".
     public var failing = 0
     /// Regular files looked at.
     public var files = 0

@@ -165,7 +165,7 @@ package final class Scanner {
         try store.refreshOrderData()
         summary.elapsedSeconds = Timestamps.seconds(since: start)
         summary.generation = try store.generation()
-        summary.failing = try store.failedFileCount()
+        summary.failing += summary.failed // and those under the roots that failed before, unchanged (`handle`)
         return summary
     }
 
@@ -347,6 +347,7 @@ package final class Scanner {
                 seen[index] = true
                 if knownFiles[index].stat == stat && !knownFiles[index].unreadable {
                     summary.unchanged += 1
+                    if knownFiles[index].status == FileOutcome.failed("").status { summary.failing += 1 } // not read again: it fails still
                 } else {
                     toProbe.append((file, stat, knownFiles[index]))
                     if knownFiles[index].stat.inode != stat.inode || knownFiles[index].stat.device != stat.device { metAsAnotherFile.insert(index) }
