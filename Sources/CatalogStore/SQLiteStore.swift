@@ -188,7 +188,7 @@ package final class SQLiteStore: CatalogBackend {
         guard access(path, R_OK) == 0, access(path, W_OK) != 0, access(folder.isEmpty ? "." : folder, W_OK) == 0,
               fileSuffixes.dropFirst().contains(where: { access(path + $0, F_OK) != 0 && !$0.hasSuffix("-journal") }),
               hasSQLiteHeader(path) else { return nil }
-        return unwritableReason
+        return unwritable(path) ?? unwritableReason
     }
 
     /// Whether the file starts as an SQLite database does. (Its descriptor closed at once: only
@@ -223,7 +223,14 @@ package final class SQLiteStore: CatalogBackend {
     /// to read, it writes beside the file (the -wal and -shm files, the stored layouts' file).
     static func unwritable(_ path: String) -> String? {
         let folder = FilePath.folder(of: path)
-        guard access(path, W_OK) != 0 || access(folder.isEmpty ? "." : folder, W_OK) != 0 else { return nil }
+        let (file, beside) = (access(path, W_OK) == 0, access(folder.isEmpty ? "." : folder, W_OK) == 0)
+        guard !file || !beside else { return nil }
+        // Its owner, who took its write permission away: "run catalog as the catalog's owner" said nothing to do.
+        var info = stat()
+        if !file, beside, stat(path, &info) == 0, info.st_uid == getuid() {
+            return "this user owns it but may not write it (mode \(String(info.st_mode & 0o777, radix: 8))), which SQLite needs even to read "
+                + "(the files it keeps beside the catalog); chmod u+w \(FilePath.shellWord(path)) gives that back"
+        }
         return unwritableReason
     }
 
@@ -256,6 +263,8 @@ package final class SQLiteStore: CatalogBackend {
         let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
         if size == 0 { return } // an empty file: becomes a new catalog
         let files = resolved(path)
+        // SQLite makes these to read even a damaged file; those it made are taken away with the refusal.
+        let absent = ["-wal", "-shm"].filter { access(path + $0, F_OK) != 0 }
         do {
             var configuration = Configuration()
             configuration.readonly = true
@@ -280,12 +289,14 @@ package final class SQLiteStore: CatalogBackend {
             }
         } catch let error as StoreError {
             throw error
-        } catch let error as DatabaseError where error.resultCode == .SQLITE_CORRUPT && hasSQLiteHeader(path) {
+        } catch let error as DatabaseError where (error.resultCode == .SQLITE_CORRUPT || error.resultCode == .SQLITE_NOTADB) && hasSQLiteHeader(path) {
             // An SQLite database cut short or torn (a copy that did not finish, a failing disk):
             // a catalog, most likely, and "not a catalog; pass --db" sent its owner elsewhere.
+            removeMadeBeside(path, absent)
             throw .cannotOpen(path: path, reason: "it is damaged (\(error.message ?? "database disk image is malformed")); it was not modified: "
                 + "restore a backup, or recover what SQLite can with sqlite3 \(FilePath.shellWord(path)) .recover")
         } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB || error.resultCode == .SQLITE_CORRUPT {
+            removeMadeBeside(path, absent)
             throw .notACatalog(path: path, reason: error.message ?? "not a database")
         } catch let error as DatabaseError where isFullAtOpening(error, files: files) {
             throw .full(path: path, reason: fullAtOpeningReason(files))
@@ -293,6 +304,16 @@ package final class SQLiteStore: CatalogBackend {
             throw .cannotOpen(path: path, reason: unwritable(path) ?? error.message ?? "\(error)")
         } catch {
             throw .cannotOpen(path: path, reason: "\(error)")
+        }
+    }
+
+    /// Removes the files SQLite made beside `path` while it was found to be no catalog or a
+    /// damaged one: of `suffixes` (those not there before), the -shm and an empty -wal.
+    private static func removeMadeBeside(_ path: String, _ suffixes: [String]) {
+        for suffix in suffixes {
+            var status = stat()
+            guard stat(path + suffix, &status) == 0, suffix == "-shm" || status.st_size == 0 else { continue }
+            unlink(path + suffix)
         }
     }
 

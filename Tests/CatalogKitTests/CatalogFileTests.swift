@@ -86,14 +86,20 @@ import Testing
         try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
         let library = try Library()
         _ = try library.catalog().importItems((0..<3000).map { ImportRow(line: $0 + 2, key: "pin-\($0)", width: 10, height: 20) })
-        let copy = library.root.appendingPathComponent("copy.sqlite").path
         let bytes = try Data(contentsOf: URL(fileURLWithPath: library.catalogPath))
-        try bytes.prefix(bytes.count / 3).write(to: URL(fileURLWithPath: copy))
-        let result = try run(["stats", "--db", copy])
-        #expect(result.status == 1)
-        #expect(result.stderr.hasPrefix("Error: cannot open the catalog at \(copy): it is damaged (")
-                && result.stderr.contains("it was not modified: restore a backup, or recover what SQLite can with sqlite3 \(copy) .recover"),
-                "\(result.stderr)")
+        // A third of it, one page, and its first 16 bytes alone (SQLite's header: "not a database").
+        for cut in [bytes.count / 3, 4096, 16] {
+            let copy = library.root.appendingPathComponent("copy-\(cut).sqlite").path
+            try bytes.prefix(cut).write(to: URL(fileURLWithPath: copy))
+            let result = try run(["stats", "--db", copy])
+            #expect(result.status == 1)
+            #expect(result.stderr.hasPrefix("Error: cannot open the catalog at \(copy): it is damaged (")
+                    && result.stderr.contains("it was not modified: restore a backup, or recover what SQLite can with sqlite3 \(copy) .recover"),
+                    "\(cut): \(result.stderr)")
+            // Nothing left beside it (SQLite's -shm and an empty -wal were).
+            let beside = try FileManager.default.contentsOfDirectory(atPath: library.root.path).filter { $0.hasPrefix("copy-\(cut).sqlite") }
+            #expect(beside == ["copy-\(cut).sqlite"], "\(beside)")
+        }
     }
 
     /// A device or a FIFO given as --db is refused before anything is made beside it: `stats

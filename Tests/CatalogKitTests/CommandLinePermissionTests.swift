@@ -35,6 +35,27 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: library.root.path).sorted() == ["a.jpg", "notes.txt"])
     }
 
+    /// A catalog its owner took the write permission from is said as such, with the chmod that
+    /// gives it back (it said "run catalog as the catalog's owner" to the owner).
+    @Test func aCatalogItsOwnerMayNotWrite_isSaidWithTheChmod() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let library = try Library()
+        try library.write("a.jpg", Library.fixture("baseline.jpg"))
+        #expect(try run(["scan", "--db", library.catalogPath, library.root.path]).status == 0)
+        let folder = URL(fileURLWithPath: library.catalogPath).deletingLastPathComponent().path
+        if getuid() == 0 {
+            // Root may write anything: the owner is nobody, and so is the user.
+            let (owner, _) = try #require(getpwnam("nobody").map { ($0.pointee.pw_uid, $0.pointee.pw_gid) })
+            for file in try FileManager.default.contentsOfDirectory(atPath: folder) where file.hasPrefix(URL(fileURLWithPath: library.catalogPath).lastPathComponent) {
+                try #require(chown(folder + "/" + file, owner, gid_t(0)) == 0)
+            }
+        }
+        try #require(chmod(folder, 0o777) == 0 && chmod(library.catalogPath, 0o444) == 0)
+        let refused = try runAsNobody(["stats", "--db", library.catalogPath])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("this user owns it but may not write it (mode 444)") && refused.stderr.contains("chmod u+w "), "\(refused.stderr)")
+    }
+
     /// The same refusal for a catalog named by one character from its folder (`--db g`): the
     /// process died of SIGILL in Foundation's `deletingLastPathComponent`, which cannot take a
     /// one-character path.
