@@ -133,7 +133,13 @@ import Testing
         }
         // The layout is stored by the first call; the answers above came from its windows.
         #expect(try catalog.layouts().contains { $0.configuration.hasPrefix("carousel") })
-        #expect(throws: LayoutParameterError.self) { try SnapRequest(parameters: PageRequest.parameters(query: "width=375&proposed=5")) }
+        // Without a style, the style is missing (it said "got waterfall", which no one sent); with another, that one is named.
+        #expect { try SnapRequest(parameters: PageRequest.parameters(query: "width=375&proposed=5")) } throws: { error in
+            (error as? LayoutParameterError).map { $0.parameter == "style" && $0.problem == .missing && !"\($0)".contains("waterfall") } ?? false
+        }
+        #expect { try SnapRequest(parameters: PageRequest.parameters(query: "width=375&style=grid&proposed=5")) } throws: { error in
+            (error as? LayoutParameterError).map { $0.parameter == "style" && $0.problem == .invalid && "\($0)".contains("\"grid\"") } ?? false
+        }
         #expect(throws: LayoutParameterError.self) { try SnapRequest(parameters: PageRequest.parameters(query: "width=375&style=carousel")) }
         // A mistyped name is told the snap's own parameters too.
         do {

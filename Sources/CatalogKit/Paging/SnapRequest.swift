@@ -34,8 +34,10 @@ public struct SnapRequest: Sendable, Hashable {
                                        allowed: LayoutConfiguration.knownNames + ", and proposed, velocity", problem: .unknown)
         }
         guard configuration.style == .carousel else {
-            throw LayoutParameterError(parameter: "style", value: configuration.style.rawValue,
-                                       allowed: "carousel: snapping centres one item of a carousel")
+            // Not given (the command line gives it): missing, not "got waterfall", which no one sent.
+            let given = layout.last { $0.name == "style" }?.value
+            throw LayoutParameterError(parameter: "style", value: given ?? "", allowed: "carousel: snapping centres one item of a carousel",
+                                       problem: given == nil ? .missing : .invalid)
         }
         let limit = LayoutParameter.maximumOffset
         guard let text = proposed else {
