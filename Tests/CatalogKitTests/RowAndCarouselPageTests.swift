@@ -193,6 +193,16 @@ import Testing
         #expect(middle.contains(") centred, "), "\(middle)")
         let negative = try BuiltTool.run(["page"] + db + ["--width", "600", "--offset", "-5"])
         #expect(negative.status == 2 && negative.stderr.contains("--offset") && !negative.stderr.contains("Missing value"), "\(negative.stderr)")
+        // A rectangle is the viewport: the items are scaled and faded by their distance to its centre, within half its width.
+        let rect = try BuiltTool.run(["page"] + db + ["--width", "600", "--style", "carousel", "--rect", "0,0,400,100", "--json"])
+        let rectPage = try #require(try JSONSerialization.jsonObject(with: rect.stdout) as? [String: Any])
+        let rectItems = try #require(rectPage["items"] as? [[String: Any]])
+        #expect(!rectItems.isEmpty)
+        for item in rectItems {
+            let frame = try #require(item["frame"] as? [String: Double])
+            let t = min(1, abs(frame["x"]! + frame["width"]! / 2 - 200) / 200)
+            #expect(abs((item["scale"] as? Double ?? -1) - (1 - 0.2 * t)) < 1e-9, "\(item)")
+        }
         let page = try BuiltTool.run(["page"] + db + ["--width", "600", "--style", "carousel", "--offset", "100"])
         let lines = String(decoding: page.stdout, as: UTF8.self).split(separator: "\n")
         #expect(lines[0].hasPrefix("content width ") && lines[1].hasSuffix("\tscale\talpha\tz"))

@@ -363,7 +363,7 @@ enum Pager {
         // A carousel's items are scaled and faded by their distance to the viewport's centre.
         var effects: [Int: CarouselEffect] = [:]
         if header.carousel != nil {
-            let width = configuration.width
+            let width = length // the viewport's: --width, or the rectangle's (its effects were --width's)
             let computed = CarouselTable.effects(of: attributes, viewportX: offset, viewportWidth: width, falloff: request.falloff ?? width / 2,
                                                  minimumScale: request.minimumScale, minimumAlpha: request.minimumAlpha)
             for (attribute, effect) in zip(attributes, computed) { effects[attribute.index] = effect }
