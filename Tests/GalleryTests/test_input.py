@@ -12,7 +12,8 @@ from selenium.webdriver.common.keys import Keys
 
 from conftest import wait
 from gallery import (
-    CAROUSEL_SETTLED, READY, hold_requests, open_carousel_from_the_viewer, open_gallery, release_requests, slow_network, visible,
+    CAROUSEL_CENTRED, CAROUSEL_SETTLED, READY, hold_requests, open_carousel_from_the_viewer, open_gallery, release_requests, slow_network,
+    visible,
 )
 
 SCROLLER = "window.catalogGallery.scroller"
@@ -89,6 +90,47 @@ def test_single_notches_of_a_wheel_step_the_carousel(browser, server):
         wait(browser, f"{CAROUSEL_SETTLED} && {centred} === {start + 4}", message="the notch after a stale snap")
     finally:
         release_requests(browser)
+    ActionChains(browser).send_keys(Keys.ESCAPE).perform()
+    wait(browser, "document.getElementById('carousel').hidden")
+
+
+def test_a_click_on_an_image_beside_wins_over_a_press_still_on_its_way(browser, server):
+    """The row glided to the image clicked, then, once the server answered, to where an earlier
+    press asked to go: the click is what the person wants now."""
+    first = open_carousel_from_the_viewer(browser, server)
+    try:
+        hold_requests(browser, only="url.includes('/api/snap')")
+        ActionChains(browser).send_keys(Keys.ARROW_RIGHT).perform()
+        wait(browser, "window.catalogGallery.carousel.stepping && window.heldRequests.length >= 1", message="the press's snap")
+        left = browser.execute_script("""const index = Number(document.querySelector(`.carousel-tile[data-item-id='${document.getElementById('carousel').dataset.centred}']`).dataset.index);
+            return document.querySelector(`.carousel-tile[data-index='${index - 1}']`).dataset.itemId""")
+        browser.find_element(By.CSS_SELECTOR, f".carousel-tile[data-item-id='{left}']").click()
+        wait(browser, f"{CAROUSEL_SETTLED} && document.getElementById('carousel').dataset.centred === '{left}'")
+    finally:
+        release_requests(browser)
+    # A press now goes on from the image clicked, whenever the old answer comes: back to the first.
+    ActionChains(browser).send_keys(Keys.ARROW_RIGHT).perform()
+    wait(browser, f"{CAROUSEL_SETTLED} && document.getElementById('carousel').dataset.centred === '{first['id']}' && {CAROUSEL_CENTRED}")
+    ActionChains(browser).send_keys(Keys.ESCAPE).perform()
+    wait(browser, "document.getElementById('carousel').hidden")
+
+
+def test_a_snap_the_server_did_not_answer_is_asked_again(browser, server):
+    """A notch while the server could not be reached left the row half scrolled, an image cut
+    off, after the server was back."""
+    open_carousel_from_the_viewer(browser, server)
+    carousel = "window.catalogGallery.carousel"
+    try:
+        browser.execute_cdp_cmd("Network.enable", {})
+        browser.execute_cdp_cmd("Network.emulateNetworkConditions", {"offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+        row = browser.find_element(By.ID, "carousel-scroller")
+        ActionChains(browser).scroll_from_origin(ScrollOrigin.from_element(row), 0, 120).perform()
+        wait(browser, f"{carousel}.snapRetry !== undefined && !{carousel}.animating", message="the failed snap")
+        assert not browser.execute_script(f"return {CAROUSEL_CENTRED}"), "the notch moved the row; nothing centred it"
+    finally:
+        slow_network(browser, 0)
+    wait(browser, f"{CAROUSEL_SETTLED} && {CAROUSEL_CENTRED}", message="centred once the server answers")
+    browser.get_log("browser")  # the failed requests' own console lines
     ActionChains(browser).send_keys(Keys.ESCAPE).perform()
     wait(browser, "document.getElementById('carousel').hidden")
 

@@ -152,6 +152,7 @@ export class CarouselView {
   /** Stops a snap asked for or on its way, and a glide: they belong to the row as it was. */
   #stopSnapping() {
     clearTimeout(this.snapTimer);
+    clearTimeout(this.snapRetry);
     this.snapRequest += 1;
     this.stepSession += 1;
     this.stepping = false;
@@ -418,7 +419,9 @@ export class CarouselView {
       // The API's offsets are the layout's, at the view's left; it answers with the item to centre.
       target = await api.snap({ ...this.parameters, width: this.element.clientWidth, proposed: proposed - this.pad, velocity });
     } catch {
-      return; // the view stays where it is; the next scroll asks again
+      // The server away: asked again until it answers (the row stayed half scrolled after it was back).
+      if (request === this.snapRequest && this.isOpen) this.snapRetry = setTimeout(() => this.scheduleSnap(), 2000);
+      return;
     }
     if (request !== this.snapRequest || !this.isOpen || !target.item) return;
     // Its centre, which the room at both ends lets every image be at (the API's offset is
@@ -490,8 +493,7 @@ export class CarouselView {
   async centre(id) {
     const tile = this.tiles.get(id);
     if (!tile) return;
-    const x = Number(tile.dataset.x);
-    const width = parseFloat(tile.style.width);
-    this.glide(Math.min(Math.max(0, x + width / 2), this.scroller.maxTop));
+    this.#stopSnapping(); // the image clicked, not where a press or a scroll still on its way would stop
+    this.glide(Math.min(Math.max(0, Number(tile.dataset.x) + parseFloat(tile.style.width) / 2), this.scroller.maxTop));
   }
 }
