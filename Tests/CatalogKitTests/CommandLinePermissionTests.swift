@@ -13,12 +13,7 @@ import Testing
     /// theirs, and the catalog's owner could no longer open it. Run as `nobody` when the tests
     /// run as root, whom no permission stops.
     @Test func aCatalogThisUserMayReadButNotWrite_isRefusedAndLeftAsItWas() throws {
-        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
-        let library = try Library()
-        try library.write("a.jpg", Library.fixture("baseline.jpg"))
-        #expect(try run(["scan", "--db", library.catalogPath, library.root.path]).status == 0)
-        let folder = URL(fileURLWithPath: library.catalogPath).deletingLastPathComponent().path
-        try #require(chmod(folder, 0o777) == 0 && chmod(library.catalogPath, 0o444) == 0)
+        let (library, folder) = try readOnlyCatalog()
         let before = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
         let refused = try runAsNobody(["stats", "--db", library.catalogPath])
         #expect(refused.status == 1)
@@ -38,22 +33,29 @@ import Testing
     /// A catalog its owner took the write permission from is said as such, with the chmod that
     /// gives it back (it said "run catalog as the catalog's owner" to the owner).
     @Test func aCatalogItsOwnerMayNotWrite_isSaidWithTheChmod() throws {
+        // Root may write anything: the owner is nobody, and so is the user.
+        let (library, _) = try readOnlyCatalog(ownedByNobody: getuid() == 0)
+        let refused = try runAsNobody(["stats", "--db", library.catalogPath])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("this user owns it but may not write it (mode 444)") && refused.stderr.contains("chmod u+w "), "\(refused.stderr)")
+    }
+
+    /// A scanned catalog of one photo, made read-only (0444) in a folder anyone may write to;
+    /// `ownedByNobody`: its files given to `nobody`.
+    func readOnlyCatalog(ownedByNobody: Bool = false) throws -> (Library, folder: String) {
         try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
         let library = try Library()
         try library.write("a.jpg", Library.fixture("baseline.jpg"))
         #expect(try run(["scan", "--db", library.catalogPath, library.root.path]).status == 0)
         let folder = URL(fileURLWithPath: library.catalogPath).deletingLastPathComponent().path
-        if getuid() == 0 {
-            // Root may write anything: the owner is nobody, and so is the user.
-            let (owner, _) = try #require(getpwnam("nobody").map { ($0.pointee.pw_uid, $0.pointee.pw_gid) })
+        if ownedByNobody {
+            let owner = try #require(getpwnam("nobody")?.pointee.pw_uid)
             for file in try FileManager.default.contentsOfDirectory(atPath: folder) where file.hasPrefix(URL(fileURLWithPath: library.catalogPath).lastPathComponent) {
                 try #require(chown(folder + "/" + file, owner, gid_t(0)) == 0)
             }
         }
         try #require(chmod(folder, 0o777) == 0 && chmod(library.catalogPath, 0o444) == 0)
-        let refused = try runAsNobody(["stats", "--db", library.catalogPath])
-        #expect(refused.status == 1)
-        #expect(refused.stderr.contains("this user owns it but may not write it (mode 444)") && refused.stderr.contains("chmod u+w "), "\(refused.stderr)")
+        return (library, folder)
     }
 
     /// The same refusal for a catalog named by one character from its folder (`--db g`): the
