@@ -418,9 +418,9 @@ export class CarouselView {
     try {
       // The API's offsets are the layout's, at the view's left; it answers with the item to centre.
       target = await api.snap({ ...this.parameters, width: this.element.clientWidth, proposed: proposed - this.pad, velocity });
-    } catch {
-      // The server away: asked again until it answers (the row stayed half scrolled after it was back).
-      if (request === this.snapRequest && this.isOpen) this.snapRetry = setTimeout(() => this.scheduleSnap(), 2000);
+    } catch (error) {
+      // The server away (or failing): asked again until it answers (the row stayed half scrolled after it was back).
+      if ((error.status === 0 || error.status >= 500) && request === this.snapRequest && this.isOpen) this.snapRetry = setTimeout(() => this.scheduleSnap(), 2000);
       return;
     }
     if (request !== this.snapRequest || !this.isOpen || !target.item) return;
