@@ -56,7 +56,11 @@ struct CatalogCommand: AsyncParsableCommand {
                 // A mistyped required option (`--widht`) is the option the user must hear of, not
                 // the one it leaves missing (the parser names only `--width`).
                 let text = fullMessage(for: error)
-                printError(text.contains("Missing expected argument") ? unknownLongOption(arguments).map { "Error: \($0)" } ?? text : text)
+                if text.hasPrefix("Error: Missing expected argument"), let unknown = unknownLongOption(arguments) {
+                    printError((["Error: \(unknown)"] + text.split(separator: "\n", omittingEmptySubsequences: false).dropFirst()).joined(separator: "\n"))
+                } else {
+                    printError(text)
+                }
                 Foundation.exit(2)
             }
             // --help and --version: printed here rather than by the parser, whose exit skips the

@@ -334,7 +334,10 @@ extension RunsTheTool {
         let library = try Library()
         let result = try run([arguments[0], "--db", library.catalogPath] + arguments.dropFirst())
         #expect(result.status == 2)
-        #expect(result.stderr == "Error: Unknown option '--widht'. Did you mean '--width'?\n", "\(result.stderr)")
+        // With the usage and the pointer to --help, as the parser's own refusals have.
+        #expect(result.stderr.hasPrefix("Error: Unknown option '--widht'. Did you mean '--width'?\n")
+                && result.stderr.contains("\nUsage: catalog \(arguments[0]) ") && !result.stderr.contains("Missing")
+                && result.stderr.hasSuffix("See 'catalog \(arguments[0]) --help' for more information.\n"), "\(result.stderr)")
     }
 
     /// Each bounded option's --help states the range its refusal states: serve's said none (the
