@@ -87,8 +87,7 @@ extension CatalogCommand {
         guard let first, !first.hasPrefix("-"), first != "help" else { return nil }
         let names = configuration.subcommands.map { $0._commandName }
         guard !names.contains(first) else { return nil }
-        let nearest = names.map { (name: $0, distance: editDistance($0, first)) }.min { $0.distance < $1.distance }
-        let guess = nearest.flatMap { $0.distance <= 2 ? "; did you mean '\($0.name)'?" : nil } ?? ""
+        let guess = nearest(first, among: names).map { "; did you mean '\($0)'?" } ?? ""
         return "unknown command '\(first)'\(guess) (the commands: \(names.joined(separator: ", ")))"
     }
 
@@ -118,8 +117,7 @@ extension CatalogCommand {
             guard argument.hasPrefix("--"), argument.count > 2 else { continue }
             let option = String(argument.prefix { $0 != "=" })
             if known.contains(option) { continue }
-            let nearest = known.map { (name: $0, distance: editDistance($0, option)) }.min { ($0.distance, $0.name) < ($1.distance, $1.name) }
-            let guess = nearest.flatMap { $0.distance <= 2 ? " Did you mean '\($0.name)'?" : nil } ?? ""
+            let guess = nearest(option, among: known).map { " Did you mean '\($0)'?" } ?? ""
             return "Unknown option '\(option)'.\(guess)"
         }
         return nil
@@ -135,6 +133,13 @@ extension CatalogCommand {
             if String(validating: bytes, as: UTF8.self) == nil { return (position, PathText.display(bytes)) }
         }
         return nil
+    }
+
+    /// The name in `names` nearest to `word`, if it is at most two edits away (the first by name
+    /// of those as near): what a mistyped command or option most likely meant.
+    static func nearest(_ word: String, among names: some Sequence<String>) -> String? {
+        let best = names.map { (name: $0, distance: editDistance($0, word)) }.min { ($0.distance, $0.name) < ($1.distance, $1.name) }
+        return best.flatMap { $0.distance <= 2 ? $0.name : nil }
     }
 
     /// Levenshtein distance, by characters.
