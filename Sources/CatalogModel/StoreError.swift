@@ -31,6 +31,9 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The database refused this user what a call needed (a PostgreSQL role granted only
     /// SELECT, or not on every table): nothing was written.
     case notPermitted(path: String, reason: String)
+    /// SQLite found a file damaged after it was opened (a torn page met by a read or a write,
+    /// not by the check at opening): the call failed and changed nothing. `file` says which.
+    case damaged(path: String, reason: String, file: DamagedFile)
     /// The database reported an error.
     case database(String)
     /// A stored window holds more items than a page reads the keys of at once (`limit`): read
@@ -64,6 +67,17 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
 
     static let noCatalogReason = "there is no catalog there"
 
+    /// Which file a `damaged` error was met in: a read may read both the catalog and its file
+    /// of stored layouts (SQLite's error does not say which).
+    public enum DamagedFile: Sendable, Hashable {
+        case catalog, layouts, catalogOrLayouts
+    }
+
+    /// How to get back what a damaged catalog holds, besides its backup.
+    package static func recovery(_ path: String) -> String {
+        "recover what SQLite can with sqlite3 \(FilePath.shellWord(path)) .recover"
+    }
+
     public var description: String {
         switch self {
         case .notACatalog(let path, let reason):
@@ -90,6 +104,12 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
             "the disk is full: \(reason) (the catalog at \(path)); what was committed before is kept. Free some space and try again."
         case .notPermitted(let path, let reason):
             "the catalog at \(path) does not let this user do that (\(reason)); nothing was written. Use a user that may, or ask the catalog's owner for the grants."
+        case .damaged(let path, let reason, .catalog):
+            "the catalog at \(path) is damaged (\(reason)); nothing was changed. Restore a backup, or \(Self.recovery(path))"
+        case .damaged(let path, let reason, .layouts):
+            "the file of stored layouts of the catalog at \(path), \(path).layouts, is damaged (\(reason)); nothing was stored. It is a cache: delete it while no catalog command runs, and layouts are computed again"
+        case .damaged(let path, let reason, .catalogOrLayouts):
+            "the catalog at \(path), or its file of stored layouts (\(path).layouts), is damaged (\(reason)); nothing was changed. The file of stored layouts is a cache that may be deleted while no catalog command runs; if the catalog is the one damaged, restore a backup, or \(Self.recovery(path))"
         case .database(let message):
             "database error: \(message)"
         case .windowTooLarge(let limit):

@@ -40,7 +40,7 @@ extension SQLiteStore {
                 return written!.summary
             }
         } catch {
-            throw wrap(error)
+            throw wrap(error, damaged: .catalog)
         }
     }
 

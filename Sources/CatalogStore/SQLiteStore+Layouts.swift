@@ -52,7 +52,7 @@ extension SQLiteStore {
                 }
             }
         } catch {
-            throw wrap(error)
+            throw wrap(error, damaged: .layouts)
         }
     }
 
@@ -202,7 +202,7 @@ extension SQLiteStore {
         } catch where fallback != nil && LayoutFile.isBusy(error) {
             return fallback!
         } catch {
-            throw wrap(error)
+            throw wrap(error, damaged: .layouts)
         }
     }
 

@@ -294,7 +294,7 @@ package final class SQLiteStore: CatalogBackend {
             // a catalog, most likely, and "not a catalog; pass --db" sent its owner elsewhere.
             removeMadeBeside(path, absent)
             throw .cannotOpen(path: path, reason: "it is damaged (\(error.message ?? "database disk image is malformed")); it was not modified: "
-                + "restore a backup, or recover what SQLite can with sqlite3 \(FilePath.shellWord(path)) .recover")
+                + "restore a backup, or \(StoreError.recovery(path))")
         } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB || error.resultCode == .SQLITE_CORRUPT {
             removeMadeBeside(path, absent)
             throw .notACatalog(path: path, reason: error.message ?? "not a database")
@@ -384,7 +384,7 @@ package final class SQLiteStore: CatalogBackend {
     /// Runs `body` in a write transaction.
     package func write<T: Sendable>(_ body: (Database) throws -> T) throws(StoreError) -> T {
         try checkSameFile()
-        do { return try pool.write(body) } catch { throw wrap(error) }
+        do { return try pool.write(body) } catch { throw wrap(error, damaged: .catalog) }
     }
 
     /// Runs `body` in a write transaction with SQLite's foreign keys off (a pragma that only
@@ -404,7 +404,7 @@ package final class SQLiteStore: CatalogBackend {
                 return result!
             }
         } catch {
-            throw wrap(error)
+            throw wrap(error, damaged: .catalog)
         }
     }
 }
@@ -440,10 +440,15 @@ extension SQLiteStore {
 }
 
 extension SQLiteStore {
-    /// The error as a StoreError, a full disk said as one, with the places it may be.
-    func wrap(_ error: any Error) -> StoreError {
+    /// The error as a StoreError, a full disk said as one, with the places it may be, and a
+    /// damaged file as one: `damaged` is where the call read and wrote.
+    func wrap(_ error: any Error, damaged: StoreError.DamagedFile = .catalogOrLayouts) -> StoreError {
         if let error = error as? DatabaseError, error.resultCode == .SQLITE_FULL {
             return .full(path: path, reason: Self.fullReason(path))
+        }
+        if let error = error as? DatabaseError, error.resultCode == .SQLITE_CORRUPT {
+            // A torn page the check at opening did not read (it reads the schema only).
+            return .damaged(path: path, reason: error.message ?? "database disk image is malformed", file: damaged)
         }
         return StoreError.wrap(error)
     }

@@ -102,6 +102,34 @@ import Testing
         }
     }
 
+    /// A page torn after the schema (which the check at opening reads) was met by a read or a
+    /// write later, and passed through as SQLite's own "database error: database disk image is
+    /// malformed", with no word of what to do: it is said to be damaged, with the way out.
+    @Test func aCatalogTornPastItsSchema_isSaidToBeDamaged_byReadsAndWrites() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let library = try Library()
+        _ = try library.catalog().importItems((0..<3000).map { ImportRow(line: $0 + 2, key: "pin-\($0)", width: 10, height: 20) })
+        let (root, pageSize) = try DatabaseQueue(path: library.catalogPath).inDatabase { db in
+            try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+            return (try Int.fetchOne(db, sql: "SELECT rootpage FROM sqlite_master WHERE name = 'items'")!,
+                    try Int.fetchOne(db, sql: "PRAGMA page_size")!)
+        }
+        let file = try FileHandle(forWritingTo: URL(fileURLWithPath: library.catalogPath))
+        try file.seek(toOffset: UInt64((root - 1) * pageSize))
+        try file.write(contentsOf: Data(repeating: 0xAB, count: pageSize))
+        try file.close()
+        let csv = library.root.appendingPathComponent("more.csv")
+        try "key,width,height\nnew-pin,10,20\n".write(to: csv, atomically: true, encoding: .utf8)
+        let path = library.catalogPath
+        for (command, says) in [(["list", "--db", path], "the catalog at \(path), or its file of stored layouts (\(path).layouts), is damaged ("),
+                                (["import", "--db", path, csv.path], "the catalog at \(path) is damaged (")] {
+            let result = try run(command)
+            #expect(result.status == 1, "\(command)")
+            #expect(result.stderr.hasPrefix("Error: " + says) && result.stderr.contains("estore a backup, or recover what SQLite can with sqlite3 \(path) .recover"),
+                    "\(command): \(result.stderr)")
+        }
+    }
+
     /// A device or a FIFO given as --db is refused before anything is made beside it: `stats
     /// --db /dev/null` left /dev/null-journal, /dev/null.layouts and its lock in /dev.
     @Test func aDeviceOrAFIFOAsTheCatalog_isRefused_andNothingIsMadeBesideIt() throws {
