@@ -125,6 +125,10 @@ struct CSVReader {
                         throw .invalidInput(line: recordLine, reason: "the header row is one column, \"\(fields[0])\": its fields are separated by "
                             + (separator == "\t" ? "tabs" : "\"\(separator)\"") + ", and catalog import reads CSV separated by commas")
                     }
+                    if fields[0].trimmingSpaces().hasPrefix("{") { // NDJSON in a file named .csv
+                        throw .invalidInput(line: recordLine, reason: "the header row has no \"\(required.name)\" column: the line is a JSON object, "
+                            + "so the file looks like NDJSON, read as CSV because of its name; pass --format ndjson")
+                    }
                     throw .invalidInput(line: recordLine, reason: "the header row has no \"\(required.name)\" column")
                 }
                 for field in ImportField.allCases where names.filter({ $0 == field.name }).count > 1 {
