@@ -225,6 +225,12 @@ package final class SQLiteStore: CatalogBackend {
         let folder = FilePath.folder(of: path)
         let (file, beside) = (access(path, W_OK) == 0, access(folder.isEmpty ? "." : folder, W_OK) == 0)
         guard !file || !beside else { return nil }
+        // No user may write there: "run catalog as the catalog's owner" sent its owner nowhere.
+        var disk = statvfs()
+        if statvfs(folder.isEmpty ? "." : folder, &disk) == 0, disk.f_flag & UInt(ST_RDONLY) != 0 {
+            return "it is on a read-only file system (a backup disk, a snapshot, a mount with -o ro), where SQLite cannot make the files "
+                + "it keeps beside the catalog, which it needs even to read; copy the catalog to a disk that can be written, or mount this one read-write"
+        }
         // Its owner, who took its write permission away: "run catalog as the catalog's owner" said nothing to do.
         var info = stat()
         if !file, beside, stat(path, &info) == 0, info.st_uid == getuid() {

@@ -170,6 +170,32 @@ import Testing
                 "\(result.stderr)")
     }
 
+    /// A catalog on a read-only file system (a backup disk, a snapshot) was refused with "run
+    /// catalog as the catalog's owner, or copy it", said to its owner too: it is said to be on a
+    /// read-only file system, for a read, a write, and a new catalog there.
+    @Test(.enabled(if: getuid() == 0, "mounts a small file system"))
+    func aCatalogOnAReadOnlyFileSystem_isSaidToBeOnOne() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let library = try Library()
+        _ = try library.catalog().importItems([ImportRow(line: 2, key: "pin", width: 10, height: 20)])
+        let disk = library.root.appendingPathComponent("disk").path
+        try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
+        let mounted = try BuiltTool.run(["-t", "tmpfs", "-o", "size=4m", "tmpfs", disk], executable: URL(fileURLWithPath: "/bin/mount"))
+        try #require(mounted.status == 0, "mount: \(mounted.stderr)")
+        defer { _ = try? BuiltTool.run([disk], executable: URL(fileURLWithPath: "/bin/umount")) }
+        try FileManager.default.copyItem(atPath: library.catalogPath, toPath: disk + "/c.sqlite")
+        let readOnly = try BuiltTool.run(["-o", "remount,ro", disk], executable: URL(fileURLWithPath: "/bin/mount"))
+        try #require(readOnly.status == 0, "mount: \(readOnly.stderr)")
+        let csv = library.root.appendingPathComponent("more.csv")
+        try "key,width,height\nnew-pin,10,20\n".write(to: csv, atomically: true, encoding: .utf8)
+        for command in [["stats", "--db", disk + "/c.sqlite"], ["import", "--db", disk + "/c.sqlite", csv.path], ["import", "--db", disk + "/new.sqlite", csv.path]] {
+            let result = try run(command)
+            #expect(result.status == 1, "\(command)")
+            #expect(result.stderr.contains("is on a read-only file system") && !result.stderr.contains("owner"), "\(command): \(result.stderr)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: disk) == ["c.sqlite"])
+    }
+
     /// A refused import into a path with no catalog leaves none (it left an empty catalog, which
     /// read commands then took for one); into a catalog, the catalog stays as it was.
     @Test func aRefusedImportMakesNoCatalog_andLeavesOneAsItWas() throws {
