@@ -131,6 +131,7 @@ public enum CatalogServer {
         router.add(middleware: SecurityHeadersMiddleware(corsOrigins: Set(options.corsOrigins.map { $0.lowercased() }),
                                                          privateResponses: access != nil))
         router.add(middleware: ErrorMiddleware(outages: OutageLog(logger: errorLog)))
+        router.add(middleware: HostHeaderMiddleware())
         if let access {
             router.add(middleware: AccessMiddleware(access: access))
         } else if ServeAccess.listensOnLoopbackOnly(host: options.host) {

@@ -33,8 +33,8 @@ struct LayoutOptions: ParsableArguments {
         waterfall, grid (square cells), list (one full-width column), mixed (square cells in 3 columns, every 4th item \
         across the width: defaults cols 3, column spacing 8, row spacing 20, inset 16,16,20,16, span every 4, span height 112), \
         justified (rows of about --row-height filling the width), or carousel (one row of --item-height scrolling sideways: \
-        --width, --offset and --height are then the viewport's width, x and height).
-        """))
+        --width is then the viewport's width, and in `catalog page` --offset and --height its x and height).
+        """, defaultText: "waterfall (in `catalog snap`: carousel, the one style it takes)"))
     var style: String?
 
     @Option(parsing: .unconditional, help: help(.rowHeight, "Justified rows' target height."))
@@ -97,8 +97,8 @@ struct LayoutOptions: ParsableArguments {
         }
     }
 
-    static func help(_ parameter: LayoutParameter, _ text: String, valueName: String? = nil) -> ArgumentHelp {
-        let value = parameter.defaultValue.map { " Default: \($0)." } ?? ""
+    static func help(_ parameter: LayoutParameter, _ text: String, valueName: String? = nil, defaultText: String? = nil) -> ArgumentHelp {
+        let value = (defaultText ?? parameter.defaultValue).map { " Default: \($0)." } ?? ""
         return ArgumentHelp(text + value, discussion: "Takes \(asOptions(parameter.allowed)).", valueName: valueName)
     }
 

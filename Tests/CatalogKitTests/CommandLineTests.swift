@@ -197,6 +197,12 @@ extension RunsTheTool {
             #expect(root.status == 2)
             #expect(root.stderr.contains("a folder to scan is empty (an unset variable?)"), "\(command): \(root.stderr)")
         }
+        // Nor is an empty token file (serve said "there is no token file at .", and its advice failed).
+        for command in [["serve", "--db", library.catalogPath, "--token-file", ""], ["token", "new", "--db", library.catalogPath, "--token-file", ""]] {
+            let file = try run(command)
+            #expect(file.status == 2)
+            #expect(file.stderr.contains("--token-file must name a file, got an empty path"), "\(command): \(file.stderr)")
+        }
         #expect(!FileManager.default.fileExists(atPath: library.catalogPath), "no catalog made")
         // Without $HOME, the default catalog is in the user's home folder, not at /.local.
         let home = try #require(getpwuid(getuid())).pointee.pw_dir.map { String(cString: $0) }

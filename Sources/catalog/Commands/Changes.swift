@@ -11,7 +11,7 @@ struct Changes: ParsableCommand {
             index, the old one being what a reload inside the batch takes) to apply as one batch, as \
             UICollectionView.performBatchUpdates and IGListKit take them. An item that moved and changed is a delete and \
             an insert. When the change log no longer reaches G (it keeps the last 1,000 generations and at most \
-            1,000,000 changes, and an import of more than a tenth of the catalog is not logged) or G is ahead of the \
+            1,000,000 changes, and an import of more than a tenth of the catalog, and of more than 100,000 rows, is not logged) or G is ahead of the \
             catalog, the answer is "reload": list the catalog again.
             """)
 

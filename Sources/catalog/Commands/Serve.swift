@@ -121,6 +121,7 @@ struct Serve: AsyncParsableCommand {
     func validate() throws {
         if scanRoots.contains("") { throw ValidationError("--scan: " + Scan.emptyRoot) }
         if thumbnailCache?.isEmpty == true { throw ValidationError("--thumbnail-cache must name a folder, got an empty path (an unset shell variable?)") }
+        if tokenFile?.isEmpty == true { throw ValidationError(Token.emptyTokenFile) }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535, got \"\(port)\"") }
         if noAuth, tokenFile != nil { throw ValidationError("--no-auth and --token-file contradict each other: choose one") }
         guard sessionDays >= 1 else { throw ValidationError("--session-days must be at least 1, got \"\(sessionDays)\"") }

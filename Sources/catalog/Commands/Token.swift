@@ -15,11 +15,17 @@ struct Token: ParsableCommand {
             """,
         subcommands: [New.self, ListTokens.self, Revoke.self])
 
+    static let emptyTokenFile = "--token-file must name a file, got an empty path (an unset shell variable?)"
+
     struct Location: ParsableArguments {
         @OptionGroup var catalog: CatalogOptions
 
         @Option(help: ArgumentHelp("The token file (default: $CATALOG_TOKEN_FILE, else beside the catalog; for PostgreSQL, in ~/.config/catalog).", valueName: "path"))
         var tokenFile: String?
+
+        func validate() throws {
+            if tokenFile?.isEmpty == true { throw ValidationError(Token.emptyTokenFile) }
+        }
 
         /// The token file; its default for a PostgreSQL URL the other commands refuse is refused
         /// too (it was named after part of the URL, one another server's could share).
