@@ -168,7 +168,9 @@ package final class SQLiteStore: CatalogBackend {
         } catch let error as StoreError {
             throw error
         } catch let error as DatabaseError where error.resultCode == .SQLITE_FULL {
-            throw .full(path: path, reason: fullReason(path)) // bringing the catalog to this version's schema
+            // Making the file of stored layouts (which the check at opening did not), or
+            // bringing the catalog to this version's schema.
+            throw .full(path: path, reason: roomLeft(FilePath.folder(of: files)) < roomToOpen ? fullAtOpeningReason(files) : fullReason(path))
         } catch let error as DatabaseError where isFullAtOpening(error, files: files) {
             throw .full(path: path, reason: fullAtOpeningReason(files))
         } catch let error as DatabaseError {
@@ -465,18 +467,25 @@ extension SQLiteStore {
             + "or of the folder SQLite writes its temporary files in (\(temporaryFolder), $SQLITE_TMPDIR sets another)"
     }
 
-    /// SQLite's "disk I/O error" at opening, with less than 1 MiB left beside the catalog's
-    /// `files`: it could not make its -shm file, which it needs even to read.
+    /// SQLite's "disk I/O error" at opening, with less than `roomToOpen` left beside the
+    /// catalog's `files`: it could not make its -shm file, which it needs even to read.
     static func isFullAtOpening(_ error: DatabaseError, files: String) -> Bool {
-        error.resultCode == .SQLITE_IOERR && roomLeft(FilePath.folder(of: files)) < 1 << 20
+        error.resultCode == .SQLITE_IOERR && roomLeft(FilePath.folder(of: files)) < roomToOpen
     }
 
-    /// A full disk met while opening the catalog: said as one, with what may be deleted.
+    /// The room an opening may need beside the catalog: SQLite's -shm and -wal, and a new file
+    /// of stored layouts (its tables' first pages and its journal, in 64 KiB pages).
+    static let roomToOpen = 1 << 20
+
+    /// A full disk met while opening the catalog: said as one, with the room an opening needs,
+    /// and the file of stored layouts as what may be deleted when that frees more than it takes
+    /// to make again (the next opening makes a new one).
     static func fullAtOpeningReason(_ path: String) -> String {
         var status = stat()
-        let layouts = stat(path + ".layouts", &status) == 0 ? " (\(status.st_size) bytes)" : ""
-        return "no room on the catalog's disk, where SQLite must make the files it keeps beside it, even to read; "
-            + "its file of stored layouts, \(path).layouts\(layouts), is a cache that may be deleted while no catalog command runs"
+        let layouts = stat(path + ".layouts", &status) == 0 ? Int(status.st_size) : 0
+        return "no room on the catalog's disk (\(roomLeft(FilePath.folder(of: path)) >> 10) KiB free), where SQLite must make the files it keeps "
+            + "beside the catalog, even to read, and catalog its file of stored layouts when there is none: it needs 1 MiB free there"
+            + (layouts > roomToOpen ? "; its file of stored layouts, \(path).layouts (\(layouts) bytes), is a cache that may be deleted while no catalog command runs" : "")
     }
 
     /// Bytes this user may still write on the disk that holds `folder` ("" for the current
