@@ -114,6 +114,30 @@ import Testing
         #expect(streamed, "the place came back long before the first keep-alive")
     }
 
+    /// A client that resets its connection as its request for a stream arrives, before the
+    /// stream began, gives back the place the request took: it was held for a minute, and a few
+    /// such requests a minute refused every stream with 503 though none was open.
+    @Test func aRequestResetBeforeItsStreamBegan_givesBackItsPlace() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: ServeBinaryTests.binary.path), "build the catalog binary first (swift build)")
+        let served = try ServedCatalog(imported: 20)
+        let server = try ServeBinaryTests.Server(["--db", served.path, "--max-connections", "4"]) // two places
+        let port = try #require(Int(server.address.split(separator: ":").last!.filter(\.isNumber)))
+        for _ in 0..<20 {
+            let gone = try RawConnection(port: port)
+            gone.send("GET /api/events HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            gone.reset()
+        }
+        // Well within the minute a place was held for: each stream asked for in turn is begun.
+        let deadline = ContinuousClock.now + .seconds(20)
+        var streamed = false
+        while !streamed, ContinuousClock.now < deadline {
+            let client = try EventClient(address: server.address)
+            _ = client.waitFor(.seconds(2)) { $0.contains("event: generation") || $0.contains("\r\n\r\n{") }
+            streamed = client.text.hasPrefix("HTTP/1.1 200")
+        }
+        #expect(streamed, "a place came back once the connections were gone")
+    }
+
     /// HEAD has no body to stream, so it takes no place among the streams: many HEADs (which
     /// used to hold a place each for a minute) leave every place to the clients that stream.
     @Test func headRequestsTakeNoPlaceAmongTheStreams() async throws {

@@ -71,6 +71,13 @@ import Testing
             #expect(response.status == 400 && response.body.contains(problem), "\(headers): \(response.status) \(response.body)")
             #expect(response.header("Content-Type") == "application/json")
         }
+        // Spaces and tabs around one host are not part of it (RFC 9110 §5.5).
+        for padded in ["Host: \(host) \r\n", "Host: \(host)\t\r\n", "Host:  \t\(host)\r\n"] {
+            let connection = try RawConnection(port: server.port)
+            connection.send("GET /api/health HTTP/1.1\r\n\(padded)Connection: close\r\n\r\n")
+            let response = try connection.response()
+            #expect(response.status == 200, "\(padded): \(response.status) \(response.body)")
+        }
         let forged = try RawConnection.request(port: server.port, "/api/health", headers: ["catalog-refused-host": "forged"])
         #expect(forged.status == 200, "\(forged.body)")
     }

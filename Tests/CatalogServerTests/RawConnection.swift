@@ -38,6 +38,14 @@ final class RawConnection: @unchecked Sendable { // one thread may send while an
         return true
     }
 
+    /// Resets the connection (an RST, `SO_LINGER` 0): a client gone without a word. Nothing
+    /// can be sent or read after it.
+    func reset() {
+        var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+        setsockopt(socket, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+        shutdown(socket, Int32(SHUT_RDWR))
+    }
+
     /// Closes the client's side (a FIN), reading on: what `curl` and others do after a request.
     func closeWriting() { shutdown(socket, Int32(SHUT_WR)) }
 

@@ -34,9 +34,17 @@ final class HTTP1Conformance: ChannelDuplexHandler, RemovableChannelHandler {
         waiting.append((head.version, keepAlive))
         // One Host, as RFC 9112 §3.2 requires of HTTP/1.1, with nothing in it a host cannot
         // have; the types codec keeps only the first of several, which the loopback check would
-        // then judge alone. The refusal is the router's (RequestShapeMiddleware), in order with
-        // the connection's other responses; a marker the client sent is dropped first.
+        // then judge alone. The refusal is the router's (HostHeaderMiddleware), in order with
+        // the connection's other responses; a marker the client sent is dropped first. Spaces
+        // and tabs around the one Host are not part of its value (RFC 9110 §5.5): taken away.
         head.headers.remove(name: Self.refusedHost)
+        let hosts = head.headers["host"]
+        if hosts.count == 1 {
+            var host = Substring(hosts[0])
+            while host.first == " " || host.first == "\t" { host = host.dropFirst() }
+            while host.last == " " || host.last == "\t" { host = host.dropLast() }
+            if host.count != hosts[0].count { head.headers.replaceOrAdd(name: "host", value: String(host)) }
+        }
         if let problem = Self.hostProblem(head) { head.headers.add(name: Self.refusedHost, value: problem) }
         if !keepAlive {
             head.headers.replaceOrAdd(name: "connection", value: "close")

@@ -46,6 +46,9 @@ struct ChangeRoutes {
             let events = events
             let access = access
             let channel = context.channel
+            // A connection gone before its stream began (reset as the request came) gives it
+            // back now, not after the minute: a no-op once the stream has taken it.
+            channel.closeFuture.whenComplete { _ in events.release(ticket) }
             return Response(status: .ok, headers: headers, body: ResponseBody { writer in
                 let (id, wakes) = events.subscribe(at: first, ticket: ticket)
                 defer { events.unsubscribe(id) }
