@@ -273,6 +273,13 @@ import Testing
         #expect(huge.body.contains("headers are longer than 32768 bytes"))
         let longLine = try RawConnection.request(port: port, "/api/items?" + String(repeating: "q", count: 9000), headers: Self.bearer(token))
         #expect(longLine.status == 431)
+        // Many short fields, well within the bytes: a 431 that says so (the HTTP decoder closed with a bare 400).
+        var fields = Self.bearer(token)
+        for index in 0..<998 { fields["X-\(index)"] = "1" } // with Host, Connection and Authorization, 1,001 fields
+        let many = try RawConnection.request(port: port, "/api/items", headers: fields)
+        #expect(many.status == 431 && many.body.contains("more than 1000 header fields"), "\(many.status) \(many.body)")
+        fields["X-997"] = nil // 1,000
+        #expect(try RawConnection.request(port: port, "/api/items", headers: fields).status == 200)
 
         // One client opens 200 idle connections, past the limit of 60; another sends its head a byte at a time.
         var idle: [RawConnection] = []

@@ -15,7 +15,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     private enum State {
         /// No request under way: counting the next head's bytes; `tail` holds the last four.
-        case awaitingHead(seen: Int, lineEnded: Bool, tail: UInt32)
+        case awaitingHead(seen: Int, lineEnded: Bool, tail: UInt32, fields: Int)
         /// A head was read: until its request has fully arrived and its response has ended,
         /// bytes are the body's (or a pipelined request's), not counted.
         case busy
@@ -24,7 +24,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     let limits: ConnectionLimits
     let registry: ConnectionRegistry
-    private var state = State.awaitingHead(seen: 0, lineEnded: false, tail: 0)
+    private var state = State.awaitingHead(seen: 0, lineEnded: false, tail: 0, fields: 0)
     /// Requests whose last byte has not arrived, and requests whose response has not ended: the
     /// connection is idle again only when both are none (a response may end before its request
     /// does, as a 401 or 413 does before the body is read).
@@ -152,7 +152,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard case .awaitingHead(var seen, var lineEnded, var tail) = state else {
+        guard case .awaitingHead(var seen, var lineEnded, var tail, var fields) = state else {
             if case .busy = state { context.fireChannelRead(data) } // .closing: dropped
             return
         }
@@ -162,6 +162,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         for byte in buffer.readableBytesView {
             seen += 1
             tail = tail << 8 | UInt32(byte)
+            let inFields = lineEnded
             if !lineEnded, tail & 0xFF == 0x0A, seen > 2 { lineEnded = true } // a CRLF or LF, past any blank line before it
             if !lineEnded, seen > limits.maxRequestLineBytes {
                 return refuse(context, status: "431 Request Header Fields Too Large",
@@ -171,12 +172,20 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
                 complete = true
                 break
             }
+            // As many fields as the HTTP decoder takes: past them it closed with a bare 400.
+            if inFields, byte == 0x0A {
+                fields += 1
+                if fields > limits.maxHeaderFields {
+                    return refuse(context, status: "431 Request Header Fields Too Large",
+                                  message: "the request has more than \(limits.maxHeaderFields) header fields")
+                }
+            }
             if seen > limits.maxHeadBytes {
                 return refuse(context, status: "431 Request Header Fields Too Large",
                               message: "the request's headers are longer than \(limits.maxHeadBytes) bytes")
             }
         }
-        state = complete ? .busy : .awaitingHead(seen: seen, lineEnded: lineEnded, tail: tail)
+        state = complete ? .busy : .awaitingHead(seen: seen, lineEnded: lineEnded, tail: tail, fields: fields)
         if complete { registry.setReadingHead(id, false) }
         context.fireChannelRead(data)
     }
@@ -210,7 +219,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     private func becomeIdleIfDone() {
         guard requestsOpen == 0, responsesOpen == 0, case .busy = state, let context else { return }
-        state = .awaitingHead(seen: 0, lineEnded: false, tail: 0)
+        state = .awaitingHead(seen: 0, lineEnded: false, tail: 0, fields: 0)
         becomeIdle(context)
     }
 
@@ -237,7 +246,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         registry.setIdle(id, true)
         idleTimer?.cancel()
         idleTimer = context.eventLoop.scheduleTask(in: .init(limits.idleTimeout)) { [weak self] in
-            guard let self, case .awaitingHead(seen: 0, _, _) = self.state, let context = self.context else { return }
+            guard let self, case .awaitingHead(seen: 0, _, _, _) = self.state, let context = self.context else { return }
             self.state = .closing
             context.close(promise: nil)
         }

@@ -5,6 +5,9 @@ public struct ConnectionLimits: Sendable {
     public var maxRequestLineBytes = 8 * 1024
     /// A request head (line and headers) longer than this gets 431 and the connection is closed.
     public var maxHeadBytes = 32 * 1024
+    /// A request head with more header fields than this gets 431 and the connection is closed
+    /// (the HTTP decoder's own limit, which closed it with a bare 400).
+    public var maxHeaderFields = 1000
     /// Open connections at most. At the limit, a new one takes the place of the connection that
     /// has been idle longest; when none is idle, it is answered 503 and closed.
     public var maxConnections = 512

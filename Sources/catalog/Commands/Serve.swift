@@ -23,7 +23,7 @@ struct Serve: AsyncParsableCommand {
             $CATALOG_TOKEN_FILE). Programs send `Authorization: Bearer TOKEN`; the gallery asks for the token once \
             and keeps a signed session cookie. --no-auth serves without, and says so at every start.
 
-            Limits (each an option below): request line 8 KiB and head 32 KiB (431 past them), 512 connections \
+            Limits (each an option below but the fields' count): request line 8 KiB, head 32 KiB and 1,000 header fields (431 past them), 512 connections \
             (a new one closes the connection idle longest, else the one sending a head longest), 10 s for a request \
             to arrive (408), 60 s idle, 60 s \
             without reading a response, 20 failed sign-ins a minute per address (429 with Retry-After).
