@@ -61,20 +61,23 @@ struct GalleryRoutes {
     /// images from it and from the origins of imported items' web addresses (every http(s)
     /// origin when there are more than the list holds); no frames around it, no base, no plugins.
     static func policy(imageOrigins: [String]) -> String {
-        let listed = imageOrigins.filter(isHostSource)
+        let listed = imageOrigins.compactMap(hostSource)
         let images = imageOrigins.count >= CatalogService.webOriginLimit ? ["https:", "http:"] : listed
         return (["default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src " + (["'self'"] + images).joined(separator: " "),
                  "connect-src 'self'", "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'"]).joined(separator: "; ")
     }
 
-    /// Whether an origin can stand in a policy as is: `http(s)://host[:port]`, nothing that
-    /// could end the directive or add another.
-    static func isHostSource(_ origin: String) -> Bool {
-        guard let rest = origin.hasPrefix("https://") ? origin.dropFirst(8) : origin.hasPrefix("http://") ? origin.dropFirst(7) : nil,
-              !rest.isEmpty else { return false }
-        return rest.unicodeScalars.allSatisfy { scalar in
+    /// An origin as it can stand in a policy: `http(s)://host[:port]`, a host beyond ASCII as
+    /// the browser sends it (Punycode), nothing that could end the directive or add another;
+    /// nil when it cannot.
+    static func hostSource(_ origin: String) -> String? {
+        guard let scheme = origin.hasPrefix("https://") ? "https://" : origin.hasPrefix("http://") ? "http://" : nil else { return nil }
+        let rest = origin.dropFirst(scheme.count)
+        guard !rest.isEmpty, let ascii = Punycode.asciiHost(String(rest)) else { return nil }
+        let allowed = ascii.unicodeScalars.allSatisfy { scalar in
             scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || ".-:[]".unicodeScalars.contains(scalar))
         }
+        return allowed ? scheme + ascii : nil
     }
 
     static func contentType(of file: String) -> String? {
