@@ -120,6 +120,24 @@ extension Library {
         #expect(try library.catalog().generation() > 0)
         let hidden = try library.scan(options: ScanOptions(includeHidden: true))
         #expect(hidden.added == 1)
+        // A scan without the option (a cron job that left it out) keeps what it does not enter
+        // while it is there, and says so; it removed it, and its id with it. --prune removes it.
+        let idBefore = try library.items()[library.path(".hidden/e.jpg")]?.id
+        let plain = try library.scan()
+        #expect(plain.removed == 0 && plain.problems == ["\(library.root.path): 1 known file under hidden names, which this scan does not enter without "
+            + "--include-hidden, still there; kept, not removed (--include-hidden scans them, --prune removes them from the catalog)"], "\(plain.problems)")
+        let idAfter = try library.items()[library.path(".hidden/e.jpg")]?.id
+        #expect(idBefore != nil && idAfter == idBefore)
+        var prune = ScanOptions()
+        prune.prune = true
+        let pruned = try library.scan(options: prune)
+        #expect(pruned.removed == 1 && pruned.problems.isEmpty, "\(pruned.problems)")
+        #expect(try library.items()[library.path(".hidden/e.jpg")] == nil)
+        // Deleted, it goes without --prune, as any file gone.
+        #expect(try library.scan(options: ScanOptions(includeHidden: true)).added == 1)
+        try FileManager.default.removeItem(atPath: library.path(".hidden/e.jpg"))
+        let gone = try library.scan()
+        #expect(gone.removed == 1 && gone.problems.isEmpty, "\(gone.problems)")
     }
 
     /// A root inside another one given (or given twice) is walked once, with the outer one:
@@ -395,6 +413,15 @@ extension Library {
                                               "\(library.path("ring1")): a loop of links; skipped", "\(library.path("ring2")): a loop of links; skipped"],
                 "\(nowhere.problems)")
         #expect((nowhere.removed, nowhere.added) == (0, 0), "nothing under the folder taken for gone")
+        // Not followed now, the link found through it is still there: kept, and said (it was removed).
+        let plainAgain = try library.scan()
+        #expect(plainAgain.removed == 0 && plainAgain.problems == ["\(library.root.path): 1 known file reached through symbolic links, which this "
+            + "scan does not follow without --follow-symlinks, still there; kept, not removed (--follow-symlinks scans them, --prune removes them from the catalog)"],
+            "\(plainAgain.problems)")
+        #expect(try library.items()[library.path("link.jpg")] != nil)
+        var prune = ScanOptions()
+        prune.prune = true
+        #expect(try library.scan(options: prune).removed == 1)
         #expect(try library.scan().problems.isEmpty, "links are not followed unless asked")
     }
 

@@ -8,6 +8,10 @@ public struct ScanOptions: Sendable, Hashable {
     /// Folders the walk does not enter (absolute paths): the thumbnail cache, whose JPEGs
     /// would be scanned as photos (and their thumbnails made, and scanned, at every round).
     public var passOver: [String] = []
+    /// Remove the known files the walk does not take though they are still at their paths
+    /// (found by an earlier scan with --include-hidden or --follow-symlinks); without it they
+    /// are kept, and the summary says so.
+    public var prune = false
     /// File changes written per transaction.
     public var batchSize = 2000
     /// Report progress after every batch handed to the writer, not only every 100 ms (tests

@@ -304,6 +304,59 @@ extension Scanner {
         }
     }
 
+    /// Keeps the known files the walk did not meet that are still at their paths, the same file
+    /// (device and inode, links followed): under a hidden name without --include-hidden, or
+    /// reached through a symbolic link without --follow-symlinks, an earlier scan's options
+    /// found them, and this scan's left them alone. Removing them lost their items and ids to
+    /// an option left out of a cron job. The summary says how many, with the way to rescan them
+    /// and `--prune`, which removes them (as it does nothing in the walk's thumbnail cache).
+    func keepFilesTheWalkDidNotTake(_ roots: [Root]) {
+        guard !options.prune, seen.contains(false) else { return }
+        let passedOver = options.passOver.map { Data(Array(Self.absolute($0).utf8) + [47]) }
+        for root in roots {
+            var (hidden, linked, other) = (0, 0, 0)
+            let resolvedRoot = Self.resolved(Data(root.path))
+            for position in root.known where !seen[position] {
+                let file = knownFiles[position]
+                var info = stat()
+                guard !isUnderUnreadFolder(file.path), !passedOver.contains(where: { file.path.starts(with: $0) }),
+                      CPath.with(file.path, { stat($0, &info) }) == 0, info.st_mode & S_IFMT == S_IFREG,
+                      Int64(bitPattern: UInt64(info.st_ino)) == file.stat.inode, Int64(bitPattern: UInt64(info.st_dev)) == file.stat.device
+                else { continue }
+                seen[position] = true
+                let inside = file.path.count > root.path.count ? file.path.dropFirst(root.path.count) : file.path[...]
+                if !options.includeHidden, inside.split(separator: 47).contains(where: { $0.first == 46 }) {
+                    hidden += 1
+                } else if !options.followSymlinks, let resolvedRoot, Self.resolved(file.path) != resolvedRoot + inside {
+                    linked += 1
+                } else {
+                    other += 1
+                }
+            }
+            let place = PathText.display(root.path)
+            func files(_ count: Int) -> String { count == 1 ? "1 known file" : "\(count) known files" }
+            if hidden > 0 {
+                summary.problems.append("\(place): \(files(hidden)) under hidden names, which this scan does not enter without --include-hidden, "
+                    + "still there; kept, not removed (--include-hidden scans them, --prune removes them from the catalog)")
+            }
+            if linked > 0 {
+                summary.problems.append("\(place): \(files(linked)) reached through symbolic links, which this scan does not follow without "
+                    + "--follow-symlinks, still there; kept, not removed (--follow-symlinks scans them, --prune removes them from the catalog)")
+            }
+            if other > 0 {
+                summary.problems.append("\(place): \(files(other)) the walk did not meet (moved away and back while it ran?) still at "
+                    + "their paths; kept, not removed")
+            }
+        }
+    }
+
+    /// The path with every symbolic link in it resolved (`realpath`); nil if it cannot be.
+    static func resolved(_ path: Data) -> Data? {
+        guard let resolved = CPath.with(path, { realpath($0, nil) }) else { return nil }
+        defer { free(resolved) }
+        return Data(bytes: resolved, count: strlen(resolved))
+    }
+
     /// Vanished files, removed unless they lie under a folder that could not be read (or were
     /// kept as on an unmounted disk).
     func removeVanished() throws(StoreError) {

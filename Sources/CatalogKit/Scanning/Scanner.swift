@@ -224,6 +224,7 @@ package final class Scanner {
         try resolveMoves(.renamed)
         try resolveMoves(.renamedAndChanged)
         try resolveMoves(.copied)
+        keepFilesTheWalkDidNotTake(roots)
         try removeVanished()
         for root in roots where root.whole { try store.finishScan(rootID: root.id, complete: root.complete) }
     }

@@ -36,6 +36,11 @@ struct Scan: ParsableCommand {
                                  + "what the catalog holds under it is kept, not removed."))
     var oneFileSystem = false
 
+    @Flag(help: ArgumentHelp("Remove from the catalog the files this scan does not walk though they are still there.",
+                             discussion: "Files an earlier scan found with --include-hidden or --follow-symlinks are kept, with a warning, "
+                                 + "by a scan without that option (a cron job missing a flag loses no items); --prune removes them."))
+    var prune = false
+
     @Flag(help: "Print the summary as one JSON object on stdout.")
     var json = false
 
@@ -76,6 +81,7 @@ struct Scan: ParsableCommand {
     func run() throws {
         var options = ScanOptions(includeHidden: includeHidden, followSymlinks: followSymlinks)
         options.oneFileSystem = oneFileSystem
+        options.prune = prune
         options.passOver = [ThumbnailCache.defaultRoot()] // every catalog's thumbnails: no photos
         options.batchSize = batchSize
         options.reportEveryBatch = progressLines
