@@ -104,6 +104,7 @@ package final class SQLiteStore: CatalogBackend {
                 throw .cannotOpen(path: path, reason: "cannot create its folder: \(error.localizedDescription)")
             }
         }
+        var migrating = false
         do {
             var configuration = Configuration()
             // Retries soon and often: a store of a layout commits a piece every millisecond or
@@ -138,7 +139,9 @@ package final class SQLiteStore: CatalogBackend {
             // Migrate only when needed: a reader opening the catalog during a scan never waits
             // for the scan's write transaction.
             if try !pool.read({ try migrator.hasCompletedMigrations($0) }) {
+                migrating = true
                 try CatalogMigrations.migrate(pool)
+                migrating = false
             }
             // A migration that changes the order data's format marks it stale (-1): rebuild it
             // now, once, rather than lay out from item rows until the next scan or import; and
@@ -168,9 +171,9 @@ package final class SQLiteStore: CatalogBackend {
         } catch let error as StoreError {
             throw error
         } catch let error as DatabaseError where error.resultCode == .SQLITE_FULL {
-            // Making the file of stored layouts (which the check at opening did not), or
-            // bringing the catalog to this version's schema.
-            throw .full(path: path, reason: roomLeft(FilePath.folder(of: files)) < roomToOpen ? fullAtOpeningReason(files) : fullReason(path))
+            // Bringing the catalog to this version's schema, which may take more than an
+            // opening's room; else making the file of stored layouts, which the check did not.
+            throw .full(path: path, reason: !migrating && roomLeft(FilePath.folder(of: files)) < roomToOpen ? fullAtOpeningReason(files) : fullReason(path))
         } catch let error as DatabaseError where isFullAtOpening(error, files: files) {
             throw .full(path: path, reason: fullAtOpeningReason(files))
         } catch let error as DatabaseError {
@@ -484,7 +487,7 @@ extension SQLiteStore {
         var status = stat()
         let layouts = stat(path + ".layouts", &status) == 0 ? Int(status.st_size) : 0
         return "no room on the catalog's disk (\(roomLeft(FilePath.folder(of: path)) >> 10) KiB free), where SQLite must make the files it keeps "
-            + "beside the catalog, even to read, and catalog its file of stored layouts when there is none: it needs 1 MiB free there"
+            + "beside the catalog, even to read, and catalog its file of stored layouts when there is none: it needs at least 1 MiB free there"
             + (layouts > roomToOpen ? "; its file of stored layouts, \(path).layouts (\(layouts) bytes), is a cache that may be deleted while no catalog command runs" : "")
     }
 

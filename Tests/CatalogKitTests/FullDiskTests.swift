@@ -92,7 +92,8 @@ import Testing
             Issue.record("an upgrade on a full disk: \(refused)")
             return
         }
-        #expect(at == path && reason.hasPrefix("no room on the disk of the catalog"))
+        // The catalog's file of stored layouts is made before the upgrade: that is what has no room.
+        #expect(at == path && reason.hasPrefix("no room on the catalog's disk (0 KiB free)"), "\(reason)")
         let applied = try old.read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") }
         #expect(applied.last == "0009_web_origins", "each migration that did not fit was rolled back")
 
