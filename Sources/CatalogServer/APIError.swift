@@ -44,11 +44,13 @@ struct APIError: Error, Sendable {
             case .cannotOpen(_, let code):
                 // The server's user may not read it (403), or the disk failed (500): not gone.
                 self.init(status: code == EACCES || code == EPERM ? 403 : 500, message: error.description)
+            case .noSuchItem: self.init(status: 404, message: error.description, parameter: "id")
             default: self.init(status: 404, message: error.description)
             }
         case let problem as ThumbnailProblem:
             switch problem {
-            case .noSuchItem, .imported, .gone: self.init(status: 404, message: problem.description)
+            case .noSuchItem: self.init(status: 404, message: problem.description, parameter: "id") // as /api/items/{id}
+            case .imported, .gone: self.init(status: 404, message: problem.description)
             case .unusable: self.init(status: 422, message: problem.description)
             case .unsupportedSize: self.init(status: 400, message: problem.description, parameter: "size")
             case .cacheUnwritable: self.init(status: 500, message: "internal error") // not thrown by a route: the thumbnail is sent uncached

@@ -70,7 +70,7 @@ import Testing
                 ("/api/items/\(good)/thumbnail?size=300", 400, "size"), ("/api/items/\(good)/thumbnail?size=big", 400, "size"),
                 ("/api/items/\(good)/thumbnail?v=xyz", 400, "v"), ("/api/items/\(good)/thumbnail?colour=red", 400, "colour"),
                 ("/api/items/\(good)/thumbnail?size=64&size=128", 400, "size"), ("/api/items/abc/thumbnail", 400, "id"),
-                ("/api/items/\(imported)/thumbnail", 404, nil), ("/api/items/987654/thumbnail", 404, nil),
+                ("/api/items/\(imported)/thumbnail", 404, nil), ("/api/items/987654/thumbnail", 404, "id"), ("/api/items/987654/original", 404, "id"),
             ] as [(String, Int, String?)] {
                 try await client.execute(uri: uri, method: .get) { response in
                     #expect(response.status.code == status, "\(uri)")
