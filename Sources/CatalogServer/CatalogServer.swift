@@ -121,7 +121,7 @@ public enum CatalogServer {
     }
 
     /// Every route, behind the middlewares: the access log, the headers every response carries,
-    /// errors in one JSON shape, access control, then the request's shape. `errorLog` hears of
+    /// errors in one JSON shape, the Host header's shape, access control, then the request's shape. `errorLog` hears of
     /// a database that cannot be reached, and of its return.
     static func router(service: CatalogService, options: Options, accessLog: Logger?,
                        errorLog: Logger = Logger(label: "catalog", factory: { _ in SwiftLogNoOpLogHandler() })) -> Router<CatalogRequestContext> {

@@ -5,19 +5,25 @@ import Foundation
 /// host source must be ASCII, and a browser fetches `https://bücher.example/` from
 /// `xn--bcher-kva.example`.
 enum Punycode {
-    /// `host` with its labels beyond ASCII encoded; nil when one cannot be (too long to count).
-    static func asciiHost(_ host: String) -> String? {
-        guard !host.unicodeScalars.allSatisfy(\.isASCII) else { return host }
+    /// `authority` (a host, and perhaps `:port`) with its labels beyond ASCII encoded, the dots
+    /// IDNA takes for dots (`。`, `．`, `｡`) as dots; nil when a label cannot be encoded.
+    static func asciiHost(_ authority: String) -> String? {
+        guard !authority.unicodeScalars.allSatisfy(\.isASCII) else { return authority }
+        // The port after the last ':' (a host beyond ASCII is no IPv6 literal).
+        let colon = authority.lastIndex(of: ":")
+        let host = colon.map { authority[..<$0] } ?? authority[...]
+        let port = colon.map { authority[$0...] } ?? ""
         var labels: [String] = []
-        for label in host.split(separator: ".", omittingEmptySubsequences: false) {
-            if label.unicodeScalars.allSatisfy(\.isASCII) {
-                labels.append(String(label))
+        for label in host.split(omittingEmptySubsequences: false, whereSeparator: { ".。．｡".contains($0) }).map(String.init) {
+            let mapped = label.lowercased().precomposedStringWithCanonicalMapping // K (Kelvin) is k
+            if mapped.unicodeScalars.allSatisfy(\.isASCII) {
+                labels.append(mapped)
             } else {
-                guard let encoded = encode(String(label).lowercased().precomposedStringWithCanonicalMapping) else { return nil }
+                guard let encoded = encode(mapped) else { return nil }
                 labels.append("xn--" + encoded)
             }
         }
-        return labels.joined(separator: ".")
+        return labels.joined(separator: ".") + port
     }
 
     /// RFC 3492's encoding of one label (6.3), without the `xn--` prefix.

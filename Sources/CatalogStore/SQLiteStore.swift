@@ -104,7 +104,6 @@ package final class SQLiteStore: CatalogBackend {
                 throw .cannotOpen(path: path, reason: "cannot create its folder: \(error.localizedDescription)")
             }
         }
-        var migrating = false
         do {
             var configuration = Configuration()
             // Retries soon and often: a store of a layout commits a piece every millisecond or
@@ -139,9 +138,7 @@ package final class SQLiteStore: CatalogBackend {
             // Migrate only when needed: a reader opening the catalog during a scan never waits
             // for the scan's write transaction.
             if try !pool.read({ try migrator.hasCompletedMigrations($0) }) {
-                migrating = true
                 try CatalogMigrations.migrate(pool)
-                migrating = false
             }
             // A migration that changes the order data's format marks it stale (-1): rebuild it
             // now, once, rather than lay out from item rows until the next scan or import; and
@@ -171,9 +168,9 @@ package final class SQLiteStore: CatalogBackend {
         } catch let error as StoreError {
             throw error
         } catch let error as DatabaseError where error.resultCode == .SQLITE_FULL {
-            // Bringing the catalog to this version's schema, which may take more than an
-            // opening's room; else making the file of stored layouts, which the check did not.
-            throw .full(path: path, reason: !migrating && roomLeft(FilePath.folder(of: files)) < roomToOpen ? fullAtOpeningReason(files) : fullReason(path))
+            // Making the file of stored layouts (which the check at opening did not), or bringing
+            // the catalog to this version's schema: with no room beside it, said as the opening's.
+            throw .full(path: path, reason: roomLeft(FilePath.folder(of: files)) < roomToOpen ? fullAtOpeningReason(files) : fullReason(path))
         } catch let error as DatabaseError where isFullAtOpening(error, files: files) {
             throw .full(path: path, reason: fullAtOpeningReason(files))
         } catch let error as DatabaseError {
@@ -233,8 +230,9 @@ package final class SQLiteStore: CatalogBackend {
         // No user may write there: "run catalog as the catalog's owner" sent its owner nowhere.
         var disk = statvfs()
         if statvfs(folder.isEmpty ? "." : folder, &disk) == 0, disk.f_flag & UInt(ST_RDONLY) != 0 {
+            let way = access(path, F_OK) == 0 ? "copy the catalog to a disk that can be written" : "give a --db on a disk that can be written"
             return "it is on a read-only file system (a backup disk, a snapshot, a mount with -o ro), where SQLite cannot make the files "
-                + "it keeps beside the catalog, which it needs even to read; copy the catalog to a disk that can be written, or mount this one read-write"
+                + "it keeps beside the catalog, which it needs even to read; \(way), or mount this one read-write"
         }
         // Its owner, who took its write permission away: "run catalog as the catalog's owner" said nothing to do.
         var info = stat()
@@ -486,8 +484,8 @@ extension SQLiteStore {
     static func fullAtOpeningReason(_ path: String) -> String {
         var status = stat()
         let layouts = stat(path + ".layouts", &status) == 0 ? Int(status.st_size) : 0
-        return "no room on the catalog's disk (\(roomLeft(FilePath.folder(of: path)) >> 10) KiB free), where SQLite must make the files it keeps "
-            + "beside the catalog, even to read, and catalog its file of stored layouts when there is none: it needs at least 1 MiB free there"
+        return "no room on the catalog's disk (\(roomLeft(FilePath.folder(of: path)) >> 10) KiB free): even to read, SQLite makes files beside "
+            + "the catalog, and catalog makes its file of stored layouts there when it is missing; at least \(roomToOpen >> 20) MiB must be free there"
             + (layouts > roomToOpen ? "; its file of stored layouts, \(path).layouts (\(layouts) bytes), is a cache that may be deleted while no catalog command runs" : "")
     }
 

@@ -75,7 +75,7 @@ import Testing
         ("sep=;\nkey;width;height\n", 1, "the file says its fields are separated by \";\" (Excel's sep= line)"),
         ("key,width,height,title,Title\nk,1,1,a,b\n", 1, "the header row names \"title\" twice"),
         // NDJSON in a file named .csv, which names the format.
-        ("{\"key\":\"a\",\"width\":1,\"height\":1}\n", 1, "the file looks like NDJSON, read as CSV because of its name; pass --format ndjson"),
+        ("{\"key\":\"a\",\"width\":1,\"height\":1}\n", 1, "the file looks like NDJSON, read as CSV (a file named .csv is, or --format csv); pass --format ndjson"),
         // A 60th second is a leap second, which only 23:59 UTC has.
         ("key,width,height,date\na,1,1,2024-06-01T00:00:60\n", 2, "date must be ISO 8601"),
         ("key,width,height,date\na,1,1,2024-06-01T23:59:60+01:00\n", 2, "date must be ISO 8601"),

@@ -125,9 +125,18 @@ extension Library {
         let idBefore = try library.items()[library.path(".hidden/e.jpg")]?.id
         let plain = try library.scan()
         #expect(plain.removed == 0 && plain.problems == ["\(library.root.path): 1 known file under hidden names, which this scan does not enter without "
-            + "--include-hidden, still there; kept, not removed (--include-hidden scans them, --prune removes them from the catalog)"], "\(plain.problems)")
+            + "--include-hidden, still there; kept, not removed (a scan with --include-hidden scans them, `catalog scan --prune` removes them from the catalog)"], "\(plain.problems)")
         let idAfter = try library.items()[library.path(".hidden/e.jpg")]?.id
         #expect(idBefore != nil && idAfter == idBefore)
+        // A copy of it, and a hard link to it, are new files: kept where it is, it did not move
+        // (the copy took its id, and the next scan with the option made it a new item).
+        try FileManager.default.copyItem(atPath: library.path(".hidden/e.jpg"), toPath: library.path("copy.jpg"))
+        try FileManager.default.linkItem(atPath: library.path(".hidden/e.jpg"), toPath: library.path("link.jpg"))
+        let copied = try library.scan()
+        #expect((copied.added, copied.moved, copied.removed) == (2, 0, 0), "\(copied)")
+        #expect(try library.items()[library.path(".hidden/e.jpg")]?.id == idBefore)
+        for name in ["copy.jpg", "link.jpg"] { try FileManager.default.removeItem(atPath: library.path(name)) }
+        #expect(try library.scan().removed == 2)
         var prune = ScanOptions()
         prune.prune = true
         let pruned = try library.scan(options: prune)
@@ -416,7 +425,7 @@ extension Library {
         // Not followed now, the link found through it is still there: kept, and said (it was removed).
         let plainAgain = try library.scan()
         #expect(plainAgain.removed == 0 && plainAgain.problems == ["\(library.root.path): 1 known file reached through symbolic links, which this "
-            + "scan does not follow without --follow-symlinks, still there; kept, not removed (--follow-symlinks scans them, --prune removes them from the catalog)"],
+            + "scan does not follow without --follow-symlinks, still there; kept, not removed (a scan with --follow-symlinks scans them, `catalog scan --prune` removes them from the catalog)"],
             "\(plainAgain.problems)")
         #expect(try library.items()[library.path("link.jpg")] != nil)
         var prune = ScanOptions()

@@ -64,7 +64,8 @@ import Testing
         for (headers, problem) in [("", "must have a Host header"), ("Host: \(host)\r\nHost: evil.example\r\n", "2 Host headers"),
                                    ("Host: \(host), evil.example\r\n", "more than one host"),
                                    // The loopback check judged these (a 403 for a host not its own).
-                                   ("Host: evil.example\r\nHost: \(host)\r\n", "2 Host headers"), ("Host: localhost, \(host)\r\n", "more than one host")] {
+                                   ("Host: evil.example\r\nHost: \(host)\r\n", "2 Host headers"), ("Host: localhost, \(host)\r\n", "more than one host"),
+                                   ("Host:  \t \r\n", "the Host header is empty")] {
             let connection = try RawConnection(port: server.port)
             connection.send("GET /api/health HTTP/1.1\r\n\(headers)Connection: close\r\n\r\n")
             let response = try connection.response()

@@ -5,7 +5,7 @@ import Testing
 /// URLSession would not (a head a byte at a time, a huge header, nothing at all) and to read
 /// a response as it arrives.
 final class RawConnection: @unchecked Sendable { // one thread may send while another reads: send touches no state
-    private let socket: Int32
+    private var socket: Int32
     private(set) var received: [UInt8] = []
     private(set) var closedByServer = false
 
@@ -23,7 +23,7 @@ final class RawConnection: @unchecked Sendable { // one thread may send while an
         setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
 
-    deinit { close(socket) }
+    deinit { if socket >= 0 { close(socket) } }
 
     /// Sends all of `text`; false when the server has closed the connection.
     @discardableResult
@@ -38,12 +38,13 @@ final class RawConnection: @unchecked Sendable { // one thread may send while an
         return true
     }
 
-    /// Resets the connection (an RST, `SO_LINGER` 0): a client gone without a word. Nothing
-    /// can be sent or read after it.
+    /// Resets the connection: closed with `SO_LINGER` 0, which sends an RST, not a FIN (a client
+    /// gone without a word). Nothing can be sent or read after it.
     func reset() {
         var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
         setsockopt(socket, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
-        shutdown(socket, Int32(SHUT_RDWR))
+        close(socket)
+        socket = -1
     }
 
     /// Closes the client's side (a FIN), reading on: what `curl` and others do after a request.

@@ -127,7 +127,7 @@ struct CSVReader {
                     }
                     if fields[0].trimmingSpaces().hasPrefix("{") { // NDJSON in a file named .csv
                         throw .invalidInput(line: recordLine, reason: "the header row has no \"\(required.name)\" column: the line is a JSON object, "
-                            + "so the file looks like NDJSON, read as CSV because of its name; pass --format ndjson")
+                            + "so the file looks like NDJSON, read as CSV (a file named .csv is, or --format csv); pass --format ndjson")
                     }
                     throw .invalidInput(line: recordLine, reason: "the header row has no \"\(required.name)\" column")
                 }

@@ -107,7 +107,8 @@ extension Scanner {
             // (not one kept on an unmounted disk, nor one replaced there), is a move if that path
             // is gone now (renamed while the walk ran), else a hard link.
             if let index = likeliest(candidates, for: path, time: change?.stat.mtimeNanoseconds, byName: kind == .copied,
-                                     where: { !seen[$0] && (!isUnderUnreadFolder(knownFiles[$0].path) || isGone(knownFiles[$0])) })
+                                     where: { !seen[$0] && (!isUnderUnreadFolder(knownFiles[$0].path) || isGone(knownFiles[$0]))
+                                         && !isStillThere(knownFiles[$0]) }) // kept where it is (keepFilesTheWalkDidNotTake): a copy is new
                 ?? (kind == .copied ? nil : candidates.first(where: { seenByTheWalk[$0] && !metAsAnotherFile.contains($0) && isGone(knownFiles[$0]) })) {
                 seen[index] = true
                 seenByTheWalk[index] = false // moved away: not taken twice
@@ -312,17 +313,12 @@ extension Scanner {
     /// and `--prune`, which removes them (as it does nothing in the walk's thumbnail cache).
     func keepFilesTheWalkDidNotTake(_ roots: [Root]) {
         guard !options.prune, seen.contains(false) else { return }
-        let passedOver = options.passOver.map { Data(Array(Self.absolute($0).utf8) + [47]) }
         for root in roots {
             var (hidden, linked, other) = (0, 0, 0)
             let resolvedRoot = Self.resolved(Data(root.path))
             for position in root.known where !seen[position] {
                 let file = knownFiles[position]
-                var info = stat()
-                guard !isUnderUnreadFolder(file.path), !passedOver.contains(where: { file.path.starts(with: $0) }),
-                      CPath.with(file.path, { stat($0, &info) }) == 0, info.st_mode & S_IFMT == S_IFREG,
-                      Int64(bitPattern: UInt64(info.st_ino)) == file.stat.inode, Int64(bitPattern: UInt64(info.st_dev)) == file.stat.device
-                else { continue }
+                guard !isUnderUnreadFolder(file.path), isStillThere(file) else { continue }
                 seen[position] = true
                 let inside = file.path.count > root.path.count ? file.path.dropFirst(root.path.count) : file.path[...]
                 if !options.includeHidden, inside.split(separator: 47).contains(where: { $0.first == 46 }) {
@@ -337,17 +333,27 @@ extension Scanner {
             func files(_ count: Int) -> String { count == 1 ? "1 known file" : "\(count) known files" }
             if hidden > 0 {
                 summary.problems.append("\(place): \(files(hidden)) under hidden names, which this scan does not enter without --include-hidden, "
-                    + "still there; kept, not removed (--include-hidden scans them, --prune removes them from the catalog)")
+                    + "still there; kept, not removed (a scan with --include-hidden scans them, `catalog scan --prune` removes them from the catalog)")
             }
             if linked > 0 {
                 summary.problems.append("\(place): \(files(linked)) reached through symbolic links, which this scan does not follow without "
-                    + "--follow-symlinks, still there; kept, not removed (--follow-symlinks scans them, --prune removes them from the catalog)")
+                    + "--follow-symlinks, still there; kept, not removed (a scan with --follow-symlinks scans them, `catalog scan --prune` removes them from the catalog)")
             }
             if other > 0 {
                 summary.problems.append("\(place): \(files(other)) the walk did not meet (moved away and back while it ran?) still at "
-                    + "their paths; kept, not removed")
+                    + "their paths; kept, not removed (`catalog scan --prune` removes them from the catalog)")
             }
         }
+    }
+
+    /// Whether a known file the walk did not meet is still at its path, the same file (device
+    /// and inode, links followed), and not in a folder the walk passes over (the thumbnail
+    /// cache): what `keepFilesTheWalkDidNotTake` keeps, unless --prune.
+    func isStillThere(_ file: KnownFile) -> Bool {
+        guard !options.prune, !options.passOver.contains(where: { file.path.starts(with: Data(Array(Self.absolute($0).utf8) + [47])) }) else { return false }
+        var info = stat()
+        return CPath.with(file.path, { stat($0, &info) }) == 0 && info.st_mode & S_IFMT == S_IFREG
+            && Int64(bitPattern: UInt64(info.st_ino)) == file.stat.inode && Int64(bitPattern: UInt64(info.st_dev)) == file.stat.device
     }
 
     /// The path with every symbolic link in it resolved (`realpath`); nil if it cannot be.

@@ -15,7 +15,10 @@ struct GuardedHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     var responder: HTTPChannelHandler.Responder { http1.responder }
 
     init(responder: @escaping HTTPChannelHandler.Responder, limits: ConnectionLimits, registry: ConnectionRegistry) {
-        http1 = HTTP1Channel(responder: responder, configuration: .init(additionalChannelHandlers: [RequestCycleObserver()]))
+        // The decoder's count of fields is the guard's (which answers 431 past it; a request
+        // pipelined behind another meets the decoder's bare 400).
+        http1 = HTTP1Channel(responder: responder, configuration: .init(additionalChannelHandlers: [RequestCycleObserver()],
+                                                                        httpDecoderConfiguration: .init(maxHeaderFieldCount: limits.maxHeaderFields)))
         self.limits = limits
         self.registry = registry
     }

@@ -62,6 +62,7 @@ final class HTTP1Conformance: ChannelDuplexHandler, RemovableChannelHandler {
         guard let host = hosts.first else {
             return head.version.major == 1 && head.version.minor >= 1 ? "an HTTP/1.1 request must have a Host header" : nil
         }
+        if host.isEmpty { return "the Host header is empty" } // spaces around it taken away first
         if host.contains(where: { $0 == "," || $0 == " " || $0 == "\t" || $0 == "/" || $0 == "@" }) {
             return "the Host header holds more than one host (\(host.prefix(64)))"
         }

@@ -61,7 +61,8 @@ struct GalleryRoutes {
     /// images from it and from the origins of imported items' web addresses (every http(s)
     /// origin when there are more than the list holds); no frames around it, no base, no plugins.
     static func policy(imageOrigins: [String]) -> String {
-        let listed = imageOrigins.compactMap(hostSource)
+        var seen = Set<String>()
+        let listed = imageOrigins.compactMap(hostSource).filter { seen.insert($0).inserted } // "bücher" and "xn--bcher-kva": once
         let images = imageOrigins.count >= CatalogService.webOriginLimit ? ["https:", "http:"] : listed
         return (["default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src " + (["'self'"] + images).joined(separator: " "),
                  "connect-src 'self'", "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'"]).joined(separator: "; ")

@@ -315,6 +315,7 @@ extension Serve {
                         firstScanned.stop()
                         printError("scanned: added \(summary.added), updated \(summary.updated), moved \(summary.moved), removed \(summary.removed), "
                             + "failed \(summary.failed); watching \(folders) folder\(folders == 1 ? "" : "s")")
+                        for problem in summary.problems { printError("warning: \(problem)") }
                         for root in summary.unscannedRoots { printError("error: \(root)") }
                     case .limitReached(let watched, let interval):
                         printError("warning: the kernel's inotify watch limit was reached after \(watched) folders; "
@@ -322,6 +323,7 @@ extension Serve {
                     case .rescanned(let summary, let folders):
                         printError("rescanned \(folders.count) folder\(folders.count == 1 ? "" : "s"): added \(summary.added), "
                             + "updated \(summary.updated), moved \(summary.moved), removed \(summary.removed); generation \(summary.generation)")
+                        for problem in summary.problems { printError("warning: \(problem)") }
                         for root in summary.unscannedRoots { printError("warning: \(root)") }
                     case .retrying(let error):
                         let said = "\(error)"
