@@ -350,7 +350,7 @@ extension Scanner {
     /// and inode, links followed), and not in a folder the walk passes over (the thumbnail
     /// cache): what `keepFilesTheWalkDidNotTake` keeps, unless --prune.
     func isStillThere(_ file: KnownFile) -> Bool {
-        guard !options.prune, !options.passOver.contains(where: { file.path.starts(with: Data(Array(Self.absolute($0).utf8) + [47])) }) else { return false }
+        guard !options.prune, !passedOver.contains(where: { file.path.starts(with: $0) }) else { return false }
         var info = stat()
         return CPath.with(file.path, { stat($0, &info) }) == 0 && info.st_mode & S_IFMT == S_IFREG
             && Int64(bitPattern: UInt64(info.st_ino)) == file.stat.inode && Int64(bitPattern: UInt64(info.st_dev)) == file.stat.device

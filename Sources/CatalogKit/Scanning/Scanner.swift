@@ -66,6 +66,8 @@ package final class Scanner {
     /// those it met as another file, or on another number (another device or inode: replaced,
     /// or their disk mounted again).
     var seenByTheWalk: [Bool] = []
+    /// The folders the walk passes over (`options.passOver`), absolute, each with a '/'.
+    lazy var passedOver: [Data] = options.passOver.map { Data(Array(Self.absolute($0).utf8) + [47]) }
     var metAsAnotherFile: Set<Int> = []
     /// The folders walked, with their change time when the walk met them, their root and whether
     /// the folders under them were walked: one changed since may hold files renamed into it
