@@ -1,7 +1,10 @@
 """Sections in the gallery: headers pinned as they scroll, and the scrubber of years, months or folders."""
 import random
+import re
+import shutil
 import urllib.parse
 import urllib.request
+from pathlib import Path
 
 from conftest import api, catalog, screenshot, wait
 from gallery import READY, state, open_gallery, native_scroll, free_port, start_server
@@ -158,3 +161,46 @@ def test_a_large_year_beside_small_ones_keeps_its_scrubber_label(driver, workspa
         process.terminate()
         process.wait(timeout=30)
 
+
+
+def test_the_scrubber_in_path_order_labels_months_with_their_years_and_names_no_folder(driver, workspace):
+    """In path order a year's months do not run together: each start of a year weighed the whole
+    year's images, and the biggest year's starts took every label (one year, 32 times). Each
+    month is labelled with its year then. With folder sections, the imported items' section
+    (no folder) had a label with no text."""
+    database = workspace / "path-months.sqlite"
+    rows = workspace / "path-months.csv"
+    rng = random.Random(5)
+    with rows.open("w") as out:
+        out.write("key,width,height,date\n")
+        for _ in range(3000):
+            out.write(f"k{rng.randrange(10**9):09d},{rng.randint(200, 800)},{rng.randint(200, 800)},"
+                      f"20{rng.randint(10, 23)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}T10:00:00\n")
+    catalog("import", "--db", database, rows)
+    folder = workspace / "path-months-photos" / "trip"
+    folder.mkdir(parents=True)
+    fixtures = Path(__file__).resolve().parents[1] / "ImageProbeTests/Fixtures"
+    for name in ["baseline.jpg", "progressive.jpg"]:
+        shutil.copy(fixtures / name, folder / name)
+    catalog("scan", "--db", database, folder.parent)
+    process, url = start_server(database, free_port(), workspace / "path-months-thumbnails")
+    try:
+        driver.set_window_size(1280, 900)
+        driver.get("about:blank")
+        driver.get(url + "#sort=path&sections=month")
+        wait(driver, f"document.getElementById('plane').dataset.sections === 'month' && {READY} && document.querySelectorAll('#scrubber button').length > 5")
+        labels = driver.execute_script("return [...document.querySelectorAll('#scrubber button')].map((b) => ({ text: b.textContent, year: b.classList.contains('year') }))")
+        texts = [label["text"] for label in labels]
+        assert not any(label["year"] for label in labels), labels
+        assert all(re.fullmatch(r"\S+ \d{4}", text) for text in texts), texts
+        assert len(set(texts)) > len(texts) // 2, f"mostly different months: {texts}"
+        driver.get("about:blank")
+        driver.get(url + "#sort=path&sections=folder")
+        wait(driver, f"document.getElementById('plane').dataset.sections === 'folder' && {READY} && document.querySelectorAll('#scrubber button').length === 2")
+        labels = driver.execute_script("""return [...document.querySelectorAll('#scrubber button')]
+            .map((b) => ({ text: b.textContent, width: b.getBoundingClientRect().width }))""")
+        assert [label["text"] for label in labels] == ["trip", "(no folder)"], labels
+        assert all(label["width"] > 20 for label in labels), labels
+    finally:
+        process.terminate()
+        process.wait(timeout=30)

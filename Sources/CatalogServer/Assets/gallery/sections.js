@@ -141,12 +141,17 @@ export class SectionLabels {
     const sections = this.list.sections;
     // Each label's middle at its place, kept half a label from the ends (so none is cut).
     const place = (section) => Math.min(height - LABEL_GAP / 2, Math.max(LABEL_GAP / 2, (section.headerY / contentHeight) * height));
-    const yearStarts = sections.filter((section, index) => this.grouping !== 'month' || index === 0
-      || section.title.slice(0, 4) !== sections[index - 1].title.slice(0, 4));
     const year = (section) => section.title.slice(0, 4);
+    const starts = sections.filter((section, index) => this.grouping !== 'month' || index === 0
+      || year(section) !== year(sections[index - 1]));
+    // Months under their years only when each year's months run together (the date order):
+    // in path order a year starts again and again, and every start weighed its whole year's,
+    // so the biggest year's took every label. Then each month is labelled with its year.
+    const byYear = this.grouping === 'month' && new Set(starts.map(year)).size === starts.length;
+    const yearStarts = byYear || this.grouping !== 'month' ? starts : [];
     // How many images a label stands for: a year's start, its whole year's (with months).
     const weight = new Map(sections.map((section) => [section, section.itemCount]));
-    if (this.grouping === 'month') {
+    if (byYear) {
       const years = new Map();
       for (const section of sections) years.set(year(section), (years.get(year(section)) ?? 0) + section.itemCount);
       for (const section of yearStarts) weight.set(section, years.get(year(section)));
@@ -171,7 +176,7 @@ export class SectionLabels {
       for (const section of heaviest(candidates)) {
         if (chosen.length >= most) break;
         if (chosen.some((label) => label.section === section)) continue;
-        if (candidates === sections && this.grouping === 'month' && !labelledYears.has(year(section))) continue;
+        if (candidates === sections && byYear && !labelledYears.has(year(section))) continue;
         const tried = pack([...chosen.map((label) => label.section), section].sort((a, b) => a.headerY - b.headerY));
         if (!tried) continue;
         chosen = tried;
@@ -182,9 +187,11 @@ export class SectionLabels {
       const label = document.createElement('button');
       label.type = 'button';
       label.dataset.section = section.index;
-      const yearly = this.grouping === 'month' && yearStarts.includes(section);
-      label.textContent = this.grouping === 'month' && yearly ? section.title.slice(0, 4)
-        : this.grouping === 'month' ? sectionName(section.title, 'month').split(' ')[0].slice(0, 3) : section.title.split('/').pop();
+      const yearly = byYear && yearStarts.includes(section);
+      const month = () => sectionName(section.title, 'month').split(' ')[0].slice(0, 3);
+      // A folder by its last name; no folder (imported items) as the headers say it.
+      label.textContent = yearly ? year(section) : byYear ? month()
+        : this.grouping === 'month' ? `${month()} ${year(section)}` : section.title.split('/').pop() || sectionName(section.title, this.grouping);
       label.title = sectionName(section.title, this.grouping);
       label.className = yearly ? 'year' : '';
       label.style.top = `${y}px`;
