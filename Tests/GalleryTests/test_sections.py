@@ -81,23 +81,12 @@ def assert_months_under_their_years(browser):
 def test_the_scrubber_lists_a_month_only_under_its_own_year(driver, workspace):
     # A few of this year's images, then years of older ones: the next year's label finds no room
     # under this year's, and its months must not read as this year's.
-    database = workspace / "years.sqlite"
-    rows = workspace / "years.csv"
     rng = random.Random(7)
-    with rows.open("w") as out:
-        out.write("key,width,height,date\n")
-        for index in range(40):
-            out.write(f"now-{index},400,300,2026-11-10T12:00:00\n")
-        for index in range(2000):
-            out.write(f"old-{index},{rng.randint(200, 800)},{rng.randint(200, 800)},20{rng.randint(20, 24)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}T10:00:00\n")
-    catalog("import", "--db", database, rows)
-    port = free_port()
-    process, url = start_server(database, port, workspace / "years-thumbnails")
+    rows = [(f"now-{index}", 400, 300, "2026-11-10T12:00:00") for index in range(40)]
+    rows += [random_row(rng, f"old-{index}", rng.randint(2020, 2024)) for index in range(2000)]
+    process, url = serve_rows(workspace, "years", rows)
     try:
-        driver.set_window_size(1280, 900)
-        driver.get("about:blank")
-        driver.get(url + "#sections=month")
-        wait(driver, f"document.getElementById('plane').dataset.sections === 'month' && {READY} && document.querySelectorAll('#scrubber button').length > 5")
+        show_sections(driver, url, "#sections=month", "month")
         assert driver.execute_script("return document.querySelector('#scrubber button').textContent") == "2026"
         assert_months_under_their_years(driver)
     finally:
@@ -136,21 +125,12 @@ def test_a_large_year_beside_small_ones_keeps_its_scrubber_label(driver, workspa
     2024 with many, then decades of older ones. The larger year keeps a label, a little off
     its place if need be (the first label, 2026's, took the room, and 2024 could not be
     jumped to); labels stay in order, none over another."""
-    database = workspace / "large-year.sqlite"
-    rows = workspace / "large-year.csv"
     rng = random.Random(11)
-    with rows.open("w") as out:
-        out.write("key,width,height,date\n")
-        for year, count in [(2026, 300), (2025, 2), (2024, 600)] + [(y, 2000) for y in range(2000, 2024)]:
-            for index in range(count):
-                out.write(f"y{year}-{index},{rng.randint(200, 800)},{rng.randint(200, 800)},{year}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}T10:00:00\n")
-    catalog("import", "--db", database, rows)
-    process, url = start_server(database, free_port(), workspace / "large-year-thumbnails")
+    rows = [random_row(rng, f"y{year}-{index}", year)
+            for year, count in [(2026, 300), (2025, 2), (2024, 600)] + [(y, 2000) for y in range(2000, 2024)] for index in range(count)]
+    process, url = serve_rows(workspace, "large-year", rows)
     try:
-        driver.set_window_size(1280, 900)
-        driver.get("about:blank")
-        driver.get(url + "#sections=year")
-        wait(driver, f"document.getElementById('plane').dataset.sections === 'year' && {READY} && document.querySelectorAll('#scrubber button').length > 5")
+        show_sections(driver, url, "#sections=year", "year")
         labels = driver.execute_script("""return [...document.querySelectorAll('#scrubber button')]
             .map((b) => ({ text: b.textContent, top: b.getBoundingClientRect().top, bottom: b.getBoundingClientRect().bottom }))""")
         texts = [label["text"] for label in labels]
@@ -168,35 +148,22 @@ def test_the_scrubber_in_path_order_labels_months_with_their_years_and_names_no_
     year's images, and the biggest year's starts took every label (one year, 32 times). Each
     month is labelled with its year then. With folder sections, the imported items' section
     (no folder) had a label with no text."""
-    database = workspace / "path-months.sqlite"
-    rows = workspace / "path-months.csv"
     rng = random.Random(5)
-    with rows.open("w") as out:
-        out.write("key,width,height,date\n")
-        for _ in range(3000):
-            out.write(f"k{rng.randrange(10**9):09d},{rng.randint(200, 800)},{rng.randint(200, 800)},"
-                      f"20{rng.randint(10, 23)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}T10:00:00\n")
-    catalog("import", "--db", database, rows)
     folder = workspace / "path-months-photos" / "trip"
     folder.mkdir(parents=True)
     fixtures = Path(__file__).resolve().parents[1] / "ImageProbeTests/Fixtures"
     for name in ["baseline.jpg", "progressive.jpg"]:
         shutil.copy(fixtures / name, folder / name)
-    catalog("scan", "--db", database, folder.parent)
-    process, url = start_server(database, free_port(), workspace / "path-months-thumbnails")
+    rows = [random_row(rng, f"k{rng.randrange(10**9):09d}", rng.randint(2010, 2023)) for _ in range(3000)]
+    process, url = serve_rows(workspace, "path-months", rows, scanned=folder.parent)
     try:
-        driver.set_window_size(1280, 900)
-        driver.get("about:blank")
-        driver.get(url + "#sort=path&sections=month")
-        wait(driver, f"document.getElementById('plane').dataset.sections === 'month' && {READY} && document.querySelectorAll('#scrubber button').length > 5")
+        show_sections(driver, url, "#sort=path&sections=month", "month")
         labels = driver.execute_script("return [...document.querySelectorAll('#scrubber button')].map((b) => ({ text: b.textContent, year: b.classList.contains('year') }))")
         texts = [label["text"] for label in labels]
         assert not any(label["year"] for label in labels), labels
         assert all(re.fullmatch(r"\S+ \d{4}", text) for text in texts), texts
         assert len(set(texts)) > len(texts) // 2, f"mostly different months: {texts}"
-        driver.get("about:blank")
-        driver.get(url + "#sort=path&sections=folder")
-        wait(driver, f"document.getElementById('plane').dataset.sections === 'folder' && {READY} && document.querySelectorAll('#scrubber button').length === 2")
+        show_sections(driver, url, "#sort=path&sections=folder", "folder")
         labels = driver.execute_script("""return [...document.querySelectorAll('#scrubber button')]
             .map((b) => ({ text: b.textContent, width: b.getBoundingClientRect().width }))""")
         assert [label["text"] for label in labels] == ["trip", "(no folder)"], labels
@@ -204,3 +171,30 @@ def test_the_scrubber_in_path_order_labels_months_with_their_years_and_names_no_
     finally:
         process.terminate()
         process.wait(timeout=30)
+
+
+def serve_rows(workspace, name, rows, scanned=None):
+    """A catalog of the CSV `rows` (key, width, height, date), and of the folder `scanned` if
+    given, served; returns the server's process and URL."""
+    database = workspace / f"{name}.sqlite"
+    path = workspace / f"{name}.csv"
+    with path.open("w") as out:
+        out.write("key,width,height,date\n")
+        for key, width, height, date in rows:
+            out.write(f"{key},{width},{height},{date}\n")
+    catalog("import", "--db", database, path)
+    if scanned:
+        catalog("scan", "--db", database, scanned)
+    return start_server(database, free_port(), workspace / f"{name}-thumbnails")
+
+
+def random_row(rng, key, year):
+    return key, rng.randint(200, 800), rng.randint(200, 800), f"{year}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}T10:00:00"
+
+
+def show_sections(driver, url, fragment, sections):
+    """The gallery at `url` + `fragment`, once its sections are `sections` and the scrubber has labels."""
+    driver.set_window_size(1280, 900)
+    driver.get("about:blank")
+    driver.get(url + fragment)
+    wait(driver, f"document.getElementById('plane').dataset.sections === '{sections}' && {READY} && document.querySelectorAll('#scrubber button').length > 1")
