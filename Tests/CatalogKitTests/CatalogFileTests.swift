@@ -155,16 +155,13 @@ import Testing
         try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
         let library = try Library()
         _ = try library.catalog().importItems([ImportRow(line: 2, key: "pin", width: 10, height: 20)])
-        let disk = library.root.appendingPathComponent("disk").path
-        try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
-        let mounted = try BuiltTool.run(["-t", "tmpfs", "-o", "size=2m", "tmpfs", disk], executable: URL(fileURLWithPath: "/bin/mount"))
-        try #require(mounted.status == 0, "mount: \(mounted.stderr)")
-        defer { _ = try? BuiltTool.run([disk], executable: URL(fileURLWithPath: "/bin/umount")) }
+        try FullDiskTests.withSmallDisk(library) { disk in try fullDisk(disk, library: library) }
+    }
+
+    private func fullDisk(_ disk: String, library: Library) throws {
         try FileManager.default.copyItem(atPath: library.catalogPath, toPath: disk + "/c.sqlite")
         try FileManager.default.copyItem(atPath: library.catalogPath + ".layouts", toPath: disk + "/c.sqlite.layouts")
-        let fill = try #require(FileHandle(forWritingAtPath: { FileManager.default.createFile(atPath: disk + "/fill", contents: nil); return disk + "/fill" }()))
-        while (try? fill.write(contentsOf: Data(count: 65_536))) != nil {}
-        try? fill.close()
+        try FullDiskTests.fill(disk, filler: disk + "/fill")
         let result = try run(["stats", "--db", disk + "/c.sqlite"])
         #expect(result.status == 1)
         #expect(result.stderr.hasPrefix("Error: the disk is full: no room on the catalog's disk (") && result.stderr.contains("at least 1 MiB must be free there"),
@@ -187,11 +184,10 @@ import Testing
         try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
         let library = try Library()
         _ = try library.catalog().importItems([ImportRow(line: 2, key: "pin", width: 10, height: 20)])
-        let disk = library.root.appendingPathComponent("disk").path
-        try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
-        let mounted = try BuiltTool.run(["-t", "tmpfs", "-o", "size=4m", "tmpfs", disk], executable: URL(fileURLWithPath: "/bin/mount"))
-        try #require(mounted.status == 0, "mount: \(mounted.stderr)")
-        defer { _ = try? BuiltTool.run([disk], executable: URL(fileURLWithPath: "/bin/umount")) }
+        try FullDiskTests.withSmallDisk(library) { disk in try readOnlyDisk(disk, library: library) }
+    }
+
+    private func readOnlyDisk(_ disk: String, library: Library) throws {
         try FileManager.default.copyItem(atPath: library.catalogPath, toPath: disk + "/c.sqlite")
         let readOnly = try BuiltTool.run(["-o", "remount,ro", disk], executable: URL(fileURLWithPath: "/bin/mount"))
         try #require(readOnly.status == 0, "mount: \(readOnly.stderr)")
