@@ -170,7 +170,7 @@ package final class SQLiteStore: CatalogBackend {
         } catch let error as DatabaseError where error.resultCode == .SQLITE_FULL {
             // Making the file of stored layouts (which the check at opening did not), or bringing
             // the catalog to this version's schema: with no room beside it, said as the opening's.
-            throw .full(path: path, reason: roomLeft(FilePath.folder(of: files)) < roomToOpen ? fullAtOpeningReason(files) : fullReason(path))
+            throw .full(path: path, reason: roomBeside(files) < roomToOpen ? fullAtOpeningReason(files) : fullReason(path))
         } catch let error as DatabaseError where isFullAtOpening(error, files: files) {
             throw .full(path: path, reason: fullAtOpeningReason(files))
         } catch let error as DatabaseError {
@@ -186,8 +186,7 @@ package final class SQLiteStore: CatalogBackend {
     /// layouts' file...): the catalog's owner could not open it after them. Nil otherwise (the
     /// folder not writable: nothing is made, and SQLite says whether it can read it).
     static func wouldLeaveFilesBeside(_ path: String) -> String? {
-        let folder = FilePath.folder(of: path)
-        guard access(path, R_OK) == 0, access(path, W_OK) != 0, access(folder.isEmpty ? "." : folder, W_OK) == 0,
+        guard access(path, R_OK) == 0, access(path, W_OK) != 0, access(directory(holding: path), W_OK) == 0,
               fileSuffixes.dropFirst().contains(where: { access(path + $0, F_OK) != 0 && !$0.hasSuffix("-journal") }),
               hasSQLiteHeader(path) else { return nil }
         return unwritable(path) ?? unwritableReason
@@ -224,12 +223,12 @@ package final class SQLiteStore: CatalogBackend {
     /// Why SQLite cannot work on the catalog at `path` although it exists and can be read: even
     /// to read, it writes beside the file (the -wal and -shm files, the stored layouts' file).
     static func unwritable(_ path: String) -> String? {
-        let folder = FilePath.folder(of: path)
-        let (file, beside) = (access(path, W_OK) == 0, access(folder.isEmpty ? "." : folder, W_OK) == 0)
+        let folder = directory(holding: path)
+        let (file, beside) = (access(path, W_OK) == 0, access(folder, W_OK) == 0)
         guard !file || !beside else { return nil }
         // No user may write there: "run catalog as the catalog's owner" sent its owner nowhere.
         var disk = statvfs()
-        if statvfs(folder.isEmpty ? "." : folder, &disk) == 0, disk.f_flag & UInt(ST_RDONLY) != 0 {
+        if statvfs(folder, &disk) == 0, disk.f_flag & UInt(ST_RDONLY) != 0 {
             let way = access(path, F_OK) == 0 ? "copy the catalog to a disk that can be written" : "give a --db on a disk that can be written"
             return "it is on a read-only file system (a backup disk, a snapshot, a mount with -o ro), where SQLite cannot make the files "
                 + "it keeps beside the catalog, which it needs even to read; \(way), or mount this one read-write"
@@ -241,6 +240,12 @@ package final class SQLiteStore: CatalogBackend {
                 + "(the files it keeps beside the catalog); chmod u+w \(FilePath.shellWord(path)) gives that back"
         }
         return unwritableReason
+    }
+
+    /// The folder that holds `path`, as the system calls take it: "." for a bare name.
+    private static func directory(holding path: String) -> String {
+        let folder = FilePath.folder(of: path)
+        return folder.isEmpty ? "." : folder
     }
 
     private static let unwritableReason = "this user cannot write it or its folder, which SQLite needs even to read (the files it "
@@ -471,7 +476,7 @@ extension SQLiteStore {
     /// SQLite's "disk I/O error" at opening, with less than `roomToOpen` left beside the
     /// catalog's `files`: it could not make its -shm file, which it needs even to read.
     static func isFullAtOpening(_ error: DatabaseError, files: String) -> Bool {
-        error.resultCode == .SQLITE_IOERR && roomLeft(FilePath.folder(of: files)) < roomToOpen
+        error.resultCode == .SQLITE_IOERR && roomBeside(files) < roomToOpen
     }
 
     /// The room an opening may need beside the catalog: SQLite's -shm and -wal, and a new file
@@ -484,16 +489,16 @@ extension SQLiteStore {
     static func fullAtOpeningReason(_ path: String) -> String {
         var status = stat()
         let layouts = stat(path + ".layouts", &status) == 0 ? Int(status.st_size) : 0
-        return "no room on the catalog's disk (\(roomLeft(FilePath.folder(of: path)) >> 10) KiB free): even to read, SQLite makes files beside "
+        return "no room on the catalog's disk (\(roomBeside(path) >> 10) KiB free): even to read, SQLite makes files beside "
             + "the catalog, and catalog makes its file of stored layouts there when it is missing; at least \(roomToOpen >> 20) MiB must be free there"
             + (layouts > roomToOpen ? "; its file of stored layouts, \(path).layouts (\(layouts) bytes), is a cache that may be deleted while no catalog command runs" : "")
     }
 
-    /// Bytes this user may still write on the disk that holds `folder` ("" for the current
-    /// folder; root may write the blocks kept for it too); Int.max when it cannot be told.
-    static func roomLeft(_ folder: String) -> Int {
+    /// Bytes this user may still write on the disk that holds `path`'s folder (root may write
+    /// the blocks kept for it too); Int.max when it cannot be told.
+    static func roomBeside(_ path: String) -> Int {
         var status = statvfs()
-        guard statvfs(folder.isEmpty ? "." : folder, &status) == 0 else { return .max }
+        guard statvfs(directory(holding: path), &status) == 0 else { return .max }
         return Int(getuid() == 0 ? status.f_bfree : status.f_bavail) * Int(status.f_frsize)
     }
 
