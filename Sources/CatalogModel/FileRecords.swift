@@ -67,10 +67,11 @@ public enum FileOutcome: Sendable, Hashable {
     }
 
     /// Whether a known image that fails with `reason` keeps its item (its id, its facts) until a
-    /// scan reads it again: a file unreadable this time, or one that ends inside its header, as
-    /// a photo being copied over, or written in place, does at the moment the scan reads it.
+    /// scan reads it again: a file unreadable this time, or one that is empty or ends inside its
+    /// header, as a photo being copied over, or written in place, is at the moment the scan reads
+    /// it (a copy over it, a download or a shell's `>` empties it first).
     package static func keepsKnownItem(_ reason: String) -> Bool {
-        isUnreadable(reason) || reason.hasPrefix(truncatedPrefix)
+        isUnreadable(reason) || reason.hasPrefix(truncatedPrefix) || reason == emptyReason
     }
 
     /// What `catalog errors` adds to the reason of an image kept through a failed read (`FileChange.keepsItem`).
@@ -91,6 +92,8 @@ public enum FileOutcome: Sendable, Hashable {
     static let unreadablePrefixes = [cannotOpenPrefix, cannotStatPrefix, cannotReadPrefix]
     /// How ImageProbeError.truncated's description begins (held together by the same test).
     static let truncatedPrefix = "truncated "
+    /// ImageProbeError.empty's description (held together by the same test).
+    static let emptyReason = "the file is empty"
 }
 
 /// A file known to the catalog.

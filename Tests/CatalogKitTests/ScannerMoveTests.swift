@@ -411,4 +411,50 @@ import Testing
             #expect(try library.items().mapValues(\.id) == items.mapValues(\.id))
         }
     }
+
+    /// A folder moved within its root with a link left where it was (as a folder is moved to
+    /// another disk) is a move: its files keep their ids at their new paths. They were kept at
+    /// the old paths, reached through the link, and added again at the new ones.
+    @Test(arguments: Backend.allCases) func aFolderMovedWithALinkLeftWhereItWasKeepsItsIds(_ backend: Backend) throws {
+        let library = try Library(backend)
+        let bytes = try Library.fixture("rgb.png")
+        for n in 0..<3 { try library.write("sub/\(n).png", bytes) }
+        try library.write("keep/other.png", bytes)
+        _ = try library.scan()
+        let before = try library.items()
+        try FileManager.default.moveItem(atPath: library.path("sub"), toPath: library.path("keep/sub"))
+        try FileManager.default.createSymbolicLink(atPath: library.path("sub"), withDestinationPath: "keep/sub")
+        let summary = try library.scan()
+        #expect((summary.moved, summary.added, summary.removed) == (3, 0, 0) && summary.problems.isEmpty, "\(summary)")
+        let after = try library.items()
+        #expect(after.count == 4, "\(after.keys.sorted())")
+        for n in 0..<3 { #expect(after[library.path("keep/sub/\(n).png")]?.id == before[library.path("sub/\(n).png")]?.id) }
+    }
+
+    /// A folder replaced by a link to it, rescanned as a watch rescans it (the folder, and its
+    /// parent's own files), keeps its files with the warning a scan of the whole root gives; the
+    /// link deleted too, a rescan of the parent's own files removes them, though no event names
+    /// them. The rescan walked the link, silently, and the files stayed for good once it went.
+    @Test(arguments: Backend.allCases) func aFolderReplacedByALink_thenTheLinkDeleted_asAWatchRescansThem(_ backend: Backend) throws {
+        let library = try Library(backend)
+        let bytes = try Library.fixture("rgb.png")
+        for n in 0..<3 { try library.write("p/sub/\(n).png", bytes) }
+        try library.write("p/top.png", bytes)
+        _ = try library.scan()
+        let ids = try library.items().mapValues(\.id)
+        let outside = FileManager.default.temporaryDirectory.appendingPathComponent("linked-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: outside) }
+        try FileManager.default.moveItem(atPath: library.path("p/sub"), toPath: outside)
+        try FileManager.default.createSymbolicLink(atPath: library.path("p/sub"), withDestinationPath: outside)
+        let store = try library.catalog().store
+        let (root, parent, sub) = (library.root.path, Array(library.path("p").utf8), Array(library.path("p/sub").utf8))
+        let linked = try Scanner(store: store).run(root: root, folders: [(parent, false), (sub, true)])
+        #expect(linked.removed == 0 && linked.problems.count == 1
+                && linked.problems[0].hasPrefix("\(root): 3 known files reached through symbolic links"), "\(linked)")
+        #expect(try library.items().mapValues(\.id) == ids)
+        try FileManager.default.removeItem(atPath: library.path("p/sub"))
+        let unlinked = try Scanner(store: store).run(root: root, folders: [(parent, false)])
+        #expect(unlinked.removed == 3, "\(unlinked)")
+        #expect(try library.items().keys.sorted() == [library.path("p/top.png")])
+    }
 }

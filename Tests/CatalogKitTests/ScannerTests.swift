@@ -270,16 +270,19 @@ extension Library {
         for other in [ImageProbeError.empty, .truncated(.jpeg), .notARegularFile(kind: "a FIFO")] {
             #expect(!FileOutcome.isUnreadable(other.description), "\(other)")
         }
-        // A known image cut short keeps its item too (a photo being copied over).
+        // A known image cut short or emptied keeps its item too (a photo being copied over).
         #expect(FileOutcome.keepsKnownItem(ImageProbeError.truncated(.png).description))
-        #expect(!FileOutcome.keepsKnownItem(ImageProbeError.empty.description))
+        #expect(FileOutcome.keepsKnownItem(ImageProbeError.empty.description))
+        #expect(!FileOutcome.keepsKnownItem(ImageProbeError.corruptHeader(.png, detail: "bad").description))
         #expect(!FileOutcome.isUnreadable(FileOutcome.importedKeyReason))
     }
 
-    /// A known photo caught while it is written over or in place (it ends inside its header)
-    /// keeps its item, its id and its facts, as one unreadable this time does; a scan that reads
-    /// it whole again updates it. It was removed, and came back as a new item with a new id.
-    @Test(arguments: Backend.allCases) func aPhotoCutShortWhileRewrittenKeepsItsItem(_ backend: Backend) throws {
+    /// A known photo caught while it is written over or in place (it ends inside its header, or
+    /// is still empty: a copy over it or a shell's `>` empties it first) keeps its item, its id
+    /// and its facts, as one unreadable this time does; a scan that reads it whole again updates
+    /// it. It was removed, and came back as a new item with a new id.
+    @Test(arguments: Backend.allCases, [100, 0])
+    func aPhotoCutShortWhileRewrittenKeepsItsItem(_ backend: Backend, _ bytes: Int) throws {
         let library = try Library(backend)
         let whole = try Library.fixture("baseline.jpg")
         let photo = try library.write("a.jpg", whole)
@@ -287,13 +290,14 @@ extension Library {
         let before = try #require(try library.items()[photo])
         var status = stat()
         try #require(stat(photo, &status) == 0)
-        try library.write("a.jpg", whole.prefix(100))
+        try library.write("a.jpg", whole.prefix(bytes))
         let cut = try library.scan()
+        let reason = bytes == 0 ? "the file is empty" : "truncated JPEG: the file ends inside its header"
         #expect((cut.failed, cut.removed) == (1, 0), "\(cut)")
-        #expect(cut.problems.contains { $0.hasPrefix("\(photo): truncated JPEG") && $0.hasSuffix("its item is kept as it was, and the next scan reads it again") },
+        #expect(cut.problems.contains { $0.hasPrefix("\(photo): \(reason)") && $0.hasSuffix("its item is kept as it was, and the next scan reads it again") },
                 "\(cut.problems)")
         #expect(try library.items()[photo].map { [$0.id, Int64($0.width), Int64($0.height)] } == [before.id, Int64(before.width), Int64(before.height)])
-        #expect(try library.catalog().fileErrors().map(\.reason) == ["truncated JPEG: the file ends inside its header" + FileOutcome.keptItemNote])
+        #expect(try library.catalog().fileErrors().map(\.reason) == [reason + FileOutcome.keptItemNote])
         // Written whole again, at the time it had (a copy that keeps it): read again, as its row failed.
         try library.write("a.jpg", whole)
         var times = [status.st_atim, status.st_mtim]

@@ -125,8 +125,12 @@ extension Scanner {
             }
             if options.oneFileSystem { device = UInt64(info.st_dev) }
             for (folder, recursive) in folders {
-                let fd = CPath.with(folder) { open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK) }
-                let failure = fd >= 0 ? Self.enterFailure(fd) : errno == ENOENT || errno == ENOTDIR ? nil : SystemError.text()
+                // A folder under the root replaced by a link to one is gone, as the walk of the
+                // root would not enter the link, unless links are followed (its files are then
+                // kept while the link reaches them, as a walk of the whole root keeps them).
+                let noFollow = options.followSymlinks || folder == Array(absolute.utf8) ? 0 : O_NOFOLLOW
+                let fd = CPath.with(folder) { open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK | noFollow) }
+                let failure = fd >= 0 ? Self.enterFailure(fd) : errno == ENOENT || errno == ENOTDIR || (errno == ELOOP && noFollow != 0) ? nil : SystemError.text()
                 if fd >= 0, failure == nil {
                     walks.append((fd, folder, recursive))
                 } else if let failure { // else gone: its files vanished

@@ -108,7 +108,7 @@ extension Scanner {
             // is gone now (renamed while the walk ran), else a hard link.
             if let index = likeliest(candidates, for: path, time: change?.stat.mtimeNanoseconds, byName: kind == .copied,
                                      where: { !seen[$0] && (!isUnderUnreadFolder(knownFiles[$0].path) || isGone(knownFiles[$0]))
-                                         && !isStillThere(knownFiles[$0]) }) // kept where it is (keepFilesTheWalkDidNotTake): a copy is new
+                                         && (!isStillThere(knownFiles[$0]) || isReached(knownFiles[$0], at: path)) })
                 ?? (kind == .copied ? nil : candidates.first(where: { seenByTheWalk[$0] && !metAsAnotherFile.contains($0) && isGone(knownFiles[$0]) })) {
                 seen[index] = true
                 seenByTheWalk[index] = false // moved away: not taken twice
@@ -354,6 +354,13 @@ extension Scanner {
         var info = stat()
         return CPath.with(file.path, { stat($0, &info) }) == 0 && info.st_mode & S_IFMT == S_IFREG
             && Int64(bitPattern: UInt64(info.st_ino)) == file.stat.inode && Int64(bitPattern: UInt64(info.st_dev)) == file.stat.device
+    }
+
+    /// Whether the known file, still at its path, is there through a link to the walked `path`
+    /// (a folder moved and a link to it left where it was): the same file, moved, not a copy
+    /// (a file still at its own path, as under a hidden name: keepFilesTheWalkDidNotTake keeps it).
+    func isReached(_ file: KnownFile, at path: Data) -> Bool {
+        Self.resolved(file.path).map { $0 == (Self.resolved(path) ?? path) && $0 != file.path } ?? false
     }
 
     /// The path with every symbolic link in it resolved (`realpath`); nil if it cannot be.

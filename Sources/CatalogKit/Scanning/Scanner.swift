@@ -251,18 +251,36 @@ package final class Scanner {
                     && !Self.walk(from: root, reaches: String(decoding: other, as: UTF8.self), options)
                     && (givenRoots.contains(other) || CPath.with(other) { stat($0, &info) } == 0 && info.st_mode & S_IFMT == S_IFDIR)
             }.map { folder(Array($0)) }
+            let walkedWhole = Set(roots[index].folders.filter(\.recursive).map(\.path))
             for (folder, recursive) in roots[index].folders {
                 var prefix = Data(folder)
                 if prefix.last != 47 { prefix.append(47) }
                 let known = try store.knownFiles(under: prefix).filter { file in !inner.contains { file.path.starts(with: $0) } }
-                // One level: the files of subfolders are not looked at, so they must not vanish.
-                knownFiles += recursive ? known : known.filter { !$0.path.dropFirst(prefix.count).contains(47) }
+                // One level: the files of subfolders are not looked at, so they must not vanish;
+                // but those of a subfolder that is not one now (deleted, or replaced by a link to
+                // a folder that went with the link) went with it, and no event names its files.
+                var gone: [Data: Bool] = [:]
+                knownFiles += recursive ? known : known.filter { file in
+                    guard let slash = file.path[(file.path.startIndex + prefix.count)...].firstIndex(of: 47) else { return true }
+                    let subfolder = file.path[..<slash]
+                    if let isGone = gone[subfolder] { return isGone }
+                    let isGone = !walkedWhole.contains(Array(subfolder)) && !isFolderTheWalkEnters(subfolder)
+                    gone[subfolder] = isGone
+                    return isGone
+                }
             }
             roots[index].known = first..<knownFiles.count
         }
         knownIndex = Dictionary(minimumCapacity: knownFiles.count)
         for (index, file) in knownFiles.enumerated() { knownIndex[PathKey(file.path)] = index }
         seen = Array(repeating: false, count: knownFiles.count)
+    }
+
+    /// Whether a walk would enter the folder at `path` from the folder above: a folder, not a
+    /// link to one unless links are followed.
+    private func isFolderTheWalkEnters(_ path: Data) -> Bool {
+        var info = stat()
+        return CPath.with(path) { options.followSymlinks ? stat($0, &info) : lstat($0, &info) } == 0 && info.st_mode & S_IFMT == S_IFDIR
     }
 
     /// Batches of the walk that may wait for the scanner: each holds its folder's handle open.
