@@ -125,7 +125,7 @@ import Testing
         }
         _ = try catalog.store.importItems([ImportRow(line: 2, key: "\(root)/imported.png", width: 7, height: 7)], importedAt: "2025-01-01T00:00:00Z")
         let rootID = try catalog.store.rootID(for: Data(root.utf8))
-        try catalog.store.apply(["a.png", "b.png", "c.png"].enumerated().map { index, name in
+        _ = try catalog.store.apply(["a.png", "b.png", "c.png"].enumerated().map { index, name in
             FileChange(path: path(name), stat: FileStat(device: 1, inode: Int64(index), size: 10, mtimeNanoseconds: 1), fingerprint: nil,
                        outcome: .image(facts(11 + index)), itemID: nil)
         }, rootID: rootID)
