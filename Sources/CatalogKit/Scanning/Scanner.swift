@@ -251,7 +251,7 @@ package final class Scanner {
                     && !Self.walk(from: root, reaches: String(decoding: other, as: UTF8.self), options)
                     && (givenRoots.contains(other) || CPath.with(other) { stat($0, &info) } == 0 && info.st_mode & S_IFMT == S_IFDIR)
             }.map { folder(Array($0)) }
-            let walkedWhole = Set(roots[index].folders.filter(\.recursive).map(\.path))
+            var tookGone = false
             for (folder, recursive) in roots[index].folders {
                 var prefix = Data(folder)
                 if prefix.last != 47 { prefix.append(47) }
@@ -263,11 +263,16 @@ package final class Scanner {
                 knownFiles += recursive ? known : known.filter { file in
                     guard let slash = file.path[(file.path.startIndex + prefix.count)...].firstIndex(of: 47) else { return true }
                     let subfolder = file.path[..<slash]
-                    if let isGone = gone[subfolder] { return isGone }
-                    let isGone = !walkedWhole.contains(Array(subfolder)) && !isFolderTheWalkEnters(subfolder)
+                    let isGone = gone[subfolder] ?? !isFolderTheWalkEnters(subfolder)
                     gone[subfolder] = isGone
                     return isGone
                 }
+                tookGone = tookGone || gone.values.contains(true)
+            }
+            if tookGone { // a file once: another folder of this scan (the one gone, a folder made under it since) may have read it too
+                var paths = Set<Data>()
+                let own = knownFiles[first...].filter { paths.insert($0.path).inserted }
+                knownFiles.replaceSubrange(first..., with: own)
             }
             roots[index].known = first..<knownFiles.count
         }
