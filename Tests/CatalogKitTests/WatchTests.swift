@@ -162,6 +162,28 @@ import Testing
         #expect(watcher.process.terminationReason == .exit && watcher.process.terminationStatus == 0)
     }
 
+    /// A folder replaced by a link to it keeps its files (the link is not followed, and they are
+    /// still there through it), and they go once the link is deleted too: the rescan walked the
+    /// link, and the deletion rescanned only the parent's own files, so they stayed for good.
+    @Test func aFolderReplacedByALink_keepsItsFiles_untilTheLinkGoes() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let library = try Library()
+        for n in 0..<3 { try library.write("p/sub/\(n).png", Library.fixture("rgb.png")) }
+        try library.write("p/top.png", Library.fixture("palette.png"))
+        let outside = FileManager.default.temporaryDirectory.appendingPathComponent("watch-linked-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: outside) }
+        let watcher = try Watcher(["scan", "--db", library.catalogPath, "--watch", library.root.path])
+        defer { watcher.process.terminate(); watcher.process.waitUntilExit() }
+        #expect(watcher.next(matching: { $0.hasPrefix("added ") })?.hasPrefix("added 4,") == true)
+        let ids = try Self.relative(library).mapValues(\.id)
+        try FileManager.default.moveItem(atPath: library.path("p/sub"), toPath: outside)
+        try FileManager.default.createSymbolicLink(atPath: library.path("p/sub"), withDestinationPath: outside)
+        #expect(watcher.next(matching: { $0.hasPrefix("rescanned ") }) != nil)
+        #expect(try Self.relative(library).mapValues(\.id) == ids)
+        try FileManager.default.removeItem(atPath: library.path("p/sub"))
+        try watcher.waitFor(library, "the link deleted") { $0.keys.sorted() == ["p/top.png"] }
+    }
+
     /// A file moved from one root of the watch to another keeps its item: the folders of every
     /// root changed in a round are scanned again in one scan (each root's in a scan of its own
     /// removed the file from the first and added it to the second as a new item).
