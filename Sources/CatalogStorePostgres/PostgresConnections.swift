@@ -160,7 +160,9 @@ final class PostgresConnections: Sendable {
     /// Runs `body` on a connection; a failed connection is closed, a healthy one kept for the next
     /// call. With `retrying` (reads only: running them twice changes nothing), a call that failed
     /// because a kept connection had been dropped (the server restarted since) runs once more
-    /// on a new one, if `mayRetry` still says so when it failed.
+    /// on a new one, if `mayRetry` still says so when it failed; not one given up on because the
+    /// database did not answer (`WatchedConnection.givenUp`): it waited 40 s, not 30, the
+    /// retry's new connection taking 10 s more to time out.
     func withSession<T>(retrying: Bool = false, mayRetry: () -> Bool = { true }, _ body: (PostgresSession) throws -> T) throws -> T {
         let kept = takeIdle()
         let watched = try kept ?? open()
@@ -182,7 +184,7 @@ final class PostgresConnections: Sendable {
                 giveBack(watched)
             } else {
                 try? connection.close().wait()
-                if retrying, kept != nil, Self.isConnectionLoss(error), mayRetry() {
+                if retrying, kept != nil, !watched.givenUp, Self.isConnectionLoss(error), mayRetry() {
                     closeAll() // the others were dropped with it
                     return try withSession(retrying: false, body)
                 }
@@ -226,7 +228,7 @@ final class PostgresConnections: Sendable {
         let waiting = opened.withLock {
             $0.values.filter { $0.deadline != nil && ($0.waitingSince.map { now - $0 >= stuck } ?? false) }
         }
-        for watched in waiting { _ = watched.connection.close() as EventLoopFuture<Void> }
+        for watched in waiting { watched.giveUp() }
     }
 
     /// What the server or the connection said, in one line.

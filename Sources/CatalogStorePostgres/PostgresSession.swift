@@ -23,6 +23,19 @@ final class WatchedConnection: Sendable {
     /// When the query waited for now was sent, or nil when none is.
     var waitingSince: ContinuousClock.Instant? { sentAt.withLock { $0 } }
 
+    private let givenUpValue = Atomic<Bool>(false)
+    /// Whether this end closed the connection because the database did not answer in time (the
+    /// query's deadline, `PostgresConnections.closeStuck`): a read failed so is not tried again
+    /// on a new connection, which a database that does not answer does not give either, and
+    /// which would hold the read past the deadline.
+    var givenUp: Bool { givenUpValue.load(ordering: .relaxed) }
+
+    /// Closes the connection as one the database did not answer on in time (`givenUp`).
+    func giveUp() {
+        givenUpValue.store(true, ordering: .relaxed)
+        _ = connection.close() as EventLoopFuture<Void>
+    }
+
     init(_ connection: PostgresConnection) {
         self.connection = connection
         connection.closeFuture.whenComplete { [weak self] _ in self?.closed() }
@@ -54,8 +67,7 @@ final class WatchedConnection: Sendable {
         future.whenComplete { [weak self] _ in self?.sentAt.withLock { if $0 == sent { $0 = nil } } }
         if connection.isClosed { promise.fail(ConnectionGone()) } // ended before the watcher was set
         if bounded, let deadline {
-            let connection = connection
-            let giveUp = future.eventLoop.scheduleTask(in: deadline) { _ = connection.close() as EventLoopFuture<Void> }
+            let giveUp = future.eventLoop.scheduleTask(in: deadline) { [weak self] in self?.giveUp() }
             future.whenComplete { _ in giveUp.cancel() }
         }
         future.cascade(to: promise)
