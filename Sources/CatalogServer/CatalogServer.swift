@@ -130,7 +130,8 @@ public enum CatalogServer {
         let access = options.access.map(accessControl)
         router.add(middleware: SecurityHeadersMiddleware(corsOrigins: Set(options.corsOrigins.map { $0.lowercased() }),
                                                          privateResponses: access != nil))
-        router.add(middleware: ErrorMiddleware(outages: OutageLog(logger: errorLog)))
+        let outages = OutageLog(logger: errorLog)
+        router.add(middleware: ErrorMiddleware(outages: outages))
         router.add(middleware: HostHeaderMiddleware())
         if let access {
             router.add(middleware: AccessMiddleware(access: access))
@@ -140,7 +141,7 @@ public enum CatalogServer {
         router.add(middleware: RequestShapeMiddleware())
         PageRoutes(service: service).add(to: router)
         ItemRoutes(service: service).add(to: router)
-        CatalogRoutes(service: service).add(to: router)
+        CatalogRoutes(service: service, outages: outages).add(to: router)
         let pages = service.pages
         // Half the connections at most stream events: the rest answer pages, health and sign-ins.
         let events = GenerationEvents(keepAlive: options.eventKeepAlive, maxClients: max(1, options.limits.maxConnections / 2)) {

@@ -5,6 +5,9 @@ import Hummingbird
 /// `GET /api/stats`, `/api/layouts`, `/api/health` and `/api/openapi.yaml`.
 struct CatalogRoutes {
     let service: CatalogService
+    /// Told of the database's outages and returns that health checks see, which are answered,
+    /// not thrown: a server that only a load balancer's health checks reach logs them too.
+    let outages: OutageLog
 
     func add(to router: Router<CatalogRequestContext>) {
         router.get("/api/stats") { request, _ -> Response in
@@ -34,8 +37,11 @@ struct CatalogRoutes {
             do {
                 let known = pages.knownGeneration()
                 let generation = if let known { known } else { try await service.run { try pages.generation() } }
+                outages.answered()
                 return Self.health(.ok, #"{"status":"ok","generation":\#(generation)}"#)
-            } catch StoreError.unreachable {
+            } catch let error as StoreError {
+                guard case .unreachable = error else { throw error }
+                outages.failed(error)
                 return Self.health(.serviceUnavailable, #"{"status":"unreachable","message":"the catalog's database cannot be reached"}"#)
             }
         }
