@@ -11,11 +11,15 @@ public struct ColumnGeometry: Sendable, Hashable {
     public let insets: Insets
     public let columnWidth: Double
 
-    /// Validates the parameters: width positive, at least one column, spacings and insets
-    /// zero or more, and a positive column width.
+    /// The most columns a layout takes: each column keeps arrays of its own, and a start in each
+    /// pagination window (the `catalog` tool and its API take 1,000 at most).
+    public static let maximumColumns = 4096
+
+    /// Validates the parameters: width positive, 1 to ``maximumColumns`` columns, spacings and
+    /// insets zero or more, and a positive column width.
     public init(width: Double, columns: Int, columnSpacing: Double, rowSpacing: Double, insets: Insets) throws(LayoutError) {
         guard width.isFinite, width > 0 else { throw .invalidWidth(width) }
-        guard columns >= 1 else { throw .invalidColumnCount(columns) }
+        guard (1...Self.maximumColumns).contains(columns) else { throw .invalidColumnCount(columns) }
         for (name, value) in [("column spacing", columnSpacing), ("row spacing", rowSpacing),
                               ("top inset", insets.top), ("left inset", insets.left),
                               ("bottom inset", insets.bottom), ("right inset", insets.right)] {

@@ -12,7 +12,11 @@
 /// column bottoms; inserting, removing or replacing at index k restarts from the checkpoint
 /// of column bottoms at or before k. The result always equals a full recomputation.
 public struct Layout<Style: LayoutStyle>: Sendable {
+    /// The style and parameters the items are placed by.
     public let style: Style
+    /// The placed items, their pagination windows and checkpoints: what is stored
+    /// (`table.archive()`) and read back (``PlacementTable/init(archive:checkpointInterval:)``,
+    /// then ``init(table:style:)``) without placing the items again.
     public private(set) var table: PlacementTable
 
     /// Lays out `items` in order.
@@ -24,8 +28,8 @@ public struct Layout<Style: LayoutStyle>: Sendable {
     ///   - windowHeight: Height of a pagination window, in points; the default, 2048, is a
     ///     few phone screens. Not positive and finite: ``LayoutError/invalidHeight(name:value:)``.
     ///   - checkpointInterval: Items between two checkpoints of column bottoms: an edit at k
-    ///     replays at most this many placements before k. Below 1:
-    ///     ``LayoutError/invalidCheckpointInterval(_:)``.
+    ///     replays at most this many placements before k. Outside 1 to
+    ///     ``PlacementTable/maximumCheckpointInterval``: ``LayoutError/invalidCheckpointInterval(_:)``.
     public init(items: [LayoutItem], style: Style, windowHeight: Double = 2048,
                 checkpointInterval: Int = 1024) throws(LayoutError) {
         self.style = style
@@ -41,10 +45,12 @@ public struct Layout<Style: LayoutStyle>: Sendable {
     /// it, full-span items and a footer as `sectioning` says.
     ///
     /// - Parameters:
+    ///   - items: The items, in display order, as in ``init(items:style:windowHeight:checkpointInterval:)``.
     ///   - starts: Section starts, the first at offset 0, offsets increasing, keys of
     ///     consecutive sections different (``SectionStart/runs(of:)`` makes them from a key
     ///     per item).
     ///   - sectioning: Headers, footers, spacing between sections, full-span items.
+    ///   - style: The style of the items within each section; throws when it cannot work.
     ///   - windowHeight: As in ``init(items:style:windowHeight:checkpointInterval:)``.
     public init(items: [LayoutItem], sections starts: [SectionStart], sectioning: Sectioning, style: Style,
                 windowHeight: Double = 2048) throws(LayoutError) {

@@ -34,17 +34,19 @@ public enum LayoutError: Error, Sendable, Hashable, CustomStringConvertible {
         case .invalidWidth(let width):
             "width must be a positive number of points, got \(width)"
         case .invalidColumnCount(let columns):
-            "columns must be at least 1, got \(columns)"
+            "columns must be a whole number from 1 to \(ColumnGeometry.maximumColumns), got \(columns)"
         case .invalidSpacing(let name, let value):
             "\(name) must be zero or more and finite, got \(value)"
         case .noRoomForColumns(let width, let columns, let columnWidth):
-            "\(columns) columns do not fit in \(width) points: after insets and spacing each column would be \(columnWidth) points wide"
+            columns == 1
+                ? "no room for the content in \(width) points: after the insets it would be \(columnWidth) points wide"
+                : "\(columns) columns do not fit in \(width) points: after insets and spacing each column would be \(columnWidth) points wide"
         case .invalidItemSize(let index, let size):
             "item \(index) has display size \(size.width)x\(size.height); both sides must be positive and finite"
         case .invalidHeight(let name, let value):
             "\(name) must be positive and finite, got \(value)"
         case .invalidCheckpointInterval(let interval):
-            "the checkpoint interval must be 1 item or more, got \(interval)"
+            "the checkpoint interval must be from 1 to \(PlacementTable.maximumCheckpointInterval) items, got \(interval)"
         case .indexOutOfRange(let index, let count):
             "item index \(index) is outside 0..<\(count)"
         case .geometryMismatch:
@@ -62,7 +64,7 @@ public enum LayoutError: Error, Sendable, Hashable, CustomStringConvertible {
                 ? "the carousel would be wider than \(limit) pagination windows of \(windowHeight.formattedPoints) points allow for its items; "
                     + "a smaller item height or spacing makes it narrower"
                 : "the layout would be longer than \(limit) pagination windows of \(windowHeight.formattedPoints) "
-                    + "points allow for its items; a smaller width, item or row height, or more columns make it shorter"
+                    + "points allow for its items; a smaller width, item or row height, more columns, or taller windows make it shorter"
         case .unsupportedArchiveVersion(let version):
             "the stored layout was written in format \(version); this version of catalog reads formats up to \(LayoutArchive.formatVersion): it will be recomputed"
         }

@@ -75,7 +75,7 @@ import Testing
             let archive = try Layout(items: items(3), style: style).table.archive()
             #expect(throws: LayoutError.invalidCheckpointInterval(interval)) { try PlacementTable(archive: archive, checkpointInterval: interval) }
         }
-        #expect(LayoutError.invalidCheckpointInterval(0).description == "the checkpoint interval must be 1 item or more, got 0")
+        #expect(LayoutError.invalidCheckpointInterval(0).description == "the checkpoint interval must be from 1 to 1073741824 items, got 0")
     }
 
     /// A band far down (1e300, 1e23, infinity) meets nothing and a viewport whose y is not a

@@ -107,7 +107,7 @@ import Testing
     @Test func theMessageSaysWhatMakesTheLayoutShorter() {
         #expect(LayoutError.tooManyWindows(limit: 65_536, windowHeight: 2048).description
                 == "the layout would be longer than 65536 pagination windows of 2048 points allow for its items; "
-                + "a smaller width, item or row height, or more columns make it shorter")
+                + "a smaller width, item or row height, more columns, or taller windows make it shorter")
         // A carousel's extent runs along x and is its items' height's doing: width and columns are no advice.
         #expect(LayoutError.tooManyWindows(limit: 65_536, windowHeight: 375, carousel: true).description
                 == "the carousel would be wider than 65536 pagination windows of 375 points allow for its items; "

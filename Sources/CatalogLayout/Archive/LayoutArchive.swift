@@ -187,9 +187,10 @@ extension PlacementTable {
     /// is not finite or that no window would hold, an item not where placement puts it (below
     /// the one above in its column), a content height or a window count the items do not give. A table that
     /// decodes answers every query, and the archive it writes reads back.
-    /// ``LayoutError/invalidCheckpointInterval(_:)`` for a `checkpointInterval` below 1.
+    /// ``LayoutError/invalidCheckpointInterval(_:)`` for a `checkpointInterval` outside 1 to
+    /// ``PlacementTable/maximumCheckpointInterval``.
     public init(archive: LayoutArchive, checkpointInterval: Int = 1024) throws(LayoutError) {
-        guard checkpointInterval > 0 else { throw .invalidCheckpointInterval(checkpointInterval) }
+        guard (1...PlacementTable.maximumCheckpointInterval).contains(checkpointInterval) else { throw .invalidCheckpointInterval(checkpointInterval) }
         let header = try LayoutArchiveHeader(bytes: archive.header)
         guard header.rows == nil, header.carousel == nil else { throw .corruptArchive("not a column layout (format \(header.version))") }
         guard archive.windows.count == header.windowCount else { throw .corruptArchive("\(archive.windows.count) windows, header says \(header.windowCount)") }

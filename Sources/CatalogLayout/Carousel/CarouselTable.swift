@@ -90,7 +90,7 @@ public struct CarouselTable: Sendable {
 
     /// Places `items` after the existing ones: O(m). Throws
     /// ``LayoutError/invalidItemSize(index:size:)`` for a size that is not positive and finite,
-    /// and ``LayoutError/tooManyWindows(limit:windowHeight:)`` when the content would reach past
+    /// and ``LayoutError/tooManyWindows(limit:windowHeight:carousel:)`` when the content would reach past
     /// the windows the layout may have (4 for each item or 65,536, whichever is more), leaving
     /// the table as it was.
     public mutating func append(_ items: [LayoutItem]) throws(LayoutError) {
@@ -178,8 +178,11 @@ extension CarouselTable {
     /// `viewportX`, `viewportWidth` wide: with d the distance of an item's centre to the
     /// viewport's and t = min(1, d / falloff), scale = 1 − (1 − minimumScale) × t and
     /// alpha = 1 − (1 − minimumAlpha) × t; zIndex counts down from the nearest item.
+    /// `minimumScale` and `minimumAlpha` are taken within 0...1 (so scale and alpha are too), and
+    /// a `falloff` of 0 or less scales every item off the centre down to the minimum.
     public static func effects(of items: [LayoutAttributes], viewportX: Double, viewportWidth: Double, falloff: Double,
                                minimumScale: Double, minimumAlpha: Double) -> [CarouselEffect] {
+        let (minimumScale, minimumAlpha) = (min(1, max(0, minimumScale)), min(1, max(0, minimumAlpha)))
         let centre = viewportX + viewportWidth / 2
         let distances = items.map { abs($0.frame.x + $0.frame.width / 2 - centre) }
         let nearestFirst = items.indices.sorted { distances[$0] < distances[$1] || (distances[$0] == distances[$1] && items[$0].index < items[$1].index) }

@@ -23,7 +23,7 @@ public protocol LayoutTable: Sendable {
 
 /// The pagination windows a layout of `items` items may have when each window keeps `lists`
 /// starts: four starts an item, or 65,536 starts if that is more. A layout whose
-/// content would reach further is refused (``LayoutError/tooManyWindows(limit:windowHeight:)``):
+/// content would reach further is refused (``LayoutError/tooManyWindows(limit:windowHeight:carousel:)``):
 /// one request for a layout a million points wide in one column, or one item a million times
 /// as tall as wide, must not take the memory and the disk of a thousand ordinary layouts.
 package func windowLimit(items: Int, lists: Int) -> Int {

@@ -43,11 +43,14 @@ public struct PlacementTable: Sendable {
     /// The lists a window keeps a start for: the columns, and the spanning list with sections.
     var listCount: Int { geometry.columnCount + (sections == nil ? 0 : 1) }
 
+    /// The most items between two checkpoints (past any real layout's count: one checkpoint).
+    public static let maximumCheckpointInterval = 1 << 30
+
     /// Throws unless a table can have these: a positive, finite window height and a checkpoint
-    /// every one item or more.
+    /// every 1 to ``maximumCheckpointInterval`` items.
     package static func check(windowHeight: Double, checkpointInterval: Int) throws(LayoutError) {
         guard windowHeight.isFinite, windowHeight > 0 else { throw .invalidHeight(name: "window height", value: windowHeight) }
-        guard checkpointInterval > 0 else { throw .invalidCheckpointInterval(checkpointInterval) }
+        guard (1...maximumCheckpointInterval).contains(checkpointInterval) else { throw .invalidCheckpointInterval(checkpointInterval) }
     }
 
     package init(geometry: ColumnGeometry, windowHeight: Double, checkpointInterval: Int, sectioning: Sectioning? = nil) {
