@@ -117,8 +117,11 @@ public final class Catalog: Sendable {
         // refused import leaves no catalog where there was none (a read of it then says so).
         var status = stat()
         let makesCatalog = !PostgresLocation.isURL(location) && lstat(location, &status) != 0 && errno == ENOENT
+        // A PostgreSQL database its opening made a catalog is made one without tables again.
+        var onPostgres: PostgresStore?
         func run() throws(StoreError) -> ImportSummary { // the catalog is closed when it returns
             let store = try open(at: location).store
+            onPostgres = store as? PostgresStore
             return try Importer.run(input, format: format, store: store, locked: {
                 // Under the lock, nothing but this import can be written to it from now on.
                 if makesCatalog, (try? store.generation()) == 0 { removal { removeFiles(at: location) } }
@@ -128,6 +131,7 @@ public final class Catalog: Sendable {
             return try run()
         } catch {
             if makesCatalog { removeUnwritten(at: location) }
+            _ = onPostgres?.removeIfMadeAndUnwritten()
             throw error
         }
     }

@@ -7,11 +7,12 @@ import PostgresNIO
 enum PostgresMigrations {
     static var identifiers: [String] { EmbeddedMigrations.all.map(\.id) }
 
-    /// Returns whether it applied any. Without `create`, a database with no tables is refused.
+    /// Returns how many it applied: all of them in a database that had no tables, which this
+    /// call made a catalog. Without `create`, a database with no tables is refused.
     @discardableResult
-    static func migrate(_ session: PostgresSession, location: String, create: Bool = true) throws -> Bool {
+    static func migrate(_ session: PostgresSession, location: String, create: Bool = true) throws -> Int {
         let waiting = try pending(session, location: location)
-        if waiting.isEmpty { return false }
+        if waiting.isEmpty { return 0 }
         if !create, waiting.count == EmbeddedMigrations.all.count { throw StoreError.noCatalog(at: location, "a database without tables") }
         try session.script("SELECT pg_advisory_lock(\(PostgresStore.migrationLock))")
         defer { _ = try? session.script("SELECT pg_advisory_unlock(\(PostgresStore.migrationLock))") }
@@ -23,7 +24,35 @@ enum PostgresMigrations {
                 try session.execute("INSERT INTO catalog_migrations (identifier) VALUES (\(migration.id))")
             }
         }
-        return !missing.isEmpty
+        return missing.count
+    }
+
+    /// Drops what the migrations made (their tables, with their indexes, triggers and
+    /// sequences, and their functions), in the session's transaction: a database made a catalog
+    /// by a command that then failed before writing anything is left without tables again.
+    /// False, dropping nothing, when the database has tables the migrations did not make.
+    static func removeCatalog(_ session: PostgresSession) throws -> Bool {
+        let tables = try session.rows("SELECT tablename::text FROM pg_tables WHERE schemaname = current_schema()").map { try $0.decode(String.self) }
+        let made = Set(EmbeddedMigrations.all.flatMap { names(after: "CREATE TABLE ", in: $0.sql) } + ["catalog_migrations"])
+        let functions = Set(EmbeddedMigrations.all.flatMap { names(after: "CREATE FUNCTION ", in: $0.sql) })
+        // Only the catalog's own: a table of another's made meanwhile would be dropped with them.
+        guard Set(tables).isSubset(of: made) else { return false }
+        try session.script("DROP TABLE IF EXISTS " + tables.map { "\"\($0)\"" }.joined(separator: ", ") + " CASCADE")
+        for function in functions.sorted() { try session.script("DROP FUNCTION IF EXISTS \"\(function)\"") }
+        return true
+    }
+
+    /// The names that follow `keyword` in `sql` (the name ends at the first character not a
+    /// letter, digit or '_').
+    private static func names(after keyword: String, in sql: String) -> [String] {
+        var names: [String] = []
+        var rest = Substring(sql)
+        while let found = rest.firstRange(of: keyword) {
+            rest = rest[found.upperBound...]
+            let name = rest.prefix { $0.isLetter || $0.isNumber || $0 == "_" }
+            if !name.isEmpty { names.append(String(name)) }
+        }
+        return names
     }
 
     /// Refuses a database that is not a catalog this build can read (a replica, which cannot

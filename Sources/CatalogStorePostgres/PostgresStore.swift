@@ -36,6 +36,8 @@ package final class PostgresStore: CatalogBackend {
     let rangesRead = Atomic<Int>(0)
     let rangesMissed = Atomic<Int>(0)
     package var location: String { connections.location.display }
+    /// Whether opening it made the catalog, in a database that had no tables.
+    let madeCatalog = Atomic<Bool>(false)
     /// A read mostly waits for the server's answers: as many at once as connections are kept.
     package var readConcurrency: Int { PostgresConnections.keptIdle }
     /// A B-tree entry is at most 2,704 bytes (a third of a page), and a key sits in the items'
@@ -62,7 +64,9 @@ package final class PostgresStore: CatalogBackend {
         let store = PostgresStore(connections: PostgresConnections(location: location),
                                   readers: readLocation.map { PostgresConnections(location: $0) })
         try store.opening(location) {
-            if try store.connections.withSession({ session in try PostgresMigrations.migrate(session, location: location.display, create: create) }) {
+            let applied = try store.connections.withSession { session in try PostgresMigrations.migrate(session, location: location.display, create: create) }
+            store.madeCatalog.store(applied == EmbeddedMigrations.all.count, ordering: .relaxed)
+            if applied > 0 {
                 // A migration that adds or changes the order data leaves it stale: build it now,
                 // once, rather than lay out from item rows until the next scan or import.
                 try store.write { session in try PostgresOrderData.refresh(session, force: true) }

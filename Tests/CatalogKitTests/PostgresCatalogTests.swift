@@ -357,4 +357,26 @@ import Testing
         #expect(piped.status == 1)
         #expect(piped.stderr.contains("line 3: key \"x\" appears twice\n"), "\(piped.stderr)")
     }
+
+    /// An import refused into a database without a catalog leaves it without tables, as an
+    /// import refused into a new SQLite file leaves no file: `catalog list` then says there is
+    /// no catalog there. It left an empty catalog, read as one with no items. Refused into a
+    /// catalog with items, the catalog stays as it was.
+    @Test func anImportRefusedIntoADatabaseWithoutACatalogLeavesNone() throws {
+        let library = try Library()
+        let postgres = try TestPostgres.newDatabase()
+        let twice = try library.write("twice.csv", Data("key,width,height\nx,1,1\nx,2,2\n".utf8))
+        let refused = try BuiltTool.run(["import", "--db", postgres, twice])
+        #expect(refused.status == 1 && refused.stderr.contains("appears twice"), "\(refused.stderr)")
+        let list = try BuiltTool.run(["list", "--db", postgres])
+        #expect(list.status == 1 && list.stderr.contains("there is no catalog there (a database without tables)"), "\(list.stderr)")
+        let database = try #require(URLComponents(string: postgres)?.path.dropFirst()).description
+        #expect(try TestPostgres.psql(database, "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'") == "0\n")
+        // Its functions went too: the next import makes the catalog again.
+        let good = try BuiltTool.run(["import", "--db", postgres, try library.write("good.csv", Data("key,width,height\nx,1,1\n".utf8))])
+        #expect(good.status == 0, "\(good.stderr)")
+        #expect(try BuiltTool.run(["import", "--db", postgres, twice]).status == 1)
+        let kept = try BuiltTool.run(["list", "--db", postgres, "--json"])
+        #expect(kept.status == 0 && String(decoding: kept.stdout, as: UTF8.self).contains(#""path":"x""#), "\(kept.stderr)")
+    }
 }
