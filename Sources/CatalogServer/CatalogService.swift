@@ -248,8 +248,19 @@ final class CatalogService: Sendable {
     }
 
     /// The origins of imported items' web addresses (the gallery's images may come from them),
-    /// read again when the generation moves.
+    /// read again when the generation moves; while the database cannot be reached, those read
+    /// last (none if none were).
     func webOrigins() async throws -> [String] {
+        do {
+            return try await readWebOrigins()
+        } catch StoreError.unreachable {
+            // The database away: the origins read last (the gallery's page is served, and says
+            // itself that the catalog cannot be reached, rather than a JSON error in its place).
+            return knownWebOrigins.withLock { $0?.origins } ?? []
+        }
+    }
+
+    private func readWebOrigins() async throws -> [String] {
         let generation = try await run { try self.pages.generation() }
         if let known = knownWebOrigins.withLock({ $0 }), known.generation == generation { return known.origins }
         let origins = try await run { try self.catalog.webOrigins(limit: Self.webOriginLimit) }

@@ -44,6 +44,11 @@ import Testing
         #expect(down.status == 503)
         #expect(String(decoding: down.body, as: UTF8.self).contains(#""status":"unreachable""#))
         #expect(serve.process.isRunning, "nothing crashed")
+        // The gallery's page is served still (it says itself that the catalog cannot be
+        // reached): it was the JSON error body, in place of the page, on a reload.
+        let gallery = try await serve.get("")
+        #expect(gallery.status == 200 && gallery.headers["Content-Type"] == "text/html; charset=utf-8"
+                && gallery.headers["Content-Security-Policy"] != nil, "\(gallery.status) \(gallery.headers)")
 
         try postgres.start()
         let after = try await serve.waitFor(page) { $0.status == 200 }
