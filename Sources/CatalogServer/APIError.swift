@@ -85,10 +85,11 @@ struct APIError: Error, Sendable {
     /// A route that takes no parameters refuses a query string, as the routes that take some
     /// refuse one they do not know: a typo is said, not ignored.
     static func refuseParameters(_ request: Request) throws {
-        if let query = request.uri.query, !query.isEmpty {
+        // Empty pieces ("?", "?&") are no parameter, as the routes that take some skip them.
+        if let first = request.uri.query?.split(separator: "&").first {
             // The error names the first parameter given, as the routes that take some name the one they refuse.
-            let name = query.split(separator: "&").first.map { $0.prefix { $0 != "=" } }.map { String($0).removingPercentEncoding ?? String($0) }
-            throw APIError(status: 400, message: "\(request.uri.path) takes no parameters", parameter: name)
+            let name = String(first.prefix { $0 != "=" })
+            throw APIError(status: 400, message: "\(request.uri.path) takes no parameters", parameter: name.removingPercentEncoding ?? name)
         }
     }
 
