@@ -137,6 +137,35 @@ import Testing
         }
     }
 
+    /// A full-span item kept in four windows, its id damaged in one of them, and a header's
+    /// height damaged where it is placed: each decoded into a table that answered one thing to
+    /// a query and wrote another into its archive (or drew pinned headers at another height).
+    @Test func whenAPlacementKeptInSeveralWindowsIsDamagedInOne_orAHeaderIsNotItsSections_thenCorruptArchive() throws {
+        let items = (0..<40).map { LayoutItem(id: Int64($0 + 1), width: 100, height: 300) }
+        let layout = try Layout(items: items, sections: [SectionStart(offset: 0, key: 1)], sectioning: Sectioning(headerHeight: 30, spanEvery: 5),
+                                style: GridLayout(width: 400, columns: 3), windowHeight: 500)
+        let archive = layout.table.archive()
+        _ = try PlacementTable(archive: archive)
+        func bytes(_ value: UInt64) -> [UInt8] { withUnsafeBytes(of: value.littleEndian) { Array($0) } }
+        func replacing(_ old: UInt64, with new: UInt64, inWindow window: Int) -> LayoutArchive {
+            var damaged = archive
+            let (from, to) = (bytes(old), bytes(new))
+            let at = damaged.windows[window].indices.first { damaged.windows[window][$0...].starts(with: from) }!
+            damaged.windows[window].replaceSubrange(at..<(at + 8), with: to)
+            return damaged
+        }
+        let holding = archive.windows.indices.filter { window in archive.windows[window].indices.contains { archive.windows[window][$0...].starts(with: bytes(11)) } }
+        try #require(holding.count > 1, "item 10 spans, in several windows")
+        #expect(throws: LayoutError.corruptArchive("spanning cell 10 differs between two windows")) {
+            try PlacementTable(archive: replacing(11, with: 999, inWindow: holding.last!))
+        }
+        let header = try #require(archive.windows.indices.first { window in
+            archive.windows[window].indices.contains { archive.windows[window][$0...].starts(with: bytes(30.0.bitPattern)) } })
+        #expect(throws: LayoutError.corruptArchive("the header of section 0 is not the one its section has")) {
+            try PlacementTable(archive: replacing(30.0.bitPattern, with: 31.5.bitPattern, inWindow: header))
+        }
+    }
+
     /// The tester's shortest case: a window height of 1e-300 (it is positive) made some 10^303
     /// windows of a layout 1,785 points tall, and the table trapped converting that to Int.
     @Test func whenAColumnArchivesWindowHeightIsTiny_thenCorruptArchive_notATrap() throws {

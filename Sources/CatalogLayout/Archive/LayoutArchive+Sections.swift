@@ -324,15 +324,37 @@ extension PlacementTable {
         // Decoded before the table is made, as the plain layout's windows are.
         var cells = [SectionedWindow.Cell?](repeating: nil, count: header.itemCount)
         var spans: [Int: SectionedWindow.Span] = [:] // by kind and ref
+        // A placement in several windows is the same in each: a copy damaged in one window
+        // alone answered one thing to a query there and wrote another into its archive.
+        func same(_ a: SectionedWindow.Cell, _ b: SectionedWindow.Cell) -> Bool {
+            a.id == b.id && a.y == b.y && a.height == b.height && a.column == b.column
+        }
         for bytes in archive.windows {
             let window = try header.readSectionedWindow(bytes, archived)
-            for cell in window.cells where cells[cell.index] == nil { cells[cell.index] = cell }
+            for cell in window.cells {
+                if let first = cells[cell.index] {
+                    guard same(first, cell) else { throw .corruptArchive("item \(cell.index) differs between two windows") }
+                } else {
+                    cells[cell.index] = cell
+                }
+            }
             for span in window.spans {
                 try LayoutArchive.checkHeld(from: span.y, extent: span.height, windowHeight: header.windowHeight,
                                             "spanning \(span.kind) \(span.ref)")
-                spans[span.ref * 4 + Int(span.kind.rawValue)] = span
-                if span.kind == .cell, cells[span.ref] == nil {
-                    cells[span.ref] = .init(index: span.ref, id: span.id, y: span.y, height: span.height, column: -1)
+                let key = span.ref * 4 + Int(span.kind.rawValue)
+                if let first = spans[key] {
+                    guard first.id == span.id, first.y == span.y, first.height == span.height else {
+                        throw .corruptArchive("spanning \(span.kind) \(span.ref) differs between two windows")
+                    }
+                }
+                spans[key] = span
+                if span.kind == .cell {
+                    let cell = SectionedWindow.Cell(index: span.ref, id: span.id, y: span.y, height: span.height, column: -1)
+                    if let first = cells[span.ref] {
+                        guard same(first, cell) else { throw .corruptArchive("item \(span.ref) differs between two windows") }
+                    } else {
+                        cells[span.ref] = cell
+                    }
                 }
             }
         }
@@ -361,6 +383,22 @@ extension PlacementTable {
             // The spanning list is stacked: each starts at or below the bottom of the one before.
             try LayoutArchive.checkPosition(span.y, atLeast: spanBottom, "a spanning \(span.kind) \(span.ref)")
             guard span.kind != .cell || columns[span.ref] == -1 else { throw .corruptArchive("item \(span.ref) is in a column and spans") }
+            // A header or footer is where its section puts it, as tall as the rules say: pinned
+            // headers are drawn from the sections, the others from these placements.
+            let sectionKey = span.ref < archived.keys.count ? Int64(bitPattern: archived.keys[span.ref]) : nil
+            switch span.kind {
+            case .header:
+                guard span.id == sectionKey, span.y == archived.tops[span.ref], span.height == archived.sectioning.headerHeight else {
+                    throw .corruptArchive("the header of section \(span.ref) is not the one its section has")
+                }
+            case .footer:
+                guard span.id == sectionKey, span.ref < archived.ends.count, span.height == archived.sectioning.footerHeight,
+                      span.y + span.height == archived.ends[span.ref] else {
+                    throw .corruptArchive("the footer of section \(span.ref) is not the one its section has")
+                }
+            default:
+                break
+            }
             spanBottom = span.y + span.height
             state.appendSpan(span.kind, ref: span.ref, id: span.id, y: span.y, height: span.height)
         }
