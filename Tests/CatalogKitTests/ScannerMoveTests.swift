@@ -416,11 +416,7 @@ import Testing
     /// another disk) is a move: its files keep their ids at their new paths. They were kept at
     /// the old paths, reached through the link, and added again at the new ones.
     @Test(arguments: Backend.allCases) func aFolderMovedWithALinkLeftWhereItWasKeepsItsIds(_ backend: Backend) throws {
-        let library = try Library(backend)
-        let bytes = try Library.fixture("rgb.png")
-        for n in 0..<3 { try library.write("sub/\(n).png", bytes) }
-        try library.write("keep/other.png", bytes)
-        _ = try library.scan()
+        let library = try Self.scannedFolder(backend, "sub", beside: "keep/other.png")
         let before = try library.items()
         try FileManager.default.moveItem(atPath: library.path("sub"), toPath: library.path("keep/sub"))
         try FileManager.default.createSymbolicLink(atPath: library.path("sub"), withDestinationPath: "keep/sub")
@@ -436,11 +432,7 @@ import Testing
     /// link deleted too, a rescan of the parent's own files removes them, though no event names
     /// them. The rescan walked the link, silently, and the files stayed for good once it went.
     @Test(arguments: Backend.allCases) func aFolderReplacedByALink_thenTheLinkDeleted_asAWatchRescansThem(_ backend: Backend) throws {
-        let library = try Library(backend)
-        let bytes = try Library.fixture("rgb.png")
-        for n in 0..<3 { try library.write("p/sub/\(n).png", bytes) }
-        try library.write("p/top.png", bytes)
-        _ = try library.scan()
+        let library = try Self.scannedFolder(backend, "p/sub", beside: "p/top.png")
         let ids = try library.items().mapValues(\.id)
         let outside = FileManager.default.temporaryDirectory.appendingPathComponent("linked-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: outside) }
@@ -456,5 +448,15 @@ import Testing
         let unlinked = try Scanner(store: store).run(root: root, folders: [(parent, false)])
         #expect(unlinked.removed == 3, "\(unlinked)")
         #expect(try library.items().keys.sorted() == [library.path("p/top.png")])
+    }
+
+    /// A library of three images in `folder` (0.png to 2.png) and one more at `other`, scanned.
+    static func scannedFolder(_ backend: Backend, _ folder: String, beside other: String) throws -> Library {
+        let library = try Library(backend)
+        let bytes = try Library.fixture("rgb.png")
+        for n in 0..<3 { try library.write("\(folder)/\(n).png", bytes) }
+        try library.write(other, bytes)
+        _ = try library.scan()
+        return library
     }
 }
