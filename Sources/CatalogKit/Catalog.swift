@@ -131,7 +131,11 @@ public final class Catalog: Sendable {
             return try run()
         } catch {
             if makesCatalog { removeUnwritten(at: location) }
-            _ = onPostgres?.removeIfMadeAndUnwritten()
+            // Refused (its input, a key twice...), not cut off: a database gone or busy is left alone.
+            switch error {
+            case .unreachable, .busy: break
+            default: _ = onPostgres?.removeIfMadeAndUnwritten()
+            }
             throw error
         }
     }

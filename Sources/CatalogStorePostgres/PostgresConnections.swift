@@ -34,8 +34,17 @@ final class PostgresConnections: Sendable {
             .init(unixSocketPath: path, username: location.user, password: location.password, database: location.database)
         }
         configuration.options.connectTimeout = .seconds(10)
+        configuration.options.additionalStartupParameters = [("application_name", Self.applicationName)]
         self.configuration = configuration
     }
+
+    /// This process's connections' name in `pg_stat_activity` (which every role may read): the
+    /// tool, the process and the machine, so that an operator sees who is connected, and a
+    /// process tells its own connections from others' (`PostgresStore.removeIfMadeAndUnwritten`).
+    static let applicationName: String = {
+        let name = "catalog \(getpid()) \(ProcessInfo.processInfo.hostName)"
+        return String(decoding: name.utf8.prefix(63), as: UTF8.self) // PostgreSQL keeps 63 bytes
+    }()
 
     /// Opens a connection of its own (a write lease holds one for its advisory lock). A server
     /// that does not answer is `StoreError.unreachable`.
@@ -164,6 +173,12 @@ final class PostgresConnections: Sendable {
     /// database did not answer (`WatchedConnection.givenUp`): it waited 40 s, not 30, the
     /// retry's new connection taking 10 s more to time out.
     func withSession<T>(retrying: Bool = false, mayRetry: () -> Bool = { true }, _ body: (PostgresSession) throws -> T) throws -> T {
+        try withSession(retrying: retrying, deadline: retrying ? Self.readDeadline : nil, mayRetry: mayRetry, body)
+    }
+
+    /// The same, each query given `deadline` (nil: as long as it takes).
+    private func withSession<T>(retrying: Bool, deadline: TimeAmount?, mayRetry: () -> Bool, _ body: (PostgresSession) throws -> T) throws -> T {
+        let start = NIODeadline.now()
         let kept = takeIdle()
         let watched = try kept ?? open()
         let connection = watched.connection
@@ -171,7 +186,7 @@ final class PostgresConnections: Sendable {
         // A read that waits past the deadline gives up (its connection is closed) and is
         // retried on a new connection, which a database that stopped answering does not give.
         // Cleared before the connection is given back: another caller may take it at once.
-        watched.deadline = retrying ? Self.readDeadline : nil
+        watched.deadline = deadline
         do {
             let result = try body(session)
             watched.deadline = nil
@@ -186,7 +201,10 @@ final class PostgresConnections: Sendable {
                 try? connection.close().wait()
                 if retrying, kept != nil, !watched.givenUp, Self.isConnectionLoss(error), mayRetry() {
                     closeAll() // the others were dropped with it
-                    return try withSession(retrying: false, body)
+                    // Within what is left of the read's deadline: the retry's queries were left
+                    // to wait as long as TCP does, on a database that stopped answering after it.
+                    let left = (deadline ?? Self.readDeadline) - (NIODeadline.now() - start)
+                    return try withSession(retrying: false, deadline: max(left, .seconds(1)), mayRetry: mayRetry, body)
                 }
             }
             throw error

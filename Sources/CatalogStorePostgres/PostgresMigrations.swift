@@ -28,16 +28,29 @@ enum PostgresMigrations {
     }
 
     /// Drops what the migrations made (their tables, with their indexes, triggers and
-    /// sequences, and their functions), in the session's transaction: a database made a catalog
-    /// by a command that then failed before writing anything is left without tables again.
-    /// False, dropping nothing, when the database has tables the migrations did not make.
+    /// sequences, and their functions), in the session's transaction, when nothing was written
+    /// to it: a database made a catalog by a command that then failed before writing anything
+    /// is left without tables again. False, dropping nothing, when the database has tables the
+    /// migrations did not make, when a table holds rows a write put there (the generation moved,
+    /// an item, a root a scan named, a stored layout...), or when anything else depends on them
+    /// (no CASCADE: the drop fails, and the transaction is rolled back).
     static func removeCatalog(_ session: PostgresSession) throws -> Bool {
         let tables = try session.rows("SELECT tablename::text FROM pg_tables WHERE schemaname = current_schema()").map { try $0.decode(String.self) }
         let made = Set(EmbeddedMigrations.all.flatMap { names(after: "CREATE TABLE ", in: $0.sql) } + ["catalog_migrations"])
         let functions = Set(EmbeddedMigrations.all.flatMap { names(after: "CREATE FUNCTION ", in: $0.sql) })
-        // Only the catalog's own: a table of another's made meanwhile would be dropped with them.
-        guard Set(tables).isSubset(of: made) else { return false }
-        try session.script("DROP TABLE IF EXISTS " + tables.map { "\"\($0)\"" }.joined(separator: ", ") + " CASCADE")
+        guard !tables.isEmpty, Set(tables).isSubset(of: made) else { return false }
+        let list = tables.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
+        try session.script("SET LOCAL lock_timeout = '1s'")
+        try session.script("LOCK TABLE \(list) IN ACCESS EXCLUSIVE MODE")
+        // The rows the migrations themselves put in (the catalog's generation 0, the change
+        // log's and order data's state): any other row is a write's.
+        let seeded = ["catalog_migrations": EmbeddedMigrations.all.count, "catalog": 1, "change_log": 1, "order_data": 1]
+        for table in tables {
+            let rows = try session.value(PostgresQuery(unsafeSQL: "SELECT count(*)::int8 FROM \"\(table)\""), as: Int.self) ?? 0
+            guard rows <= seeded[table, default: 0] else { return false }
+        }
+        guard try session.value("SELECT generation FROM catalog", as: Int64.self) == 0 else { return false }
+        try session.script("DROP TABLE \(list)")
         for function in functions.sorted() { try session.script("DROP FUNCTION IF EXISTS \"\(function)\"") }
         return true
     }

@@ -121,9 +121,9 @@ import Testing
         #expect(items.status == 503 && health.status == 503, "\(items.status) \(health.status)")
         #expect(String(decoding: health.body, as: UTF8.self).contains(#""status":"unreachable""#))
         // The heartbeat unanswered (10 s), then a new connection (10 s): the waiting reads are
-        // given up on, with room for a busy machine. A read given up on was tried again on a
-        // new connection, which took 10 s more to time out (32 s).
-        #expect(took < .seconds(26), "answered after \(took)")
+        // given up on (22 s here), within the README's 30 s. A read given up on was tried again
+        // on a new connection, which took 10 s more to time out (32 s).
+        #expect(took < .seconds(30), "answered after \(took)")
         #expect(serve.process.isRunning, "nothing crashed")
 
         try postgres.signalEveryProcess(SIGCONT)

@@ -259,19 +259,20 @@ package final class Scanner {
                 // One level: the files of subfolders are not looked at, so they must not vanish;
                 // but those of a subfolder that is not one now (deleted, or replaced by a link to
                 // a folder that went with the link) went with it, and no event names its files.
-                var gone: [Data: Bool] = [:]
+                // Not those of another root of the catalog (a hidden one, missing for a while).
+                var gone: [PathKey: Bool] = [:]
                 knownFiles += recursive ? known : known.filter { file in
                     guard let slash = file.path[(file.path.startIndex + prefix.count)...].firstIndex(of: 47) else { return true }
-                    let subfolder = file.path[..<slash]
-                    let isGone = gone[subfolder] ?? !isFolderTheWalkEnters(subfolder)
+                    let subfolder = PathKey(file.path[..<slash])
+                    let isGone = gone[subfolder] ?? (!isFolderTheWalkEnters(subfolder.path) && !catalogRootPrefixes.contains(Data(subfolder.path + [47])))
                     gone[subfolder] = isGone
                     return isGone
                 }
                 tookGone = tookGone || gone.values.contains(true)
             }
             if tookGone { // a file once: another folder of this scan (the one gone, a folder made under it since) may have read it too
-                var paths = Set<Data>()
-                let own = knownFiles[first...].filter { paths.insert($0.path).inserted }
+                var paths = Set<PathKey>()
+                let own = knownFiles[first...].filter { paths.insert(PathKey($0.path)).inserted }
                 knownFiles.replaceSubrange(first..., with: own)
             }
             roots[index].known = first..<knownFiles.count
@@ -282,10 +283,12 @@ package final class Scanner {
     }
 
     /// Whether a walk would enter the folder at `path` from the folder above: a folder, not a
-    /// link to one unless links are followed.
+    /// link to one unless links are followed. True too when that cannot be told (an I/O error,
+    /// a path too long for the call): its files are not taken for gone.
     private func isFolderTheWalkEnters(_ path: Data) -> Bool {
         var info = stat()
-        return CPath.with(path) { options.followSymlinks ? stat($0, &info) : lstat($0, &info) } == 0 && info.st_mode & S_IFMT == S_IFDIR
+        guard CPath.with(path, { options.followSymlinks ? stat($0, &info) : lstat($0, &info) }) == 0 else { return errno != ENOENT && errno != ENOTDIR }
+        return info.st_mode & S_IFMT == S_IFDIR
     }
 
     /// Batches of the walk that may wait for the scanner: each holds its folder's handle open.

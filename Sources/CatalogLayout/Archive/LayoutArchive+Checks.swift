@@ -10,10 +10,6 @@ extension LayoutArchive {
     /// The most items a layout holds: the tables list items by 32-bit index.
     static let maximumItemCount = Int(Int32.max)
 
-    /// The most columns a stored layout without windows may say it has (with windows, each
-    /// window holds a count per column, so the bytes bound them).
-    static let maximumColumnsWithoutWindows = 1 << 16
-
     /// Throws unless `itemCount` items fit in the bytes of `windows`.
     static func checkItemCount(_ itemCount: Int, fitIn windows: [[UInt8]]) throws(LayoutError) {
         let bytes = windows.reduce(0) { $0 + $1.count }

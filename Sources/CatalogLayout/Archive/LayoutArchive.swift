@@ -195,9 +195,7 @@ extension PlacementTable {
         guard header.rows == nil, header.carousel == nil else { throw .corruptArchive("not a column layout (format \(header.version))") }
         guard archive.windows.count == header.windowCount else { throw .corruptArchive("\(archive.windows.count) windows, header says \(header.windowCount)") }
         try LayoutArchive.checkItemCount(header.itemCount, fitIn: archive.windows)
-        guard !archive.windows.isEmpty || header.geometry.columnCount <= LayoutArchive.maximumColumnsWithoutWindows else {
-            throw .corruptArchive("\(header.geometry.columnCount) columns in a layout without windows")
-        }
+        // Its columns are at most ColumnGeometry.maximumColumns: the header's geometry was checked as a style's is.
         if let sections = header.sections {
             try self.init(sectioned: archive, header: header, sections: sections)
             return

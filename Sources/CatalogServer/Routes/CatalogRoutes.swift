@@ -35,9 +35,13 @@ struct CatalogRoutes {
             try APIError.refuseParameters(request)
             let pages = service.pages
             do {
-                let known = pages.knownGeneration()
-                let generation = if let known { known } else { try await service.run { try pages.generation() } }
-                outages.answered()
+                let generation: Int64
+                if let known = pages.knownGeneration() {
+                    generation = known
+                } else {
+                    generation = try await service.run { try pages.generation() }
+                    outages.answered() // read: the database answers (a generation known already says nothing of it)
+                }
                 return Self.health(.ok, #"{"status":"ok","generation":\#(generation)}"#)
             } catch let error as StoreError {
                 guard case .unreachable = error else { throw error }
