@@ -249,14 +249,15 @@ final class CatalogService: Sendable {
 
     /// The origins of imported items' web addresses (the gallery's images may come from them),
     /// read again when the generation moves; while the database cannot be reached, those read
-    /// last (none if none were).
-    func webOrigins() async throws -> [String] {
+    /// last, or nil (any http(s) origin) when none were: the page served then keeps its policy
+    /// once the database is back, and its images must not be blocked until a reload.
+    func webOrigins() async throws -> [String]? {
         do {
             return try await readWebOrigins()
         } catch StoreError.unreachable {
             // The database away: the origins read last (the gallery's page is served, and says
             // itself that the catalog cannot be reached, rather than a JSON error in its place).
-            return knownWebOrigins.withLock { $0?.origins } ?? []
+            return knownWebOrigins.withLock { $0?.origins }
         }
     }
 

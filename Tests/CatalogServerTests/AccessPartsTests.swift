@@ -193,6 +193,8 @@ struct AccessPartsTests {
         #expect(!policy.contains("bad host"), "nothing that could end the directive")
         let many = (0..<CatalogService.webOriginLimit).map { "https://host\($0).example" }
         #expect(GalleryRoutes.policy(imageOrigins: many).contains("img-src 'self' https: http:;"))
+        // Not known (the database away since the server started): any, not none.
+        #expect(GalleryRoutes.policy(imageOrigins: nil).contains("img-src 'self' https: http:;"))
         // A host beyond ASCII as the browser fetches it (it was left out, and its images blocked);
         // a label of its own beyond ASCII still cannot bring in a space or a semicolon.
         let international = GalleryRoutes.policy(imageOrigins: ["https://ünï.example", "http://BÜCHER.example:8080", "https://ü ;x.example",

@@ -59,11 +59,12 @@ struct GalleryRoutes {
 
     /// The page's Content-Security-Policy: scripts, styles and requests only to this server;
     /// images from it and from the origins of imported items' web addresses (every http(s)
-    /// origin when there are more than the list holds); no frames around it, no base, no plugins.
-    static func policy(imageOrigins: [String]) -> String {
+    /// origin when there are more than the list holds, or when they are not known: nil); no
+    /// frames around it, no base, no plugins.
+    static func policy(imageOrigins: [String]?) -> String {
         var seen = Set<String>()
-        let listed = imageOrigins.compactMap(hostSource).filter { seen.insert($0).inserted } // "bücher" and "xn--bcher-kva": once
-        let images = imageOrigins.count >= CatalogService.webOriginLimit ? ["https:", "http:"] : listed
+        let listed = (imageOrigins ?? []).compactMap(hostSource).filter { seen.insert($0).inserted } // "bücher" and "xn--bcher-kva": once
+        let images = (imageOrigins?.count ?? .max) >= CatalogService.webOriginLimit ? ["https:", "http:"] : listed
         return (["default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src " + (["'self'"] + images).joined(separator: " "),
                  "connect-src 'self'", "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'"]).joined(separator: "; ")
     }
