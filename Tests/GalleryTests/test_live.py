@@ -10,11 +10,33 @@ from conftest import api, catalog, screenshot, wait, write_photos
 from gallery import READY, state, visible, top_of, open_gallery, native_scroll, free_port, scanned_in_order, shown, start_server
 
 
+# After every change of the plane's tiles (added, removed, moved), the fewest that were in view:
+# a view left blank for a moment (the old tiles released before the new layout's bands came)
+# shows as 0.
+WATCH_TILES_IN_VIEW = """
+const scroller = document.getElementById('scroller');
+const count = () => {
+  const box = scroller.getBoundingClientRect();
+  return [...document.querySelectorAll('[data-item-id]')].filter((tile) => {
+    const r = tile.getBoundingClientRect();
+    return r.bottom > box.top && r.top < box.bottom;
+  }).length;
+};
+window.fewestTilesInView = count();
+window.tileChanges = 0;
+new MutationObserver(() => {
+  window.tileChanges += 1;
+  window.fewestTilesInView = Math.min(window.fewestTilesInView, count());
+}).observe(document.getElementById('plane'), { childList: true, subtree: true, attributes: true });
+"""
+
+
 def test_a_finished_scan_keeps_the_item_at_the_top_in_place(browser, server, library):
     open_gallery(browser, server)
     native_scroll(browser, 0.2)
     before = state(browser)
     top = top_of(before)
+    browser.execute_script(WATCH_TILES_IN_VIEW)
     # Another process adds images (the newest: they go first, and everything moves down).
     write_photos(library["photos"], 3, seed=99, prefix="new")
     catalog("scan", "--db", library["database"], library["photos"])
@@ -23,6 +45,8 @@ def test_a_finished_scan_keeps_the_item_at_the_top_in_place(browser, server, lib
     assert after["itemCount"] == before["itemCount"] + 3
     tile = next(t for t in visible(after) if t["id"] == top["id"])
     assert abs(tile["screenY"] - top["screenY"]) < 1, "the item at the top stayed where it was on screen"
+    assert browser.execute_script("return window.tileChanges") > 0, "the tiles moved down for the new images"
+    assert browser.execute_script("return window.fewestTilesInView") > 0, "the view was never blank while the new layout came"
     library["count"] += 3
 
 

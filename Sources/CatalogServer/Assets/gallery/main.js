@@ -8,7 +8,7 @@
 // a deep link) goes through relayout(anchor): the anchor is an item and a point on the screen,
 // and the new layout is scrolled so that the same point of that item is at the same place.
 
-import { pointAnchor, share, topAnchor } from './anchors.js';
+import { share, topAnchor } from './anchors.js';
 import { api } from './api.js';
 import { Bands } from './bands.js';
 import { fragment, readFragment } from './location.js';
@@ -24,7 +24,7 @@ import { Tiles } from './tiles.js';
 import { Toolbar } from './toolbar.js';
 import { Viewer } from './viewer.js';
 import { ImageRecovery } from './recovery.js';
-import { installZoom } from './zoom.js';
+import { installZoom, zoomGallery } from './zoom.js';
 
 const configuration = JSON.parse(document.getElementById('catalog-configuration').textContent);
 const NARROWEST = 64; // a window narrower than this is not laid out
@@ -116,7 +116,7 @@ class Gallery {
       scroller: this.element,
       zoomIn: document.getElementById('zoom-in'),
       zoomOut: document.getElementById('zoom-out'),
-      zoom: (step, point) => this.zoom(step, point),
+      zoom: (step, point) => zoomGallery(this, step, point),
     });
     this.plane.addEventListener('click', (event) => {
       const tile = event.target.closest('.tile');
@@ -243,6 +243,7 @@ class Gallery {
     this.generation = page.generation;
     this.itemCount = page.itemCount;
     this.bands.reset(parameters, page.generation);
+    this.keepTiles = sameConfiguration; // kept until the new bands cover the view: no blank frame, no fade
     const focused = this.tiles.focusedID;
     if (!sameConfiguration) {
       if (document.activeElement?.closest?.('.tile')) {
@@ -317,6 +318,7 @@ class Gallery {
       viewBottom: top + (1 + IMAGE_MARGIN) * height,
       itemCount: this.itemCount,
       repositionAll: this.originMoved,
+      keepOthers: this.keepTiles && !complete,
     });
     this.originMoved = false;
     if (this.fragmentWaitsForTiles && this.tiles.live.size > 0) {
@@ -327,6 +329,7 @@ class Gallery {
     this.plane.dataset.top = top;
     this.plane.dataset.pendingImages = this.tiles.pendingImages;
     if (complete) {
+      this.keepTiles = false;
       if (this.tiles.live.size > 0) this.placedItem = null; // the new layout's tiles are here
       this.loadingSince = null;
       this.status.clear('loading');
@@ -356,7 +359,11 @@ class Gallery {
   }
 
   fail(error) {
-    if (error.status === 401) { location.reload(); return; } // the session ended (expired, or its token revoked): sign in again
+    if (error.status === 401) { // the session ended (expired, or its token revoked): sign in again, back at this place
+      history.replaceState(null, '', fragment(this.placeFragment())); // the address lags the view by 300 ms
+      location.reload();
+      return;
+    }
     this.status.clear('loading');
     this.status.show(error.status === 0 ? 'Cannot reach the catalog server; retrying…' : `Error: ${error.message}`, 'error');
   }
@@ -377,19 +384,6 @@ class Gallery {
       }
     }
     return topAnchor(this, skipping);
-  }
-
-  zoom(step, point) {
-    const width = this.element.clientWidth;
-    if (this.style === 'justified') { // rows zoom by their height, a quarter a step (by column counts, a narrow view had one step)
-      const anchor = pointAnchor(this, point);
-      if (this.columns.zoomRows(step < 0 ? 1.25 : 0.8, width)) this.relayout(anchor);
-      return;
-    }
-    if (!this.columns.canZoom(step, this.style, width)) return;
-    const anchor = pointAnchor(this, point);
-    this.columns.set(this.columns.count(width) + step, width);
-    this.relayout(anchor);
   }
 
   // MARK: Items, focus and the viewer

@@ -28,10 +28,11 @@ export class Tiles {
   }
 
   /**
-   * Shows `items` (each with index, id, frame...) and nothing else, except the focused tile.
+   * Shows `items` (each with index, id, frame...) and nothing else, except the focused tile,
+   * and with `keepOthers` every tile shown (a new generation's bands not all there yet).
    * `view` is the viewport's range in content points; `origin` the plane's origin.
    */
-  render(items, { origin, viewTop, viewBottom, itemCount, repositionAll }) {
+  render(items, { origin, viewTop, viewBottom, itemCount, repositionAll, keepOthers = false }) {
     const wanted = new Set();
     for (const item of items) {
       wanted.add(item.id);
@@ -40,6 +41,8 @@ export class Tiles {
       if (!tile) {
         tile = this.#take(item);
         this.live.set(item.id, tile);
+      } else if (!sameContent(tile.item, item)) {
+        this.#empty(tile, item); // kept through a new generation (keepOthers) that changed what it shows: placed and asked anew
       }
       tile.item = item;
       if (fresh || repositionAll || tile.origin !== origin) this.#place(tile, origin, itemCount);
@@ -47,7 +50,7 @@ export class Tiles {
       if (visible && !tile.imageAsked) this.#ask(tile);
     }
     for (const [id, tile] of this.live) {
-      if (wanted.has(id)) continue;
+      if (wanted.has(id) || keepOthers) continue; // kept: the bands that place them are on their way
       if (id === this.focusedID && tile.element === document.activeElement) continue; // keep focus where it is
       this.live.delete(id);
       this.#release(tile);
@@ -113,6 +116,14 @@ export class Tiles {
 
   #take(item) {
     const tile = this.spare.pop() ?? this.#make();
+    this.#empty(tile, item);
+    tile.element.tabIndex = item.id === this.focusedID ? 0 : -1;
+    this.plane.append(tile.element);
+    return tile;
+  }
+
+  /** The tile made ready for `item`: no image asked for yet, no label. */
+  #empty(tile, item) {
     tile.item = item;
     tile.imageAsked = false;
     tile.imageDone = false;
@@ -125,9 +136,6 @@ export class Tiles {
     tile.image.hidden = false;
     tile.label.hidden = true;
     tile.label.textContent = '';
-    tile.element.tabIndex = item.id === this.focusedID ? 0 : -1;
-    this.plane.append(tile.element);
-    return tile;
   }
 
   #make() {
@@ -206,6 +214,10 @@ export class Tiles {
       label.hidden = false;
     }
   }
+}
+
+function sameContent(a, b) {
+  return a.version === b.version && a.url === b.url && a.title === b.title && a.path === b.path;
 }
 
 function sameFrame(a, b) {

@@ -4,6 +4,8 @@
 // where the pointer or the fingers are, in client coordinates (null: the view's centre), so the
 // gallery can keep the item under it in place.
 
+import { pointAnchor } from './anchors.js';
+
 const WHEEL_STEP = 60; // wheel delta, in pixels, for one column
 const PINCH_STEP = 1.25; // finger distance ratio for one column
 const INTERVAL = 180; // ms between two steps of one gesture
@@ -54,4 +56,20 @@ export function installZoom({ scroller, zoomIn, zoomOut, zoom }) {
   };
   scroller.addEventListener('pointerup', lift);
   scroller.addEventListener('pointercancel', lift);
+}
+
+/** One step of zoom in the gallery, the item under `point` kept in place: a column fewer or
+ *  more, or justified rows a quarter taller or shorter (by column counts, a narrow view had one
+ *  step). */
+export function zoomGallery(gallery, step, point) {
+  const width = gallery.element.clientWidth;
+  if (gallery.style === 'justified') {
+    const anchor = pointAnchor(gallery, point);
+    if (gallery.columns.zoomRows(step < 0 ? 1.25 : 0.8, width)) gallery.relayout(anchor);
+    return;
+  }
+  if (!gallery.columns.canZoom(step, gallery.style, width)) return;
+  const anchor = pointAnchor(gallery, point);
+  gallery.columns.set(gallery.columns.count(width) + step, width);
+  gallery.relayout(anchor);
 }
