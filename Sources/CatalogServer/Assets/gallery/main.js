@@ -360,7 +360,8 @@ class Gallery {
 
   fail(error) {
     if (error.status === 401) { // the session ended (expired, or its token revoked): sign in again, back at this place
-      history.replaceState(null, '', fragment(this.placeFragment())); // the address lags the view by 300 ms
+      const placed = this.parameters && !this.viewer.isOpen && !this.carousel.isOpen; // else the address says more than the place
+      if (placed) history.replaceState(history.state, '', fragment(this.placeFragment())); // it lags the view by 300 ms
       location.reload();
       return;
     }

@@ -50,7 +50,9 @@ export class Tiles {
       if (visible && !tile.imageAsked) this.#ask(tile);
     }
     for (const [id, tile] of this.live) {
-      if (wanted.has(id) || keepOthers) continue; // kept: the bands that place them are on their way
+      if (wanted.has(id)) continue;
+      // Kept while a new generation's bands are on their way, if in view (at their old frames).
+      if (keepOthers && tile.item.frame.y < viewBottom && tile.item.frame.y + tile.item.frame.height > viewTop) continue;
       if (id === this.focusedID && tile.element === document.activeElement) continue; // keep focus where it is
       this.live.delete(id);
       this.#release(tile);
@@ -78,7 +80,8 @@ export class Tiles {
   update(item, origin, itemCount) {
     const tile = this.live.get(item.id);
     if (!tile) return;
-    tile.item = item;
+    if (sameContent(tile.item, item)) tile.item = item;
+    else this.#empty(tile, item); // its content changed: asked for anew at the next render
     this.#place(tile, origin, itemCount);
   }
 
