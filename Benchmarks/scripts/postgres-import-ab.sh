@@ -11,14 +11,8 @@ before="$(realpath "$1")"
 after="$(realpath "$2")"
 lines="${3:-1000000}"
 runs="${4:-5}"
-work="${BENCH_WORK:-/tmp/catalog-bench}"
-mkdir -p "$work"
-csv="$work/import-$lines.csv"
-[ -f "$csv" ] || python3 scripts/make_import.py "$csv" "$lines"
-header="$work/import-header.csv"
-head -1 "$csv" > "$header"
-
 source scripts/postgres-server.sh
+import_csv "$lines"
 start_postgres
 bare="CREATE TABLE pins (key text, width int, height int, orientation int, date text, url text, title text)"
 

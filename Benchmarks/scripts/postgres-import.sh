@@ -11,17 +11,8 @@ runs="${2:-3}"
 root="$(cd .. && pwd)"
 catalog="$root/.build/release/catalog"
 (cd "$root" && swift build -c release --product catalog > /dev/null)
-work="${BENCH_WORK:-/tmp/catalog-bench}"
-mkdir -p "$work"
-csv="$work/import-$lines.csv"
-[ -f "$csv" ] || python3 scripts/make_import.py "$csv" "$lines"
-
-# The catalog made before each timed import (its tables, by an import of no rows): `stats` no
-# longer makes one in a database without tables.
-header="$work/import-header.csv"
-head -1 "$csv" > "$header"
-
 source scripts/postgres-server.sh
+import_csv "$lines" # $csv, and $header: the catalog is made before each timed import by an import of no rows
 start_postgres
 url="$(pg_url catalog)"
 bare="CREATE TABLE pins (key text, width int, height int, orientation int, date text, url text, title text)"

@@ -35,3 +35,15 @@ imported_postgres() {
     echo "import of $2 into PostgreSQL: $(python3 -c "print(round($EPOCHREALTIME - $start, 1))") s" >&2
     echo "$url"
 }
+
+# import_csv LINES: sets `work` ($BENCH_WORK, else /tmp/catalog-bench), `csv` (LINES pins made
+# there once by make_import.py) and `header` (its header line alone: an import of it makes a
+# catalog with no items, which `catalog stats` does not in a database without tables).
+import_csv() {
+    work="${BENCH_WORK:-/tmp/catalog-bench}"
+    mkdir -p "$work"
+    csv="$work/import-$1.csv"
+    [ -f "$csv" ] || python3 scripts/make_import.py "$csv" "$1"
+    header="$work/import-header.csv"
+    head -1 "$csv" > "$header"
+}
