@@ -152,10 +152,15 @@ import Testing
     /// and said only "disk I/O error": it is said to be a full disk, with what may be deleted.
     @Test(.enabled(if: getuid() == 0, "mounts a small file system"))
     func aCatalogOnAFullDisk_isSaidToBeOnAFullDisk() throws {
+        try onePinOnASmallDisk(fullDisk)
+    }
+
+    /// A catalog of one imported pin, and a small file system mounted for `body` (its folder).
+    private func onePinOnASmallDisk(_ body: (String, Library) throws -> Void) throws {
         try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
         let library = try Library()
         _ = try library.catalog().importItems([ImportRow(line: 2, key: "pin", width: 10, height: 20)])
-        try FullDiskTests.withSmallDisk(library) { disk in try fullDisk(disk, library: library) }
+        try FullDiskTests.withSmallDisk(library) { disk in try body(disk, library) }
     }
 
     private func fullDisk(_ disk: String, library: Library) throws {
@@ -181,10 +186,7 @@ import Testing
     /// read-only file system, for a read, a write, and a new catalog there.
     @Test(.enabled(if: getuid() == 0, "mounts a small file system"))
     func aCatalogOnAReadOnlyFileSystem_isSaidToBeOnOne() throws {
-        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
-        let library = try Library()
-        _ = try library.catalog().importItems([ImportRow(line: 2, key: "pin", width: 10, height: 20)])
-        try FullDiskTests.withSmallDisk(library) { disk in try readOnlyDisk(disk, library: library) }
+        try onePinOnASmallDisk(readOnlyDisk)
     }
 
     private func readOnlyDisk(_ disk: String, library: Library) throws {

@@ -29,7 +29,7 @@ export class Tiles {
 
   /**
    * Shows `items` (each with index, id, frame...) and nothing else, except the focused tile,
-   * and with `keepOthers` every tile shown (a new generation's bands not all there yet).
+   * and with `keepOthers` the tiles shown in view (a new generation's bands not all there yet).
    * `view` is the viewport's range in content points; `origin` the plane's origin.
    */
   render(items, { origin, viewTop, viewBottom, itemCount, repositionAll, keepOthers = false }) {
@@ -41,10 +41,9 @@ export class Tiles {
       if (!tile) {
         tile = this.#take(item);
         this.live.set(item.id, tile);
-      } else if (!sameContent(tile.item, item)) {
-        this.#empty(tile, item); // kept through a new generation (keepOthers) that changed what it shows: placed and asked anew
+      } else {
+        this.#renew(tile, item); // kept through a new generation (keepOthers) that may have changed what it shows
       }
-      tile.item = item;
       if (fresh || repositionAll || tile.origin !== origin) this.#place(tile, origin, itemCount);
       const visible = item.frame.y < viewBottom && item.frame.y + item.frame.height > viewTop;
       if (visible && !tile.imageAsked) this.#ask(tile);
@@ -80,8 +79,7 @@ export class Tiles {
   update(item, origin, itemCount) {
     const tile = this.live.get(item.id);
     if (!tile) return;
-    if (sameContent(tile.item, item)) tile.item = item;
-    else this.#empty(tile, item); // its content changed: asked for anew at the next render
+    this.#renew(tile, item);
     this.#place(tile, origin, itemCount);
   }
 
@@ -123,6 +121,12 @@ export class Tiles {
     tile.element.tabIndex = item.id === this.focusedID ? 0 : -1;
     this.plane.append(tile.element);
     return tile;
+  }
+
+  /** Gives the tile `item`; one whose content changed is emptied: placed and asked for anew. */
+  #renew(tile, item) {
+    if (sameContent(tile.item, item)) tile.item = item;
+    else this.#empty(tile, item);
   }
 
   /** The tile made ready for `item`: no image asked for yet, no label. */
