@@ -53,7 +53,51 @@ import Testing
         #expect(movedAndChanged.deletes == [BatchUpdates.Index(index: 0, id: 1)] && movedAndChanged.inserts == [BatchUpdates.Index(index: 2, id: 1)])
     }
 
+    /// Lists with repeated ids (which a caller should not pass) still give a batch a collection
+    /// view accepts and that turns the old list into the new.
+    @Test func repeatedIdsStillGiveAValidBatch() async {
+        let list = Gen.int(in: 0...4).map { Int64($0) }.array(of: 0...12)
+        await propertyCheck(count: 400, input: zip(list, list, Gen.int(in: 0...4).array(of: 0...3))) { old, new, changes in
+            Self.checkValid(old: old, new: new, changed: Set(changes.map { Int64($0) }))
+            // Each id keeps or moves as many occurrences as both lists have (a changed item that
+            // moved is deleted and inserted: none changed here).
+            let batch = Self.checkValid(old: old, new: new, changed: [])
+            for id in Set(old) {
+                let kept = old.count { $0 == id } - batch.deletes.count { $0.id == id }
+                #expect(kept == min(old.count { $0 == id }, new.count { $0 == id }))
+            }
+        }
+        let repeated = BatchUpdates(from: [1, 2, 1], to: [2, 1, 1, 3])
+        // The 1s kept in order (the first the first), the 2 moved past one of them, the 3 new.
+        #expect(repeated.deletes.isEmpty && repeated.inserts == [BatchUpdates.Index(index: 3, id: 3)])
+        #expect(repeated.moves.count == 1)
+        let fewer = BatchUpdates(from: [7, 7, 7], to: [7, 8])
+        #expect(fewer.deletes == [BatchUpdates.Index(index: 1, id: 7), BatchUpdates.Index(index: 2, id: 7)] && fewer.moves.isEmpty)
+        Self.checkValid(old: [5, 5, 5], new: [5], changed: [5])
+        Self.checkValid(old: [1], new: [1, 1, 1], changed: [])
+    }
+
     static func check(old: [Int64], new: [Int64], changed: Set<Int64>, sourceLocation: SourceLocation = #_sourceLocation) {
+        let batch = checkValid(old: old, new: new, changed: changed, sourceLocation: sourceLocation)
+        // Fewest moves: common items minus a longest common subsequence (the O(n^2) reference).
+        let common = new.filter { Set(old).contains($0) }
+        let position = Dictionary(uniqueKeysWithValues: old.enumerated().map { ($0.element, $0.offset) })
+        let indices = common.map { position[$0]! }
+        var longest = [Int](repeating: 1, count: indices.count)
+        for i in indices.indices { for j in 0..<i where indices[j] < indices[i] { longest[i] = max(longest[i], longest[j] + 1) } }
+        let movedOrReplaced = batch.moves.count + batch.deletes.filter { Set(new).contains($0.id) }.count
+        #expect(movedOrReplaced == common.count - (longest.max() ?? 0), sourceLocation: sourceLocation)
+        // Changed items: an update in place, or both deleted and inserted.
+        let replaced = Set(batch.deletes.map(\.id)).intersection(batch.inserts.map(\.id))
+        #expect(Set(batch.updates.map(\.id)).union(replaced) == changed.intersection(new), sourceLocation: sourceLocation)
+        #expect(replaced.isSubset(of: changed), sourceLocation: sourceLocation)
+    }
+
+    /// What any batch must be, repeated ids or not: indices in range and where the batch says,
+    /// each old index deleted, moved or reloaded at most once, each new index inserted or moved
+    /// to at most once, and the batch applied as a collection view applies it gives the new list.
+    @discardableResult
+    static func checkValid(old: [Int64], new: [Int64], changed: Set<Int64>, sourceLocation: SourceLocation = #_sourceLocation) -> BatchUpdates {
         let batch = BatchUpdates(from: old, to: new, changed: changed)
         // Indices in range, ascending, each id where the batch says.
         for delete in batch.deletes { #expect(old[delete.index] == delete.id, sourceLocation: sourceLocation) }
@@ -79,17 +123,10 @@ import Testing
         var rest = keptOld.makeIterator()
         for index in applied.indices where applied[index] == nil { applied[index] = rest.next() }
         #expect(applied.map { $0 ?? -1 } == new, sourceLocation: sourceLocation)
-        // Fewest moves: common items minus a longest common subsequence (the O(n^2) reference).
-        let common = new.filter { Set(old).contains($0) }
-        let position = Dictionary(uniqueKeysWithValues: old.enumerated().map { ($0.element, $0.offset) })
-        let indices = common.map { position[$0]! }
-        var longest = [Int](repeating: 1, count: indices.count)
-        for i in indices.indices { for j in 0..<i where indices[j] < indices[i] { longest[i] = max(longest[i], longest[j] + 1) } }
-        let movedOrReplaced = batch.moves.count + batch.deletes.filter { Set(new).contains($0.id) }.count
-        #expect(movedOrReplaced == common.count - (longest.max() ?? 0), sourceLocation: sourceLocation)
-        // Changed items: an update in place, or both deleted and inserted.
-        let replaced = Set(batch.deletes.map(\.id)).intersection(batch.inserts.map(\.id))
-        #expect(Set(batch.updates.map(\.id)).union(replaced) == changed.intersection(new), sourceLocation: sourceLocation)
-        #expect(replaced.isSubset(of: changed), sourceLocation: sourceLocation)
+        // No index named twice (a collection view throws on that).
+        let left = batch.deletes.map(\.index) + batch.moves.map(\.from) + batch.updates.map(\.from)
+        let entered = batch.inserts.map(\.index) + batch.moves.map(\.to)
+        #expect(Set(left).count == left.count && Set(entered).count == entered.count, sourceLocation: sourceLocation)
+        return batch
     }
 }

@@ -16,6 +16,11 @@
 /// indices in new order (patience sorting, O(m log m) for m common items, near O(m) when few
 /// moved), so the moves are the fewest possible where Heckel's offsets may report many more
 /// (one item moved across k others reports about k moves there).
+///
+/// Ids are meant to be unique in each list. Where one repeats, the batch is still one a
+/// collection view accepts: the new list's occurrences of an id keep or move the old list's in
+/// order (the first the first, and so on), and those left over are deleted from the old list or
+/// inserted into the new one.
 public struct BatchUpdates: Sendable, Hashable {
     public struct Index: Sendable, Hashable {
         public var index: Int
@@ -67,8 +72,8 @@ public struct BatchUpdates: Sendable, Hashable {
 
     public init() {}
 
-    /// The batch from `old` to `new` (each without repeated ids); `changed` holds the ids whose
-    /// content changed.
+    /// The batch from `old` to `new` (each meant to be without repeated ids: see the type's
+    /// notes for what a repeated one becomes); `changed` holds the ids whose content changed.
     public init(from old: [Int64], to new: [Int64], changed: Set<Int64> = []) {
         // The common prefix and suffix are neither moved nor inserted: only the middle is diffed.
         var prefix = 0
@@ -84,7 +89,7 @@ public struct BatchUpdates: Sendable, Hashable {
         }
 
         // Heckel's table: where each id of the old middle was.
-        let oldIndex = IndexTable(old[prefix..<oldEnd], from: prefix)
+        var oldIndex = IndexTable(old[prefix..<oldEnd], from: prefix)
         var matchedOld = [Bool](repeating: false, count: oldEnd - prefix)
         // The common items in new order: their old and new indices.
         var commonOld: [Int] = []
@@ -92,7 +97,7 @@ public struct BatchUpdates: Sendable, Hashable {
         commonOld.reserveCapacity(min(oldEnd, newEnd) - prefix)
         commonNew.reserveCapacity(min(oldEnd, newEnd) - prefix)
         for j in prefix..<newEnd {
-            if let i = oldIndex[new[j]] {
+            if let i = oldIndex.take(new[j]) {
                 matchedOld[i - prefix] = true
                 commonOld.append(i)
                 commonNew.append(j)
@@ -160,33 +165,56 @@ public struct BatchUpdates: Sendable, Hashable {
     }
 }
 
-/// Id to index: an array over the ids' range when they are dense (a catalog's ids mostly
-/// are: one lookup, no hashing), else a dictionary.
+/// Id to index: an array over the ids' range when they are dense (a catalog's ids mostly are:
+/// one lookup, no hashing), else a dictionary. An id that repeats maps to its first unmatched
+/// index: `take` hands out its occurrences in order.
 private struct IndexTable {
     private var dense: [Int32] = []
     private var base: Int64 = 0
     private var sparse: [Int64: Int] = [:]
+    /// For each index less `first`, the next index of the same id less `first`, or -1.
+    private var next: [Int32] = []
+    private let first: Int
 
     init(_ ids: ArraySlice<Int64>, from first: Int) {
+        self.first = first
         guard let low = ids.min(), let high = ids.max() else { return }
+        next = [Int32](repeating: -1, count: ids.count)
         let span = high.subtractingReportingOverflow(low)
         if !span.overflow, span.partialValue < Int64(max(1024, ids.count * 4)), first + ids.count < Int(Int32.max) {
             base = low
             dense = [Int32](repeating: -1, count: Int(span.partialValue) + 1)
             dense.withUnsafeMutableBufferPointer { table in
-                for (offset, id) in ids.enumerated() { table[Int(id - low)] = Int32(first + offset) }
+                next.withUnsafeMutableBufferPointer { next in
+                    for (offset, id) in ids.enumerated().reversed() {
+                        let later = table[Int(id - low)]
+                        next[offset] = later < 0 ? -1 : later - Int32(first)
+                        table[Int(id - low)] = Int32(first + offset)
+                    }
+                }
             }
         } else {
             sparse.reserveCapacity(ids.count)
-            for (offset, id) in ids.enumerated() { sparse[id] = first + offset }
+            for (offset, id) in ids.enumerated().reversed() {
+                if let later = sparse.updateValue(first + offset, forKey: id) { next[offset] = Int32(later - first) }
+            }
         }
     }
 
-    subscript(id: Int64) -> Int? {
-        if dense.isEmpty { return sparse[id] }
+    /// The id's first index not taken yet, which is then taken.
+    mutating func take(_ id: Int64) -> Int? {
+        if dense.isEmpty {
+            guard let index = sparse[id] else { return nil }
+            let following = next[index - first]
+            sparse[id] = following < 0 ? nil : first + Int(following)
+            return index
+        }
         let (offset, overflow) = id.subtractingReportingOverflow(base)
         guard !overflow, offset >= 0, offset < Int64(dense.count) else { return nil }
         let index = dense[Int(offset)]
-        return index < 0 ? nil : Int(index)
+        guard index >= 0 else { return nil }
+        let following = next[Int(index) - first]
+        dense[Int(offset)] = following < 0 ? -1 : following + Int32(first)
+        return Int(index)
     }
 }
