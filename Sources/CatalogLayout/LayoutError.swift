@@ -4,6 +4,8 @@ public enum LayoutError: Error, Sendable, Hashable, CustomStringConvertible {
     case invalidColumnCount(Int)
     case invalidSpacing(name: String, value: Double)
     case noRoomForColumns(width: Double, columns: Int, columnWidth: Double)
+    /// A side not positive and finite, or sides so far apart that the item's scaled size is not
+    /// finite (1e-300 wide, 1e300 tall).
     case invalidItemSize(index: Int, size: Size)
     case invalidHeight(name: String, value: Double)
     /// Items between two checkpoints of column bottoms: one or more.
@@ -42,7 +44,9 @@ public enum LayoutError: Error, Sendable, Hashable, CustomStringConvertible {
                 ? "no room for the content in \(width) points: after the insets it would be \(columnWidth) points wide"
                 : "\(columns) columns do not fit in \(width) points: after insets and spacing each column would be \(columnWidth) points wide"
         case .invalidItemSize(let index, let size):
-            "item \(index) has display size \(size.width)x\(size.height); both sides must be positive and finite"
+            size.width > 0 && size.height > 0 && size.width.isFinite && size.height.isFinite
+                ? "item \(index) has display size \(size.width)x\(size.height): its sides are so far apart that its scaled size is not a finite number"
+                : "item \(index) has display size \(size.width)x\(size.height); both sides must be positive and finite"
         case .invalidHeight(let name, let value):
             "\(name) must be positive and finite, got \(value)"
         case .invalidCheckpointInterval(let interval):

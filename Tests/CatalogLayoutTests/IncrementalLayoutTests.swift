@@ -107,6 +107,9 @@ import Testing
                 let same = size.width.bitPattern == bad.width.bitPattern && size.height.bitPattern == bad.height.bitPattern
                 return index == 700 + offset && same
             }
+            // The message says which of the two is wrong: a side, or how far apart the sides are.
+            let message = LayoutError.invalidItemSize(index: 700 + offset, size: bad).description
+            #expect(message.contains("so far apart") == (bad.width == 1e-300), "\(message)")
             expectIdentical(layout, before)
             #expect(layout.table.windowCount == before.table.windowCount)
         }
