@@ -117,11 +117,11 @@ public final class Catalog: Sendable {
         // refused import leaves no catalog where there was none (a read of it then says so).
         var status = stat()
         let makesCatalog = !PostgresLocation.isURL(location) && lstat(location, &status) != 0 && errno == ENOENT
-        // A PostgreSQL database its opening made a catalog is made one without tables again.
-        var onPostgres: PostgresStore?
+        // A database its opening made a catalog (PostgreSQL) is made one without tables again.
+        var opened: (any CatalogBackend)?
         func run() throws(StoreError) -> ImportSummary { // the catalog is closed when it returns
             let store = try open(at: location).store
-            onPostgres = store as? PostgresStore
+            opened = store
             return try Importer.run(input, format: format, store: store, locked: {
                 // Under the lock, nothing but this import can be written to it from now on.
                 if makesCatalog, (try? store.generation()) == 0 { removal { removeFiles(at: location) } }
@@ -130,12 +130,13 @@ public final class Catalog: Sendable {
         do {
             return try run()
         } catch {
-            if makesCatalog { removeUnwritten(at: location) }
             // Refused (its input, a key twice...), not cut off: a database gone or busy is left alone.
             switch error {
             case .unreachable, .busy: break
-            default: _ = onPostgres?.removeIfMadeAndUnwritten()
+            default: _ = opened?.removeIfMadeAndUnwritten()
             }
+            opened = nil // closed before an SQLite catalog's files are looked at
+            if makesCatalog { removeUnwritten(at: location) }
             throw error
         }
     }

@@ -198,9 +198,16 @@ package protocol ImportWriting: Sendable {
     /// import that is kept.
     func importItems(from next: () throws(StoreError) -> [ImportRow]?, importedAt: String,
                      committed: () -> Void) throws(StoreError) -> ImportSummary
+    /// Where opening the store made the catalog (a database that had no tables), makes it none
+    /// again when nothing has been written to it and no other process uses it: what a refused
+    /// import leaves. True when it did. False where the store has nothing to undo in itself (an
+    /// SQLite catalog made by an import is a file its caller removes).
+    func removeIfMadeAndUnwritten() -> Bool
 }
 
 extension ImportWriting {
+    package func removeIfMadeAndUnwritten() -> Bool { false }
+
     /// Upserts `rows` by key in one transaction: a refused row leaves the catalog as it was.
     package func importItems(_ rows: [ImportRow], importedAt: String) throws(StoreError) -> ImportSummary {
         var pending: [ImportRow]? = rows
