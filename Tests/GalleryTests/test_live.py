@@ -1,5 +1,8 @@
 """The gallery while the catalog changes under it, or its server goes away and comes back."""
 import os
+import threading
+from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
 from PIL import Image
 from selenium.webdriver.common.action_chains import ActionChains
@@ -101,6 +104,48 @@ def test_an_empty_catalog_says_so_and_a_server_that_goes_away_is_waited_for(driv
     finally:
         process.terminate()
         process.wait(timeout=30)
+
+
+class QuietImages(SimpleHTTPRequestHandler):
+    def log_message(self, *arguments):
+        pass
+
+
+def test_an_image_at_an_origin_imported_after_the_page_loaded_is_shown(driver, workspace):
+    """The page's policy lists the image origins it had when it loaded: an item imported later
+    with its image at a new origin makes the page load again, at this place, with a policy that
+    lets the image in (without it, the browser blocks the image and the tile shows its title)."""
+    folder = workspace / "origin-images"
+    folder.mkdir()
+    Image.new("RGB", (300, 200), (200, 40, 40)).save(folder / "pin.jpg")
+    images = ThreadingHTTPServer(("127.0.0.1", 0), partial(QuietImages, directory=str(folder)))
+    threading.Thread(target=images.serve_forever, daemon=True).start()
+    origin = f"http://127.0.0.1:{images.server_address[1]}"
+    database = workspace / "origins.sqlite"
+    first = workspace / "origins-1.csv"
+    first.write_text("key,width,height,date,title\n" + "".join(f"old-{i},400,300,2001-01-{i + 1:02}T00:00:00,Old {i}\n" for i in range(20)))
+    catalog("import", "--db", database, first)
+    process, url = start_server(database, free_port(), workspace / "origins-thumbnails")
+    try:
+        driver.get("about:blank")
+        driver.get(url + "#cols=2")
+        wait(driver, f"{READY} && document.getElementById('plane').dataset.itemCount === '20'")
+        policy = driver.execute_script("return fetch('/', { method: 'HEAD' }).then((r) => r.headers.get('Content-Security-Policy'))")
+        assert origin not in policy
+        driver.execute_script("window.notReloaded = true")
+        # Another process imports an item at the top (the newest) whose image is at the new origin.
+        later = workspace / "origins-2.csv"
+        later.write_text(f"key,width,height,date,title,url\nweb,300,200,2002-01-01T00:00:00,Web pin,{origin}/pin.jpg\n")
+        catalog("import", "--db", database, later)
+        shown_image = f"document.querySelector(\"img[src='{origin}/pin.jpg']\")"
+        wait(driver, f"{shown_image}?.complete && {shown_image}.naturalWidth === 300 && !{shown_image}.hidden", timeout=30,
+             message="the image at the new origin loaded")
+        assert driver.execute_script("return window.notReloaded === undefined"), "the page loaded again for the new policy"
+        assert driver.execute_script("return document.getElementById('plane').dataset.itemCount") == "21"
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+        images.shutdown()
 
 
 FAILED_IMAGES = "[...window.catalogGallery.tiles.live.values()].filter((t) => t.item.version && t.image.hidden).length"

@@ -24,6 +24,7 @@ import { Tiles } from './tiles.js';
 import { Toolbar } from './toolbar.js';
 import { Viewer } from './viewer.js';
 import { ImageRecovery } from './recovery.js';
+import { ImagePolicy } from './policy.js';
 import { installZoom, zoomGallery } from './zoom.js';
 
 const configuration = JSON.parse(document.getElementById('catalog-configuration').textContent);
@@ -85,6 +86,7 @@ class Gallery {
       this.schedule();
     });
     this.recovery = new ImageRecovery(this);
+    this.policy = new ImagePolicy(() => this.reloadHere());
     this.labels = new SectionLabels({
       plane: this.plane,
       pinned: document.getElementById('pinned'),
@@ -358,13 +360,16 @@ class Gallery {
     this.status.clear('error');
   }
 
+  /** Loads the page again, at this place. */
+  reloadHere() {
+    const placed = this.parameters && !this.viewer.isOpen && !this.carousel.isOpen; // else the address says more than the place
+    if (placed) history.replaceState(history.state, '', fragment(this.placeFragment())); // it lags the view by 300 ms
+    location.reload();
+  }
+
   fail(error) {
-    if (error.status === 401) { // the session ended (expired, or its token revoked): sign in again, back at this place
-      const placed = this.parameters && !this.viewer.isOpen && !this.carousel.isOpen; // else the address says more than the place
-      if (placed) history.replaceState(history.state, '', fragment(this.placeFragment())); // it lags the view by 300 ms
-      location.reload();
-      return;
-    }
+    // The session ended (expired, or its token revoked): sign in again, back at this place.
+    if (error.status === 401) return this.reloadHere();
     this.status.clear('loading');
     this.status.show(error.status === 0 ? 'Cannot reach the catalog server; retrying…' : `Error: ${error.message}`, 'error');
   }
