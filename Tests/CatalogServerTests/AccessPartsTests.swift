@@ -174,6 +174,22 @@ struct AccessPartsTests {
         #expect(tokens.first?.fingerprint == AccessToken(token: token, note: "").fingerprint)
     }
 
+    /// A file saved with CRLF line ends (a Windows editor) holds every one of its tokens, each
+    /// with its own note, and a revoke removes one line of it, not the whole file.
+    @Test func aFileWithCRLFLineEndsHoldsEveryToken_andRevokeRemovesOne() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tokens-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let first = String(repeating: "c", count: 40), second = String(repeating: "d", count: 40), third = String(repeating: "e", count: 40)
+        let file = TokenFile(path: folder.appendingPathComponent("crlf.tokens").path)
+        try Data("\(first) # one\r\n\(second) # two\r\n# a comment\r\n\(third)\r\n".utf8).write(to: URL(fileURLWithPath: file.path))
+        let tokens = try file.read().tokens
+        #expect(tokens.map(\.label) == ["one", "two", ""])
+        #expect(tokens.map(\.fingerprint) == [first, second, third].map { AccessToken(token: $0, note: "").fingerprint })
+        #expect(try file.revoke("two").map(\.label) == ["two"])
+        #expect(try file.read().tokens.map(\.fingerprint) == [first, third].map { AccessToken(token: $0, note: "").fingerprint })
+    }
+
     @Test func aFileNameBecomesAQuotedASCIIFallbackAndAnExactEncodedName() {
         #expect(ContentDisposition.inline(fileName: "kite.jpg") == #"inline; filename="kite.jpg"; filename*=UTF-8''kite.jpg"#)
         #expect(ContentDisposition.inline(fileName: "a\"b\\c\r\nd é.jpg")

@@ -114,7 +114,7 @@ public struct TokenFile: Sendable {
         }
         var tokens: [AccessToken] = []
         var warnings: [String] = []
-        for (number, line) in String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (number, line) in Self.lines(of: data).enumerated() {
             guard let (token, note) = Self.parse(line) else { continue }
             guard token.utf8.count >= Self.minimumLength else {
                 warnings.append("\(path):\(number + 1): a token must be at least \(Self.minimumLength) characters; this line is skipped")
@@ -135,7 +135,7 @@ public struct TokenFile: Sendable {
         let locked = try lockedDescriptor(O_RDONLY) // held until the new file is in place
         defer { close(locked) }
         guard let data = try? FileHandle(fileDescriptor: locked, closeOnDealloc: false).readToEnd() ?? Data() else { throw .unreadable(path) }
-        let lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        let lines = Self.lines(of: data)
         let entries = lines.map { line in Self.parse(line).map { AccessToken(token: $0.token, note: $0.note) } }
         var tokens: [AccessToken] = [] // the tokens the selector names, each once
         for case let entry? in entries where (selector.count >= 6 && entry.fingerprint.hasPrefix(selector.lowercased())) || entry.label == selector {
@@ -203,6 +203,13 @@ public struct TokenFile: Sendable {
     }
 
     /// A line's token and note, or nil for a blank line or a comment.
+    /// The file's lines, ended by LF or CRLF (a file saved on Windows). Not by splitting on "\n":
+    /// to Swift, CR LF is one character, which a split on "\n" never meets, and a whole CRLF
+    /// file was one line (its first token, with the others in its note, printed by `list`).
+    static func lines(of data: Data) -> [Substring] {
+        String(decoding: data, as: UTF8.self).split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
+    }
+
     static func parse(_ line: Substring) -> (token: String, note: String)? {
         // A file saved with CRLF too, and with a byte order mark (an editor's "UTF-8 with BOM").
         let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines.union(CharacterSet(charactersIn: "\u{FEFF}")))
