@@ -54,6 +54,24 @@ import Testing
         }
     }
 
+    /// Once `drain` returns, no block of the writer's queue holds the writer (and so the store):
+    /// the last one used to signal its slot before it returned, and a scan that ended then let
+    /// the process exit with the store held, never closed, an SQLite catalog's committed pages
+    /// left in its -wal file (9 first scans of 30 on a busy machine).
+    @Test func onceDrainedNoQueuedBlockHoldsTheWriter() throws {
+        let library = try Library(.sqlite)
+        let catalog = try library.catalog()
+        let rootID = try catalog.store.rootID(for: Data(library.root.path.utf8))
+        var held = 0
+        for _ in 0..<2_000 {
+            var writer = BatchWriter(store: catalog.store, inFlight: 4)
+            try writer.submit([], rootID: rootID)
+            _ = try writer.drain()
+            if !isKnownUniquelyReferenced(&writer) { held += 1 }
+        }
+        #expect(held == 0, "held after drain \(held) times of 2,000")
+    }
+
     /// One batch with every kind of change, a path named twice among them: stored as if one
     /// change at a time, in order (PostgreSQL writes a batch a few statements over all its files).
     @Test(arguments: Backend.allCases) func aBatchOfEveryKindOfChange_aPathTwice_isStoredAsOneChangeAtATime(_ backend: Backend) throws {

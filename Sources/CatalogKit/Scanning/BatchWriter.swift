@@ -60,6 +60,11 @@ final class BatchWriter: @unchecked Sendable {
     func drain() throws(StoreError) -> (added: Int, updated: Int, removed: Int, refused: Int) {
         for _ in 0..<slots { slot.wait() }
         for _ in 0..<slots { slot.signal() }
+        // The last block has signalled its slot but may not have returned yet, and it holds the
+        // writer, so the store: once this returns, none does. A store still held when the
+        // process exits is never closed, and an SQLite catalog's committed pages then stay in
+        // its -wal file (a copy of the catalog file alone lacked them).
+        queue.sync {}
         lock.lock()
         defer { lock.unlock() }
         if let failure { throw failure }
