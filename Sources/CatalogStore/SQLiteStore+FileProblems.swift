@@ -82,6 +82,11 @@ extension SQLiteStore {
         if let error = error as? DatabaseError, error.resultCode == .SQLITE_FULL {
             return .full(path: path, reason: Self.fullReason(path))
         }
+        // A catalog this user may read but not write, opened because its -wal and -shm were there
+        // (left by a process that was killed): a write says why, as an opening refused for it does.
+        if let error = error as? DatabaseError, error.resultCode == .SQLITE_READONLY, let reason = Self.unwritable(path) {
+            return .notPermitted(path: path, reason: reason)
+        }
         if let error = error as? DatabaseError, error.resultCode == .SQLITE_CORRUPT {
             // A torn page the check at opening did not read (it reads the schema only).
             return .damaged(path: path, reason: error.message ?? "database disk image is malformed", file: damaged)

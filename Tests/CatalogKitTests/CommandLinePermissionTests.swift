@@ -40,6 +40,34 @@ import Testing
         #expect(refused.stderr.contains("this user owns it but may not write it (mode 444)") && refused.stderr.contains("chmod u+w "), "\(refused.stderr)")
     }
 
+    /// A catalog this user may read but not write, whose -wal and -shm a killed writer left (SQLite
+    /// opens it then, to read): `page` prints its page, the layout not stored, and `scan` says
+    /// why it cannot write, where both said SQLite's "attempt to write a readonly database".
+    @Test(.enabled(if: getuid() == 0, "root runs the commands as nobody, whom the permissions stop"))
+    func aCatalogLeftWithItsWALThatThisUserMayNotWrite_stillPages_andAScanSaysWhy() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let library = try Library()
+        try library.write("a.jpg", Library.fixture("baseline.jpg"))
+        #expect(try run(["scan", "--db", library.catalogPath, library.root.path]).status == 0)
+        // A writer gone with its last commit in the WAL: it never checkpoints, and never closes.
+        // (A value changed: SQLite writes no page for a row rewritten as it was.)
+        let writer = "import os, sqlite3, sys; c = sqlite3.connect(sys.argv[1], isolation_level=None); c.execute('PRAGMA wal_autocheckpoint = 0'); "
+            + "c.execute(\"UPDATE roots SET last_scanned_at = '2026-01-01T00:00:00Z'\"); os._exit(0)"
+        let left = try BuiltTool.run(["-c", writer, library.catalogPath], executable: URL(fileURLWithPath: "/usr/bin/python3"))
+        let wal = (try? FileManager.default.attributesOfItem(atPath: library.catalogPath + "-wal")[.size] as? Int) ?? 0
+        try #require(left.status == 0 && wal > 0, "\(left.stderr)")
+        let folder = URL(fileURLWithPath: library.catalogPath).deletingLastPathComponent().path
+        try #require(chmod(folder, 0o755) == 0)
+        for file in try FileManager.default.contentsOfDirectory(atPath: folder) where file.hasPrefix(URL(fileURLWithPath: library.catalogPath).lastPathComponent) {
+            try #require(chmod(folder + "/" + file, 0o644) == 0)
+        }
+        let page = try runAsNobody(["page", "--db", library.catalogPath, "--width", "375"])
+        #expect(page.status == 0 && page.stdout.contains("a.jpg"), "\(page.stderr)")
+        let scan = try runAsNobody(["scan", "--db", library.catalogPath, library.root.path])
+        #expect(scan.status == 1 && scan.stderr.contains("this user cannot write it or its folder"), "\(scan.stderr)")
+        #expect(!scan.stderr.contains("readonly database"), "\(scan.stderr)")
+    }
+
     /// A scanned catalog of one photo, made read-only (0444) in a folder anyone may write to;
     /// `ownedByNobody`: its files given to `nobody`.
     func readOnlyCatalog(ownedByNobody: Bool = false) throws -> (Library, folder: String) {
