@@ -165,6 +165,20 @@ extension Library {
         #expect(Scanner.outermost(["/p/a", "/p/ab", "/p/a/b"]).walked == ["/p/a", "/p/ab"])
     }
 
+    /// A root inside another one given that is missing or a file is still an error (the CLI's
+    /// exit 1), as it is given alone; the outer root is scanned all the same.
+    @Test func aRootInsideAnotherThatCannotBeScannedIsAnError() throws {
+        let library = try Library.standardTree()
+        let file = try #require(try FileManager.default.subpathsOfDirectory(atPath: library.root.path).sorted().first {
+            !$0.hasPrefix(".") && ($0.hasSuffix(".jpg") || $0.hasSuffix(".png"))
+        })
+        let summary = try library.scan([library.root.path, library.root.path + "/Inbxo", library.path(file)])
+        #expect(summary.added == 4 && summary.problems.isEmpty, "\(summary)")
+        #expect(summary.unscannedRoots.count == 2, "\(summary.unscannedRoots)")
+        #expect(summary.unscannedRoots.first?.hasPrefix(library.root.path + "/Inbxo: ") == true
+                && summary.unscannedRoots.last?.hasPrefix(library.path(file) + ": not a folder") == true, "\(summary.unscannedRoots)")
+    }
+
     /// A root inside another one that the other's walk does not enter (a hidden folder) stays a
     /// root of its own, its files its own: a rescan keeps them and their ids (the outer root took
     /// them for vanished, and they came back with new ids at the scan after), and a file deleted

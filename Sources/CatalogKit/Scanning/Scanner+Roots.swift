@@ -7,17 +7,18 @@ extension Scanner {
     /// The roots to walk, in the order given: each folder once, and none inside another one
     /// given that the other's walk reaches (compared as absolute paths, which `absolute` gives
     /// with symbolic links resolved; one under a hidden folder the walk skips stays a root); and
-    /// a line for each root left out, saying why.
-    package static func outermost(_ roots: [String], options: ScanOptions = ScanOptions()) -> (walked: [String], leftOut: [String]) {
+    /// each root left out, with a line saying why, and whether it is inside another (not given twice).
+    package static func outermost(_ roots: [String], options: ScanOptions = ScanOptions())
+        -> (walked: [String], leftOut: [(root: String, line: String, inside: Bool)]) {
         let absolute = roots.map(Self.absolute)
         var walked: [String] = []
-        var leftOut: [String] = []
+        var leftOut: [(root: String, line: String, inside: Bool)] = []
         for (index, root) in roots.enumerated() {
             let path = absolute[index]
             if absolute[..<index].contains(path) {
-                leftOut.append("\(PathText.display(root.utf8)) is given twice: scanned once")
+                leftOut.append((root, "\(PathText.display(root.utf8)) is given twice: scanned once", false))
             } else if let outer = absolute.firstIndex(where: { $0 != path && path.hasPrefix($0 == "/" ? "/" : $0 + "/") && walk(from: $0, reaches: path, options) }) {
-                leftOut.append("\(PathText.display(root.utf8)) is inside \(PathText.display(roots[outer].utf8)): scanned once")
+                leftOut.append((root, "\(PathText.display(root.utf8)) is inside \(PathText.display(roots[outer].utf8)): scanned once", true))
             } else {
                 walked.append(root)
             }

@@ -132,7 +132,11 @@ package final class Scanner {
         let (walked, leftOut) = Self.outermost(roots, options: options)
         givenRoots = Set(walked.map { Data(Self.absolute($0).utf8) })
         return try drive(roots: walked) { () throws(StoreError) in
-            summary.problems += leftOut
+            for (root, line, inside) in leftOut {
+                // One inside another that is missing, a file, or cannot be entered is an error
+                // (exit 1) as it is alone: a typo under a root given beside it passed unnoticed.
+                if inside, let problem = Self.unscannable(root) { summary.unscannedRoots.append(problem) } else { summary.problems.append(line) }
+            }
             try scan(prepare(walked.map { ($0, nil) }))
         }
     }
