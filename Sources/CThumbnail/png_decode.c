@@ -61,6 +61,9 @@ int cth_decode_png(const uint8_t *data, size_t length, cth_decode *request) {
         status = cth_fail(out, d->truncated ? CTH_ERR_TRUNCATED : CTH_ERR_CORRUPT, "%s", d->message);
         goto done;
     }
+    /* libpng refuses a side past 1,000,000 pixels by default, as "Invalid IHDR data" (said as a
+       corrupt image): the pixel budget below is the limit, on the area, as the probe's is. */
+    png_set_user_limits(png, 0x7fffffffU, 0x7fffffffU);
     png_set_read_fn(png, d, read_bytes);
     png_read_info(png, info);
     uint32_t width = png_get_image_width(png, info), height = png_get_image_height(png, info);

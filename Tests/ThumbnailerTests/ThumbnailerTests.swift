@@ -40,6 +40,16 @@ import Thumbnailer
 
     /// The gradient fixtures run red left to right (and green top to bottom, for the JPEGs): the
     /// reduced pixels still do, CMYK included (Adobe's inverted CMYK read as Pillow wrote it).
+    /// A PNG 1,200,000 pixels wide (or tall), far within the pixel budget, is reduced like any
+    /// other: libpng's own limit of 1,000,000 a side called it corrupt ("Invalid IHDR data").
+    @Test(arguments: [("wide.png", (256, 1)), ("tall.png", (1, 256))])
+    func whenAPNGIsOverAMillionPixelsOnOneSide_thenItIsReduced(file: String, size: (Int, Int)) throws {
+        let thumbnail = try Thumbnailer.thumbnail(path: Fixture.path(file))
+        #expect((thumbnail.width, thumbnail.height) == size)
+        let pixels = try Thumbnailer.decode(bytes: thumbnail.bytes)
+        #expect(near(pixels.at(0, 0).red, 40, 30) && near(pixels.at(0.99, 0.99).red, 220, 30), "dark at one end, light at the other")
+    }
+
     @Test(arguments: ["baseline.jpg", "progressive.jpg", "restart.jpg", "cmyk.jpg"])
     func whenAGradientIsReduced_thenItsColoursStayWhereTheyWere(file: String) throws {
         let pixels = try Thumbnailer.decode(bytes: try Thumbnailer.thumbnail(path: Fixture.path(file)).bytes)

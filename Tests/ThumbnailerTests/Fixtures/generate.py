@@ -85,6 +85,10 @@ def pngs():
     png(HERE / "gray-alpha.png", 256, 128, 4, 8, lambda x, y: bytes((y // 16 * 32, x)))
     # RGBA, opaque everywhere: a thumbnail of it is a JPEG.
     png(HERE / "opaque-rgba.png", 100, 100, 6, 8, lambda x, y: bytes((200, 100, 50, 255)))
+    # Past libpng's default limit of 1,000,000 pixels a side (the budget is on the area): dark
+    # at one end, light at the other.
+    png(HERE / "wide.png", 1_200_000, 2, 0, 8, lambda x, y: bytes((40 if x < 600_000 else 220,)))
+    png(HERE / "tall.png", 2, 1_200_000, 0, 8, lambda x, y: bytes((40 if y < 600_000 else 220,)))
 
 
 if __name__ == "__main__":
