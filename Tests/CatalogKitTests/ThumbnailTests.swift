@@ -140,6 +140,15 @@ import Testing
         let replaced = ThumbnailProblem.gone(id, path: library.path("q.jpg"), reason: "another file is at its path since the scan")
         #expect(throws: replaced) { try catalog.thumbnail(item: id, size: 256, cache: cache) }
         #expect(replaced.description.components(separatedBy: "run `catalog scan` again").count == 2, "\(replaced)")
+        // A FIFO there, or a link to a device: another file too (the server's 404), not an image
+        // that cannot be read (422).
+        try FileManager.default.removeItem(atPath: library.path("q.jpg"))
+        try #require(mkfifo(library.path("q.jpg"), 0o644) == 0)
+        let fifo = ThumbnailProblem.gone(id, path: library.path("q.jpg"), reason: "another file is at its path since the scan (not a regular file)")
+        #expect(throws: fifo) { try catalog.thumbnail(item: id, size: 256, cache: cache) }
+        try FileManager.default.removeItem(atPath: library.path("q.jpg"))
+        try FileManager.default.createSymbolicLink(atPath: library.path("q.jpg"), withDestinationPath: "/dev/zero")
+        #expect(throws: fifo) { try catalog.thumbnail(item: id, size: 256, cache: cache) }
     }
 
     /// A cache that cannot be written (here a file where its folder should be) says why in the

@@ -30,7 +30,11 @@ extension Catalog {
         defer { close(fd) }
         var status = stat()
         guard fstat(fd, &status) == 0 else { throw .gone(file.itemID, path: path, reason: SystemError.text()) }
-        guard status.st_mode & S_IFMT == S_IFREG else { throw .unusable(file.itemID, path: path, .notARegularFile) }
+        // A FIFO, a device or a link to one: the scan stored only regular files, so another
+        // file is at its path (404, as the original says), not an image that cannot be read.
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            throw .gone(file.itemID, path: path, reason: "another file is at its path since the scan (not a regular file)")
+        }
         // The file the scan read, changed in place or not; never another put at its path (a
         // link to a file the scan never saw).
         guard file.isScanned(status) else {
