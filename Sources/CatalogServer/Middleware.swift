@@ -91,6 +91,9 @@ final class RepeatLimit: Sendable {
 struct RequestShapeMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let path = request.uri.path
+        if request.method == .connect { // its target is a host, not a path: no route's
+            throw APIError(status: 405, message: "CONNECT is not allowed: this server is no proxy", allow: "GET, HEAD")
+        }
         if path == SessionRoutes.path {
             guard [.get, .head, .post, .delete].contains(request.method) else {
                 throw APIError(status: 405, message: "\(request.method.rawValue) is not allowed here: sign in with POST, out with DELETE",

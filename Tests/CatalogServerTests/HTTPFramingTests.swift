@@ -82,4 +82,19 @@ import Testing
         let forged = try RawConnection.request(port: server.port, "/api/health", headers: ["catalog-refused-host": "forged"])
         #expect(forged.status == 200, "\(forged.body)")
     }
+
+    /// A CONNECT (this server is no proxy) is refused with a 405 and the connection closed: the
+    /// parser takes what follows it for a tunnel's bytes, and a request pipelined behind it, or
+    /// sent later, was never answered until the idle timeout.
+    @Test func aCONNECTIsRefused_andItsConnectionClosed() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: ServeBinaryTests.binary.path), "build the catalog binary first (swift build)")
+        let served = try ServedCatalog(imported: 1)
+        let server = try ServeBinaryTests.Server(["--db", served.path])
+        let connection = try RawConnection(port: server.port)
+        connection.send("CONNECT 127.0.0.1:\(server.port) HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\n\r\n"
+            + "GET /api/health HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\n\r\n")
+        #expect(connection.waitFor(.seconds(10)) { _ in connection.isClosedByServer }, "still open: \(connection.text)")
+        let head = connection.text.components(separatedBy: "\r\n\r\n")[0].lowercased()
+        #expect(head.hasPrefix("http/1.1 405") && head.contains("allow: get, head") && head.contains("connection: close"), "\(head)")
+    }
 }

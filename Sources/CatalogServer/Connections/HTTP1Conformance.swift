@@ -14,6 +14,7 @@ import NIOHTTP1
 /// - Every response on a connection that closes after it says `Connection: close` (§9.6), and
 ///   one kept open for an HTTP/1.0 client says `Connection: keep-alive`.
 /// - A request with no Host (HTTP/1.1), several, or a list in one is marked for a 400 (§3.2).
+/// - A CONNECT is the connection's last: the parser reads no request after it.
 final class HTTP1Conformance: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
@@ -30,7 +31,9 @@ final class HTTP1Conformance: ChannelDuplexHandler, RemovableChannelHandler {
             context.fireChannelRead(data)
             return
         }
-        let keepAlive = head.isKeepAlive
+        // After a CONNECT the parser takes what follows for the tunnel's bytes, not requests:
+        // it is the connection's last (refused with a 405 and closed, not left hanging).
+        let keepAlive = head.isKeepAlive && head.method != .CONNECT
         waiting.append((head.version, keepAlive))
         // One Host, as RFC 9112 §3.2 requires of HTTP/1.1, with nothing in it a host cannot
         // have; the types codec keeps only the first of several, which the loopback check would
