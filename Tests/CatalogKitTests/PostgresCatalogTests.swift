@@ -66,6 +66,23 @@ import Testing
         #expect(try Catalog.openExisting(at: url).generation() == 0)
     }
 
+    /// A database of another encoding than UTF-8 (LATIN1) is refused before any table is made
+    /// there: the UTF-8 of titles went in as its own characters, and pages (which convert them
+    /// in SQL) came back garbled while lists did not.
+    @Test func aDatabaseNotInUTF8_isRefusedAndLeftWithoutTables() throws {
+        let url = try TestPostgres.newDatabase()
+        let name = try #require(URLComponents(string: url)?.path.dropFirst()).description
+        let latin = name + "_latin1"
+        try TestPostgres.psql(name, "CREATE DATABASE \(latin) ENCODING 'LATIN1' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0")
+        let latinURL = url.replacingOccurrences(of: "/\(name)?", with: "/\(latin)?")
+        #expect {
+            try Catalog.open(at: latinURL)
+        } throws: { error in
+            "\(error)".contains("the database's encoding is LATIN1") && "\(error)".contains("createdb --encoding=UTF8")
+        }
+        #expect(try TestPostgres.psql(latin, "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'").trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+    }
+
     @Test func aDatabaseWithOtherTables_isRefusedAndLeftUntouched() throws {
         let url = try TestPostgres.newDatabase()
         let database = try #require(URLComponents(string: url)?.path.dropFirst()).description
