@@ -15,6 +15,9 @@ final class PostgresConnections: Sendable {
     let location: PostgresLocation
     private let configuration: PostgresConnection.Configuration
     private let idle = Mutex<[WatchedConnection]>([])
+    /// Signalled when a connection is given back (kept idle, or closed): a call waiting for room
+    /// on a full database looks again (`openOrWaitForRoom`).
+    private let returned = NSCondition()
     /// Every connection opened and not closed yet, idle or in use.
     private let opened = Mutex<[ObjectIdentifier: WatchedConnection]>([:])
     private let nextID = Atomic<Int>(1)
@@ -50,24 +53,69 @@ final class PostgresConnections: Sendable {
     /// that does not answer is `StoreError.unreachable`.
     func open() throws(StoreError) -> WatchedConnection {
         do {
-            let watched = WatchedConnection(try connecting().wait())
-            connectedOnce.store(true, ordering: .relaxed)
-            let id = ObjectIdentifier(watched)
-            opened.withLock { $0[id] = watched }
-            watched.connection.closeFuture.whenComplete { [weak self] _ in _ = self?.opened.withLock { $0.removeValue(forKey: id) } }
-            return watched
-        } catch let error as PSQLError where error.code == .authMechanismRequiresPassword {
-            // Asked for a password only since connections were made (pg_hba changed): an outage too.
-            throw connectedOnce.load(ordering: .relaxed) ? .unreachable(path: location.display, reason: location.noPasswordReason)
-                                                         : .cannotOpen(path: location.display, reason: location.noPasswordReason)
+            return try openWatched()
         } catch {
+            throw classified(error)
+        }
+    }
+
+    private func openWatched() throws -> WatchedConnection {
+        let watched = WatchedConnection(try connecting().wait())
+        connectedOnce.store(true, ordering: .relaxed)
+        let id = ObjectIdentifier(watched)
+        opened.withLock { $0[id] = watched }
+        watched.connection.closeFuture.whenComplete { [weak self] _ in _ = self?.opened.withLock { $0.removeValue(forKey: id) } }
+        return watched
+    }
+
+    /// A new connection for a call. When the database has no room for one more (SQLSTATE 53300:
+    /// its max_connections reached, by every process's connections) while this process holds
+    /// some of its own, the first of those given back, or a new one once there is room, within
+    /// `roomWait`: calls beyond the database's room take turns on this process's connections.
+    /// Each was a 503 while the database was up, with an outage logged and over within the
+    /// second, again and again.
+    private func openOrWaitForRoom() throws(StoreError) -> WatchedConnection {
+        do {
+            return try openWatched()
+        } catch {
+            guard Self.sqlState(error) == "53300", opened.withLock({ !$0.isEmpty }) else { throw classified(error) }
+            let deadline = ContinuousClock.now + Self.roomWait
+            while ContinuousClock.now < deadline {
+                if let watched = takeIdle() { return watched }
+                returned.lock()
+                _ = returned.wait(until: Date(timeIntervalSinceNow: 0.1)) // a connection given back, or closed
+                returned.unlock()
+                if let watched = takeIdle() { return watched }
+                do {
+                    return try openWatched()
+                } catch where Self.sqlState(error) == "53300" {
+                    continue
+                } catch {
+                    throw classified(error)
+                }
+            }
+            throw classified(error)
+        }
+    }
+
+    /// How long a call waits for room on a database at its max_connections: a read's deadline.
+    static let roomWait: Duration = .seconds(30)
+
+    /// A failure to connect as the store says it.
+    private func classified(_ error: any Error) -> StoreError {
+        switch error {
+        case let error as PSQLError where error.code == .authMechanismRequiresPassword:
+            // Asked for a password only since connections were made (pg_hba changed): an outage too.
+            return connectedOnce.load(ordering: .relaxed) ? .unreachable(path: location.display, reason: location.noPasswordReason)
+                                                          : .cannotOpen(path: location.display, reason: location.noPasswordReason)
+        default:
             // A login refused once connections were made (the role's password changed, its login
             // taken away, its database dropped) is an outage of this process's database, as a
             // server that is down: a server answers 503, tries again, and logs why. Refused at
             // the first connection, it is `cannotOpen`, in the server's words.
             let refusedSince = connectedOnce.load(ordering: .relaxed) && ["28P01", "28000", "3D000"].contains(Self.sqlState(error) ?? "")
-            throw Self.isConnectionLoss(error) || refusedSince ? .unreachable(path: location.display, reason: Self.message(error))
-                                                               : .cannotOpen(path: location.display, reason: Self.message(error))
+            return Self.isConnectionLoss(error) || refusedSince ? .unreachable(path: location.display, reason: Self.message(error))
+                                                                : .cannotOpen(path: location.display, reason: Self.message(error))
         }
     }
 
@@ -180,7 +228,7 @@ final class PostgresConnections: Sendable {
     private func withSession<T>(retrying: Bool, deadline: TimeAmount?, mayRetry: () -> Bool, _ body: (PostgresSession) throws -> T) throws -> T {
         let start = NIODeadline.now()
         let kept = takeIdle()
-        let watched = try kept ?? open()
+        let watched = try kept ?? openOrWaitForRoom()
         let connection = watched.connection
         let session = PostgresSession(watched)
         // A read that waits past the deadline gives up (its connection is closed) and is
@@ -228,6 +276,9 @@ final class PostgresConnections: Sendable {
             return true
         }
         if !kept { try? watched.connection.close().wait() }
+        returned.lock()
+        returned.broadcast()
+        returned.unlock()
     }
 
     func closeAll() {

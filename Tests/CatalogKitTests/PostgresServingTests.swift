@@ -28,6 +28,41 @@ import Testing
         try waitFor { try pages.generation() == 2 && pages.knownGeneration() == 2 }
     }
 
+    /// A database with no room for another connection (here its role's CONNECTION LIMIT of 3;
+    /// a server's max_connections says the same, SQLSTATE 53300): requests beyond it take turns on
+    /// the server's own connections, each answered, where most were a 503 and an outage was
+    /// logged and over again within the second.
+    @Test func requestsBeyondTheDatabasesRoomTakeTurnsOnTheServersConnections() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let url = try TestPostgres.newDatabase()
+        let database = try #require(URLComponents(string: url)?.path.dropFirst()).description
+        let role = "limited_" + database.suffix(12)
+        try TestPostgres.psql(database, "CREATE ROLE \(role) LOGIN CONNECTION LIMIT 3; ALTER DATABASE \(database) OWNER TO \(role)")
+        let limited = url.replacingOccurrences(of: "postgres://postgres@", with: "postgres://\(role)@")
+        let library = try Library()
+        let rows = (0..<2_000).map { "k\($0),\(100 + $0 % 700),\(100 + $0 % 530),2020-01-\(String(format: "%02d", 1 + $0 % 28))T00:00:00\n" }
+        let csv = try library.write("items.csv", Data(("key,width,height,date\n" + rows.joined()).utf8))
+        #expect(try BuiltTool.run(["import", "--db", limited, csv]).status == 0)
+        let stderr = library.root.path + "/serve.err"
+        let serve = try ServeProcess(["--db", limited], stderrPath: stderr)
+        defer { serve.stop() }
+        // Pages of 48 configurations never laid out, at once: each reads the order data.
+        let address = serve.address
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for width in [320, 375, 414, 768] {
+                for columns in 2...4 {
+                    for offset in [0, 3_000, 9_000, 20_000] {
+                        group.addTask { try await ServeProcess.get(address + "api/page?width=\(width)&cols=\(columns)&offset=\(offset)").status }
+                    }
+                }
+            }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(statuses.count == 48 && statuses.allSatisfy { $0 == 200 }, "\(statuses.filter { $0 != 200 }.count) of 48 not 200")
+        let said = (try? String(contentsOfFile: stderr, encoding: .utf8)) ?? ""
+        #expect(!said.contains("cannot reach"), "\(said.prefix(600))")
+    }
+
     /// Another database behind the URL (dropped and made again with other items: a restore,
     /// a failover): a server that laid out the first one's order data lays out the new one's,
     /// whose chunks reuse the first one's ids, instead of failing every new configuration as
