@@ -69,8 +69,9 @@ final class CatalogService: Sendable {
         // Starts the store's change listener (PostgreSQL) now rather than at the first page: its
         // heartbeat is what notices a database that stops answering, for every route.
         _ = pages.knownGeneration()
-        // A local file answers at once (a database may be away: read later, off the event loop).
-        if !catalog.location.contains("://") { knownMade.withLock { $0.identity = try? catalog.identity() } }
+        // Read now, before the first response: the database answered the opening a moment ago.
+        // One away now is read later, off the event loop, its responses untagged until then.
+        knownMade.withLock { $0.identity = try? catalog.identity() }
         thumbnailThreads = NIOThreadPool(numberOfThreads: System.coreCount)
         thumbnailThreads.start()
         readThreads = NIOThreadPool(numberOfThreads: max(1, catalog.readConcurrency))
@@ -93,8 +94,8 @@ final class CatalogService: Sendable {
 
     /// The catalog's identity (`Catalog.identity`) for ETags: a catalog made again at the same
     /// path starts at generation 1 again, and its ETags, made of the generation alone, were the
-    /// old catalog's (a 304 for other items). Read when the service starts on SQLite; else, and
-    /// while it cannot be read, "" until a read in the background has it. Synchronous: an async
+    /// old catalog's (a 304 for other items). Read when the service starts; while it cannot be
+    /// read, "" (responses go untagged) until a read in the background has it. Synchronous: an async
     /// call here cost every response a hop between threads (a tenth of the pages a second).
     func made() -> String {
         let (known, start) = knownMade.withLock { state -> (String?, Bool) in

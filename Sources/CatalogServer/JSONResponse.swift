@@ -13,10 +13,15 @@ enum JSONResponse {
         if let generation {
             headers[generationHeader] = String(generation)
             headers[.cacheControl] = "no-cache" // revalidate: the catalog may change
-            let tag = "\"g\(generation)-\(hash(made + "\n" + (what ?? request.uri.description)))\""
-            headers[.eTag] = tag
-            if matches(request.headers[.ifNoneMatch], tag) {
-                return Response(status: .notModified, headers: headers)
+            // No tag while the catalog's identity is not known yet (a database that was away at
+            // the start): one without it would differ from every other server's for the same
+            // response, and could not tell this catalog from another made at its place.
+            if !made.isEmpty {
+                let tag = "\"g\(generation)-\(hash(made + "\n" + (what ?? request.uri.description)))\""
+                headers[.eTag] = tag
+                if matches(request.headers[.ifNoneMatch], tag) {
+                    return Response(status: .notModified, headers: headers)
+                }
             }
         }
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: body)))

@@ -28,6 +28,29 @@ import Testing
         try waitFor { try pages.generation() == 2 && pages.knownGeneration() == 2 }
     }
 
+    /// Two servers on one database tag the same response alike from their first response on (a
+    /// server just started tagged it without the catalog's identity, read in the background, so
+    /// that a load balancer's clients missed their revalidations).
+    @Test func aServerJustStartedTagsItsFirstResponseAsTheOthersDo() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let url = try TestPostgres.newDatabase()
+        let library = try Library()
+        let csv = try library.write("items.csv", Data("key,width,height\na,100,200\nb,300,200\n".utf8))
+        #expect(try BuiltTool.run(["import", "--db", url, csv]).status == 0)
+        let warm = try ServeProcess(["--db", url, "--quiet"], stderrPath: library.root.path + "/warm.err")
+        defer { warm.stop() }
+        let page = "api/page?width=375&cols=2&offset=0"
+        let warmed = try await warm.waitFor(page) { $0.headers["Etag"] != nil || $0.headers["ETag"] != nil }
+        let fresh = try ServeProcess(["--db", url, "--quiet"], stderrPath: library.root.path + "/fresh.err")
+        defer { fresh.stop() }
+        for path in [page, "api/items/1"] {
+            let first = try await fresh.get(path), other = try await warm.get(path)
+            let tag = first.headers["Etag"] ?? first.headers["ETag"]
+            #expect(tag != nil && tag == (other.headers["Etag"] ?? other.headers["ETag"]), "\(path): \(first.headers) against \(other.headers)")
+        }
+        #expect(warmed.status == 200)
+    }
+
     /// A database with no room for another connection (here its role's CONNECTION LIMIT of 3;
     /// a server's max_connections says the same, SQLSTATE 53300): requests beyond it take turns on
     /// the server's own connections, each answered, where most were a 503 and an outage was
