@@ -122,6 +122,10 @@ extension PostgresStore {
     /// one at a time, passing over a layout another store holds (two stores evicting each
     /// other's layouts would otherwise wait for each other: a deadlock).
     static func evictLayouts(_ session: PostgresSession, keeping kept: Int64) throws {
+        // One store at a time from here to its commit: a sum does not see another transaction's
+        // layout not committed yet, and two servers storing at once each found they fitted (1.7
+        // MB stored of a 1 MB budget). The next one's sum, once it has the lock, sees this one's.
+        try session.script("SELECT pg_advisory_xact_lock(\(layoutBudgetLock))")
         let budget = try session.value("SELECT layout_budget_bytes FROM catalog", as: Int64.self) ?? 0
         var total = try session.value("SELECT coalesce(sum(bytes), 0)::int8 FROM layouts", as: Int64.self) ?? 0
         while total > budget, let bytes = try session.value("""

@@ -50,10 +50,12 @@ package final class PostgresStore: CatalogBackend {
     /// The id of the newest migration this build applies.
     package static var schemaVersion: String { PostgresMigrations.identifiers.last ?? "none" }
 
-    /// Advisory lock keys (pg_advisory_lock's one-bigint space): applying migrations, and the
-    /// one scan or import that writes at a time.
+    /// Advisory lock keys (pg_advisory_lock's one-bigint space): applying migrations, the one
+    /// scan or import that writes at a time, and the stored layouts' budget (one store at a time
+    /// counts what is stored and evicts, from then until its commit).
     static let migrationLock: Int64 = 0x6361_7461_6c6f_6701
     static let writeLock: Int64 = 0x6361_7461_6c6f_6702
+    static let layoutBudgetLock: Int64 = 0x6361_7461_6c6f_6710
 
     /// Opens the catalog in the database `url` names, creating its tables in an empty database
     /// (unless `create` is false: then an empty database is refused). With `readURL` (a
@@ -184,8 +186,9 @@ package final class PostgresStore: CatalogBackend {
             hash ^= UInt64(byte)
             hash = hash &* 0x100_0000_01B3
         }
-        let key = Int64(bitPattern: hash)
-        return key == migrationLock || key == writeLock ? key &+ 1 : key
+        var key = Int64(bitPattern: hash)
+        while [migrationLock, writeLock, layoutBudgetLock].contains(key) { key &+= 1 }
+        return key
     }
 
     package func generation() throws(StoreError) -> Int64 {

@@ -87,4 +87,32 @@ import Testing
         writer = nil
         #expect(try run(["layouts", "--db", library.catalogPath, "--budget", "2G"]).status == 0)
     }
+
+    /// Processes storing layouts at once keep to the budget between them: each counted what was
+    /// stored without another's store not committed yet, and all found they fitted (PostgreSQL:
+    /// two layouts of 190 KB kept under a budget of 300 KB). Eight `catalog layout` at a time,
+    /// three rounds, room for one and a half layouts: one is left after each.
+    @Test(arguments: Backend.allCases)
+    func storesAtOnceKeepToTheBudgetBetweenThem(_ backend: Backend) throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let library = try Library(backend)
+        let catalog = try library.catalog()
+        _ = try catalog.importItems(PagerTests.importRows(20_000)) // stores long enough to overlap
+        let one = try catalog.precompute(LayoutConfiguration(width: 300)).layout.bytes
+        #expect(try run(["layouts", "--db", library.catalogPath, "--budget", "\(one * 3 / 2)"]).status == 0)
+        for round in 0..<3 {
+            let processes = try (0..<8).map { index in
+                let process = Process()
+                process.executableURL = BuiltTool.catalog
+                process.arguments = ["layout", "--db", library.catalogPath, "--width", "\(310 + index * 10 + round)", "--cols", "2"]
+                process.standardOutput = FileHandle.nullDevice
+                process.standardError = FileHandle.nullDevice
+                try process.run()
+                return process
+            }
+            for process in processes { process.waitUntilExit() }
+            let layouts = try catalog.layouts()
+            #expect(layouts.count == 1, "round \(round): \(layouts.count) layouts, \(layouts.map(\.bytes).reduce(0, +)) bytes of a budget of \(one * 3 / 2)")
+        }
+    }
 }
