@@ -18,6 +18,10 @@ final class PostgresConnections: Sendable {
     /// Signalled when a connection is given back (kept idle, or closed): a call waiting for room
     /// on a full database looks again (`openOrWaitForRoom`).
     private let returned = NSCondition()
+    /// Connections opened for calls to take turns on (`withSession`), idle or in use, not closed.
+    private let sessionConnections = Atomic<Int>(0)
+    /// When a call waiting for room last tried for a new connection.
+    private let roomTried = Mutex<ContinuousClock.Instant>(.now - .seconds(1))
     /// Every connection opened and not closed yet, idle or in use.
     private let opened = Mutex<[ObjectIdentifier: WatchedConnection]>([:])
     private let nextID = Atomic<Int>(1)
@@ -59,37 +63,55 @@ final class PostgresConnections: Sendable {
         }
     }
 
-    private func openWatched() throws -> WatchedConnection {
+    /// `forSessions`: a connection calls take turns on (`withSession`), counted in
+    /// `sessionConnections` until it closes.
+    private func openWatched(forSessions: Bool = false) throws -> WatchedConnection {
         let watched = WatchedConnection(try connecting().wait())
         connectedOnce.store(true, ordering: .relaxed)
         let id = ObjectIdentifier(watched)
         opened.withLock { $0[id] = watched }
-        watched.connection.closeFuture.whenComplete { [weak self] _ in _ = self?.opened.withLock { $0.removeValue(forKey: id) } }
+        if forSessions { sessionConnections.wrappingAdd(1, ordering: .relaxed) }
+        watched.connection.closeFuture.whenComplete { [weak self] _ in
+            _ = self?.opened.withLock { $0.removeValue(forKey: id) }
+            if forSessions { self?.sessionConnections.wrappingSubtract(1, ordering: .relaxed) }
+        }
         return watched
     }
 
     /// A new connection for a call. When the database has no room for one more (SQLSTATE 53300:
-    /// its max_connections reached, by every process's connections) while this process holds
-    /// some of its own, the first of those given back, or a new one once there is room, within
-    /// `roomWait`: calls beyond the database's room take turns on this process's connections.
-    /// Each was a 503 while the database was up, with an outage logged and over within the
-    /// second, again and again.
+    /// its max_connections reached, by every process's connections) while other calls of this
+    /// process run on connections they give back, the first of those given back, or a
+    /// new one once there is room, within `roomWait`: calls beyond the database's room take
+    /// turns on this process's connections. ("Running": connections calls take turns on, open
+    /// or being opened; a write lease's own connection is no turn to wait for.) Each was a 503 while the database was up, with an
+    /// outage logged and over within the second, again and again. One waiter at a time tries
+    /// for room, every half second (each try is a login the database refuses, and logs).
+    /// Connections held otherwise (a write lease's) are no turn to wait for.
     private func openOrWaitForRoom() throws(StoreError) -> WatchedConnection {
         do {
-            return try openWatched()
+            return try openWatched(forSessions: true)
         } catch {
-            guard Self.sqlState(error) == "53300", opened.withLock({ !$0.isEmpty }) else { throw classified(error) }
+            // Another call's connection may have taken the last room while still being made.
+            let turns = sessionConnections.load(ordering: .relaxed) > 0 || pendingConnects.load(ordering: .relaxed) > 0
+            guard Self.sqlState(error) == "53300", turns else { throw classified(error) }
             let deadline = ContinuousClock.now + Self.roomWait
             while ContinuousClock.now < deadline {
                 if let watched = takeIdle() { return watched }
                 returned.lock()
-                _ = returned.wait(until: Date(timeIntervalSinceNow: 0.1)) // a connection given back, or closed
+                _ = returned.wait(until: Date(timeIntervalSinceNow: 0.1)) // a connection given back
                 returned.unlock()
                 if let watched = takeIdle() { return watched }
+                let now = ContinuousClock.now
+                let due = roomTried.withLock { last in
+                    guard now - last >= .milliseconds(500) else { return false }
+                    last = now
+                    return true
+                }
+                guard due else { continue }
                 do {
-                    return try openWatched()
-                } catch where Self.sqlState(error) == "53300" {
-                    continue
+                    return try openWatched(forSessions: true)
+                } catch where Self.sqlState(error) == "53300" || error is ConnectTimeout {
+                    continue // still full, or too many logins pending in this process
                 } catch {
                     throw classified(error)
                 }

@@ -79,16 +79,19 @@ enum PostgresMigrations {
 
     /// The migrations not applied yet; refuses a database that is not a catalog, or a newer one.
     private static func pending(_ session: PostgresSession, location: String) throws -> [(id: String, sql: String)] {
-        // Keys, paths, titles and addresses are UTF-8, which the server stores as they come in a
-        // database of SQL_ASCII too; one of another encoding (LATIN1) stored them as its own
-        // characters, and pages, which convert them to UTF-8 in SQL, came back garbled.
-        let encoding = try session.value("SELECT current_setting('server_encoding')", as: String.self) ?? "UTF8"
-        guard encoding == "UTF8" || encoding == "SQL_ASCII" else {
-            throw StoreError.cannotOpen(path: location, reason: "the database's encoding is \(encoding), and a catalog's keys, paths and titles are UTF-8: "
-                + "make it with `createdb --encoding=UTF8 --template=template0 NAME` (or CREATE DATABASE ... ENCODING 'UTF8' TEMPLATE template0)")
-        }
         let tables = try session.rows("SELECT tablename::text FROM pg_tables WHERE schemaname = current_schema()").map { try $0.decode(String.self) }
-        if tables.isEmpty { return EmbeddedMigrations.all }
+        if tables.isEmpty {
+            // Keys, paths, titles and addresses are UTF-8, which the server stores as they come in
+            // a database of SQL_ASCII too. No new catalog in one of another encoding (LATIN1): it
+            // stored them as its own characters, and pages, which convert them to UTF-8 in SQL,
+            // came back garbled. One made there before still opens, to be listed and moved.
+            let encoding = try session.value("SELECT current_setting('server_encoding')", as: String.self) ?? "UTF8"
+            guard encoding == "UTF8" || encoding == "SQL_ASCII" else {
+                throw StoreError.cannotOpen(path: location, reason: "the database's encoding is \(encoding), and a catalog's keys, paths and titles are UTF-8: "
+                    + "make it with `createdb --encoding=UTF8 --template=template0 NAME` (or CREATE DATABASE ... ENCODING 'UTF8' TEMPLATE template0)")
+            }
+            return EmbeddedMigrations.all
+        }
         guard tables.contains("catalog_migrations"), tables.contains("catalog") else {
             throw StoreError.notACatalog(path: location, reason: "a PostgreSQL database with other tables (\(tables.sorted().prefix(5).joined(separator: ", ")))")
         }
