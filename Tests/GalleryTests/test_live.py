@@ -142,6 +142,18 @@ def test_an_image_at_an_origin_imported_after_the_page_loaded_is_shown(driver, w
              message="the image at the new origin loaded")
         assert driver.execute_script("return window.notReloaded === undefined"), "the page loaded again for the new policy"
         assert driver.execute_script("return document.getElementById('plane').dataset.itemCount") == "21"
+        # How the page reads a policy's img-src: default ports, a scheme, http's upgrade to https.
+        cases = driver.execute_async_script("""
+            const done = arguments[arguments.length - 1];
+            import(document.querySelector('script[type=module]').src.replace('main.js', 'policy.js')).then(({ allows }) => done([
+              allows("img-src 'self' https://cdn.example:443", 'https://cdn.example'),
+              allows("img-src 'self' http://cdn.example", 'https://cdn.example'),
+              allows("img-src 'self' https:", 'https://x.example'),
+              allows("img-src 'self' https://cdn.example", 'https://cdn.example:8443'),
+              allows("default-src 'none'; img-src 'self'", 'https://cdn.example'),
+              allows("img-src 'self' https://cdn.example", 'https://evil.example'),
+            ]));""")
+        assert cases == [True, True, True, False, False, False], cases
     finally:
         process.terminate()
         process.wait(timeout=30)

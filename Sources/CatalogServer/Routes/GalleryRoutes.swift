@@ -40,8 +40,12 @@ struct GalleryRoutes {
         router.get("/") { request, _ -> Response in
             let signedIn = access?.authenticates(request) ?? true
             let origins = signedIn ? try await service.webOrigins() : []
-            var response = Self.response(Self.page, type: "text/html; charset=utf-8", tag: Self.pageTag, cache: "no-cache", request: request)
-            response.headers[.contentSecurityPolicy] = Self.policy(imageOrigins: origins)
+            // The tag follows the policy too: a revalidation after new image origins is a 200 that
+            // carries the new policy, not a 304 whose headers a cache may not pass on.
+            let policy = Self.policy(imageOrigins: origins)
+            let tag = "\"\(JSONResponse.hash(Self.pageTag + "\n" + policy))\""
+            var response = Self.response(Self.page, type: "text/html; charset=utf-8", tag: tag, cache: "no-cache", request: request)
+            response.headers[.contentSecurityPolicy] = policy
             response.headers[.xFrameOptions] = "DENY"
             return response
         }

@@ -1,10 +1,14 @@
 // Images from a web origin the page's Content-Security-Policy does not list. The policy is the
 // page's, fixed when it loaded: items imported since with their images at a new origin would
 // stay blocked (shown by their titles) until a reload. A blocked image makes one look at the
-// policy the page has now (HEAD /); when it lists the origin, the page reloads at this place,
-// once per origin in this tab (a policy the browser still reads otherwise makes no loop).
+// policy the page has now (HEAD /); when it lets the origin in, the page reloads at this place,
+// once per origin in this tab (a policy the browser still reads otherwise makes no loop), and
+// at most once a minute (an import that keeps adding origins does not reload it over and over:
+// the next reload waits out the minute).
 
 const RELOADED = 'catalog.policyReloads'; // sessionStorage: the origins reloaded for
+const RELOADED_AT = 'catalog.policyReloadedAt'; // sessionStorage: when the last such reload was
+const EVERY = 60000; // ms between two reloads for the policy at least
 
 export class ImagePolicy {
   /** @param reload () => void: reloads the page at this place */
@@ -26,8 +30,7 @@ export class ImagePolicy {
   }
 
   async look(origin) {
-    const reloaded = readReloaded();
-    if (reloaded.includes(origin)) return;
+    if (readList().includes(origin)) return;
     let policy;
     try {
       const response = await fetch('/', { method: 'HEAD', cache: 'no-store', credentials: 'same-origin' });
@@ -38,7 +41,15 @@ export class ImagePolicy {
     }
     if (!policy || !allows(policy, origin)) return;
     try {
-      sessionStorage.setItem(RELOADED, JSON.stringify([...reloaded, origin]));
+      const wait = Number(sessionStorage.getItem(RELOADED_AT) ?? 0) + EVERY - Date.now();
+      if (wait > 0) {
+        setTimeout(() => this.look(origin), wait);
+        return;
+      }
+      const list = readList(); // again: another origin's look may have written it meanwhile
+      if (list.includes(origin)) return;
+      sessionStorage.setItem(RELOADED, JSON.stringify([...list, origin]));
+      sessionStorage.setItem(RELOADED_AT, String(Date.now()));
     } catch {
       return; // nowhere to remember it: no reload that could repeat
     }
@@ -46,7 +57,7 @@ export class ImagePolicy {
   }
 }
 
-function readReloaded() {
+function readList() {
   try {
     const list = JSON.parse(sessionStorage.getItem(RELOADED) ?? '[]');
     return Array.isArray(list) ? list : [];
@@ -55,10 +66,26 @@ function readReloaded() {
   }
 }
 
-/** Whether the policy's img-src lets `origin` (scheme://host[:port]) in. */
+/** Whether the policy's img-src lets `origin` (as `URL.origin` gives it) in: a scheme source
+ *  (`https:`), or a host source of the same host and port (the scheme's own port when none is
+ *  written), where `http://host` lets `https://host` in too, as CSP Level 3 matches them. */
 export function allows(policy, origin) {
   const directive = policy.split(';').map((part) => part.trim().split(/\s+/)).find((words) => words[0].toLowerCase() === 'img-src');
   if (!directive) return false;
-  const scheme = new URL(origin).protocol;
-  return directive.slice(1).some((source) => source.toLowerCase() === scheme || source.toLowerCase() === origin.toLowerCase());
+  const wanted = new URL(origin);
+  return directive.slice(1).some((source) => {
+    const lower = source.toLowerCase();
+    if (lower === wanted.protocol || (lower === 'http:' && wanted.protocol === 'https:')) return true;
+    let listed;
+    try {
+      listed = new URL(lower);
+    } catch {
+      return false;
+    }
+    const schemes = listed.protocol === wanted.protocol || (listed.protocol === 'http:' && wanted.protocol === 'https:');
+    const port = (url) => url.port || (url.protocol === 'https:' ? '443' : '80');
+    const samePort = listed.port === '' && listed.protocol === 'http:' && wanted.protocol === 'https:'
+      ? wanted.port === '' : port(listed) === port(wanted);
+    return schemes && listed.hostname === wanted.hostname && samePort;
+  });
 }
