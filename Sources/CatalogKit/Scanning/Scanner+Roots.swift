@@ -7,18 +7,18 @@ extension Scanner {
     /// The roots to walk, in the order given: each folder once, and none inside another one
     /// given that the other's walk reaches (compared as absolute paths, which `absolute` gives
     /// with symbolic links resolved; one under a hidden folder the walk skips stays a root); and
-    /// each root left out, with a line saying why, and whether it is inside another (not given twice).
+    /// each root left out, with a line saying why, and the root it is inside (nil: given twice).
     package static func outermost(_ roots: [String], options: ScanOptions = ScanOptions())
-        -> (walked: [String], leftOut: [(root: String, line: String, inside: Bool)]) {
+        -> (walked: [String], leftOut: [(root: String, line: String, inside: String?)]) {
         let absolute = roots.map(Self.absolute)
         var walked: [String] = []
-        var leftOut: [(root: String, line: String, inside: Bool)] = []
+        var leftOut: [(root: String, line: String, inside: String?)] = []
         for (index, root) in roots.enumerated() {
             let path = absolute[index]
             if absolute[..<index].contains(path) {
-                leftOut.append((root, "\(PathText.display(root.utf8)) is given twice: scanned once", false))
+                leftOut.append((root, "\(PathText.display(root.utf8)) is given twice: scanned once", nil))
             } else if let outer = absolute.firstIndex(where: { $0 != path && path.hasPrefix($0 == "/" ? "/" : $0 + "/") && walk(from: $0, reaches: path, options) }) {
-                leftOut.append((root, "\(PathText.display(root.utf8)) is inside \(PathText.display(roots[outer].utf8)): scanned once", true))
+                leftOut.append((root, "\(PathText.display(root.utf8)) is inside \(PathText.display(roots[outer].utf8)): scanned once", roots[outer]))
             } else {
                 walked.append(root)
             }
@@ -81,10 +81,15 @@ extension Scanner {
     /// Why `root` cannot be walked, as a scan's summary says it, or nil when it can be opened as
     /// a folder (the command makes no catalog when no root given can).
     package static func unscannable(_ root: String) -> String? {
+        unscannableReason(root).map { unscannable(root, reason: $0) }
+    }
+
+    /// Why `root` cannot be walked, in the system's words, or nil.
+    static func unscannableReason(_ root: String) -> String? {
         let fd = open(absolute(root), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else { return unscannable(root, reason: openFailure()) }
+        guard fd >= 0 else { return openFailure() }
         defer { close(fd) }
-        return enterFailure(fd).map { unscannable(root, reason: $0) }
+        return enterFailure(fd)
     }
 
     /// Why the folder open at `fd` cannot be entered, if it cannot: a folder that may be listed

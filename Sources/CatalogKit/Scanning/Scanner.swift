@@ -132,10 +132,16 @@ package final class Scanner {
         let (walked, leftOut) = Self.outermost(roots, options: options)
         givenRoots = Set(walked.map { Data(Self.absolute($0).utf8) })
         return try drive(roots: walked) { () throws(StoreError) in
-            for (root, line, inside) in leftOut {
+            for (root, line, outer) in leftOut {
                 // One inside another that is missing, a file, or cannot be entered is an error
                 // (exit 1) as it is alone: a typo under a root given beside it passed unnoticed.
-                if inside, let problem = Self.unscannable(root) { summary.unscannedRoots.append(problem) } else { summary.problems.append(line) }
+                // The outer root's walk went on there (what it held under a missing one is gone).
+                if let outer, let reason = Self.unscannableReason(root) {
+                    summary.unscannedRoots.append("\(PathText.display(root.utf8)): \(reason); it is inside \(PathText.display(outer.utf8)), "
+                        + "whose scan went on there")
+                } else {
+                    summary.problems.append(line)
+                }
             }
             try scan(prepare(walked.map { ($0, nil) }))
         }
