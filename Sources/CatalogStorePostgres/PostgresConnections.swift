@@ -326,6 +326,9 @@ final class PostgresConnections: Sendable {
     static func message(_ error: any Error) -> String {
         if let error = error as? StoreError { return error.description }
         if let error = error as? CannotConnect { return connectionFailure(error.underlying) ?? "cannot connect: \(error.underlying)" }
+        if case .server(let answer)? = error as? PostgresError, let message = answer.fields[.message] {
+            return message + (answer.fields[.sqlState].map { " (SQLSTATE \($0))" } ?? "")
+        }
         if let error = error as? PSQLError {
             if let message = error.serverInfo?[.message] {
                 let state = error.serverInfo?[.sqlState].map { " (SQLSTATE \($0))" } ?? ""
@@ -396,6 +399,9 @@ final class PostgresConnections: Sendable {
 
     /// The SQLSTATE of a server error, if it is one.
     static func sqlState(_ error: any Error) -> String? {
-        (error as? PSQLError)?.serverInfo?[.sqlState]
+        if let error = error as? PSQLError { return error.serverInfo?[.sqlState] }
+        // A script's (`simpleQuery`, PostgresNIO's older interface) error is of its older type.
+        if case .server(let answer)? = error as? PostgresError { return answer.fields[.sqlState] }
+        return nil
     }
 }

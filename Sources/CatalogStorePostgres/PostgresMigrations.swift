@@ -18,10 +18,19 @@ enum PostgresMigrations {
         defer { _ = try? session.script("SELECT pg_advisory_unlock(\(PostgresStore.migrationLock))") }
         let missing = try pending(session, location: location) // again: another process may have applied them
         for migration in missing {
-            try session.transaction {
-                try session.script("CREATE TABLE IF NOT EXISTS catalog_migrations (identifier text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())")
-                try session.runScript(migration.sql)
-                try session.execute("INSERT INTO catalog_migrations (identifier) VALUES (\(migration.id))")
+            do {
+                try session.transaction {
+                    try session.script("CREATE TABLE IF NOT EXISTS catalog_migrations (identifier text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())")
+                    try session.runScript(migration.sql)
+                    try session.execute("INSERT INTO catalog_migrations (identifier) VALUES (\(migration.id))")
+                }
+            } catch where PostgresConnections.sqlState(error) == "42501" {
+                // A role that may only read, on a catalog an older version made: it cannot bring
+                // the schema up ("permission denied for schema public" said nothing of that).
+                let what = waiting.count == EmbeddedMigrations.all.count ? "make the catalog's tables"
+                    : "bring the catalog to this version's schema (\(missing.count) of its migrations to apply, the first \(migration.id))"
+                throw StoreError.notPermitted(path: location, reason: "this role may not \(what): \(PostgresConnections.message(error)); "
+                    + "run any catalog command once as a role that may (the catalog's owner), and this one can read it after")
             }
         }
         return missing.count

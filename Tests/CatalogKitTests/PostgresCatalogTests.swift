@@ -335,6 +335,26 @@ import Testing
         #expect(write.stderr.contains("the catalog at \(reader) does not let this user do that (permission denied"), "\(write.stderr)")
     }
 
+    /// The same role, on a catalog an older version made (its newest migration not applied yet):
+    /// it cannot bring the schema up, and is told so, and what to do, not only the database's
+    /// "permission denied for schema public".
+    @Test func aUserThatMayOnlyRead_isToldItCannotBringAnOlderCatalogUp() throws {
+        let library = try Library()
+        try library.write("a/one.jpg", Library.fixture("baseline.jpg"))
+        let postgres = try TestPostgres.newDatabase()
+        #expect(try BuiltTool.run(["scan", "--db", postgres, library.root.path]).status == 0)
+        let database = String(try #require(URLComponents(string: postgres)?.path.dropFirst()))
+        let newest = try #require(PostgresStore.schemaVersion.split(separator: "_").first).description
+        let role = "reader_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(12)
+        try TestPostgres.psql(database, "DELETE FROM catalog_migrations WHERE identifier LIKE '\(newest)%'; "
+            + "CREATE ROLE \(role) LOGIN; GRANT SELECT ON ALL TABLES IN SCHEMA public TO \(role)")
+        let reader = postgres.replacingOccurrences(of: "//postgres@", with: "//\(role)@")
+        let list = try BuiltTool.run(["list", "--db", reader])
+        #expect(list.status == 1)
+        #expect(list.stderr.contains("this role may not bring the catalog to this version's schema (1 of its migrations to apply, the first \(PostgresStore.schemaVersion))")
+                && list.stderr.contains("as a role that may (the catalog's owner)"), "\(list.stderr)")
+    }
+
     @Test func theCommandLinePrintsTheSameOnBothBackends() throws {
         let library = try Library()
         try library.write("a/one.jpg", Library.fixture("baseline.jpg"))
