@@ -89,7 +89,7 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case .cannotRead(let path, let reason):
             "cannot read \(path): \(reason); nothing was imported"
         case .busy(let path):
-            "another scan or import is writing to \(path); try again when it finishes"
+            "another scan, import or `catalog cluster` is writing to \(path); try again when it finishes"
         case .layoutsBusy(let path):
             "the stored layouts of \(path) were being read by other processes for too long; nothing was stored. Try again."
         case .layoutDropped(let path):

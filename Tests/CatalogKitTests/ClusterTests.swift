@@ -49,7 +49,7 @@ import Testing
         let store = try Catalog.open(at: postgres).store
         let lease = try store.lockForWriting() // as an import under way holds it
         let busy = try BuiltTool.run(["cluster", "--db", postgres])
-        #expect(busy.status == 1 && busy.stderr.contains("another scan or import is writing"), "\(busy.stderr)")
+        #expect(busy.status == 1 && busy.stderr.contains("another scan, import or `catalog cluster` is writing"), "\(busy.stderr)")
         withExtendedLifetime(lease) {}
     }
 

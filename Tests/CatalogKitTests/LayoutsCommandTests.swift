@@ -82,7 +82,7 @@ import Testing
         // was "database is locked" after ten seconds, an import holding the catalog).
         var writer: (any WriteLease)? = try catalog.store.lockForWriting()
         let busy = try run(["layouts", "--db", library.catalogPath, "--budget", "2G"])
-        #expect(busy.status == 1 && busy.stderr.contains("another scan or import is writing to \(library.catalogPath)"), "\(busy.stderr)")
+        #expect(busy.status == 1 && busy.stderr.contains("another scan, import or `catalog cluster` is writing to \(library.catalogPath)"), "\(busy.stderr)")
         #expect(writer != nil)
         writer = nil
         #expect(try run(["layouts", "--db", library.catalogPath, "--budget", "2G"]).status == 0)

@@ -409,7 +409,7 @@ extension Library {
         let lock = try store.store.lockForWriting()
         #expect(throws: StoreError.busy(path: store.location)) { try store.scan([library.root.path]) }
         withExtendedLifetime(lock) {}
-        #expect(StoreError.busy(path: "x").description.contains("another scan or import"))
+        #expect(StoreError.busy(path: "x").description.contains("another scan, import or `catalog cluster` is writing"))
     }
 
     @Test(arguments: Backend.allCases) func listOrderIsNewestFirstByCaptureThenModifiedDate_tiesByPath(_ backend: Backend) throws {
