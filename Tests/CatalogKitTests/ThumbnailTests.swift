@@ -180,6 +180,12 @@ import Testing
                                           BuiltTool.catalog.path, blocker.deletingLastPathComponent().path, library.catalogPath],
                                          executable: URL(fileURLWithPath: "/bin/sh"))
         #expect(relative.status == 1 && relative.stderr.contains("cannot write the thumbnail cache at a-file/thumbnails: ./a-file: Not a directory"), "\(relative.stderr)")
+        // A folder that cannot be made (here in /sys, where not even root may: as a folder this
+        // user may not write) says the system's reason for it, not Foundation's "You don't have
+        // permission".
+        let refused = ThumbnailCache(root: "/sys/catalog-thumbnails-\(UUID().uuidString)")
+        #expect(try catalog.thumbnail(item: id, size: 128, cache: refused).notCached
+                == .cacheUnwritable(path: refused.root, reason: "\(refused.root): Operation not permitted"))
     }
 
     @Test func whenTheWholeCatalogIsDone_thenEveryFileHasOne_failuresAreReported_andMissingOnlySkips() throws {

@@ -174,13 +174,19 @@ public struct ThumbnailCache: Sendable {
     }
 
     /// Why `folder` cannot be made: the system's reason at the first path on the way to it that
-    /// is not a folder, or nil when none is found.
+    /// is not a folder or cannot be made (each missing one is made on the way), or nil when none
+    /// is found.
     static func folderProblem(_ folder: String) -> String? {
         var path = folder.hasPrefix("/") ? "" : "." // a relative cache (`--cache cache`) from the working folder
         for part in folder.split(separator: "/") {
             path += "/" + part
             var status = stat()
-            if stat(path, &status) != 0 { return errno == ENOENT ? nil : "\(path): \(SystemError.text())" }
+            if stat(path, &status) != 0 {
+                guard errno == ENOENT else { return "\(path): \(SystemError.text())" }
+                // Missing: making it says why it cannot be made (a folder this user may not write).
+                if mkdir(path, 0o755) != 0 && errno != EEXIST { return "\(path): \(SystemError.text())" }
+                continue
+            }
             if status.st_mode & S_IFMT != S_IFDIR { return "\(path): \(SystemError.text(ENOTDIR))" }
         }
         return nil
