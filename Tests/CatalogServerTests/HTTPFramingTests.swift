@@ -81,6 +81,15 @@ import Testing
         }
         let forged = try RawConnection.request(port: server.port, "/api/health", headers: ["catalog-refused-host": "forged"])
         #expect(forged.status == 200, "\(forged.body)")
+        // A target in absolute form names its host, which replaces Host (RFC 9112 §3.2.2): another
+        // host's is refused by the loopback check as its Host would be; this server's goes through.
+        for (target, status) in [("http://evil.example/api/stats", 403), ("http://user@evil.example:80/api/stats", 403),
+                                 ("http://\(host)/api/stats", 200)] {
+            let connection = try RawConnection(port: server.port)
+            connection.send("GET \(target) HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n")
+            let response = try connection.response()
+            #expect(response.status == status, "\(target): \(response.status) \(response.body)")
+        }
     }
 
     /// A CONNECT (this server is no proxy) is refused with a 405 and the connection closed: the

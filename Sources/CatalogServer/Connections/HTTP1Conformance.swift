@@ -15,6 +15,7 @@ import NIOHTTP1
 ///   one kept open for an HTTP/1.0 client says `Connection: keep-alive`.
 /// - A request with no Host (HTTP/1.1), several, or a list in one is marked for a 400 (§3.2).
 /// - A CONNECT is the connection's last: the parser reads no request after it.
+/// - An absolute-form target's host replaces Host (§3.2.2), for the loopback check to judge.
 final class HTTP1Conformance: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
@@ -41,6 +42,11 @@ final class HTTP1Conformance: ChannelDuplexHandler, RemovableChannelHandler {
         // the connection's other responses; a marker the client sent is dropped first. Spaces
         // and tabs around the one Host are not part of its value (RFC 9110 §5.5): taken away.
         head.headers.remove(name: Self.refusedHost)
+        // A request target in absolute form (`GET http://evil.example/api/stats`) names the host
+        // itself, which then replaces Host (RFC 9112 §3.2.2): the loopback check judges it.
+        if let authority = Self.authority(ofAbsoluteTarget: head.uri) {
+            head.headers.replaceOrAdd(name: "host", value: authority)
+        }
         let hosts = head.headers["host"]
         if hosts.count == 1 {
             var host = Substring(hosts[0])
@@ -53,6 +59,16 @@ final class HTTP1Conformance: ChannelDuplexHandler, RemovableChannelHandler {
             head.headers.replaceOrAdd(name: "connection", value: "close")
         }
         context.fireChannelRead(wrapInboundOut(.head(head)))
+    }
+
+    /// The authority (host and port, without user info) of an absolute-form target, or nil.
+    static func authority(ofAbsoluteTarget target: String) -> String? {
+        let lower = target.prefix(8).lowercased()
+        guard let scheme = ["http://", "https://"].first(where: { lower.hasPrefix($0) }) else { return nil }
+        let rest = target.dropFirst(scheme.count)
+        var authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        return String(authority)
     }
 
     /// The header that carries a Host problem to the router.
