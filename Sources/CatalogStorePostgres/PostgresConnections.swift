@@ -20,6 +20,13 @@ final class PostgresConnections: Sendable {
     private let returned = NSCondition()
     /// Connections opened for calls to take turns on (`withSession`), idle or in use, not closed.
     private let sessionConnections = Atomic<Int>(0)
+    /// The threads running calls (`withSession`), with how many each runs (nested).
+    private let holders = Mutex<[UInt: Int]>([:])
+    /// Whether this thread runs a call on a connection already.
+    private var holdsSession: Bool {
+        let thread = UInt(bitPattern: Int(pthread_self()))
+        return holders.withLock { $0[thread] != nil }
+    }
     /// When a call waiting for room last tried for a new connection.
     private let roomTried = Mutex<ContinuousClock.Instant>(.now - .seconds(1))
     /// Every connection opened and not closed yet, idle or in use.
@@ -91,9 +98,12 @@ final class PostgresConnections: Sendable {
         do {
             return try openWatched(forSessions: true)
         } catch {
-            // Another call's connection may have taken the last room while still being made.
+            // Another call's connection may have taken the last room while still being made. Not
+            // on a thread that holds a connection of its own already (a layout's store, whose
+            // snapshot asks for a second): what it waits for may be its own.
             let turns = sessionConnections.load(ordering: .relaxed) > 0 || pendingConnects.load(ordering: .relaxed) > 0
-            guard Self.sqlState(error) == "53300", turns else { throw classified(error) }
+            let full = Self.sqlState(error) == "53300" || error is ConnectTimeout && pendingConnects.load(ordering: .relaxed) >= Self.pendingConnectsAtMost
+            guard full, turns, !holdsSession else { throw classified(error) }
             let deadline = ContinuousClock.now + Self.roomWait
             while ContinuousClock.now < deadline {
                 if let watched = takeIdle() { return watched }
@@ -251,6 +261,9 @@ final class PostgresConnections: Sendable {
         let start = NIODeadline.now()
         let kept = takeIdle()
         let watched = try kept ?? openOrWaitForRoom()
+        let thread = UInt(bitPattern: Int(pthread_self()))
+        holders.withLock { $0[thread, default: 0] += 1 }
+        defer { holders.withLock { $0[thread] = $0[thread]! > 1 ? $0[thread]! - 1 : nil } }
         let connection = watched.connection
         let session = PostgresSession(watched)
         // A read that waits past the deadline gives up (its connection is closed) and is

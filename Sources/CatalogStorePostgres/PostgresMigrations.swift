@@ -27,9 +27,13 @@ enum PostgresMigrations {
             } catch where PostgresConnections.sqlState(error) == "42501" {
                 // A role that may only read, on a catalog an older version made: it cannot bring
                 // the schema up ("permission denied for schema public" said nothing of that).
-                let what = waiting.count == EmbeddedMigrations.all.count ? "make the catalog's tables"
-                    : "bring the catalog to this version's schema (\(missing.count) of its migrations to apply, the first \(migration.id))"
-                throw StoreError.notPermitted(path: location, reason: "this role may not \(what): \(PostgresConnections.message(error)); "
+                let said = PostgresConnections.message(error)
+                if waiting.count == EmbeddedMigrations.all.count { // PostgreSQL 15 on: only the database's owner creates in public
+                    throw StoreError.notPermitted(path: location, reason: "this role may not make the catalog's tables: \(said); "
+                        + "make the database with `createdb --owner=ROLE`, or GRANT CREATE ON SCHEMA public TO the role")
+                }
+                throw StoreError.notPermitted(path: location, reason: "this role may not bring the catalog to this version's schema "
+                    + "(\(missing.count) of its migrations to apply, the first \(migration.id)): \(said); "
                     + "run any catalog command once as a role that may (the catalog's owner), and this one can read it after")
             }
         }

@@ -223,7 +223,9 @@ package final class PostgresStore: CatalogBackend {
     func write<T>(_ body: (PostgresSession) throws -> T) throws(StoreError) -> T {
         do {
             return try connections.withSession { session in
-                try session.transaction {
+                // Read committed whatever the database's default: each statement sees what others
+                // committed before it (the layouts' budget, under its lock, counts on it).
+                try session.transaction("BEGIN ISOLATION LEVEL READ COMMITTED") {
                     let result = try body(session)
                     try session.script(PostgresChangeListener.notify)
                     return result

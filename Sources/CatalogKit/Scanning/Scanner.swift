@@ -137,8 +137,10 @@ package final class Scanner {
                 // (exit 1) as it is alone: a typo under a root given beside it passed unnoticed.
                 // The outer root's walk went on there (what it held under a missing one is gone).
                 if let outer, let reason = Self.unscannableReason(root) {
-                    summary.unscannedRoots.append("\(PathText.display(root.utf8)): \(reason); it is inside \(PathText.display(outer.utf8)), "
-                        + "whose scan went on there")
+                    // The outer one missing too (a disk unmounted): its scan went on nowhere.
+                    summary.unscannedRoots.append(Self.unscannableReason(outer) == nil
+                        ? "\(PathText.display(root.utf8)): \(reason); it is inside \(PathText.display(outer.utf8)), whose scan went on there"
+                        : Self.unscannable(root) ?? reason)
                 } else {
                     summary.problems.append(line)
                 }

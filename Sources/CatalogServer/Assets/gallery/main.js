@@ -99,7 +99,7 @@ class Gallery {
     this.viewer = new Viewer({
       itemAt: (index) => this.itemAt(index),
       itemCount: () => this.itemCount ?? 0,
-      onShow: (item, closed) => this.focusIndex(item.index, closed),
+      onShow: (item, closed) => { this.focusIndex(item.index, closed); if (closed) this.scheduleFragment(); }, // the address without it
       fragment: (view) => fragment({ ...this.placeFragment(), view }),
       largestThumbnail: Math.max(...configuration.thumbnailSizes),
     });
