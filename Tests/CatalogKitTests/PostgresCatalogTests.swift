@@ -335,6 +335,20 @@ import Testing
         #expect(write.stderr.contains("the catalog at \(reader) does not let this user do that (permission denied"), "\(write.stderr)")
     }
 
+    /// A role that may not create tables in the database (PostgreSQL 15 on: only its owner may in
+    /// `public`) is told how to give it that, when it would make a new catalog there.
+    @Test func aRoleThatMayNotMakeTheTables_isToldHowToGiveItThat() throws {
+        let library = try Library()
+        try library.write("a/one.jpg", Library.fixture("baseline.jpg"))
+        let postgres = try TestPostgres.newDatabase()
+        let database = String(try #require(URLComponents(string: postgres)?.path.dropFirst()))
+        let role = "maker_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(12)
+        try TestPostgres.psql(database, "CREATE ROLE \(role) LOGIN; REVOKE CREATE ON SCHEMA public FROM PUBLIC")
+        let scan = try BuiltTool.run(["scan", "--db", postgres.replacingOccurrences(of: "//postgres@", with: "//\(role)@"), library.root.path])
+        #expect(scan.status == 1)
+        #expect(scan.stderr.contains("this role may not make the catalog's tables") && scan.stderr.contains("createdb --owner=ROLE"), "\(scan.stderr)")
+    }
+
     /// The same role, on a catalog an older version made (its newest migration not applied yet):
     /// it cannot bring the schema up, and is told so, and what to do, not only the database's
     /// "permission denied for schema public".

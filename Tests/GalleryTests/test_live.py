@@ -152,8 +152,11 @@ def test_an_image_at_an_origin_imported_after_the_page_loaded_is_shown(driver, w
               allows("img-src 'self' https://cdn.example", 'https://cdn.example:8443'),
               allows("default-src 'none'; img-src 'self'", 'https://cdn.example'),
               allows("img-src 'self' https://cdn.example", 'https://evil.example'),
+              allows("img-src 'self' http://cdn.example:80", 'https://cdn.example'),
+              allows("img-src 'self' http://[::1]:8080", 'http://[::1]:8080'),
+              allows("img-src 'self' http://127.0.0.1:8080", 'http://127.0.0.1:8080'),
             ]));""")
-        assert cases == [True, True, True, False, False, False], cases
+        assert cases == [True, True, True, False, False, False, False, False, True], cases
     finally:
         process.terminate()
         process.wait(timeout=30)

@@ -41,7 +41,7 @@ export class ImagePolicy {
     }
     if (!policy || !allows(policy, origin)) return;
     try {
-      const wait = Number(sessionStorage.getItem(RELOADED_AT) ?? 0) + EVERY - Date.now();
+      const wait = Math.min(EVERY, Number(sessionStorage.getItem(RELOADED_AT) ?? 0) + EVERY - Date.now()); // a clock set back
       if (wait > 0) {
         setTimeout(() => this.look(origin), wait);
         return;
@@ -67,25 +67,22 @@ function readList() {
 }
 
 /** Whether the policy's img-src lets `origin` (as `URL.origin` gives it) in: a scheme source
- *  (`https:`), or a host source of the same host and port (the scheme's own port when none is
- *  written), where `http://host` lets `https://host` in too, as CSP Level 3 matches them. */
+ *  (`https:`; `http:` lets https in too), or a host source of the same host and port (the
+ *  scheme's own port when none is written), where `http://host` with no port lets `https://host`
+ *  in too, as CSP Level 3 matches them. A bracketed (IPv6) host source is one browsers ignore. */
 export function allows(policy, origin) {
   const directive = policy.split(';').map((part) => part.trim().split(/\s+/)).find((words) => words[0].toLowerCase() === 'img-src');
   if (!directive) return false;
   const wanted = new URL(origin);
+  const wantedPort = wanted.port || (wanted.protocol === 'https:' ? '443' : '80');
   return directive.slice(1).some((source) => {
     const lower = source.toLowerCase();
     if (lower === wanted.protocol || (lower === 'http:' && wanted.protocol === 'https:')) return true;
-    let listed;
-    try {
-      listed = new URL(lower);
-    } catch {
-      return false;
-    }
-    const schemes = listed.protocol === wanted.protocol || (listed.protocol === 'http:' && wanted.protocol === 'https:');
-    const port = (url) => url.port || (url.protocol === 'https:' ? '443' : '80');
-    const samePort = listed.port === '' && listed.protocol === 'http:' && wanted.protocol === 'https:'
-      ? wanted.port === '' : port(listed) === port(wanted);
-    return schemes && listed.hostname === wanted.hostname && samePort;
+    // The port as written: `new URL` drops a scheme's own, and an explicit :80 does not upgrade.
+    const parts = lower.match(/^(https?):\/\/([^/:[\]]+)(?::(\d+))?\/?$/);
+    if (!parts || parts[2] !== wanted.hostname) return false;
+    const [scheme, port] = [parts[1] + ':', parts[3]];
+    if (scheme === wanted.protocol) return (port ?? (scheme === 'https:' ? '443' : '80')) === wantedPort;
+    return scheme === 'http:' && wanted.protocol === 'https:' && port === undefined && wantedPort === '443';
   });
 }
