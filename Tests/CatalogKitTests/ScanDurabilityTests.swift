@@ -39,6 +39,21 @@ import Testing
         return (seen, process)
     }
 
+    /// Waits until a batch is in the catalog at `path` (or `running` turns false), looking with one
+    /// reader kept open, closed when it returns.
+    static func waitForABatch(_ path: String, while running: () -> Bool) throws {
+        let reader = try Catalog.openExisting(at: path)
+        while (try? reader.store.itemCount()) ?? 0 == 0, running() { Thread.sleep(forTimeInterval: 0.02) }
+    }
+
+    /// Sends `signal` to a process stopped meanwhile (SIGSTOP, then SIGCONT): it is pending when
+    /// the process goes on, so that its handler runs before the scan gets much further.
+    static func signalStopped(_ pid: pid_t, _ signal: Int32) {
+        kill(pid, SIGSTOP)
+        kill(pid, signal)
+        kill(pid, SIGCONT)
+    }
+
     /// Ctrl-C or SIGTERM during the first scan of `scan --watch` or `serve --scan` went unheard
     /// until that scan was done (minutes on a NAS): it now ends them as it ends a scan, the
     /// batches written kept, and the next scan finishes the work.
@@ -48,8 +63,11 @@ import Testing
         _ = try library.catalog()
         let stderr = Pipe()
         let watch = try BuiltTool.start(["scan", "--watch", "--db", library.catalogPath, "--batch-size", "50", library.root.path], stderr: stderr)
-        while (try? library.items().count) ?? 0 == 0, watch.isRunning { Thread.sleep(forTimeInterval: 0.02) } // a batch is in
-        kill(watch.processIdentifier, SIGINT)
+        // A batch is in (counted by one reader kept open: a read of every item took long enough,
+        // on a busy machine, for the scan to end first); the process is stopped while the signal
+        // is sent, so that it is heard before the scan goes on.
+        try Self.waitForABatch(library.catalogPath) { watch.isRunning }
+        Self.signalStopped(watch.processIdentifier, SIGINT)
         var lines = LineReader(stderr.fileHandleForReading)
         var said: [String] = []
         while let line = lines.next() {
@@ -75,8 +93,8 @@ import Testing
         try server.run()
         var output = LineReader(serverOutput.fileHandleForReading)
         try #require(output.next()?.hasPrefix("listening on ") == true) // its signal handlers are in place
-        while (try? library.items().count) ?? 0 == 0, server.isRunning { Thread.sleep(forTimeInterval: 0.02) } // a batch is in
-        kill(server.processIdentifier, SIGTERM)
+        try Self.waitForABatch(library.catalogPath) { server.isRunning }
+        Self.signalStopped(server.processIdentifier, SIGTERM)
         let serverSaid = String(decoding: serverErrors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         server.waitUntilExit()
         try #require(!serverSaid.contains("scanned: added"), "the first scan ended before the signal; make the library bigger: \(serverSaid)")
