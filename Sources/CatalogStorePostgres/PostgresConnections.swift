@@ -86,21 +86,22 @@ final class PostgresConnections: Sendable {
     }
 
     /// A new connection for a call. When the database has no room for one more (SQLSTATE 53300:
-    /// its max_connections reached, by every process's connections) while other calls of this
-    /// process run on connections they give back, the first of those given back, or a
-    /// new one once there is room, within `roomWait`: calls beyond the database's room take
-    /// turns on this process's connections. ("Running": connections calls take turns on, open
-    /// or being opened; a write lease's own connection is no turn to wait for.) Each was a 503 while the database was up, with an
-    /// outage logged and over within the second, again and again. One waiter at a time tries
-    /// for room, every half second (each try is a login the database refuses, and logs).
-    /// Connections held otherwise (a write lease's) are no turn to wait for.
+    /// its max_connections, or the role's limit, reached by every process's connections), the
+    /// first connection another call of this process gives back, or a new one once there is
+    /// room, within `roomWait`: calls beyond the database's room take turns on this process's
+    /// connections, where each was a 503 while the database was up, with an outage logged and
+    /// over within the second, again and again. Only while this process has connections that
+    /// calls take turns on (open, or being made), not on a thread that holds one already, and
+    /// not for a write lease's own connection (a scan on a full database fails at once). One
+    /// waiter at a time tries for room, every half second: each try is a login the database
+    /// refuses, and logs.
     private func openOrWaitForRoom() throws(StoreError) -> WatchedConnection {
         do {
             return try openWatched(forSessions: true)
         } catch {
-            // Another call's connection may have taken the last room while still being made. Not
-            // on a thread that holds a connection of its own already (a layout's store, whose
-            // snapshot asks for a second): what it waits for may be its own.
+            // Another call's connection may have taken the last room while still being made. A
+            // thread that holds a connection already (a layout's store, whose snapshot asks for a
+            // second) would wait for its own.
             let turns = sessionConnections.load(ordering: .relaxed) > 0 || pendingConnects.load(ordering: .relaxed) > 0
             let full = Self.sqlState(error) == "53300" || error is ConnectTimeout && pendingConnects.load(ordering: .relaxed) >= Self.pendingConnectsAtMost
             guard full, turns, !holdsSession else { throw classified(error) }

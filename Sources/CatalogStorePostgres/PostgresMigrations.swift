@@ -25,10 +25,11 @@ enum PostgresMigrations {
                     try session.execute("INSERT INTO catalog_migrations (identifier) VALUES (\(migration.id))")
                 }
             } catch where PostgresConnections.sqlState(error) == "42501" {
-                // A role that may only read, on a catalog an older version made: it cannot bring
-                // the schema up ("permission denied for schema public" said nothing of that).
+                // A role that may not make a new catalog's tables (from PostgreSQL 15 on, only the
+                // database's owner creates in public), or, one that may only read, bring an older
+                // catalog's schema up: "permission denied for schema public" said neither.
                 let said = PostgresConnections.message(error)
-                if waiting.count == EmbeddedMigrations.all.count { // PostgreSQL 15 on: only the database's owner creates in public
+                if waiting.count == EmbeddedMigrations.all.count {
                     throw StoreError.notPermitted(path: location, reason: "this role may not make the catalog's tables: \(said); "
                         + "make the database with `createdb --owner=ROLE`, or GRANT CREATE ON SCHEMA public TO the role")
                 }

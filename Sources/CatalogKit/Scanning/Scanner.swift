@@ -135,9 +135,9 @@ package final class Scanner {
             for (root, line, outer) in leftOut {
                 // One inside another that is missing, a file, or cannot be entered is an error
                 // (exit 1) as it is alone: a typo under a root given beside it passed unnoticed.
-                // The outer root's walk went on there (what it held under a missing one is gone).
+                // The outer root's walk went on there (what it held under a missing one is gone),
+                // unless the outer one cannot be walked either (a disk unmounted).
                 if let outer, let reason = Self.unscannableReason(root) {
-                    // The outer one missing too (a disk unmounted): its scan went on nowhere.
                     summary.unscannedRoots.append(Self.unscannableReason(outer) == nil
                         ? "\(PathText.display(root.utf8)): \(reason); it is inside \(PathText.display(outer.utf8)), whose scan went on there"
                         : Self.unscannable(root) ?? reason)
