@@ -18,6 +18,8 @@ final class PostgresConnections: Sendable {
     /// Signalled when a connection is given back (kept idle, or closed): a call waiting for room
     /// on a full database looks again (`openOrWaitForRoom`).
     private let returned = NSCondition()
+    /// Calls waiting on `returned` (a missed wake-up costs one 0.1 s wait at most).
+    private let waitingForRoom = Atomic<Int>(0)
     /// Connections opened for calls to take turns on (`withSession`), idle or in use, not closed.
     private let sessionConnections = Atomic<Int>(0)
     /// The threads running calls (`withSession`), with how many each runs (nested).
@@ -108,9 +110,11 @@ final class PostgresConnections: Sendable {
             let deadline = ContinuousClock.now + Self.roomWait
             while ContinuousClock.now < deadline {
                 if let watched = takeIdle() { return watched }
+                waitingForRoom.wrappingAdd(1, ordering: .relaxed)
                 returned.lock()
                 _ = returned.wait(until: Date(timeIntervalSinceNow: 0.1)) // a connection given back
                 returned.unlock()
+                waitingForRoom.wrappingSubtract(1, ordering: .relaxed)
                 if let watched = takeIdle() { return watched }
                 let now = ContinuousClock.now
                 let due = roomTried.withLock { last in
@@ -312,6 +316,7 @@ final class PostgresConnections: Sendable {
             return true
         }
         if !kept { try? watched.connection.close().wait() }
+        guard waitingForRoom.load(ordering: .relaxed) > 0 else { return } // the usual case: no one to wake
         returned.lock()
         returned.broadcast()
         returned.unlock()

@@ -108,7 +108,7 @@ extension Scanner {
         errno == ENOTDIR ? "not a folder (scan takes folders; `catalog probe FILE` reads one file)" : SystemError.text()
     }
 
-    private static func unscannable(_ root: String, reason: String) -> String {
+    static func unscannable(_ root: String, reason: String) -> String {
         "\(PathText.display(root.utf8)): \(reason); nothing scanned or removed under it"
     }
 

@@ -140,7 +140,7 @@ package final class Scanner {
                 if let outer, let reason = Self.unscannableReason(root) {
                     summary.unscannedRoots.append(Self.unscannableReason(outer) == nil
                         ? "\(PathText.display(root.utf8)): \(reason); it is inside \(PathText.display(outer.utf8)), whose scan went on there"
-                        : Self.unscannable(root) ?? reason)
+                        : Self.unscannable(root, reason: reason))
                 } else {
                     summary.problems.append(line)
                 }
