@@ -179,6 +179,22 @@ extension Library {
                 && summary.unscannedRoots.last?.hasPrefix(library.path(file) + ": not a folder") == true, "\(summary.unscannedRoots)")
     }
 
+    /// A symbolic link to a folder, given as a root under another root given: the outer walk does
+    /// not follow it (without --follow-symlinks), so it is walked as a root of its own, and not
+    /// left out as "inside" the other and never looked into. With --follow-symlinks the outer
+    /// walk enters it, and it is scanned once with the outer one.
+    @Test func aLinkGivenAsARootUnderAnotherIsWalked() throws {
+        let library = try Library.standardTree()
+        try library.write(".elsewhere/f.png", Library.fixture("rgb.png"))
+        let linked = library.root.path + "/linked"
+        try FileManager.default.createSymbolicLink(atPath: linked, withDestinationPath: ".elsewhere")
+        let summary = try library.scan([library.root.path, linked])
+        #expect(summary.added == 5 && summary.problems.isEmpty && summary.unscannedRoots.isEmpty, "\(summary)")
+        #expect(try library.items()[library.path("linked/f.png")] != nil)
+        #expect(Scanner.outermost([library.root.path, linked]).walked == [library.root.path, linked])
+        #expect(Scanner.outermost([library.root.path, linked], options: ScanOptions(followSymlinks: true)).walked == [library.root.path])
+    }
+
     /// A root inside another one that the other's walk does not enter (a hidden folder) stays a
     /// root of its own, its files its own: a rescan keeps them and their ids (the outer root took
     /// them for vanished, and they came back with new ids at the scan after), and a file deleted

@@ -30,14 +30,16 @@ extension Scanner {
     static func walk(from outer: String, reaches path: String, _ options: ScanOptions) -> Bool {
         guard options.includeHidden || !path.dropFirst(outer == "/" ? 1 : outer.count + 1).split(separator: "/").contains(where: { $0.hasPrefix(".") })
         else { return false }
-        // With --one-file-system, the walk enters no folder between the two on another disk
-        // than the outer one's (a mount point under it).
+        // Without --follow-symlinks, the walk enters no symbolic link between the two (a root
+        // given as a link under the outer one is walked on its own); with --one-file-system, no
+        // folder on another disk than the outer one's (a mount point under it).
         var info = stat()
-        guard options.oneFileSystem, stat(outer, &info) == 0 else { return true }
-        let device = info.st_dev
+        let device: dev_t? = options.oneFileSystem && stat(outer, &info) == 0 ? info.st_dev : nil
+        guard !options.followSymlinks || device != nil else { return true }
         var folder = path[...]
         while folder.count > outer.count {
-            if stat(String(folder), &info) == 0, info.st_dev != device { return false }
+            if !options.followSymlinks, lstat(String(folder), &info) == 0, info.st_mode & S_IFMT == S_IFLNK { return false }
+            if let device, stat(String(folder), &info) == 0, info.st_dev != device { return false }
             guard let slash = folder.lastIndex(of: "/") else { break }
             folder = folder[..<slash]
         }
