@@ -87,6 +87,13 @@ extension SQLiteStore {
         if let error = error as? DatabaseError, error.resultCode == .SQLITE_READONLY, let reason = Self.unwritable(path) {
             return .notPermitted(path: path, reason: reason)
         }
+        // The catalog writable, its file of stored layouts not (another user's, who made it):
+        // a page is made all the same, its layout not stored (`Pager`), and `layout` says why.
+        if let error = error as? DatabaseError, error.resultCode == .SQLITE_READONLY, damaged != .catalog,
+           access(path + ".layouts", F_OK) == 0, access(path + ".layouts", W_OK) != 0 {
+            return .notPermitted(path: path, reason: "this user may not write its file of stored layouts, \(path).layouts; it is a cache: "
+                + "its owner may let others write it (chmod a+w), or delete it while no catalog command runs, and the next command makes it again")
+        }
         if let error = error as? DatabaseError, error.resultCode == .SQLITE_CORRUPT {
             // A torn page the check at opening did not read (it reads the schema only).
             return .damaged(path: path, reason: error.message ?? "database disk image is malformed", file: damaged)

@@ -68,6 +68,30 @@ import Testing
         #expect(!scan.stderr.contains("readonly database"), "\(scan.stderr)")
     }
 
+    /// A catalog anyone may write, whose file of stored layouts is its maker's alone (0644, as
+    /// made): another user's `page`, `sections` and `snap` lay out and answer, the layout not
+    /// stored, and `layout` says which file it may not write; all said SQLite's "attempt to
+    /// write a readonly database" and exited 1.
+    @Test(.enabled(if: getuid() == 0, "root runs the commands as nobody, whom the permissions stop"))
+    func aFileOfStoredLayoutsThisUserMayNotWrite_stillPages() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let library = try Library()
+        try library.write("a.jpg", Library.fixture("baseline.jpg"))
+        #expect(try run(["scan", "--db", library.catalogPath, library.root.path]).status == 0)
+        let folder = URL(fileURLWithPath: library.catalogPath).deletingLastPathComponent().path
+        try #require(chmod(folder, 0o777) == 0 && chmod(library.catalogPath, 0o666) == 0 && chmod(library.catalogPath + ".layouts", 0o644) == 0)
+        let page = try runAsNobody(["page", "--db", library.catalogPath, "--width", "380"])
+        #expect(page.status == 0 && page.stdout.contains("a.jpg"), "\(page.stderr)")
+        let sections = try runAsNobody(["sections", "--db", library.catalogPath, "--width", "380", "--sections", "month"])
+        #expect(sections.status == 0, "\(sections.stderr)")
+        let snap = try runAsNobody(["snap", "--db", library.catalogPath, "--width", "380", "--proposed", "0"])
+        #expect(snap.status == 0, "\(snap.stderr)")
+        let layout = try runAsNobody(["layout", "--db", library.catalogPath, "--width", "380"])
+        #expect(layout.status == 1 && layout.stderr.contains("this user may not write its file of stored layouts, \(library.catalogPath).layouts"), "\(layout.stderr)")
+        #expect(!layout.stderr.contains("readonly database"), "\(layout.stderr)")
+        #expect(try run(["layouts", "--db", library.catalogPath]).stdout.contains("width=380") == false)
+    }
+
     /// A scanned catalog of one photo, made read-only (0444) in a folder anyone may write to;
     /// `ownedByNobody`: its files given to `nobody`.
     func readOnlyCatalog(ownedByNobody: Bool = false) throws -> (Library, folder: String) {
