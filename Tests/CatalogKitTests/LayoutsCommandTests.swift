@@ -28,6 +28,12 @@ import Testing
         #expect((report["source"] as? String) == "computed" && ((report["storeSeconds"] as? Double) ?? 0) > 0, "\(timed.stdout)")
         let fresh = try run(["layout", "--db", library.catalogPath, "--width", "400", "--json"])
         #expect(fresh.stdout.contains(#""storeSeconds":0.0000,"#) && fresh.stdout.contains(#""source":"stored""#), "\(fresh.stdout)")
+        #expect((report["contentWidth"] as? Double) == 400 && ((report["contentHeight"] as? Double) ?? 0) > 400, "\(timed.stdout)")
+        // A carousel's size as its page gives it: its length is its width (it was `contentHeight`).
+        let carousel = try run(["layout", "--db", library.catalogPath, "--width", "400", "--style", "carousel", "--item-height", "100", "--json"])
+        let row = try #require(try JSONSerialization.jsonObject(with: Data(carousel.stdout.utf8)) as? [String: Any])
+        #expect((row["contentHeight"] as? Double) == 116 && ((row["contentWidth"] as? Double) ?? 0) > 3000, "\(carousel.stdout)")
+        #expect(try run(["layouts", "--db", library.catalogPath, "--drop", "carousel item-height=100"]).status == 0)
         #expect(try run(["layouts", "--db", library.catalogPath, "--drop", "waterfall width=400"]).status == 0)
 
         let one = try run(["layouts", "--db", library.catalogPath, "--drop", "waterfall width=375 cols=3"])

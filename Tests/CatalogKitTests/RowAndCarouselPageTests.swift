@@ -63,6 +63,11 @@ import Testing
             let effects = CarouselTable.effects(of: want, viewportX: offset, viewportWidth: 900, falloff: 450, minimumScale: 0.8, minimumAlpha: 0.5)
             #expect(page.items.map(\.effect) == effects)
         }
+        // Its sections give its size as a page does: the width is its length (they gave that as
+        // `contentHeight`).
+        let sections = try catalog.sections(PageRequest(query: query).configuration)
+        #expect(sections.contentWidth == table.contentWidth && sections.contentHeight == 8 + 240 + 8, "\(sections)")
+        #expect(SectionText.json(sections).contains(#""contentHeight":256,"contentWidth":"#))
         let tuned = try catalog.page(PageRequest(query: query + "&offset=3000&falloff=100&min-scale=0.5&min-alpha=0"))
         #expect(tuned.items.allSatisfy { ($0.effect?.scale ?? 0) >= 0.5 && ($0.effect?.alpha ?? 0) >= 0 } && tuned.items.contains { $0.effect?.alpha == 0 })
         // A rectangle queries the row by x, and the items' y.

@@ -11,14 +11,15 @@ public enum SectionText {
                 + #""end":\#(PageText.number(section.end))}"#
         }
         return #"{"generation":\#(list.generation),"grouping":\#(list.grouping.map { "\"\($0)\"" } ?? "null"),"#
-            + #""contentHeight":\#(PageText.number(list.contentHeight)),"itemCount":\#(list.itemCount),"#
+            + #""contentHeight":\#(PageText.number(list.contentHeight)),"contentWidth":\#(PageText.number(list.contentWidth)),"#
+            + #""itemCount":\#(list.itemCount),"#
             + #""sections":[\#(sections.joined(separator: ","))]}"#
     }
 
     /// `horizontal`: a carousel's layout, whose length runs along x (its content width).
     public static func table(_ list: SectionList, horizontal: Bool = false) -> String {
         var lines = ["\(list.sections.count) section\(list.sections.count == 1 ? "" : "s") of \(list.itemCount) items, "
-            + "content \(horizontal ? "width" : "height") \(PageText.number(list.contentHeight))"]
+            + "content \(horizontal ? "width \(PageText.number(list.contentWidth))" : "height \(PageText.number(list.contentHeight))")"]
         guard !list.sections.isEmpty else { return lines[0] }
         lines.append(["index", "first", "items", "header y", "height", "items end", "title"].joined(separator: "\t"))
         for section in list.sections {

@@ -151,6 +151,16 @@ public struct LayoutConfiguration: Sendable, Hashable {
     /// Whether offsets, bands and content run along x.
     public var isHorizontal: Bool { style == .carousel }
 
+    /// The content's size across its scroll axis: a carousel's height (its row and its insets),
+    /// any other layout's width.
+    public var crossLength: Double { isHorizontal ? insets.top + itemHeight + insets.bottom : width }
+
+    /// The content's height and width for a layout `scrollLength` long along its scroll axis
+    /// (a stored layout's `contentHeight`, which is a carousel's width).
+    public func contentSize(scrollLength: Double) -> (height: Double, width: Double) {
+        isHorizontal ? (crossLength, scrollLength) : (scrollLength, width)
+    }
+
     var waterfall: WaterfallLayout {
         WaterfallLayout(width: width, columns: columns, columnSpacing: columnSpacing, rowSpacing: rowSpacing, insets: insets,
                         extraHeight: extraHeight, direction: direction)

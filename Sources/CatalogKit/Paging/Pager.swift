@@ -190,8 +190,9 @@ enum Pager {
                     for info in infos { titles[info.index] = Data(grouping.title(key: info.key).utf8) }
                 }
             }
+            let size = configuration.contentSize(scrollLength: header.contentHeight)
             return SectionList(
-                generation: generation, contentHeight: header.contentHeight, itemCount: header.itemCount,
+                generation: generation, contentHeight: size.height, contentWidth: size.width, itemCount: header.itemCount,
                 grouping: configuration.sections.grouping?.rawValue,
                 sections: infos.map { info in
                     SectionList.Section(index: info.index, title: titles[info.index] ?? Data(), firstItem: info.firstItem, itemCount: info.itemCount,

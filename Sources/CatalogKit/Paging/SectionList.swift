@@ -19,7 +19,9 @@ public struct SectionList: Sendable, Hashable {
     }
 
     public var generation: Int64
+    /// The content's size, as a page gives it: a carousel's length is its width.
     public var contentHeight: Double
+    public var contentWidth: Double
     public var itemCount: Int
     /// What groups the items (nil: none).
     public var grouping: String?

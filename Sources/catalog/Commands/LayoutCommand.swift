@@ -25,8 +25,10 @@ struct LayoutCommand: ParsableCommand {
         let (stored, source, storeSeconds) = try catalog.openExisting().precompute(configuration)
         let perItem = stored.itemCount > 0 ? Double(stored.bytes) / Double(stored.itemCount) : 0
         if json {
+            // The content's size as a page gives it: a carousel's length is its width.
+            let size = configuration.contentSize(scrollLength: stored.contentHeight)
             print(#"{"configuration":\#(PathText.jsonString(stored.configuration)),"items":\#(stored.itemCount),"#
-                + #""contentHeight":\#(PageText.number(stored.contentHeight)),"seconds":\#(rounded(stored.computeSeconds, 4)),"#
+                + #""contentHeight":\#(PageText.number(size.height)),"contentWidth":\#(PageText.number(size.width)),"seconds":\#(rounded(stored.computeSeconds, 4)),"#
                 + #""storeSeconds":\#(rounded(storeSeconds, 4)),"#
                 + #""bytes":\#(stored.bytes),"source":"\#(source.rawValue)","generation":\#(stored.generation)}"#)
         } else {
