@@ -81,7 +81,7 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .notACatalog(let path, let reason):
-            "\(path) is not a catalog (\(reason)); it was not modified. Pass --db to use another \(path.hasPrefix("postgres://") || path.hasPrefix("postgresql://") ? "database" : "file")."
+            "\(path) is not a catalog (\(reason)); it was not modified. A catalog needs a \(path.hasPrefix("postgres://") || path.hasPrefix("postgresql://") ? "database" : "file") of its own: name a new one with --db or CATALOG_DB."
         case .newerVersion(let path, let unknown):
             "\(path) was written by a newer version of catalog (migrations \(unknown.joined(separator: ", ")) are unknown here); it was not modified. Upgrade catalog."
         case .cannotOpen(let path, let reason):

@@ -90,8 +90,8 @@ import Testing
         #expect(throws: StoreError.notACatalog(path: url, reason: "a PostgreSQL database with other tables (invoices)")) {
             try Catalog.open(at: url)
         }
-        #expect(StoreError.notACatalog(path: url, reason: "r").description.hasSuffix("it was not modified. Pass --db to use another database."))
-        #expect(StoreError.notACatalog(path: "postgres-backup.sqlite", reason: "r").description.hasSuffix("Pass --db to use another file."))
+        #expect(StoreError.notACatalog(path: url, reason: "r").description.hasSuffix("it was not modified. A catalog needs a database of its own: name a new one with --db or CATALOG_DB."))
+        #expect(StoreError.notACatalog(path: "postgres-backup.sqlite", reason: "r").description.hasSuffix("A catalog needs a file of its own: name a new one with --db or CATALOG_DB."))
         #expect(try TestPostgres.psql(database, "SELECT string_agg(tablename, ',') FROM pg_tables WHERE schemaname = 'public'")
             .trimmingCharacters(in: .whitespacesAndNewlines) == "invoices")
     }
