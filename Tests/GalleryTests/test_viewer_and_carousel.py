@@ -88,6 +88,38 @@ def test_a_viewer_opened_by_a_link_and_closed_after_a_resize_leaves_the_address_
         browser.set_window_size(1280, 900)
 
 
+def test_escape_before_any_click_closes_a_viewer_opened_by_a_link(browser, server):
+    """Escape with no click or key press before it on the page cannot be cancelled: Chromium
+    closes the dialog itself, before the popstate of the viewer's going back. The gallery took
+    that popstate for its own, followed the link's entry (which names the viewer) and opened the
+    viewer again, so Escape never closed it."""
+    item = min(visible(open_gallery(browser, server)), key=lambda t: t["index"])
+    browser.get("about:blank")
+    browser.get(server + f"#item={item['id']}&view={item['id']}")
+    wait(browser, f"document.getElementById('viewer').open && {READY} && history.state?.viewer !== undefined")
+    assert not browser.execute_script("return navigator.userActivation.hasBeenActive"), "no activation yet: the case under test"
+    ActionChains(browser).send_keys(Keys.ESCAPE).perform()
+    wait(browser, "!document.getElementById('viewer').open && !location.hash.includes('view=') && !history.state?.viewer",
+         message="closed, and the address the gallery's")
+    assert not browser.execute_script("return document.getElementById('viewer').open")
+    # The same after a reload with the viewer open, where the gallery behind followed the viewer
+    # far from where it opened: Escape leaves it at the image last viewed (it went back to the
+    # place before the viewer, the image's tile focused off screen), as × and Back do.
+    browser.find_element(By.CSS_SELECTOR, f"[data-item-id='{item['id']}']").click()
+    wait(browser, "document.getElementById('viewer').open")
+    for _ in range(30):
+        ActionChains(browser).send_keys(Keys.ARROW_RIGHT).perform()
+    wait(browser, f"document.getElementById('viewer').dataset.index === '{item['index'] + 30}'")
+    viewed = int(browser.execute_script("return document.getElementById('viewer').dataset.itemId"))
+    browser.refresh()
+    wait(browser, f"document.getElementById('viewer').open && {READY} && document.getElementById('viewer').dataset.itemId === '{viewed}'")
+    wait(browser, f"document.querySelector(\"[data-item-id='{viewed}']\") !== null", message="the gallery behind at the image viewed")
+    assert not browser.execute_script("return navigator.userActivation.hasBeenActive")
+    ActionChains(browser).send_keys(Keys.ESCAPE).perform()
+    wait(browser, f"!document.getElementById('viewer').open && !location.hash.includes('view=') && {READY}")
+    assert viewed in [t["id"] for t in visible(state(browser))], "the gallery stays at the image last viewed"
+
+
 def test_a_link_to_the_carousel_opens_it(browser, server, library):
     open_gallery(browser, server, "#style=carousel")
     wait(browser, "!document.getElementById('carousel').hidden && document.getElementById('carousel').dataset.state === 'complete'")

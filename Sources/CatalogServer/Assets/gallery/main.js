@@ -62,7 +62,7 @@ class Gallery {
     // Before the viewer's and the carousel's own listeners (which close them): whether this
     // history move closes one.
     this.closingOverlay = false;
-    window.addEventListener('popstate', () => { this.closingOverlay = this.viewer.isOpen || this.carousel.ownsEntry; });
+    window.addEventListener('popstate', () => { this.closingOverlay = this.viewer.isOpen || this.viewer.goingBack || this.carousel.ownsEntry; });
 
     this.bands = new Bands({
       onLoad: () => {

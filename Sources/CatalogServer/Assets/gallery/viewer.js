@@ -26,6 +26,7 @@ export class Viewer {
     this.heading = null; // the index quick presses are going to (step)
     this.between = false; // the image shown was removed: its index is the next one's now (gone)
     this.closing = false; // gone back through history, the popstate still to come
+    this.goingBack = false; // the same, until the popstate, even if hidden meanwhile (read by main.js)
     this.request = 0;
     document.getElementById('viewer-previous').addEventListener('click', () => this.step(-1));
     document.getElementById('viewer-next').addEventListener('click', () => this.step(1));
@@ -39,6 +40,7 @@ export class Viewer {
       if (event.key === 'ArrowRight') { event.preventDefault(); this.step(1); }
     });
     window.addEventListener('popstate', () => {
+      this.goingBack = false;
       if (this.isOpen && !history.state?.viewer) this.#hide();
     });
     // Closed without us (Escape where the browser does not let the page cancel it): the same
@@ -48,7 +50,7 @@ export class Viewer {
       if (!this.item || this.dialog.open) return;
       const back = !this.closing && history.state?.viewer;
       this.#hide();
-      if (back) history.back();
+      if (back) this.#back();
     });
     this.image.addEventListener('error', () => {
       if (!this.image.getAttribute('src')) return;
@@ -87,8 +89,17 @@ export class Viewer {
     if (!this.isOpen || this.closing) return; // a second Escape before the first is done: not two steps back
     if (history.state?.viewer) {
       this.closing = true;
-      history.back(); // popstate hides it
+      this.#back(); // popstate hides it
     } else this.#hide();
+  }
+
+  /** Back out of the viewer's history entry. Escape without a click or key press before it
+   *  cannot be cancelled: the browser closes the dialog before the popstate, and the gallery
+   *  must still take that popstate for the viewer's (it followed the older fragment, which
+   *  opened the viewer again at a shared link's entry). */
+  #back() {
+    this.goingBack = true;
+    history.back();
   }
 
   /** Closes, leaving its history entry to the carousel opened from it. */
