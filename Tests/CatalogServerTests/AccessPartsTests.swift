@@ -204,9 +204,10 @@ struct AccessPartsTests {
     }
 
     @Test func theGalleryPolicyListsValidOrigins_andEveryWebOriginPastTheLimit() {
-        let policy = GalleryRoutes.policy(imageOrigins: ["https://i.pinimg.com", "http://cdn.example:8080", "https://bad host; script-src *"])
+        let policy = GalleryRoutes.policy(imageOrigins: ["https://i.pinimg.com", "http://cdn.example:8080", "https://bad host; script-src *", "http://[::1]:8080"])
         #expect(policy.contains("img-src 'self' https://i.pinimg.com http://cdn.example:8080;"))
         #expect(!policy.contains("bad host"), "nothing that could end the directive")
+        #expect(!policy.contains("[::1]"), "no host source can name an IPv6 address: browsers call it invalid")
         let many = (0..<CatalogService.webOriginLimit).map { "https://host\($0).example" }
         #expect(GalleryRoutes.policy(imageOrigins: many).contains("img-src 'self' https: http:;"))
         // Not known (the database away since the server started): any, not none.

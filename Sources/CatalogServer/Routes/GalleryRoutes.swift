@@ -75,13 +75,14 @@ struct GalleryRoutes {
 
     /// An origin as it can stand in a policy: `http(s)://host[:port]`, a host beyond ASCII as
     /// the browser sends it (Punycode), nothing that could end the directive or add another;
-    /// nil when it cannot.
+    /// nil when it cannot. An IPv6 address (`http://[::1]:8080`) cannot: a host source has no
+    /// brackets, and Chromium said the policy held an invalid source at every load.
     static func hostSource(_ origin: String) -> String? {
         guard let scheme = origin.hasPrefix("https://") ? "https://" : origin.hasPrefix("http://") ? "http://" : nil else { return nil }
         let rest = origin.dropFirst(scheme.count)
         guard !rest.isEmpty, let ascii = Punycode.asciiHost(String(rest)) else { return nil }
         let allowed = ascii.unicodeScalars.allSatisfy { scalar in
-            scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || ".-:[]".unicodeScalars.contains(scalar))
+            scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || ".-:".unicodeScalars.contains(scalar))
         }
         return allowed ? scheme + ascii : nil
     }
