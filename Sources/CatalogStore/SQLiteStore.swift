@@ -230,6 +230,9 @@ package final class SQLiteStore: CatalogBackend {
                 if !unknown.isEmpty { throw StoreError.newerVersion(path: path, unknownMigrations: unknown) }
             }
         } catch let error as StoreError {
+            // Another SQLite database, or a newer catalog, in WAL mode: SQLite made its -shm
+            // and -wal to read it, and a read-only connection leaves them.
+            removeMadeBesideUnlessOpen(path, absent)
             throw error
         } catch let error as DatabaseError where (error.resultCode == .SQLITE_CORRUPT || error.resultCode == .SQLITE_NOTADB) && hasSQLiteHeader(path) {
             // An SQLite database cut short or torn (a copy that did not finish, a failing disk):
@@ -247,6 +250,24 @@ package final class SQLiteStore: CatalogBackend {
         } catch {
             throw .cannotOpen(path: path, reason: "\(error)")
         }
+    }
+
+    /// `removeMadeBeside`, for a file SQLite could read: unless another process opened it
+    /// meanwhile (a newer catalog's own binary), which holds the -shm's "deadman switch" byte
+    /// (see `isOpenInAnotherProcess`); held here while they go, as SQLite holds it to remove
+    /// them. No connection of this process has it open: its -shm was not there before.
+    private static func removeMadeBesideUnlessOpen(_ path: String, _ suffixes: [String]) {
+        guard suffixes.contains("-shm") else { return }
+        let fd = Glibc.open(path + "-shm", O_RDWR | O_CLOEXEC)
+        guard fd >= 0 else { return removeMadeBeside(path, suffixes) }
+        defer { close(fd) }
+        var lock = flock()
+        lock.l_type = Int16(F_WRLCK)
+        lock.l_whence = Int16(SEEK_SET)
+        lock.l_start = 128
+        lock.l_len = 1
+        guard fcntl(fd, F_SETLK, &lock) == 0 else { return }
+        removeMadeBeside(path, suffixes)
     }
 
     /// Removes the files SQLite made beside `path` while it was found to be no catalog or a

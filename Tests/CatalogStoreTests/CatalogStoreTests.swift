@@ -131,14 +131,20 @@ final class TemporaryFolder {
         try Data("just some text, not a database\n".utf8).write(to: URL(fileURLWithPath: text))
         let other = folder.path("other.sqlite")
         try DatabaseQueue(path: other).write { db in try db.execute(sql: "CREATE TABLE songs (title TEXT); INSERT INTO songs VALUES ('x')") }
-        for path in [text, other] {
+        // One in WAL mode: SQLite makes its -shm and -wal to read it (they were left beside it).
+        let wal = folder.path("wal.sqlite")
+        try DatabaseQueue(path: wal).inDatabase { db in
+            try db.execute(sql: "PRAGMA journal_mode = WAL")
+            try db.execute(sql: "CREATE TABLE songs (title TEXT)")
+        }
+        for path in [text, other, wal] {
             let before = try Data(contentsOf: URL(fileURLWithPath: path))
             #expect { try SQLiteStore.open(at: path) } throws: { error in
                 guard case StoreError.notACatalog(let p, _) = error else { return false }
                 return p == path
             }
             #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
-            #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+            #expect(!FileManager.default.fileExists(atPath: path + "-wal") && !FileManager.default.fileExists(atPath: path + "-shm"), "\(path)")
         }
     }
 
@@ -152,6 +158,7 @@ final class TemporaryFolder {
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
         #expect(throws: StoreError.newerVersion(path: path, unknownMigrations: ["9999_from_the_future"])) { try SQLiteStore.open(at: path) }
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal") && !FileManager.default.fileExists(atPath: path + "-shm"), "nothing left beside it")
         #expect(StoreError.newerVersion(path: path, unknownMigrations: ["9999_x"]).description.contains("newer version"))
     }
 
