@@ -83,13 +83,53 @@ import Testing
         #expect(forged.status == 200, "\(forged.body)")
         // A target in absolute form names its host, which replaces Host (RFC 9112 §3.2.2): another
         // host's is refused by the loopback check as its Host would be; this server's goes through.
+        // A target of another scheme, or no path, is refused (it was routed by its path, its host never judged).
         for (target, status) in [("http://evil.example/api/stats", 403), ("http://user@evil.example:80/api/stats", 403),
-                                 ("http://\(host)/api/stats", 200)] {
+                                 ("http://\(host)/api/stats", 200), ("ftp://evil.example/api/stats", 400), ("api/stats", 400)] {
             let connection = try RawConnection(port: server.port)
             connection.send("GET \(target) HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n")
             let response = try connection.response()
             #expect(response.status == status, "\(target): \(response.status) \(response.body)")
         }
+    }
+
+    /// A request pipelined behind another (in the same packet) is held to the request line's and
+    /// the head's limits as one sent alone: a 431, and the connection closed after it (the guard
+    /// in front of the parser counts only the first head, and the second went through whole).
+    @Test func aPipelinedRequestOverTheHeadLimitsGets431() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: ServeBinaryTests.binary.path), "build the catalog binary first (swift build)")
+        let served = try ServedCatalog(imported: 1)
+        let server = try ServeBinaryTests.Server(["--db", served.path])
+        let host = "Host: 127.0.0.1:\(server.port)\r\n"
+        for (second, said) in [("GET /api/health?" + String(repeating: "a", count: 9000) + " HTTP/1.1\r\n\(host)\r\n", "request line is longer than 8192 bytes"),
+                               ("GET /api/health HTTP/1.1\r\n\(host)X-Padding: \(String(repeating: "p", count: 33_000))\r\n\r\n", "headers are longer than 32768 bytes")] {
+            let connection = try RawConnection(port: server.port)
+            connection.send("GET /api/health HTTP/1.1\r\n\(host)\r\n" + second + "GET /api/health HTTP/1.1\r\n\(host)\r\n")
+            #expect(connection.waitFor(.seconds(10)) { _ in connection.isClosedByServer }, "still open: \(connection.text.prefix(200))")
+            // Each status line (a body ends without a line end: the next response follows it).
+            let statuses = connection.text.components(separatedBy: "HTTP/1.1 ").dropFirst().map { $0.prefix(3) }
+            #expect(statuses == ["200", "431"], "\(statuses)")
+            #expect(connection.text.contains(said), "\(connection.text.suffix(300))")
+        }
+        // Within the limits, pipelined requests are all answered.
+        let connection = try RawConnection(port: server.port)
+        connection.send(String(repeating: "GET /api/health HTTP/1.1\r\n\(host)X-Padding: \(String(repeating: "p", count: 1000))\r\n\r\n", count: 3))
+        let all = connection.waitFor(.seconds(10)) { $0.components(separatedBy: "HTTP/1.1 200").count == 4 }
+        #expect(all, "\(connection.text.prefix(300))")
+    }
+
+    /// A request answered before its body arrived (a 400 for a parameter, a 413) is answered
+    /// once: the connection closes at the request timeout without a second response (a 408 came
+    /// ten seconds after the 413).
+    @Test func aRequestAnsweredBeforeItsBodyArrived_getsNo408Later() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: ServeBinaryTests.binary.path), "build the catalog binary first (swift build)")
+        let served = try ServedCatalog(imported: 1)
+        let server = try ServeBinaryTests.Server(["--db", served.path, "--request-timeout", "1"])
+        let connection = try RawConnection(port: server.port)
+        connection.send("GET /api/stats?x=1 HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nContent-Length: 10\r\n\r\nabcde")
+        #expect(connection.waitFor(.seconds(10)) { _ in connection.isClosedByServer }, "still open: \(connection.text)")
+        let statuses = connection.text.components(separatedBy: "HTTP/1.1 ").dropFirst().map { $0.prefix(3) }
+        #expect(statuses == ["400"], "\(statuses)")
     }
 
     /// A CONNECT (this server is no proxy) is refused with a 405 and the connection closed: the

@@ -308,7 +308,7 @@ import Testing
             }
             // A route that takes no parameters says so of one given, as the others refuse one
             // they do not know (these ignored it).
-            for path in ["/api/stats", "/api/layouts", "/api/health", "/api/openapi.yaml", "/api/items/1", "/api/items/1/original"] {
+            for path in ["/api/stats", "/api/layouts", "/api/health", "/api/openapi.yaml", "/api/items/1", "/api/items/1/original", "/api/session"] {
                 try await client.execute(uri: path + "?sise=256", method: .get) { response in
                     #expect(response.status == .badRequest, "\(path)")
                     let refused = try response.error

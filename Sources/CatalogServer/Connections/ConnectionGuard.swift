@@ -232,7 +232,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         requestTimer?.cancel()
         requestTimer = context.eventLoop.scheduleTask(in: .init(limits.requestTimeout)) { [weak self] in
             guard let self, let context = self.context else { return }
-            if self.responsesOpen == 0 {
+            // Refused before its body arrived (a 400, a 413): answered once, and closed now
+            // without a second response (a 408 ten seconds after the 413).
+            if self.responsesOpen == 0, self.requestsOpen == 0 {
                 self.refuse(context, status: "408 Request Timeout",
                             message: "the request took longer than \(limits.requestTimeout.components.seconds) s to arrive")
             } else {

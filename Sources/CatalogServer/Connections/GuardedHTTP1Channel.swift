@@ -31,7 +31,7 @@ struct GuardedHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
         }
         return http1.setup(channel: channel, logger: logger).flatMapThrowing { value in
             let operations = channel.pipeline.syncOperations
-            try operations.addHandler(HTTP1Conformance(), position: .before(try operations.handler(type: HTTP1ToHTTPServerCodec.self)))
+            try operations.addHandler(HTTP1Conformance(limits: limits), position: .before(try operations.handler(type: HTTP1ToHTTPServerCodec.self)))
             return value
         }
     }

@@ -15,7 +15,10 @@ import NIOHTTP1
 ///   one kept open for an HTTP/1.0 client says `Connection: keep-alive`.
 /// - A request with no Host (HTTP/1.1), several, or a list in one is marked for a 400 (§3.2).
 /// - A CONNECT is the connection's last: the parser reads no request after it.
-/// - An absolute-form target's host replaces Host (§3.2.2), for the loopback check to judge.
+/// - An absolute-form target's host replaces Host (§3.2.2), for the loopback check to judge; one
+///   of another scheme than http(s) is marked for a 400.
+/// - A request pipelined behind another, whose head ``ConnectionGuard`` does not count, is
+///   marked for the 431 its request line or head would have had alone (whose response closes).
 final class HTTP1Conformance: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
@@ -26,6 +29,11 @@ final class HTTP1Conformance: ChannelDuplexHandler, RemovableChannelHandler {
     private var waiting: [(version: HTTPVersion, keepAlive: Bool)] = []
     /// Set by a response head whose connection closes after its end.
     private var closeAfterEnd = false
+    let limits: ConnectionLimits
+
+    init(limits: ConnectionLimits) {
+        self.limits = limits
+    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard case .head(var head) = unwrapInboundIn(data) else {
@@ -34,6 +42,7 @@ final class HTTP1Conformance: ChannelDuplexHandler, RemovableChannelHandler {
         }
         // After a CONNECT the parser takes what follows for the tunnel's bytes, not requests:
         // it is the connection's last (refused with a 405 and closed, not left hanging).
+        let oversized = Self.oversizedHeadProblem(head, limits)
         let keepAlive = head.isKeepAlive && head.method != .CONNECT
         waiting.append((head.version, keepAlive))
         // One Host, as RFC 9112 §3.2 requires of HTTP/1.1, with nothing in it a host cannot
@@ -42,6 +51,8 @@ final class HTTP1Conformance: ChannelDuplexHandler, RemovableChannelHandler {
         // the connection's other responses; a marker the client sent is dropped first. Spaces
         // and tabs around the one Host are not part of its value (RFC 9110 §5.5): taken away.
         head.headers.remove(name: Self.refusedHost)
+        head.headers.remove(name: Self.refusedHead)
+        if let oversized { head.headers.add(name: Self.refusedHead, value: oversized) }
         // A request target in absolute form (`GET http://evil.example/api/stats`) names the host
         // itself, which then replaces Host (RFC 9112 §3.2.2): the loopback check judges it.
         if let authority = Self.authority(ofAbsoluteTarget: head.uri) {
@@ -54,7 +65,7 @@ final class HTTP1Conformance: ChannelDuplexHandler, RemovableChannelHandler {
             while host.last == " " || host.last == "\t" { host = host.dropLast() }
             if host.count != hosts[0].count { head.headers.replaceOrAdd(name: "host", value: String(host)) }
         }
-        if let problem = Self.hostProblem(head) { head.headers.add(name: Self.refusedHost, value: problem) }
+        if let problem = Self.targetProblem(head) ?? Self.hostProblem(head) { head.headers.add(name: Self.refusedHost, value: problem) }
         if !keepAlive {
             head.headers.replaceOrAdd(name: "connection", value: "close")
         }
@@ -73,6 +84,25 @@ final class HTTP1Conformance: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// The header that carries a Host problem to the router.
     static let refusedHost = "catalog-refused-host"
+    /// The header that carries an oversized head's 431 to the router.
+    static let refusedHead = "catalog-refused-head"
+
+    /// A target that is neither a path, `*`, nor an http(s) URL (`GET ftp://evil.example/api/stats`
+    /// was routed by its path, its host judged by Host). CONNECT's authority form is refused as a method.
+    static func targetProblem(_ head: HTTPRequestHead) -> String? {
+        guard head.method != .CONNECT, !head.uri.hasPrefix("/"), head.uri != "*", authority(ofAbsoluteTarget: head.uri) == nil else { return nil }
+        return "the request target must be a path or an http(s) URL, not \(head.uri.prefix(64))"
+    }
+
+    /// The limits ``ConnectionGuard`` holds a head to, for one it did not count (pipelined): its
+    /// request line and its head as sent, give or take the spaces the parser drops.
+    static func oversizedHeadProblem(_ head: HTTPRequestHead, _ limits: ConnectionLimits) -> String? {
+        let line = head.method.rawValue.utf8.count + head.uri.utf8.count + 12 // two spaces, HTTP/1.1, CRLF
+        if line > limits.maxRequestLineBytes { return "the request line is longer than \(limits.maxRequestLineBytes) bytes" }
+        let bytes = head.headers.reduce(line + 2) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 }
+        if bytes > limits.maxHeadBytes { return "the request's headers are longer than \(limits.maxHeadBytes) bytes" }
+        return nil
+    }
 
     /// What is wrong with the request's Host headers, or nil.
     static func hostProblem(_ head: HTTPRequestHead) -> String? {

@@ -11,11 +11,13 @@ struct SessionRoutes {
     let access: AccessControl?
 
     func add(to router: Router<CatalogRequestContext>) {
-        router.get(RouterPath(Self.path)) { _, _ -> Response in
-            Self.json(#"{"accessControl":\#(access != nil),"signedIn":true}"#)
+        router.get(RouterPath(Self.path)) { request, _ -> Response in
+            try APIError.refuseParameters(request)
+            return Self.json(#"{"accessControl":\#(access != nil),"signedIn":true}"#)
         }
 
         router.post(RouterPath(Self.path)) { request, context -> Response in
+            try APIError.refuseParameters(request)
             guard let access else {
                 throw APIError(status: 409, message: "access control is off on this server: there is nothing to sign in to")
             }
@@ -35,6 +37,7 @@ struct SessionRoutes {
         }
 
         router.delete(RouterPath(Self.path)) { request, _ -> Response in
+            try APIError.refuseParameters(request)
             guard let access else { return Self.json(#"{"accessControl":false,"signedIn":false}"#) }
             if request.headers[.origin] != nil, !access.isSameOrigin(request) {
                 throw APIError(status: 403, message: "a sign-out must come from this server's own gallery (its Origin header)")
