@@ -72,8 +72,11 @@ struct CatalogCommand: AsyncParsableCommand {
                 Foundation.exit(0)
             }
             // The parser's own exit, but through printError: the message may quote the input.
-            let text = fullMessage(for: error)
-            if !text.isEmpty { printError(text) }
+            // A failure is one line: a line break in what it quotes (a --db path) is written
+            // as \n, as paths are elsewhere (it split the line).
+            var text = fullMessage(for: error)
+            while text.last == "\n" { text.removeLast() }
+            if !text.isEmpty { printError(text.replacingOccurrences(of: "\r", with: "\\r").replacingOccurrences(of: "\n", with: "\\n")) }
             Foundation.exit(exitCode(for: error).rawValue)
         }
     }

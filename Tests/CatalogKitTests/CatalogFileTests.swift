@@ -42,6 +42,19 @@ import Testing
         #expect(try run(["stats", "--db", blank]).stdout.contains("items"))
     }
 
+    /// A failure is one `Error:` line, a line break in a path it names written as `\n` (a
+    /// folder's name with one split the line, as other paths are not).
+    @Test func aFailureNamingAPathWithALineBreakIsOneLine() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let library = try Library()
+        let folder = library.root.path + "/odd\ndir"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let result = try run(["list", "--db", folder + "/nope.sqlite"])
+        #expect(result.status == 1)
+        #expect(result.stderr.hasPrefix("Error: cannot open the catalog at \(library.root.path)/odd\\ndir/nope.sqlite: ")
+                && result.stderr.filter { $0 == "\n" }.count == 1 && result.stderr.hasSuffix("\n"), "\(result.stderr)")
+    }
+
     /// An import whose input cannot be read makes no catalog: the input is opened first.
     @Test func anImportOfAMissingFileMakesNoCatalog() throws {
         try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
