@@ -12,9 +12,9 @@ import Dispatch
 enum Interruption {
     nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
 
-    /// From now on, an interruption says `kept` ("interrupted: KEPT").
-    static func announce(_ kept: String) {
-        announce { kept }
+    /// From now on, an interruption says `kept` ("interrupted: KEPT"), after `beforeExit`.
+    static func announce(_ kept: String, beforeExit: @escaping @Sendable () -> Void = {}) {
+        sources = handle { number in interrupted(number, kept: kept, beforeExit: beforeExit) }
     }
 
     /// The same, `kept` asked at the interruption (what is kept changes as the command goes).
@@ -22,8 +22,10 @@ enum Interruption {
         sources = handle { number in interrupted(number, kept: kept()) }
     }
 
-    /// Says what is kept, and ends the process as signal `number` would have.
-    static func interrupted(_ number: Int32, kept: String) -> Never {
+    /// Says what is kept, and ends the process as signal `number` would have; `beforeExit`
+    /// first (what is committed made safe where it is: see `Catalog.keepCommittedInItsFile`).
+    static func interrupted(_ number: Int32, kept: String, beforeExit: () -> Void = {}) -> Never {
+        beforeExit()
         printError("interrupted: \(kept)")
         _exit(128 + number)
     }

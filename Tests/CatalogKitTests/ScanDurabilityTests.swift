@@ -78,8 +78,16 @@ import Testing
         try #require(!said.contains { $0.hasPrefix("watching ") }, "the first scan ended before the signal; make the library bigger")
         #expect(watch.terminationReason == .exit && watch.terminationStatus == 128 + SIGINT)
         #expect(said.last == "interrupted: the batches written so far are kept; the same scan again finishes the work, without reading them again", "\(said.suffix(3))")
+        // The catalog's file alone holds them, as after a scan that ends (all were in its -wal,
+        // which a copy of the file alone left behind: it had no tables). Copied before anything
+        // opens the catalog again (which would copy them over from the -wal).
+        let copy = library.root.deletingLastPathComponent().appendingPathComponent("copy-\(UUID().uuidString).sqlite").path
+        try FileManager.default.copyItem(atPath: library.catalogPath, toPath: copy)
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: copy + suffix) } }
+        let inTheFile = try DatabaseQueue(path: copy).read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM items") ?? 0 }
         let kept = try library.items().count
         #expect(kept > 0 && kept < 20_000, "\(kept) of 20,000")
+        #expect(inTheFile == kept, "\(inTheFile) in the file alone, \(kept) in the catalog")
 
         // The server: its first scan runs on a thread of its own while it answers.
         try FileManager.default.removeItem(atPath: library.catalogPath) // a first scan again, from nothing

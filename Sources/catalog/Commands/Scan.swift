@@ -94,9 +94,10 @@ struct Scan: ParsableCommand {
             throw ExitCode(1)
         }
         if watch { return try runWatching(options) }
-        Interruption.announce(Self.interruptedScan)
+        let opened = try catalog.open()
+        Interruption.announce(Self.interruptedScan, beforeExit: opened.keepCommittedInItsFile)
         let interactive = isatty(STDERR_FILENO) == 1 && !progressLines
-        let summary = try catalog.open().scan(roots, options: options, progress: progressLines ? { progress in
+        let summary = try opened.scan(roots, options: options, progress: progressLines ? { progress in
             printError("committed \(progress.committedFiles)")
         } : interactive ? { progress in
             let rate = progress.elapsedSeconds > 0 ? Int(Double(progress.files) / progress.elapsedSeconds) : 0
@@ -164,8 +165,11 @@ extension Scan {
     func runWatching(_ options: ScanOptions) throws {
         let stop = StopFlag()
         let firstScanned = StopFlag()
+        let opened = try catalog.open()
         let signals = Interruption.handle { number in
-            guard firstScanned.isStopped else { Interruption.interrupted(number, kept: Self.interruptedScan) }
+            guard firstScanned.isStopped else {
+                Interruption.interrupted(number, kept: Self.interruptedScan, beforeExit: opened.keepCommittedInItsFile)
+            }
             stop.stop()
         }
         defer { signals.forEach { $0.cancel() } }
@@ -173,7 +177,7 @@ extension Scan {
         var settings = WatchSettings()
         settings.folderLimit = watchFolderLimit
         if let rescanInterval { settings.fallbackInterval = .seconds(rescanInterval) }
-        try catalog.open().watch(roots, options: options, settings: settings, stop: stop) { event in
+        try opened.watch(roots, options: options, settings: settings, stop: stop) { event in
             switch event {
             case .watching(let summary, let folders):
                 firstScanned.stop()
