@@ -71,11 +71,13 @@ public final class Catalog: Sendable {
     /// Where the catalog is (a file path, or a PostgreSQL URL).
     public var location: String { store.location }
 
-    /// For a process about to end at once (an interruption) with a write under way: an SQLite
-    /// catalog's committed batches copied from its -wal into its file, so that the file alone
-    /// holds them (a copy made without the -wal). Waits for nothing; PostgreSQL: nothing to do.
-    public func keepCommittedInItsFile() {
-        (store as? SQLiteStore)?.checkpointCommitted()
+    /// For a process ending at once (an interruption) with a write under way: `end` (which ends
+    /// it) called once an SQLite catalog's committed batches are copied from its -wal into its
+    /// file, so that the file alone holds them (a copy made without the -wal), after the batch
+    /// under way commits. PostgreSQL: `end` at once.
+    public func endKeepingCommittedInItsFile(_ end: () -> Never) -> Never {
+        (store as? SQLiteStore)?.checkpointCommitted(thenEnd: end)
+        end()
     }
     /// The catalog's file, for one in SQLite; nil for one in PostgreSQL.
     var file: String? { PostgresLocation.isURL(location) ? nil : location }

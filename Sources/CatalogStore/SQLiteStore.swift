@@ -280,17 +280,18 @@ package final class SQLiteStore: CatalogBackend {
         }
     }
 
-    /// Copies what is committed from the WAL into the catalog's file, waiting for no lock
-    /// (PASSIVE), on a connection of its own: for a process about to end at an interruption
-    /// with its writer mid-batch (which never closes the store, so never checkpoints), so that
-    /// the catalog's file alone holds every batch committed (it had no tables after an
-    /// interrupted first scan: all of it was in the -wal).
-    package func checkpointCommitted() {
-        var configuration = Configuration()
-        configuration.busyMode = .immediateError
-        guard let connection = try? DatabaseQueue(path: filesPath, configuration: configuration) else { return }
-        _ = try? connection.inDatabase { db in try db.execute(sql: "PRAGMA wal_checkpoint(PASSIVE)") }
-        try? connection.close()
+    /// Copies what is committed from the WAL into the catalog's file, then calls `end`, which
+    /// ends the process: for a process ending at an interruption with its writer mid-batch
+    /// (which never closes the store, so never checkpoints), so that the catalog's file alone
+    /// holds every batch committed (it had no tables after an interrupted first scan: all of
+    /// it was in the -wal). On the writer's own connection, once the batch under way is
+    /// committed, and `end` called there: no batch commits after the copy. Returns (without
+    /// calling `end`) when the writer cannot be had.
+    package func checkpointCommitted(thenEnd end: () -> Never) {
+        _ = try? pool.writeWithoutTransaction { db -> Void in
+            try? db.execute(sql: "PRAGMA wal_checkpoint(PASSIVE)")
+            end()
+        }
     }
 
     /// `flock` on `<catalog>.lock`: released when the process ends, however it ends.

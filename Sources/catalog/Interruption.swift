@@ -12,9 +12,9 @@ import Dispatch
 enum Interruption {
     nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
 
-    /// From now on, an interruption says `kept` ("interrupted: KEPT"), after `beforeExit`.
-    static func announce(_ kept: String, beforeExit: @escaping @Sendable () -> Void = {}) {
-        sources = handle { number in interrupted(number, kept: kept, beforeExit: beforeExit) }
+    /// From now on, an interruption says `kept` ("interrupted: KEPT"), ending through `ending`.
+    static func announce(_ kept: String, endingThrough ending: @escaping @Sendable (() -> Never) -> Never = { $0() }) {
+        sources = handle { number in interrupted(number, kept: kept, endingThrough: ending) }
     }
 
     /// The same, `kept` asked at the interruption (what is kept changes as the command goes).
@@ -22,12 +22,13 @@ enum Interruption {
         sources = handle { number in interrupted(number, kept: kept()) }
     }
 
-    /// Says what is kept, and ends the process as signal `number` would have; `beforeExit`
-    /// first (what is committed made safe where it is: see `Catalog.keepCommittedInItsFile`).
-    static func interrupted(_ number: Int32, kept: String, beforeExit: () -> Void = {}) -> Never {
-        beforeExit()
-        printError("interrupted: \(kept)")
-        _exit(128 + number)
+    /// Says what is kept, and ends the process as signal `number` would have; through `ending`,
+    /// which may first make what is committed safe (`Catalog.endKeepingCommittedInItsFile`).
+    static func interrupted(_ number: Int32, kept: String, endingThrough ending: (() -> Never) -> Never = { $0() }) -> Never {
+        ending {
+            printError("interrupted: \(kept)")
+            _exit(128 + number)
+        }
     }
 
     /// Calls `body` with the signal's number on SIGINT, SIGTERM or SIGHUP instead of their

@@ -113,6 +113,17 @@ import Testing
         #expect(try library.items().count == 20_000)
     }
 
+    /// A scan that ends leaves what it wrote in the catalog's file, its -wal folded in and gone:
+    /// a copy of the file alone holds it all.
+    @Test func aScanThatEndsLeavesItsWorkInTheCatalogsFile() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
+        let library = try bigLibrary(files: 300)
+        let result = try BuiltTool.run(["scan", "--db", library.catalogPath, library.root.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: library.catalogPath + "-wal"), "the -wal left beside it")
+        #expect(try library.items().count == 300)
+    }
+
     @Test func aScanKilledMidwayLeavesAConsistentCatalog_thatTheNextScanCompletes() throws {
         try #require(FileManager.default.isExecutableFile(atPath: BuiltTool.catalog.path), "build the catalog binary first (swift build)")
         let library = try bigLibrary(files: 3000)

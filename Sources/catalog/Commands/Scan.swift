@@ -95,7 +95,12 @@ struct Scan: ParsableCommand {
         }
         if watch { return try runWatching(options) }
         let opened = try catalog.open()
-        Interruption.announce(Self.interruptedScan, beforeExit: opened.keepCommittedInItsFile)
+        // Held weakly: the handler outlives the scan, and the store closes (folding its -wal
+        // into the file) only when the last reference goes.
+        Interruption.announce(Self.interruptedScan) { [weak opened] end in
+            guard let opened else { end() }
+            opened.endKeepingCommittedInItsFile(end)
+        }
         let interactive = isatty(STDERR_FILENO) == 1 && !progressLines
         let summary = try opened.scan(roots, options: options, progress: progressLines ? { progress in
             printError("committed \(progress.committedFiles)")
@@ -168,7 +173,10 @@ extension Scan {
         let opened = try catalog.open()
         let signals = Interruption.handle { number in
             guard firstScanned.isStopped else {
-                Interruption.interrupted(number, kept: Self.interruptedScan, beforeExit: opened.keepCommittedInItsFile)
+                Interruption.interrupted(number, kept: Self.interruptedScan) { [weak opened] end in
+                    guard let opened else { end() }
+                    opened.endKeepingCommittedInItsFile(end)
+                }
             }
             stop.stop()
         }
