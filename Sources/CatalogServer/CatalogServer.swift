@@ -51,7 +51,7 @@ public enum CatalogServer {
         /// The window those failures are counted over.
         public var failureWindow: Duration = .seconds(60)
         /// The address clients use (`https://photos.example.com/`): sign-ins must come from its
-        /// origin, and its cookies are `Secure` when it is https.
+        /// origin (or the request's own Host, as without it), and its cookies are `Secure` when it is https.
         public var publicURL: String?
         /// Peers (a reverse proxy's address) whose `X-Forwarded-For` names the client.
         public var trustedProxies: [String] = []
