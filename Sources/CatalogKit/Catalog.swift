@@ -95,6 +95,11 @@ public final class Catalog: Sendable {
         try store.identity()
     }
 
+    /// The generation and the identity, in one read.
+    public func generationAndIdentity() throws(StoreError) -> (generation: Int64, identity: String) {
+        try store.generationAndIdentity()
+    }
+
     // MARK: Scanning and importing
 
     /// Scans `roots` (folders, made absolute): new and changed images are probed and stored,

@@ -28,6 +28,9 @@ package protocol CatalogReading: Sendable {
     /// again): when it was made, to the second, and on SQLite its layout file's random id (the
     /// server's ETags).
     func identity() throws(StoreError) -> String
+    /// Both at once (one read): what a server revalidates its memory with, whose cached pages
+    /// are another catalog's when the identity moved (a database dropped and made again).
+    func generationAndIdentity() throws(StoreError) -> (generation: Int64, identity: String)
     /// Items in `order`, skipping `offset`, at most `limit` (nil: all).
     func items(order: ItemOrder, limit: Int?, offset: Int) throws(StoreError) -> [ItemRow]
     /// The same items handed to `body` one at a time as they are read, from one snapshot,

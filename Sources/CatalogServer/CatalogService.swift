@@ -98,6 +98,8 @@ final class CatalogService: Sendable {
     /// read, "" (responses go untagged) until a read in the background has it. Synchronous: an async
     /// call here cost every response a hop between threads (a tenth of the pages a second).
     func made() -> String {
+        // As last read with the generation (a PostgreSQL database made again at the URL is another catalog).
+        if let identity = pages.knownIdentity() { return identity }
         let (known, start) = knownMade.withLock { state -> (String?, Bool) in
             guard state.identity == nil, !state.reading else { return (state.identity, false) }
             state.reading = true

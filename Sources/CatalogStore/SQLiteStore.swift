@@ -309,7 +309,14 @@ package final class SQLiteStore: CatalogBackend {
     }
 
     package func identity() throws(StoreError) -> String {
-        try read { db in try String.fetchOne(db, sql: "SELECT created_at || ' ' || layout_file_id FROM catalog") ?? "" }
+        try generationAndIdentity().identity
+    }
+
+    package func generationAndIdentity() throws(StoreError) -> (generation: Int64, identity: String) {
+        try read { db in
+            let row = try Row.fetchOne(db, sql: "SELECT generation, created_at || ' ' || layout_file_id FROM catalog")
+            return (row?[0] ?? 0, row?[1] ?? "")
+        }
     }
 
     /// Runs `body` in a read transaction: one consistent snapshot, whatever a scan is writing.

@@ -198,7 +198,19 @@ package final class PostgresStore: CatalogBackend {
     }
 
     package func identity() throws(StoreError) -> String {
-        try read { session in try session.value("SELECT created_at FROM catalog", as: String.self) ?? "" }
+        try generationAndIdentity().identity
+    }
+
+    /// The identity: when the catalog was made, to the second, and its database's oid, which a
+    /// database dropped and made again (within that second too) does not keep; a replica's is
+    /// its primary's.
+    package func generationAndIdentity() throws(StoreError) -> (generation: Int64, identity: String) {
+        let read = try read { session in
+            try session.rows("SELECT generation, created_at || ' ' || (SELECT oid FROM pg_database WHERE datname = current_database())::text FROM catalog")
+                .first.map { try $0.decode((Int64, String).self) } ?? (Int64(0), "")
+        }
+        listener.read(generation: read.0)
+        return (read.0, read.1)
     }
 
     /// Runs `body` on a connection of the readers (a replica with `--read-db`; the primary with

@@ -99,13 +99,22 @@ import Testing
         // The listener is connected (a stamp is given once the generation was read since).
         try waitFor { _ = try pages.generation(); return server.store.changeStamp() != nil }
         let epoch = try #require(server.store.changeStamp()).stamp[0]
-        _ = try server.page(PageRequest(query: "width=375&cols=2")) // reads the order data into memory
+        let cached = try PageRequest(query: "width=375&cols=2")
+        _ = try server.page(cached) // reads the order data into memory, and stores the layout
+        let old = try #require(try pages.page(cached)) // its windows kept
+        let identity = pages.knownIdentity()
 
         _ = try TestPostgres.psql("postgres", "DROP DATABASE \(database) WITH (FORCE)")
         _ = try TestPostgres.psql("postgres", "CREATE DATABASE \(database)")
         _ = try Catalog.open(at: url).importItems(PagerTests.importRows(200, seed: 2))
         try waitFor { _ = try? pages.generation(); return server.store.changeStamp().map { $0.stamp[0] != epoch } ?? false } // connected again
         let fresh = try Catalog.open(at: url) // a process that never saw the first database
+        // The page cache's windows were the first database's, at its generation 1 as the new
+        // one's: it served them, and the server's ETags (the identity) stayed the first one's.
+        let now = try fresh.page(cached) // stores the new one's layout
+        let freshIdentity = try fresh.identity()
+        #expect(pages.knownIdentity() != identity && pages.knownIdentity() == freshIdentity)
+        #expect(try pages.page(cached)?.items == now.items && now.items != old.items)
         for query in ["width=414&cols=3", "width=320&cols=4&sections=month"] {
             let request = try PageRequest(query: query)
             var served: Page?

@@ -34,6 +34,8 @@ public final class PageCache: Sendable {
         /// When the generation was last read (nanoseconds since 1970).
         var readAt: Int64 = 0
         var generation: Int64 = -1
+        /// The catalog's identity read with it (`Catalog.identity`).
+        var identity: String?
     }
 
     struct State {
@@ -108,13 +110,20 @@ public final class PageCache: Sendable {
         if let known = knownGeneration() { return known }
         let stamp = catalog.store.changeStamp()
         let readAt = WallClock.nanoseconds()
-        let generation = try catalog.generation()
-        known.withLock { known in
-            known.stamp = stamp?.stamp
-            known.readAt = readAt
-            known.generation = generation
+        let (generation, identity) = try catalog.generationAndIdentity()
+        let another = known.withLock { known in
+            defer { (known.stamp, known.readAt, known.generation, known.identity) = (stamp?.stamp, readAt, generation, identity) }
+            return known.identity != nil && known.identity != identity
         }
+        // Another catalog at the same place (a PostgreSQL database dropped and made again): its
+        // generations count from 1 again, and the pages kept are the old one's.
+        if another { state.withLock { $0 = State() } }
         return generation
+    }
+
+    /// The catalog's identity as last read with the generation; nil before the first read.
+    public func knownIdentity() -> String? {
+        known.withLock { $0.identity }
     }
 
     /// The generation without reading the catalog, when the change stamp vouches for it (no
