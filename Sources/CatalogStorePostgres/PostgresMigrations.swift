@@ -95,6 +95,16 @@ enum PostgresMigrations {
     private static func pending(_ session: PostgresSession, location: String) throws -> [(id: String, sql: String)] {
         let tables = try session.rows("SELECT tablename::text FROM pg_tables WHERE schemaname = current_schema()").map { try $0.decode(String.self) }
         if tables.isEmpty {
+            // An application's tables in a schema of their own (`app.users`) make it no empty
+            // database either: it was made a catalog beside them.
+            let elsewhere = try session.rows("""
+                SELECT (schemaname || '.' || tablename)::text FROM pg_tables
+                WHERE schemaname NOT IN ('pg_catalog', 'information_schema') AND schemaname NOT LIKE 'pg\\_%'
+                ORDER BY 1 LIMIT 5
+                """).map { try $0.decode(String.self) }
+            if !elsewhere.isEmpty {
+                throw StoreError.notACatalog(path: location, reason: "a PostgreSQL database with other tables (\(elsewhere.joined(separator: ", ")))")
+            }
             // Keys, paths, titles and addresses are UTF-8, which the server stores as they come in
             // a database of SQL_ASCII too. No new catalog in one of another encoding (LATIN1): it
             // stored them as its own characters, and pages, which convert them to UTF-8 in SQL,

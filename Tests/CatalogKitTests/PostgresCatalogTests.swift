@@ -94,6 +94,14 @@ import Testing
         #expect(StoreError.notACatalog(path: "postgres-backup.sqlite", reason: "r").description.hasSuffix("A catalog needs a file of its own: name a new one with --db or CATALOG_DB."))
         #expect(try TestPostgres.psql(database, "SELECT string_agg(tablename, ',') FROM pg_tables WHERE schemaname = 'public'")
             .trimmingCharacters(in: .whitespacesAndNewlines) == "invoices")
+        // Tables in a schema of their own too (it was taken for an empty database, and made a catalog beside them).
+        let other = try TestPostgres.newDatabase()
+        let otherName = try #require(URLComponents(string: other)?.path.dropFirst()).description
+        try TestPostgres.psql(otherName, "CREATE SCHEMA app; CREATE TABLE app.users (id int); INSERT INTO app.users VALUES (1)")
+        #expect(throws: StoreError.notACatalog(path: other, reason: "a PostgreSQL database with other tables (app.users)")) {
+            try Catalog.open(at: other)
+        }
+        #expect(try TestPostgres.psql(otherName, "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'").trimmingCharacters(in: .whitespacesAndNewlines) == "0")
     }
 
     @Test func aCatalogWrittenByANewerVersion_isRefusedWithTheSameMessageAsOnSQLite() throws {
