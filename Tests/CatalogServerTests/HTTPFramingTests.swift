@@ -132,6 +132,23 @@ import Testing
         #expect(statuses == ["400"], "\(statuses)")
     }
 
+    /// A request that says `Expect: 100-continue` gets its 100 before it sends its body (curl
+    /// sends one past 1 KiB of body and waited a second for it at every sign-in), then its
+    /// response; a pipelined one behind it gets no 100 in the middle of that response.
+    @Test func aRequestExpecting100Continue_getsIt() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: ServeBinaryTests.binary.path), "build the catalog binary first (swift build)")
+        let served = try ServedCatalog(imported: 1)
+        let server = try ServeBinaryTests.Server(["--db", served.path])
+        let body = #"{"token":"x"}"#
+        let connection = try RawConnection(port: server.port)
+        connection.send("POST /api/session HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nContent-Type: application/json\r\n"
+            + "Content-Length: \(body.utf8.count)\r\nExpect: 100-continue\r\n\r\n")
+        #expect(connection.waitFor(.seconds(10)) { $0.hasPrefix("HTTP/1.1 100 Continue\r\n\r\n") }, "\(connection.text)")
+        connection.send(body)
+        #expect(connection.waitFor(.seconds(10)) { $0.contains("HTTP/1.1 409") }, "\(connection.text)") // access control is off
+        #expect(connection.text.components(separatedBy: "HTTP/1.1 ").count == 3, "one 100, one response: \(connection.text)")
+    }
+
     /// A CONNECT (this server is no proxy) is refused with a 405 and the connection closed: the
     /// parser takes what follows it for a tunnel's bytes, and a request pipelined behind it, or
     /// sent later, was never answered until the idle timeout.

@@ -15,6 +15,7 @@ import NIOHTTP1
 ///   one kept open for an HTTP/1.0 client says `Connection: keep-alive`.
 /// - A request with no Host (HTTP/1.1), several, or a list in one is marked for a 400 (§3.2).
 /// - A CONNECT is the connection's last: the parser reads no request after it.
+/// - A request that expects `100 Continue` (RFC 9110 §10.1.1) gets it, before its body comes.
 /// - An absolute-form target's host replaces Host (§3.2.2), for the loopback check to judge; one
 ///   of another scheme than http(s) is marked for a 400.
 /// - A request pipelined behind another, whose head ``ConnectionGuard`` does not count, is
@@ -44,6 +45,11 @@ final class HTTP1Conformance: ChannelDuplexHandler, RemovableChannelHandler {
         // it is the connection's last (refused with a 405 and closed, not left hanging).
         let oversized = Self.oversizedHeadProblem(head, limits)
         let keepAlive = head.isKeepAlive && head.method != .CONNECT
+        // `Expect: 100-continue` (curl's for a body past 1 KiB, and others'): the client waits
+        // for a 100 before it sends the body, and without one waited its own timeout (a second
+        // with curl) on every sign-in. Not behind a response still under way, which it would cut.
+        let continues = waiting.isEmpty && head.version == .http1_1
+            && head.headers["expect"].contains { $0.lowercased() == "100-continue" }
         waiting.append((head.version, keepAlive))
         // One Host, as RFC 9112 §3.2 requires of HTTP/1.1, with nothing in it a host cannot
         // have; the types codec keeps only the first of several, which the loopback check would
@@ -68,6 +74,9 @@ final class HTTP1Conformance: ChannelDuplexHandler, RemovableChannelHandler {
         if let problem = Self.targetProblem(head) ?? Self.hostProblem(head) { head.headers.add(name: Self.refusedHost, value: problem) }
         if !keepAlive {
             head.headers.replaceOrAdd(name: "connection", value: "close")
+        }
+        if continues {
+            context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .continue))), promise: nil)
         }
         context.fireChannelRead(wrapInboundOut(.head(head)))
     }
