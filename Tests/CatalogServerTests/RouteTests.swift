@@ -222,6 +222,11 @@ import Testing
                 #expect(response.text == ItemText.json(listed[0]))
                 #expect(response.headers[.catalogGeneration] != nil)
             }
+            // Its id percent-encoded is the same URI (it was a 400, "got %31").
+            let encoded = String(listed[0].id).unicodeScalars.map { "%" + String($0.value, radix: 16, uppercase: true) }.joined()
+            try await client.execute(uri: "/api/items/\(encoded)", method: .get) { response in
+                #expect(response.status == .ok && response.text == ItemText.json(listed[0]), "\(encoded)")
+            }
             try await client.execute(uri: "/api/items/424242", method: .get) { response in
                 #expect(response.status == .notFound)
                 let refused = try response.error

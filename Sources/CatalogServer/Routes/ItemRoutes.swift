@@ -63,7 +63,9 @@ struct ItemRoutes {
     }
 
     static func id(_ context: CatalogRequestContext) throws -> Int64 {
-        let text = context.parameters.get("id") ?? ""
+        // Percent-decoded, as the query's values are: `%31` is the same URI as `1` (RFC 3986 §6.2.2.2).
+        let raw = context.parameters.get("id") ?? ""
+        let text = raw.removingPercentEncoding ?? raw
         guard let id = Int64(text) else {
             throw APIError(status: 400, message: "id must be an item id (a whole number), got \"\(text)\"", parameter: "id")
         }
