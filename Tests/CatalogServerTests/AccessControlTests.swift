@@ -159,6 +159,16 @@ import Testing
         var forged = Array(cookie)
         forged[forged.count - 2] = forged[forged.count - 2] == "A" ? "B" : "A"
         #expect(try RawConnection.request(port: server.port, "/api/items", headers: ["Cookie": String(forged)]).status == 401, "a changed signature")
+        // The same signature written otherwise (the last character's unused bits flipped, or
+        // padded): one cookie string per session, as this server writes it (these passed).
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        let lastCharacter = try #require(cookie.last)
+        let last = try #require(alphabet.firstIndex(of: lastCharacter))
+        for respelled in [String(cookie.dropLast()) + String(alphabet[last ^ 1]), cookie + "="] {
+            #expect(try RawConnection.request(port: server.port, "/api/items", headers: ["Cookie": respelled]).status == 401, "\(respelled)")
+        }
+        // Two cookies of its name (another path's): the valid one signs in, wherever it stands.
+        #expect(try RawConnection.request(port: server.port, "/api/items", headers: ["Cookie": "catalog_session=v1.x.1.y; " + cookie]).status == 200)
         let longer = cookie.replacingOccurrences(of: #"\.(\d+)\."#, with: ".9999999999.", options: .regularExpression)
         #expect(try RawConnection.request(port: server.port, "/api/items", headers: ["Cookie": longer]).status == 401, "a longer expiry, unsigned")
 

@@ -38,10 +38,22 @@ struct SessionCookie: Sendable {
     /// Checks the session in a `Cookie` header, if it has one. A session that would outlast
     /// this server's lifetime from now (made while `--session-days` was longer) is stale: a
     /// shorter lifetime holds for the sessions that exist too.
+    /// A browser may send two cookies of that name (another path's or domain's): the session is
+    /// the first valid one, else stale if any is, else forged (a valid session was refused, and
+    /// counted a failure, behind another's).
     func verify(cookieHeader: String?, tokens: AccessTokens, now: Date = Date()) -> Verdict? {
-        guard let value = Self.value(in: cookieHeader) else { return nil }
+        let verdicts = Self.values(in: cookieHeader).map { verify(value: $0, tokens: tokens, now: now) }
+        guard !verdicts.isEmpty else { return nil }
+        for verdict in verdicts { if case .valid = verdict { return verdict } }
+        return verdicts.contains { if case .stale = $0 { true } else { false } } ? .stale : .forged
+    }
+
+    private func verify(value: Substring, tokens: AccessTokens, now: Date) -> Verdict {
         let parts = value.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 4, parts[0] == "v1", let expires = Int64(parts[2]), let mac = Base64URL.decode(parts[3]) else { return .forged }
+        // The MAC as this server writes it, byte for byte: base64url's decoder ignores the
+        // unused bits of the last character, so that several strings passed for one signature.
+        guard parts.count == 4, parts[0] == "v1", let expires = Int64(parts[2]), let mac = Base64URL.decode(parts[3]),
+              Base64URL.encode(mac) == parts[3] else { return .forged }
         guard let token = tokens.token(fingerprint: parts[1]) else { return .stale }
         let payload = Data(parts[0...2].joined(separator: ".").utf8)
         guard HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: payload, using: token.sessionKey) else { return .forged }
@@ -49,13 +61,12 @@ struct SessionCookie: Sendable {
         return expires > seconds && expires <= seconds + lifetime.components.seconds ? .valid(token) : .stale
     }
 
-    /// The session cookie's value among a `Cookie` header's pairs.
-    static func value(in header: String?) -> Substring? {
-        guard let header else { return nil }
-        for pair in header.split(separator: ";") {
+    /// Every value of the session cookie among a `Cookie` header's pairs, in order.
+    static func values(in header: String?) -> [Substring] {
+        guard let header else { return [] }
+        return header.split(separator: ";").compactMap { pair in
             let trimmed = pair.drop { $0 == " " }
-            if trimmed.hasPrefix(name + "=") { return trimmed.dropFirst(name.count + 1) }
+            return trimmed.hasPrefix(name + "=") ? trimmed.dropFirst(name.count + 1) : nil
         }
-        return nil
     }
 }
