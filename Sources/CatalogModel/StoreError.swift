@@ -102,8 +102,11 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
             "cannot reach the catalog's database at \(path) (\(reason)); what was committed before is kept. Try again once it is back."
         case .full(let path, let reason):
             "the disk is full: \(reason) (the catalog at \(path)); what was committed before is kept. Free some space and try again."
+        case .notPermitted(let path, let reason) where path.hasPrefix("postgres://") || path.hasPrefix("postgresql://"):
+            "the catalog at \(path) does not let this user do that (\(reason)); nothing was written. Use a role that may, or ask the catalog's owner for the grants."
         case .notPermitted(let path, let reason):
-            "the catalog at \(path) does not let this user do that (\(reason)); nothing was written. Use a user that may, or ask the catalog's owner for the grants."
+            // An SQLite file's reasons say what to do (run as its owner, chmod); "grants" are PostgreSQL's.
+            "the catalog at \(path) does not let this user do that: \(reason); nothing was written"
         case .damaged(let path, let reason, .catalog):
             "the catalog at \(path) is damaged (\(reason)); nothing was changed. Restore a backup, or \(Self.recovery(path))"
         case .damaged(let path, let reason, .layouts):

@@ -85,7 +85,9 @@ extension SQLiteStore {
         // A catalog this user may read but not write, opened because its -wal and -shm were there
         // (left by a process that was killed): a write says why, as an opening refused for it does.
         if let error = error as? DatabaseError, error.resultCode == .SQLITE_READONLY, let reason = Self.unwritable(path) {
-            return .notPermitted(path: path, reason: reason)
+            // Not "which SQLite needs even to read": it has just read.
+            return .notPermitted(path: path, reason: reason == Self.unwritableReason
+                                 ? "this user cannot write it or its folder: run catalog as the catalog's owner, or copy it" : reason)
         }
         // The catalog writable, its file of stored layouts not (another user's, who made it):
         // a page is made all the same, its layout not stored (`Pager`), and `layout` says why.
