@@ -98,6 +98,12 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
             "another process began storing this layout of \(path) while this one was storing it, and stores it instead; nothing was stored by this one. catalog layouts lists it once that one finishes."
         case .invalidInput(let line, let reason):
             "line \(line): \(reason)"
+        case .unreachable(let path, let reason) where reason.contains("SQLSTATE 53300"):
+            // Reached, and full: waiting for it "to be back" would not help if this process holds
+            // the connections (a server, its listener and a reader, under CONNECTION LIMIT 2).
+            "the catalog's database at \(path) has no room for another connection (\(reason)): its max_connections or the role's "
+                + "CONNECTION LIMIT is reached, by this process or others; what was committed before is kept. Try again once one is free, or raise the limit "
+                + "(a server that scans needs at least 3 connections: its listener, the scan's and one to read)."
         case .unreachable(let path, let reason):
             "cannot reach the catalog's database at \(path) (\(reason)); what was committed before is kept. Try again once it is back."
         case .full(let path, let reason):

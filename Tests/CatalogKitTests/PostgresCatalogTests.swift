@@ -92,6 +92,9 @@ import Testing
         }
         #expect(StoreError.notACatalog(path: url, reason: "r").description.hasSuffix("it was not modified. A catalog needs a database of its own: name a new one with --db or CATALOG_DB."))
         #expect(StoreError.notACatalog(path: "postgres-backup.sqlite", reason: "r").description.hasSuffix("A catalog needs a file of its own: name a new one with --db or CATALOG_DB."))
+        // A database at its connection limit was reached: not "cannot reach ... once it is back".
+        let full = StoreError.unreachable(path: url, reason: #"too many connections for role "r" (SQLSTATE 53300)"#).description
+        #expect(full.hasPrefix("the catalog's database at \(url) has no room for another connection (") && !full.contains("cannot reach"), "\(full)")
         #expect(try TestPostgres.psql(database, "SELECT string_agg(tablename, ',') FROM pg_tables WHERE schemaname = 'public'")
             .trimmingCharacters(in: .whitespacesAndNewlines) == "invoices")
         // Tables in a schema of their own too (it was taken for an empty database, and made a catalog beside them).

@@ -14,25 +14,25 @@ struct ItemRoutes {
             var list = try ListRequest(parameters: PageRequest.parameters(query: httpRequest.uri.query ?? ""),
                                        limitRange: 0...ListRequest.maximumLimit)
             list.limit = list.limit ?? Self.defaultLimit
-            let (catalog, pages) = (service.catalog, service.pages)
+            let catalog = service.catalog
             let request = list
-            let listed = try await service.run {
-                _ = try pages.generation() // the identity its tag carries, read again if the catalog moved
-                return try catalog.list(request) // one snapshot
-            }
+            // One snapshot; and the identity its tag carries, read (a database made again at the
+            // URL is another catalog, whose generations count from 1 again).
+            let (listed, identity) = try await service.run { (try catalog.list(request), try catalog.identity()) }
             let body = #"{"items":[\#(listed.items.map(ItemText.json).joined(separator: ","))],"total":\#(listed.total),"#
                 + #""offset":\#(list.offset),"limit":\#(list.limit ?? 0),"generation":\#(listed.generation)}"#
-            return JSONResponse.make(body, request: httpRequest, generation: listed.generation, made: service.made())
+            return JSONResponse.make(body, request: httpRequest, generation: listed.generation, made: identity)
         }
 
         router.get("/api/items/{id}") { request, context -> Response in
             try APIError.refuseParameters(request)
             let id = try Self.id(context)
-            let (catalog, pages) = (service.catalog, service.pages)
-            // The generation as the pages have it, with the identity the tag carries.
-            let (generation, item) = try await service.run { (try pages.generation(), try catalog.item(id: id)) }
+            let catalog = service.catalog
+            // The generation with the identity the tag carries, in one read.
+            let (read, item) = try await service.run { (try catalog.generationAndIdentity(), try catalog.item(id: id)) }
+            let (generation, identity) = (read.generation, read.identity)
             guard let item else { throw APIError(status: 404, message: "there is no item with id \(id)", parameter: "id") }
-            return JSONResponse.make(ItemText.json(item), request: request, generation: generation, made: service.made())
+            return JSONResponse.make(ItemText.json(item), request: request, generation: generation, made: identity)
         }
 
         router.get("/api/items/{id}/original") { request, context -> Response in
