@@ -16,5 +16,7 @@ struct CatalogRequestContext: RequestContext, RemoteAddressRequestContext {
     }
 
     /// The only body the server reads is a sign-in's.
-    var maxUploadSize: Int { 4096 }
+    var maxUploadSize: Int { Self.uploadLimit }
+    /// The largest body a route reads (a sign-in's).
+    static let uploadLimit = 4096
 }

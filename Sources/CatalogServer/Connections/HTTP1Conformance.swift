@@ -30,6 +30,9 @@ final class HTTP1Conformance: ChannelDuplexHandler, RemovableChannelHandler {
     private var waiting: [(version: HTTPVersion, keepAlive: Bool)] = []
     /// Set by a response head whose connection closes after its end.
     private var closeAfterEnd = false
+    /// Requests whose response has not ended: a head that comes meanwhile is pipelined, one
+    /// ``ConnectionGuard`` did not count, and no `100 Continue` may cut into that response.
+    private var unfinished = 0
     let limits: ConnectionLimits
 
     init(limits: ConnectionLimits) {
@@ -43,13 +46,10 @@ final class HTTP1Conformance: ChannelDuplexHandler, RemovableChannelHandler {
         }
         // After a CONNECT the parser takes what follows for the tunnel's bytes, not requests:
         // it is the connection's last (refused with a 405 and closed, not left hanging).
-        let oversized = Self.oversizedHeadProblem(head, limits)
+        let pipelined = unfinished > 0
+        unfinished += 1
+        let oversized = pipelined ? Self.oversizedHeadProblem(head, limits) : nil
         let keepAlive = head.isKeepAlive && head.method != .CONNECT
-        // `Expect: 100-continue` (curl's for a body past 1 KiB, and others'): the client waits
-        // for a 100 before it sends the body, and without one waited its own timeout (a second
-        // with curl) on every sign-in. Not behind a response still under way, which it would cut.
-        let continues = waiting.isEmpty && head.version == .http1_1
-            && head.headers["expect"].contains { $0.lowercased() == "100-continue" }
         waiting.append((head.version, keepAlive))
         // One Host, as RFC 9112 §3.2 requires of HTTP/1.1, with nothing in it a host cannot
         // have; the types codec keeps only the first of several, which the loopback check would
@@ -75,7 +75,15 @@ final class HTTP1Conformance: ChannelDuplexHandler, RemovableChannelHandler {
         if !keepAlive {
             head.headers.replaceOrAdd(name: "connection", value: "close")
         }
-        if continues {
+        // `Expect: 100-continue` (curl's for a body past 1 KiB, and others'): the client waits
+        // for a 100 before it sends the body, and without one waited its own timeout (a second
+        // with curl) on every sign-in. Only for a body the server will read (a sign-in within
+        // its limit, not refused already): a final status comes at once for the rest, before
+        // the body is sent. Not behind a response still under way, which it would cut.
+        if !pipelined, head.version == .http1_1, head.headers["expect"].contains(where: { $0.lowercased() == "100-continue" }),
+           head.method == .POST, head.uri.split(separator: "?").first == "/api/session",
+           let length = head.headers["content-length"].first.flatMap({ Int($0) }), length <= Self.signInBodyLimit,
+           !head.headers.contains(name: Self.refusedHost), !head.headers.contains(name: Self.refusedHead) {
             context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .continue))), promise: nil)
         }
         context.fireChannelRead(wrapInboundOut(.head(head)))
@@ -104,14 +112,18 @@ final class HTTP1Conformance: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     /// The limits ``ConnectionGuard`` holds a head to, for one it did not count (pipelined): its
-    /// request line and its head as sent, give or take the spaces the parser drops.
+    /// request line (with its CR, as the guard counts it) and its head, at the fewest bytes they
+    /// can have been sent in (`Name:value`, one space in the line): never more than the guard's.
     static func oversizedHeadProblem(_ head: HTTPRequestHead, _ limits: ConnectionLimits) -> String? {
-        let line = head.method.rawValue.utf8.count + head.uri.utf8.count + 12 // two spaces, HTTP/1.1, CRLF
-        if line > limits.maxRequestLineBytes { return "the request line is longer than \(limits.maxRequestLineBytes) bytes" }
-        let bytes = head.headers.reduce(line + 2) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 }
+        let line = head.method.rawValue.utf8.count + head.uri.utf8.count + 10 // two spaces, HTTP/1.1
+        if line + 1 > limits.maxRequestLineBytes { return "the request line is longer than \(limits.maxRequestLineBytes) bytes" }
+        let bytes = head.headers.reduce(line + 2 + 2) { $0 + $1.name.utf8.count + $1.value.utf8.count + 3 }
         if bytes > limits.maxHeadBytes { return "the request's headers are longer than \(limits.maxHeadBytes) bytes" }
         return nil
     }
+
+    /// The largest sign-in body the server reads (a `POST /api/session` past it is a 413).
+    static var signInBodyLimit: Int { CatalogRequestContext.uploadLimit }
 
     /// What is wrong with the request's Host headers, or nil.
     static func hostProblem(_ head: HTTPRequestHead) -> String? {
@@ -148,11 +160,15 @@ final class HTTP1Conformance: ChannelDuplexHandler, RemovableChannelHandler {
             closeAfterEnd = !keepAlive
             context.write(wrapOutboundOut(.head(head)), promise: promise)
         case .end where closeAfterEnd:
+            unfinished = max(0, unfinished - 1)
             closeAfterEnd = false
             let written = context.eventLoop.makePromise(of: Void.self)
             context.writeAndFlush(data, promise: written)
             written.futureResult.whenComplete { _ in context.close(promise: nil) }
             written.futureResult.cascade(to: promise)
+        case .end:
+            unfinished = max(0, unfinished - 1)
+            context.write(data, promise: promise)
         default:
             context.write(data, promise: promise)
         }
