@@ -193,6 +193,13 @@ extension Library {
         #expect(try library.items()[library.path("linked/f.png")] != nil)
         #expect(Scanner.outermost([library.root.path, linked]).walked == [library.root.path, linked])
         #expect(Scanner.outermost([library.root.path, linked], options: ScanOptions(followSymlinks: true)).walked == [library.root.path])
+        // A link to a folder the outer walk reaches where it is: the same files, walked once
+        // there (walked as a root of its own, they were indexed twice, under both paths).
+        let alias = library.root.path + "/alias"
+        try FileManager.default.createSymbolicLink(atPath: alias, withDestinationPath: "2024")
+        let once = try library.scan([library.root.path, alias])
+        #expect(once.problems == ["\(alias) is inside \(library.root.path): scanned once"] && once.added == 0, "\(once)")
+        #expect(try library.items().keys.filter { $0.contains("/alias/") }.isEmpty)
     }
 
     /// A root inside another one that the other's walk does not enter (a hidden folder) stays a

@@ -30,20 +30,33 @@ extension Scanner {
     static func walk(from outer: String, reaches path: String, _ options: ScanOptions) -> Bool {
         guard options.includeHidden || !path.dropFirst(outer == "/" ? 1 : outer.count + 1).split(separator: "/").contains(where: { $0.hasPrefix(".") })
         else { return false }
-        // Without --follow-symlinks, the walk enters no symbolic link between the two (a root
-        // given as a link under the outer one is walked on its own); with --one-file-system, no
-        // folder on another disk than the outer one's (a mount point under it).
+        // Without --follow-symlinks, the walk enters no symbolic link between the two: a root
+        // given as a link under the outer one is walked on its own, unless the folder it leads
+        // to is one the walk reaches where it is (the same files, walked once); with
+        // --one-file-system, no folder on another disk than the outer one's (a mount point under it).
         var info = stat()
         let device: dev_t? = options.oneFileSystem && stat(outer, &info) == 0 ? info.st_dev : nil
         guard !options.followSymlinks || device != nil else { return true }
         var folder = path[...]
         while folder.count > outer.count {
-            if !options.followSymlinks, lstat(String(folder), &info) == 0, info.st_mode & S_IFMT == S_IFLNK { return false }
+            if !options.followSymlinks, lstat(String(folder), &info) == 0, info.st_mode & S_IFMT == S_IFLNK {
+                // Both with every link resolved: the call below meets none, and ends.
+                guard let real = Self.resolved(path), let realOuter = Self.resolved(outer),
+                      real == realOuter || real.hasPrefix(realOuter == "/" ? "/" : realOuter + "/") else { return false }
+                return real == realOuter || walk(from: realOuter, reaches: real, options)
+            }
             if let device, stat(String(folder), &info) == 0, info.st_dev != device { return false }
             guard let slash = folder.lastIndex(of: "/") else { break }
             folder = folder[..<slash]
         }
         return true
+    }
+
+    /// `path` with every symbolic link resolved (`realpath`); nil when it cannot be.
+    static func resolved(_ path: String) -> String? {
+        guard let pointer = realpath(path, nil) else { return nil }
+        defer { free(pointer) }
+        return String(cString: pointer)
     }
 
     /// The roots ready to walk (see `prepare(root:folders:)`); none left open if one fails.
