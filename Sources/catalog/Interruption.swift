@@ -4,13 +4,18 @@
 @preconcurrency import Darwin
 #endif
 import Dispatch
+import Synchronization
 
 /// Ctrl-C, SIGTERM or SIGHUP (a closed terminal) in a command that writes as it goes: one line
 /// saying what is kept, then the exit status a shell gives a process the signal ended (128 + its
-/// number), at once. What was committed stays and the transaction under way is rolled back, as
-/// after a kill: nothing waits for the work in flight.
+/// number). What was committed stays and the transaction under way is rolled back, as after a
+/// kill; a scan first lets the batch under way commit and copies what is committed into an
+/// SQLite catalog's file (`Catalog.endKeepingCommittedInItsFile`), and a second signal
+/// meanwhile ends it at once.
 enum Interruption {
     nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
+    /// Set at the first interruption, whose ending may wait (a batch's commit).
+    private static let ending = Atomic<Bool>(false)
 
     /// From now on, an interruption says `kept` ("interrupted: KEPT"), ending through `ending`.
     static func announce(_ kept: String, endingThrough ending: @escaping @Sendable (() -> Never) -> Never = { $0() }) {
@@ -23,11 +28,19 @@ enum Interruption {
     }
 
     /// Says what is kept, and ends the process as signal `number` would have; through `ending`,
-    /// which may first make what is committed safe (`Catalog.endKeepingCommittedInItsFile`).
-    static func interrupted(_ number: Int32, kept: String, endingThrough ending: (() -> Never) -> Never = { $0() }) -> Never {
-        ending {
-            printError("interrupted: \(kept)")
+    /// which may first make what is committed safe (`Catalog.endKeepingCommittedInItsFile`), on
+    /// a queue of its own: the signal's handler returns, so that a second signal is heard, and
+    /// ends the process at once (it waited behind the first handler, unheard).
+    static func interrupted(_ number: Int32, kept: String, endingThrough ending: @escaping @Sendable (() -> Never) -> Never = { $0() }) {
+        guard !Self.ending.exchange(true, ordering: .relaxed) else {
+            printError("interrupted again: stopped at once; \(kept)")
             _exit(128 + number)
+        }
+        DispatchQueue(label: "catalog.interruption").async {
+            ending {
+                printError("interrupted: \(kept)")
+                _exit(128 + number)
+            }
         }
     }
 

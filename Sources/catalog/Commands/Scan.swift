@@ -177,6 +177,7 @@ extension Scan {
                     guard let opened else { end() }
                     opened.endKeepingCommittedInItsFile(end)
                 }
+                return
             }
             stop.stop()
         }
