@@ -40,6 +40,9 @@ public final class PageCache: Sendable {
 
     struct State {
         var entries: [String: Entry] = [:]
+        /// Counts the times another catalog was found at the place (`generation()`): what a
+        /// request read before that is not kept, its generation the old catalog's.
+        var catalogs = 0
         var clock = 0
         /// The entries' `bytes`, summed.
         var bytes = 0
@@ -111,13 +114,15 @@ public final class PageCache: Sendable {
         let stamp = catalog.store.changeStamp()
         let readAt = WallClock.nanoseconds()
         let (generation, identity) = try catalog.generationAndIdentity()
-        let another = known.withLock { known in
+        let another = known.withLock { known -> Bool in
+            // A read that began before the one kept (two finishing out of order) changes nothing.
+            guard readAt >= known.readAt else { return false }
             defer { (known.stamp, known.readAt, known.generation, known.identity) = (stamp?.stamp, readAt, generation, identity) }
             return known.identity != nil && known.identity != identity
         }
         // Another catalog at the same place (a PostgreSQL database dropped and made again): its
         // generations count from 1 again, and the pages kept are the old one's.
-        if another { state.withLock { $0 = State() } }
+        if another { state.withLock { $0 = State(catalogs: $0.catalogs + 1) } }
         return generation
     }
 
@@ -177,6 +182,7 @@ public final class PageCache: Sendable {
         let (key, order) = (request.configuration.key, request.configuration.order)
         let band = offset..<(offset + request.bandLength)
         let generation = try generation()
+        let catalogs = state.withLock { $0.catalogs }
         if let page = try cachedPage(request, generation: generation, offset: offset) { return page }
         // Only the windows missing are read, and they are added to the entry kept in place: a
         // copy of the entry to fill would copy its table of up to `windowsPerLayout` windows.
@@ -219,6 +225,8 @@ public final class PageCache: Sendable {
         // of thousands of windows, each with its keys, and every request waits for the lock.
         let gone = state.withLock { state -> (entries: [Entry], windows: [Window]) in
             var gone: (entries: [Entry], windows: [Window]) = ([], [])
+            // Read from a catalog that another has replaced since: not kept.
+            guard state.catalogs == catalogs else { return gone }
             state.clock += 1
             // A slow request of a generation that has passed does not replace a newer entry (the
             // page below then comes through the catalog).
