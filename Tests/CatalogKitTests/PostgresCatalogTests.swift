@@ -105,6 +105,11 @@ import Testing
             try Catalog.open(at: other)
         }
         #expect(try TestPostgres.psql(otherName, "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'").trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+        // But not an extension's (pg_cron's cron.job, PostGIS topology's): the database's own.
+        let withExtension = try TestPostgres.newDatabase()
+        let extensionName = try #require(URLComponents(string: withExtension)?.path.dropFirst()).description
+        try TestPostgres.psql(extensionName, "CREATE EXTENSION hstore; CREATE SCHEMA ext; CREATE TABLE ext.jobs (id int); ALTER EXTENSION hstore ADD TABLE ext.jobs")
+        #expect(throws: Never.self) { _ = try Catalog.open(at: withExtension) }
     }
 
     @Test func aCatalogWrittenByANewerVersion_isRefusedWithTheSameMessageAsOnSQLite() throws {
