@@ -115,7 +115,7 @@ export class CarouselView {
     return { style: 'carousel', 'item-height': this.itemHeight(), sort };
   }
 
-  /** Opens at item `id`, centred (false if not: `layoutError`); `from`, the viewer's item when it hands over (closed before
+  /** Opens at item `id`, centred: 'open', else 'gone' (no such item) or 'failed'; `from`, the viewer's item when it hands over (closed before
    *  anything is centred, the carousel leaves the focus there, not on what the viewer was opened from). */
   async open(id, sort, from = null) {
     this.from = from;
@@ -130,7 +130,7 @@ export class CarouselView {
     this.parameters = null; // nothing of a row shown before is drawn or asked for meanwhile
     this.#clear();
     const laid = await this.#layOut(id, sort, true);
-    if (!laid) return false; // not opened: `layoutError` says why
+    if (!laid) return this.layoutError?.status === 404 ? 'gone' : 'failed'; // not opened
     this.from = null; // from now on something is centred
     // Its own history entry once there is something to show, so that Back closes it; opened
     // from the viewer, it takes the viewer's (handed over); opened at a reload, it keeps its own.
@@ -141,7 +141,7 @@ export class CarouselView {
     this.root.dataset.state = 'open';
     this.element.focus({ preventScroll: true });
     this.#shown(laid);
-    return true;
+    return 'open';
   }
 
   #clear() {

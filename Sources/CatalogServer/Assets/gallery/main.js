@@ -187,7 +187,8 @@ class Gallery {
           if (!(await this.open(link.view, current)) && current()) this.status.notice(LINKED_IMAGE_GONE);
         } else if (carousel && configuration.styles.includes('carousel')) {
           const id = link.carousel ?? link.item ?? this.topAnchor().id ?? (await this.itemAt(0))?.id;
-          if (id !== undefined && current() && !(await this.carousel.open(id, this.sort)) && current() && this.carousel.layoutError?.status === 404) this.status.notice(LINKED_IMAGE_GONE);
+          const opened = id !== undefined && current() ? await this.carousel.open(id, this.sort) : 'open';
+          if (opened === 'gone' && current()) this.status.notice(LINKED_IMAGE_GONE);
         }
       });
   }
