@@ -36,13 +36,19 @@ extension SQLiteStore {
         let fd = Glibc.open(path + "-shm", O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return false } // no -shm: no connection has it open
         defer { close(fd) }
+        var lock = deadmanSwitch()
+        guard fcntl(fd, F_GETLK, &lock) == 0 else { return true } // unknown: as if it were
+        return lock.l_type != Int16(F_UNLCK)
+    }
+
+    /// A write lock on the -shm file's "deadman switch" byte (os_unix.c's UNIX_SHM_DMS, byte 128).
+    static func deadmanSwitch() -> flock {
         var lock = flock()
         lock.l_type = Int16(F_WRLCK)
         lock.l_whence = Int16(SEEK_SET)
         lock.l_start = 128
         lock.l_len = 1
-        guard fcntl(fd, F_GETLK, &lock) == 0 else { return true } // unknown: as if it were
-        return lock.l_type != Int16(F_UNLCK)
+        return lock
     }
 
     /// Why SQLite cannot work on the catalog at `path` although it exists and can be read: even

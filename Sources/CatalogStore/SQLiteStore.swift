@@ -261,11 +261,7 @@ package final class SQLiteStore: CatalogBackend {
         let fd = Glibc.open(path + "-shm", O_RDWR | O_CLOEXEC)
         guard fd >= 0 else { return removeMadeBeside(path, suffixes) }
         defer { close(fd) }
-        var lock = flock()
-        lock.l_type = Int16(F_WRLCK)
-        lock.l_whence = Int16(SEEK_SET)
-        lock.l_start = 128
-        lock.l_len = 1
+        var lock = deadmanSwitch()
         guard fcntl(fd, F_SETLK, &lock) == 0 else { return }
         removeMadeBeside(path, suffixes)
     }
