@@ -110,6 +110,13 @@ import Testing
         let extensionName = try #require(URLComponents(string: withExtension)?.path.dropFirst()).description
         try TestPostgres.psql(extensionName, "CREATE EXTENSION hstore; CREATE SCHEMA ext; CREATE TABLE ext.jobs (id int); ALTER EXTENSION hstore ADD TABLE ext.jobs")
         #expect(throws: Never.self) { _ = try Catalog.open(at: withExtension) }
+        // A view alone counts too (one named `items` failed with PostgreSQL's "already exists").
+        let withView = try TestPostgres.newDatabase()
+        let viewName = try #require(URLComponents(string: withView)?.path.dropFirst()).description
+        try TestPostgres.psql(viewName, "CREATE VIEW items AS SELECT 1 AS id")
+        #expect(throws: StoreError.notACatalog(path: withView, reason: "a PostgreSQL database with other tables (public.items)")) {
+            try Catalog.open(at: withView)
+        }
     }
 
     @Test func aCatalogWrittenByANewerVersion_isRefusedWithTheSameMessageAsOnSQLite() throws {
