@@ -96,12 +96,13 @@ enum PostgresMigrations {
         let tables = try session.rows("SELECT tablename::text FROM pg_tables WHERE schemaname = current_schema()").map { try $0.decode(String.self) }
         if tables.isEmpty {
             // An application's tables in a schema of their own (`app.users`) make it no empty
-            // database either: it was made a catalog beside them; nor its views (one named
-            // `items` failed the first migration with PostgreSQL's own "already exists"). Not
+            // database either: it was made a catalog beside them; nor its views, types and
+            // sequences (one named `items` failed the first migration with PostgreSQL's own
+            // "already exists"). Not
             // those an extension made (pg_cron's `cron.job`, PostGIS topology's): the database's own.
             let elsewhere = try session.rows("""
                 SELECT (n.nspname || '.' || c.relname)::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-                WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f') AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_%'
+                WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f', 'c', 'S') AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_%'
                   AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_class'::regclass AND d.objid = c.oid AND d.deptype = 'e')
                   AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_namespace'::regclass AND d.objid = n.oid AND d.deptype = 'e')
                 ORDER BY 1 LIMIT 5

@@ -18,7 +18,7 @@ enum Interruption {
     private static let ending = Atomic<Bool>(false)
 
     /// From now on, an interruption says `kept` ("interrupted: KEPT"), ending through `ending`.
-    static func announce(_ kept: String, endingThrough ending: @escaping @Sendable (() -> Never) -> Never = { $0() }) {
+    static func announce(_ kept: String, endingThrough ending: (@Sendable (() -> Never) -> Never)? = nil) {
         sources = handle { number in interrupted(number, kept: kept, endingThrough: ending) }
     }
 
@@ -30,10 +30,15 @@ enum Interruption {
     /// Says what is kept, and ends the process as signal `number` would have; through `ending`,
     /// which may first make what is committed safe (`Catalog.endKeepingCommittedInItsFile`), on
     /// a queue of its own: the signal's handler returns, so that a second signal is heard, and
-    /// ends the process at once (it waited behind the first handler, unheard).
-    static func interrupted(_ number: Int32, kept: String, endingThrough ending: @escaping @Sendable (() -> Never) -> Never = { $0() }) {
+    /// ends the process at once (it waited behind the first handler, unheard). Without one, at
+    /// once, in the handler (an import's `kept` has removed the catalog it was making).
+    static func interrupted(_ number: Int32, kept: String, endingThrough ending: (@Sendable (() -> Never) -> Never)? = nil) {
         guard !Self.ending.exchange(true, ordering: .relaxed) else {
             printError("interrupted again: stopped at once; \(kept)")
+            _exit(128 + number)
+        }
+        guard let ending else {
+            printError("interrupted: \(kept)")
             _exit(128 + number)
         }
         DispatchQueue(label: "catalog.interruption").async {

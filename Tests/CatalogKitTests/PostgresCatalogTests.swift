@@ -117,6 +117,13 @@ import Testing
         #expect(throws: StoreError.notACatalog(path: withView, reason: "a PostgreSQL database with other tables (public.items)")) {
             try Catalog.open(at: withView)
         }
+        // And a type of that name.
+        let withType = try TestPostgres.newDatabase()
+        let typeName = try #require(URLComponents(string: withType)?.path.dropFirst()).description
+        try TestPostgres.psql(typeName, "CREATE TYPE items AS (a int)")
+        #expect(throws: StoreError.notACatalog(path: withType, reason: "a PostgreSQL database with other tables (public.items)")) {
+            try Catalog.open(at: withType)
+        }
     }
 
     @Test func aCatalogWrittenByANewerVersion_isRefusedWithTheSameMessageAsOnSQLite() throws {

@@ -111,6 +111,13 @@ import Testing
             #expect(statuses == ["200", "431"], "\(statuses)")
             #expect(connection.text.contains(said), "\(connection.text.suffix(300))")
         }
+        // A request refused before its body came (a 405), the rest of its body and a long line
+        // sent after it in one write: the line is a pipelined head the guard did not count.
+        let early = try RawConnection(port: server.port)
+        early.send("POST /api/stats HTTP/1.1\r\n\(host)Content-Length: 10\r\n\r\n")
+        #expect(early.waitFor(.seconds(10)) { $0.contains("HTTP/1.1 405") }, "\(early.text.prefix(100))")
+        early.send("0123456789GET /api/health?" + String(repeating: "a", count: 9000) + " HTTP/1.1\r\n\(host)\r\n")
+        #expect(early.waitFor(.seconds(10)) { $0.contains("HTTP/1.1 431") }, "\(early.text.suffix(200))")
         // Within the limits, pipelined requests are all answered.
         let connection = try RawConnection(port: server.port)
         connection.send(String(repeating: "GET /api/health HTTP/1.1\r\n\(host)X-Padding: \(String(repeating: "p", count: 1000))\r\n\r\n", count: 3))
@@ -119,8 +126,12 @@ import Testing
         // Just within them, alone and pipelined (written tight, `Name:value`, which the count of
         // a pipelined head took for longer: a 431 for a head the guard let through).
         let line = "GET /api/health?" + String(repeating: "a", count: 8192 - 16 - 10) + " HTTP/1.1\r" // 8,192 bytes with its CR
-        let fields = (0..<32).map { "X\($0):" + String(repeating: "v", count: 900) + "\r\n" }.joined() // about 29 KiB
-        for (name, request) in [("line", line + "\n\(host)\r\n"), ("head", "GET /api/health HTTP/1.1\r\n\(host)\(fields)\r\n")] {
+        // A head of 32,768 bytes exactly, its blank line's CRLF counted.
+        let start = "GET /api/health HTTP/1.1\r\n\(host)"
+        var fields = (0..<31).map { "X\($0):" + String(repeating: "v", count: 900) + "\r\n" }.joined()
+        fields += "X99:" + String(repeating: "v", count: 32_768 - start.utf8.count - fields.utf8.count - 4 - 2 - 2) + "\r\n"
+        try #require((start + fields + "\r\n").utf8.count == 32_768)
+        for (name, request) in [("line", line + "\n\(host)\r\n"), ("head", start + fields + "\r\n")] {
             let alone = try RawConnection(port: server.port)
             alone.send(request + "GET /api/health HTTP/1.1\r\n\(host)\r\n" + request)
             // (The long line's route takes no parameters: a 400 that says so, not a 431.)
@@ -162,6 +173,7 @@ import Testing
         // A body the server will not read (past a sign-in's 4 KiB, or on a route that takes
         // none): no 100, the final status at once, before the client sends it.
         for head in ["POST /api/session HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: 10000000\r\n",
+                     "POST /api/session?x=1 HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: 13\r\n",
                      "POST /api/stats HTTP/1.1\r\nContent-Length: 10\r\n"] {
             let refused = try RawConnection(port: server.port)
             refused.send(head + "Host: 127.0.0.1:\(server.port)\r\nExpect: 100-continue\r\n\r\n")

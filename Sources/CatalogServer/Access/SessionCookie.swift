@@ -39,13 +39,14 @@ struct SessionCookie: Sendable {
     /// this server's lifetime from now (made while `--session-days` was longer) is stale: a
     /// shorter lifetime holds for the sessions that exist too.
     /// A browser may send two cookies of that name (another path's or domain's): the session is
-    /// the first valid one, else stale if any is, else forged (a valid session was refused, and
-    /// counted a failure, behind another's).
+    /// the first valid one, else forged if any is (counted a failure: a stale one beside each
+    /// guess would hide the guesses), else stale (a valid session was refused, and counted a
+    /// failure, behind another's).
     func verify(cookieHeader: String?, tokens: AccessTokens, now: Date = Date()) -> Verdict? {
         let verdicts = Self.values(in: cookieHeader).map { verify(value: $0, tokens: tokens, now: now) }
         guard !verdicts.isEmpty else { return nil }
         for verdict in verdicts { if case .valid = verdict { return verdict } }
-        return verdicts.contains { if case .stale = $0 { true } else { false } } ? .stale : .forged
+        return verdicts.contains { if case .forged = $0 { true } else { false } } ? .forged : .stale
     }
 
     private func verify(value: Substring, tokens: AccessTokens, now: Date) -> Verdict {

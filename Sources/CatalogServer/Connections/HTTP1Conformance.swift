@@ -15,10 +15,12 @@ import NIOHTTP1
 ///   one kept open for an HTTP/1.0 client says `Connection: keep-alive`.
 /// - A request with no Host (HTTP/1.1), several, or a list in one is marked for a 400 (§3.2).
 /// - A CONNECT is the connection's last: the parser reads no request after it.
-/// - A request that expects `100 Continue` (RFC 9110 §10.1.1) gets it, before its body comes.
+/// - A sign-in (`POST /api/session`, a Content-Length within its limit) that expects `100
+///   Continue` (RFC 9110 §10.1.1) gets it, before its body comes; any other request its final
+///   status without one.
 /// - An absolute-form target's host replaces Host (§3.2.2), for the loopback check to judge; one
 ///   of another scheme than http(s) is marked for a 400.
-/// - A request pipelined behind another, whose head ``ConnectionGuard`` does not count, is
+/// - A request whose head ``ConnectionGuard`` did not count (pipelined behind another) is
 ///   marked for the 431 its request line or head would have had alone (whose response closes).
 final class HTTP1Conformance: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
@@ -30,8 +32,7 @@ final class HTTP1Conformance: ChannelDuplexHandler, RemovableChannelHandler {
     private var waiting: [(version: HTTPVersion, keepAlive: Bool)] = []
     /// Set by a response head whose connection closes after its end.
     private var closeAfterEnd = false
-    /// Requests whose response has not ended: a head that comes meanwhile is pipelined, one
-    /// ``ConnectionGuard`` did not count, and no `100 Continue` may cut into that response.
+    /// Requests whose response has not ended: no `100 Continue` may cut into that response.
     private var unfinished = 0
     let limits: ConnectionLimits
 
@@ -48,7 +49,11 @@ final class HTTP1Conformance: ChannelDuplexHandler, RemovableChannelHandler {
         // it is the connection's last (refused with a 405 and closed, not left hanging).
         let pipelined = unfinished > 0
         unfinished += 1
-        let oversized = pipelined ? Self.oversizedHeadProblem(head, limits) : nil
+        // Every head, as the parser read it: ``ConnectionGuard`` counts a head's bytes as they
+        // come, but not one that came while it took them for an earlier request's (pipelined
+        // behind it, or split across reads after it). Counted at the fewest bytes it can have
+        // been sent in, it never refuses one the guard let through.
+        let oversized = Self.oversizedHeadProblem(head, limits)
         let keepAlive = head.isKeepAlive && head.method != .CONNECT
         waiting.append((head.version, keepAlive))
         // One Host, as RFC 9112 §3.2 requires of HTTP/1.1, with nothing in it a host cannot
@@ -81,7 +86,7 @@ final class HTTP1Conformance: ChannelDuplexHandler, RemovableChannelHandler {
         // its limit, not refused already): a final status comes at once for the rest, before
         // the body is sent. Not behind a response still under way, which it would cut.
         if !pipelined, head.version == .http1_1, head.headers["expect"].contains(where: { $0.lowercased() == "100-continue" }),
-           head.method == .POST, head.uri.split(separator: "?").first == "/api/session",
+           head.method == .POST, head.uri == "/api/session",
            let length = head.headers["content-length"].first.flatMap({ Int($0) }), length <= Self.signInBodyLimit,
            !head.headers.contains(name: Self.refusedHost), !head.headers.contains(name: Self.refusedHead) {
             context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .continue))), promise: nil)
@@ -111,13 +116,14 @@ final class HTTP1Conformance: ChannelDuplexHandler, RemovableChannelHandler {
         return "the request target must be a path or an http(s) URL, not \(head.uri.prefix(64))"
     }
 
-    /// The limits ``ConnectionGuard`` holds a head to, for one it did not count (pipelined): its
+    /// The limits ``ConnectionGuard`` holds a head to, for one it may not have counted: its
     /// request line (with its CR, as the guard counts it) and its head, at the fewest bytes they
-    /// can have been sent in (`Name:value`, one space in the line): never more than the guard's.
+    /// can have been sent in (`Name:value`, one space in the line), the last LF not counted (the
+    /// guard sees the head end before it counts that byte): never more than the guard's.
     static func oversizedHeadProblem(_ head: HTTPRequestHead, _ limits: ConnectionLimits) -> String? {
         let line = head.method.rawValue.utf8.count + head.uri.utf8.count + 10 // two spaces, HTTP/1.1
         if line + 1 > limits.maxRequestLineBytes { return "the request line is longer than \(limits.maxRequestLineBytes) bytes" }
-        let bytes = head.headers.reduce(line + 2 + 2) { $0 + $1.name.utf8.count + $1.value.utf8.count + 3 }
+        let bytes = head.headers.reduce(line + 2 + 1) { $0 + $1.name.utf8.count + $1.value.utf8.count + 3 }
         if bytes > limits.maxHeadBytes { return "the request's headers are longer than \(limits.maxHeadBytes) bytes" }
         return nil
     }
