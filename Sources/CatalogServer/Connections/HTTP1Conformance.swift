@@ -20,8 +20,8 @@ import NIOHTTP1
 ///   status without one.
 /// - An absolute-form target's host replaces Host (§3.2.2), for the loopback check to judge; one
 ///   of another scheme than http(s) is marked for a 400.
-/// - A request whose head ``ConnectionGuard`` did not count (pipelined behind another) is
-///   marked for the 431 its request line or head would have had alone (whose response closes).
+/// - A request whose head is over the limits ``ConnectionGuard`` holds heads to is marked for
+///   the 431 the guard gives (whose response closes): one the guard did not count, pipelined.
 final class HTTP1Conformance: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
@@ -45,8 +45,6 @@ final class HTTP1Conformance: ChannelDuplexHandler, RemovableChannelHandler {
             context.fireChannelRead(data)
             return
         }
-        // After a CONNECT the parser takes what follows for the tunnel's bytes, not requests:
-        // it is the connection's last (refused with a 405 and closed, not left hanging).
         let pipelined = unfinished > 0
         unfinished += 1
         // Every head, as the parser read it: ``ConnectionGuard`` counts a head's bytes as they
@@ -54,6 +52,8 @@ final class HTTP1Conformance: ChannelDuplexHandler, RemovableChannelHandler {
         // behind it, or split across reads after it). Counted at the fewest bytes it can have
         // been sent in, it never refuses one the guard let through.
         let oversized = Self.oversizedHeadProblem(head, limits)
+        // After a CONNECT the parser takes what follows for the tunnel's bytes, not requests:
+        // it is the connection's last (refused with a 405 and closed, not left hanging).
         let keepAlive = head.isKeepAlive && head.method != .CONNECT
         waiting.append((head.version, keepAlive))
         // One Host, as RFC 9112 §3.2 requires of HTTP/1.1, with nothing in it a host cannot
