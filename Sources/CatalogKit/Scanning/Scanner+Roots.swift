@@ -41,7 +41,8 @@ extension Scanner {
         while folder.count > outer.count {
             if !options.followSymlinks, lstat(String(folder), &info) == 0, info.st_mode & S_IFMT == S_IFLNK {
                 // Both with every link resolved: the call below meets none, and ends.
-                guard let real = Self.resolved(path), let realOuter = Self.resolved(outer),
+                let resolved = { (path: String) in Self.resolved(Data(path.utf8)).map { String(decoding: $0, as: UTF8.self) } }
+                guard let real = resolved(path), let realOuter = resolved(outer),
                       real == realOuter || real.hasPrefix(realOuter == "/" ? "/" : realOuter + "/") else { return false }
                 return real == realOuter || walk(from: realOuter, reaches: real, options)
             }
@@ -50,13 +51,6 @@ extension Scanner {
             folder = folder[..<slash]
         }
         return true
-    }
-
-    /// `path` with every symbolic link resolved (`realpath`); nil when it cannot be.
-    static func resolved(_ path: String) -> String? {
-        guard let pointer = realpath(path, nil) else { return nil }
-        defer { free(pointer) }
-        return String(cString: pointer)
     }
 
     /// The roots ready to walk (see `prepare(root:folders:)`); none left open if one fails.
