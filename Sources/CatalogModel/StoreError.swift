@@ -78,10 +78,16 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         "recover what SQLite can with sqlite3 \(FilePath.shellWord(path)) .recover"
     }
 
+    /// Whether the catalog's place is a PostgreSQL URL (`PostgresLocation.isURL`, which this
+    /// module cannot see), not an SQLite file's path.
+    private static func isDatabaseURL(_ path: String) -> Bool {
+        path.hasPrefix("postgres://") || path.hasPrefix("postgresql://")
+    }
+
     public var description: String {
         switch self {
         case .notACatalog(let path, let reason):
-            "\(path) is not a catalog (\(reason)); it was not modified. A catalog needs a \(path.hasPrefix("postgres://") || path.hasPrefix("postgresql://") ? "database" : "file") of its own: name a new one with --db or CATALOG_DB."
+            "\(path) is not a catalog (\(reason)); it was not modified. A catalog needs a \(Self.isDatabaseURL(path) ? "database" : "file") of its own: name a new one with --db or CATALOG_DB."
         case .newerVersion(let path, let unknown):
             "\(path) was written by a newer version of catalog (migrations \(unknown.joined(separator: ", ")) are unknown here); it was not modified. Upgrade catalog."
         case .cannotOpen(let path, let reason):
@@ -108,7 +114,7 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
             "cannot reach the catalog's database at \(path) (\(reason)); what was committed before is kept. Try again once it is back."
         case .full(let path, let reason):
             "the disk is full: \(reason) (the catalog at \(path)); what was committed before is kept. Free some space and try again."
-        case .notPermitted(let path, let reason) where path.hasPrefix("postgres://") || path.hasPrefix("postgresql://"):
+        case .notPermitted(let path, let reason) where Self.isDatabaseURL(path):
             "the catalog at \(path) does not let this user do that (\(reason)); nothing was written. Use a role that may, or ask the catalog's owner for the grants."
         case .notPermitted(let path, let reason):
             // An SQLite file's reasons say what to do (run as its owner, chmod); "grants" are PostgreSQL's.
