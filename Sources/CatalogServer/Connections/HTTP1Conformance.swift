@@ -146,7 +146,9 @@ final class HTTP1Conformance: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        switch unwrapOutboundIn(data) {
+        let part = unwrapOutboundIn(data)
+        if case .end = part { unfinished = max(0, unfinished - 1) }
+        switch part {
         case .head(var head) where head.status.code >= 200:
             let request = waiting.isEmpty ? (version: HTTPVersion.http1_1, keepAlive: true) : waiting.removeFirst()
             // A close the response asks for itself (the server's answer to a request it could
@@ -166,15 +168,11 @@ final class HTTP1Conformance: ChannelDuplexHandler, RemovableChannelHandler {
             closeAfterEnd = !keepAlive
             context.write(wrapOutboundOut(.head(head)), promise: promise)
         case .end where closeAfterEnd:
-            unfinished = max(0, unfinished - 1)
             closeAfterEnd = false
             let written = context.eventLoop.makePromise(of: Void.self)
             context.writeAndFlush(data, promise: written)
             written.futureResult.whenComplete { _ in context.close(promise: nil) }
             written.futureResult.cascade(to: promise)
-        case .end:
-            unfinished = max(0, unfinished - 1)
-            context.write(data, promise: promise)
         default:
             context.write(data, promise: promise)
         }
