@@ -10,7 +10,9 @@
 ///
 /// Edits recompute only what follows them: appending places the new items from the current
 /// column bottoms; inserting, removing or replacing at index k restarts from the checkpoint
-/// of column bottoms at or before k. The result always equals a full recomputation.
+/// of column bottoms at or before k. The result always equals a full recomputation, and an
+/// insert or replacement whose items a full layout would refuse (their size, or content past
+/// the windows it may have) is refused the same way, leaving the layout as it was.
 public struct Layout<Style: LayoutStyle>: Sendable {
     /// The style and parameters the items are placed by.
     public let style: Style
@@ -135,41 +137,54 @@ public struct Layout<Style: LayoutStyle>: Sendable {
     /// Every section, in order (empty without sections).
     public var sections: [SectionInfo] { table.sectionInfos }
 
-    /// Inserts `items` before index `index` (0...count).
+    /// Inserts `items` before index `index` (0...count). Throws, and changes nothing, for an
+    /// item whose size cannot give a height, or when the content would then reach past the
+    /// windows a layout of its items may have (``LayoutError/tooManyWindows(limit:windowHeight:carousel:)``).
     public mutating func insert(_ items: [LayoutItem], at index: Int) throws(LayoutError) {
         guard table.sections == nil else { throw .editRequiresRecomputation }
         guard (0...count).contains(index) else { throw .indexOutOfRange(index: index, count: count) }
         try validate(items, firstIndex: index)
-        rewrite(from: index, removing: 0, with: items)
+        try rewrite(from: index, removing: 0, with: items)
     }
 
-    /// Removes the items in `range`.
+    /// Removes the items in `range`. A removal is never refused for the windows it leaves.
     public mutating func remove(_ range: Range<Int>) throws(LayoutError) {
         guard table.sections == nil else { throw .editRequiresRecomputation }
         guard range.lowerBound >= 0, range.upperBound <= count else {
             throw .indexOutOfRange(index: range.lowerBound < 0 ? range.lowerBound : range.upperBound, count: count)
         }
-        rewrite(from: range.lowerBound, removing: range.count, with: [])
+        try rewrite(from: range.lowerBound, removing: range.count, with: [])
     }
 
-    /// Replaces item `index` (its id, size or both).
+    /// Replaces item `index` (its id, size or both); refused as ``insert(_:at:)`` is.
     public mutating func replace(at index: Int, with item: LayoutItem) throws(LayoutError) {
         guard table.sections == nil else { throw .editRequiresRecomputation }
         guard (0..<count).contains(index) else { throw .indexOutOfRange(index: index, count: count) }
         try validate([item], firstIndex: index)
-        rewrite(from: index, removing: 1, with: [item])
+        try rewrite(from: index, removing: 1, with: [item])
     }
 
     /// Truncates at `index` (restoring bottoms from a checkpoint), places the new items, then
-    /// places the kept tail again with its stored heights.
-    private mutating func rewrite(from index: Int, removing removed: Int, with inserted: [LayoutItem]) {
-        let tailStart = index + removed
-        let tailIDs = Array(table.ids[tailStart...])
-        let tailHeights = Array(table.heights[tailStart...])
+    /// places the kept tail again with its stored heights. An edit that adds items is held to
+    /// the window bound a layout of its items is laid out under: if the content would reach
+    /// past it, the items from `index` on are placed again as they were and the edit refused.
+    /// A removal is not refused (it leaves fewer items, and a layout that had its windows).
+    private mutating func rewrite(from index: Int, removing removed: Int, with inserted: [LayoutItem]) throws(LayoutError) {
+        let keptIDs = Array(table.ids[index...])
+        let keptHeights = Array(table.heights[index...])
+        let tail = removed..<keptIDs.count
         let rule = style.placement
+        let newCount = count - removed + inserted.count
+        let reach = inserted.isEmpty ? .infinity : table.reach(items: newCount)
         table.truncate(to: index)
-        _ = table.append(inserted, rule: rule, bounded: false) // validated: nothing is refused; an edit is not bounded
-        table.append(ids: tailIDs[...], heights: tailHeights[...], rule: rule)
+        // Validated: an item is refused only for reaching too far.
+        if table.append(inserted, rule: rule, reach: reach) == nil,
+           table.append(ids: keptIDs[tail], heights: keptHeights[tail], rule: rule, reach: reach) == nil {
+            return
+        }
+        table.truncate(to: index)
+        table.append(ids: keptIDs[...], heights: keptHeights[...], rule: rule)
+        throw .tooManyWindows(limit: windowLimit(items: max(newCount, table.plannedCount), lists: table.listCount), windowHeight: table.windowHeight)
     }
 
     /// Why the placement stopped at `items[offset]`: its size, or how far the content would reach.

@@ -35,6 +35,44 @@ import Testing
         _ = try Layout(items: Self.normal + [Self.strip], style: style, windowHeight: 128)
     }
 
+    /// An insert or a replacement is held to the bound a layout of its items is laid out under,
+    /// whether the new item itself reaches past it or the items after it, moved down, do. The
+    /// layout is left as it was. Before, edits were not bounded: one item 1e9 times as tall as
+    /// wide took gigabytes of windows. A removal is still never refused.
+    @Test func anEditThatReachesPastTheLimitIsRefused_andTheLayoutStaysAsItWas() throws {
+        let style = WaterfallLayout(width: 375, columns: 1)
+        var layout = try Layout(items: Self.normal, style: style, windowHeight: 1, checkpointInterval: 16)
+        let before = layout
+        let limit = LayoutError.tooManyWindows(limit: 65_536, windowHeight: 1)
+        let columnWidth = layout.attributes(at: 0).frame.width
+        #expect(layout.contentHeight < 50_000, "about 375 points an item, in one column of windows a point tall")
+        // Alone it fits under 65,536 points; with the 97 items after it moved down, it does not.
+        let pushing = LayoutItem(id: 500, width: columnWidth, height: 65_536 - layout.contentHeight / 2)
+        _ = try Layout(items: [pushing], style: style, windowHeight: 1)
+        let refusals: [(String, (inout Layout<WaterfallLayout>) throws -> Void)] = [
+            ("an insert whose tail reaches too far", { try $0.insert([pushing], at: 3) }),
+            ("an insert that reaches too far itself", { try $0.insert([Self.strip], at: 3) }),
+            ("a replacement whose tail reaches too far", { try $0.replace(at: 3, with: pushing) }),
+            ("a replacement that reaches too far itself", { try $0.replace(at: 3, with: Self.strip) }),
+        ]
+        for (name, edit) in refusals {
+            #expect(throws: limit, "\(name)") { try edit(&layout) }
+            let unchanged = layout.archive == before.archive && layout.table.windowStarts == before.table.windowStarts
+                && (0..<layout.count).allSatisfy { layout.attributes(at: $0) == before.attributes(at: $0) }
+            #expect(unchanged, "the layout as before \(name)")
+        }
+        // What a full layout of the same items would take, an edit takes, and equals it.
+        let small = LayoutItem(id: 501, width: 100, height: 120)
+        try layout.insert([small], at: 3)
+        try layout.remove(0..<2)
+        var items = Self.normal
+        items.insert(small, at: 3)
+        items.removeSubrange(0..<2)
+        let whole = try Layout(items: items, style: style, windowHeight: 1, checkpointInterval: 16)
+        let same = layout.archive == whole.archive
+        #expect(same)
+    }
+
     @Test func sectionsRefuseACellOrAHeaderPastTheLimit_andStayAsTheyWere() throws {
         let style = WaterfallLayout(width: 375, columns: 2)
         let starts = [SectionStart(offset: 0, key: 1), SectionStart(offset: 60, key: 2)]

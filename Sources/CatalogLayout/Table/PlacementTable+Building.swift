@@ -3,11 +3,12 @@ extension PlacementTable {
     /// Places `items` after the existing ones, continuing from the column bottoms: O(m) for
     /// m items, plus the windows they reach. When the rule takes heights from item sizes, the
     /// first item whose size is not positive and finite (or whose height overflows) stops it,
-    /// and, when `bounded`, the first whose bottom lies past the windows the layout may have
-    /// (``windowLimit``): the table is left as it was and that item's offset in `items` is returned.
-    package mutating func append(_ items: [LayoutItem], rule: PlacementRule, bounded: Bool = true) -> Int? {
+    /// and so does the first whose bottom lies past `reach` (by default, the windows a layout
+    /// of these items may have: ``windowLimit``): the table is left as it was and that item's
+    /// offset in `items` is returned.
+    package mutating func append(_ items: [LayoutItem], rule: PlacementRule, reach: Double? = nil) -> Int? {
         let columnWidth = geometry.columnWidth
-        let reach = bounded ? windowHeight * Double(windowLimit(items: max(count + items.count, plannedCount), lists: listCount)) : .infinity
+        let reach = reach ?? self.reach(items: count + items.count)
         return items.withUnsafeBufferPointer { items in
             switch rule.height {
             case .aspectRatio(let extra):
@@ -27,9 +28,18 @@ extension PlacementTable {
         }
     }
 
-    /// Places items whose heights are already known (the tail of an edit) after the existing ones.
-    package mutating func append(ids newIDs: ArraySlice<Int64>, heights newHeights: ArraySlice<Double>, rule: PlacementRule) {
-        _ = place(HeightSource(ids: newIDs, heights: newHeights), column: rule.column, reach: .infinity)
+    /// Places items whose heights are already known (the tail of an edit) after the existing
+    /// ones. The first whose bottom lies past `reach` stops it, as in `append(_:rule:reach:)`:
+    /// the table is left as it was and that item's offset returned.
+    @discardableResult
+    package mutating func append(ids newIDs: ArraySlice<Int64>, heights newHeights: ArraySlice<Double>, rule: PlacementRule,
+                                 reach: Double = .infinity) -> Int? {
+        place(HeightSource(ids: newIDs, heights: newHeights), column: rule.column, reach: reach)
+    }
+
+    /// How far the content of a layout of `items` items may reach (``windowLimit``).
+    package func reach(items: Int) -> Double {
+        windowHeight * Double(windowLimit(items: max(items, plannedCount), lists: listCount))
     }
 
     private mutating func place<Source: PlacementSource>(_ source: Source, column rule: PlacementRule.Column, reach: Double) -> Int? {
@@ -293,8 +303,9 @@ private struct AspectRatioSource: PlacementSource {
     func height(at offset: Int) -> Double? {
         let size = items[offset].size
         let height = columnWidth * size.height / size.width + extra
-        // Positive, finite sides (NaN fails every comparison) and a height that did not overflow.
-        guard size.width > 0, size.height > 0, size.width < .infinity, size.height < .infinity, height < .infinity else { return nil }
+        // Positive, finite sides (NaN fails every comparison) and a height that neither
+        // overflowed nor fell to zero.
+        guard size.width > 0, size.height > 0, size.width < .infinity, size.height < .infinity, height > 0, height < .infinity else { return nil }
         return height
     }
 }
