@@ -5,7 +5,7 @@ public enum LayoutError: Error, Sendable, Hashable, CustomStringConvertible {
     case invalidSpacing(name: String, value: Double)
     case noRoomForColumns(width: Double, columns: Int, columnWidth: Double)
     /// A side not positive and finite, or sides so far apart that the item's scaled size is not
-    /// finite (1e-300 wide, 1e300 tall).
+    /// finite (1e-300 wide, 1e300 tall) or falls to zero (1e300 wide, 1e-300 tall).
     case invalidItemSize(index: Int, size: Size)
     case invalidHeight(name: String, value: Double)
     /// Items between two checkpoints of column bottoms: one or more.
@@ -45,7 +45,7 @@ public enum LayoutError: Error, Sendable, Hashable, CustomStringConvertible {
                 : "\(columns) columns do not fit in \(width) points: after insets and spacing each column would be \(columnWidth) points wide"
         case .invalidItemSize(let index, let size):
             size.width > 0 && size.height > 0 && size.width.isFinite && size.height.isFinite
-                ? "item \(index) has display size \(size.width)x\(size.height): its sides are so far apart that its scaled size is not a finite number"
+                ? "item \(index) has display size \(size.width)x\(size.height): its sides are so far apart that its scaled size is zero or not a finite number"
                 : "item \(index) has display size \(size.width)x\(size.height); both sides must be positive and finite"
         case .invalidHeight(let name, let value):
             "\(name) must be positive and finite, got \(value)"

@@ -205,15 +205,21 @@ import Testing
         }
     }
 
-    /// A height that underflows to 0 (an item 10^600 times wider than tall) is a layout the
-    /// engine computes: its archive reads back while a window holds the item, which it does
-    /// everywhere but on a window's edge.
-    @Test func whenAnItemHasNoHeight_thenItsArchiveReadsBack() throws {
-        let layout = try Layout(items: [LayoutItem(id: 1, width: 1e300, height: 1e-300), LayoutItem(id: 2, width: 10, height: 10)],
-                                style: WaterfallLayout(width: 375, columns: 1))
-        #expect(layout.attributes(at: 0).frame.height == 0)
-        let archive = layout.table.archive()
-        #expect(try PlacementTable(archive: archive).archive() == archive)
+    /// A scaled size that underflows to 0 (an item 10^600 times wider than tall) is refused in
+    /// every style, as one that overflows is: before, the engine placed a frame 0 points tall
+    /// (or wide), which every band holding its edge then returned.
+    @Test func whenAnItemsScaledSizeFallsToZero_thenItIsRefused() throws {
+        let flat = LayoutItem(id: 1, width: 1e300, height: 1e-300)
+        let sliver = LayoutItem(id: 1, width: 1e-300, height: 1e300)
+        let refused = { (item: LayoutItem) in LayoutError.invalidItemSize(index: 1, size: item.size) }
+        let normal = LayoutItem(id: 2, width: 10, height: 10)
+        #expect(throws: refused(flat)) { try Layout(items: [normal, flat], style: WaterfallLayout(width: 375, columns: 1)) }
+        #expect(throws: refused(sliver)) { try RowTable(items: [normal, sliver], style: JustifiedLayout(width: 375)) }
+        #expect(throws: refused(sliver)) { try CarouselTable(items: [normal, sliver], style: CarouselLayout()) }
+        #expect(refused(flat).description.contains("its scaled size is zero or not a finite number"))
+        // An item whose extra height (a caption) keeps it above zero is placed.
+        let captioned = try Layout(items: [normal, flat], style: WaterfallLayout(width: 375, columns: 1, extraHeight: 20))
+        #expect(captioned.attributes(at: 1).frame.height == 20)
     }
 
     /// Without items the content is the insets alone, taller here than a window, and there is no

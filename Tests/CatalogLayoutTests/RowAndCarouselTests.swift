@@ -182,6 +182,11 @@ import Testing
                                       style: CarouselLayout(itemHeight: 100, spacing: 10, insets: Insets(all: 0)))
         // Centres at 50, 160, 270, 380, 490; content 540 wide; viewport 100.
         #expect(table.snap(proposed: 105 - 50, viewportWidth: 100)! == (offset: 0, index: 0), "at 105: 50 and 160 tie; the lower wins")
+        // No number to snap from: no answer, rather than item 0 or the last one.
+        for (proposed, viewport) in [(Double.nan, 100.0), (-.infinity, 100), (55, .nan), (55, -100), (55, .infinity)] {
+            #expect(table.snap(proposed: proposed, viewportWidth: viewport) == nil, "\(proposed), \(viewport)")
+        }
+        #expect(table.snap(proposed: 105 - 50, velocity: .nan, viewportWidth: 100)! == (offset: 0, index: 0), "a NaN velocity is none")
         #expect(table.snap(proposed: 105 - 50, velocity: 1, viewportWidth: 100)! == (offset: 110, index: 1))
         #expect(table.snap(proposed: 330 - 50, velocity: -2, viewportWidth: 100)! == (offset: 220, index: 2))
         #expect(table.snap(proposed: -400, viewportWidth: 100)! == (offset: 0, index: 0))

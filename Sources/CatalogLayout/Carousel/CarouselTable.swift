@@ -103,7 +103,7 @@ public struct CarouselTable: Sendable {
         if let refused = items.firstIndex(where: {
             let aspect = $0.size.width / $0.size.height
             return !($0.size.width > 0 && $0.size.height > 0 && $0.size.width < .infinity && $0.size.height < .infinity
-                     && aspect * style.itemHeight < .infinity)
+                     && aspect * style.itemHeight > 0 && aspect * style.itemHeight < .infinity)
         }) { return refused }
         var reach = ids.isEmpty ? style.insets.left : contentRight
         for item in items { reach += style.spacing + item.size.width / item.size.height * style.itemHeight }
@@ -199,9 +199,11 @@ extension CarouselTable {
     /// without velocity, the item whose centre is nearest to proposed + viewportWidth / 2 (ties:
     /// the lower index); with one, the nearest whose centre is at or beyond that point in the
     /// velocity's direction (the last or first item when none is). The answer is that item's
-    /// centre less half the viewport, clamped to the content. O(log n). Nil when empty.
+    /// centre less half the viewport, clamped to the content. O(log n). Nil when empty, and when
+    /// `proposed` or `viewportWidth` is not a finite number or the width is negative (a NaN
+    /// velocity is no velocity).
     public func snap(proposed: Double, velocity: Double = 0, viewportWidth: Double) -> (offset: Double, index: Int)? {
-        guard count > 0 else { return nil }
+        guard count > 0, proposed.isFinite, viewportWidth.isFinite, viewportWidth >= 0 else { return nil }
         let target = proposed + viewportWidth / 2
         func centre(_ index: Int) -> Double { xs[index] + width(index) / 2 }
         // The first item whose centre is at or past the target (centres increase with the index).

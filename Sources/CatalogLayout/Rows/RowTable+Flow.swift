@@ -42,7 +42,7 @@ extension RowTable {
         guard !items.isEmpty else { return nil }
         if let refused = items.firstIndex(where: {
             !($0.size.width > 0 && $0.size.height > 0 && $0.size.width < .infinity && $0.size.height < .infinity
-              && ($0.size.width / $0.size.height) < .infinity)
+              && ($0.size.width / $0.size.height) * style.rowHeight > 0 && ($0.size.width / $0.size.height) < .infinity)
         }) { return refused }
         let limit = windowLimit(items: max(count + items.count, plannedCount), lists: 1)
         let reach = windowHeight * Double(limit)
