@@ -6,14 +6,26 @@ import Synchronization
 /// another process); every `keepAlive` it wakes them for a comment. Each client's wake-ups are
 /// buffered newest-only: a slow client misses intermediate wake-ups, never slows the poller,
 /// and reads the newest generation when it wakes. The poller runs only while clients listen.
+/// A generation that moves back (a backup put back with `.restore` under the server) is a
+/// move too: clients are woken, and hear the generation the catalog is at.
 final class GenerationEvents: Sendable {
     enum Wake: Sendable { case changed, keepAlive }
 
+    private struct Client {
+        let continuation: AsyncStream<Wake>.Continuation
+        /// The generation the client began with, until a read of the poller's that began after
+        /// it did: that read wakes the client if the catalog is at another one.
+        var began: Int64?
+    }
+
     private struct State {
         var generation: Int64?
-        var clients: [Int: AsyncStream<Wake>.Continuation] = [:]
+        var clients: [Int: Client] = [:]
         var nextID = 0
         var poller: Task<Void, Never>?
+        /// Which poller may write `generation`: one cancelled while it read may still come back
+        /// with what it read, after a new one started.
+        var pollerID = 0
         /// Places taken by streams whose response has not begun, by ticket, with when.
         var reserved: [Int: ContinuousClock.Instant] = [:]
     }
@@ -66,20 +78,20 @@ final class GenerationEvents: Sendable {
             if let ticket { state.reserved[ticket] = nil }
             let id = state.nextID
             state.nextID += 1
-            state.clients[id] = continuation
-            if state.generation == nil {
-                state.generation = generation
-            } else if let seen = state.generation, seen > generation {
-                continuation.yield(.changed) // the poller saw a newer one before this client subscribed
+            state.clients[id] = Client(continuation: continuation, began: generation)
+            if state.generation == nil { state.generation = generation }
+            if state.poller == nil {
+                state.pollerID += 1
+                let pollerID = state.pollerID
+                state.poller = Task { await self.poll(pollerID) }
             }
-            if state.poller == nil { state.poller = Task { await self.poll() } }
             return (id, stream)
         }
     }
 
     func unsubscribe(_ id: Int) {
         let (continuation, poller) = state.withLock { state -> (AsyncStream<Wake>.Continuation?, Task<Void, Never>?) in
-            let continuation = state.clients.removeValue(forKey: id)
+            let continuation = state.clients.removeValue(forKey: id)?.continuation
             guard state.clients.isEmpty, let poller = state.poller else { return (continuation, nil) }
             state.poller = nil
             state.generation = nil // unknown while no one polls
@@ -91,27 +103,36 @@ final class GenerationEvents: Sendable {
 
     /// Ends a client's stream (the server shuts down).
     func finish(_ id: Int) {
-        _ = state.withLock { $0.clients[id] }?.finish()
+        _ = state.withLock { $0.clients[id] }?.continuation.finish()
     }
 
-    private func poll() async {
+    private func poll(_ pollerID: Int) async {
         var sinceKeepAlive = Duration.zero
         while !Task.isCancelled {
             do { try await Task.sleep(for: pollInterval) } catch { return }
             sinceKeepAlive += pollInterval
+            // Clients from here on subscribed while the read ran: it may be older than theirs.
+            let readBegan = state.withLock { $0.nextID }
             let now = await read()
-            let wake: Wake? = state.withLock { state in
-                // Only forward: a poller cancelled while it read may still write what it read.
-                if let now, now > state.generation ?? .min {
-                    state.generation = now
-                    return .changed
+            let keepingAlive = sinceKeepAlive >= keepAlive
+            if keepingAlive { sinceKeepAlive = .zero }
+            let wakes = state.withLock { state -> [(AsyncStream<Wake>.Continuation, Wake)] in
+                guard state.pollerID == pollerID, let now else { return [] }
+                let moved = now != state.generation
+                state.generation = now
+                var wakes: [(AsyncStream<Wake>.Continuation, Wake)] = []
+                // Not a client that subscribed while the read ran: a wake-up has it compare the
+                // generation it sent with this read's, which may be older than its own.
+                for (id, client) in state.clients where id < readBegan {
+                    // A client that began with its own generation is woken if the catalog is at
+                    // another; one that began with the poller's, when the poller's moves.
+                    let changed = client.began.map { $0 != now } ?? moved
+                    state.clients[id]?.began = nil
+                    if changed || keepingAlive { wakes.append((client.continuation, changed ? .changed : .keepAlive)) }
                 }
-                return nil
+                return wakes
             }
-            let wakeAll = wake ?? (sinceKeepAlive >= keepAlive ? .keepAlive : nil)
-            guard let wakeAll else { continue }
-            if wakeAll == .keepAlive { sinceKeepAlive = .zero }
-            for continuation in state.withLock({ Array($0.clients.values) }) { continuation.yield(wakeAll) }
+            for (continuation, wake) in wakes { continuation.yield(wake) }
         }
     }
 }

@@ -1,5 +1,9 @@
 import CatalogKit
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import GRDB
 import Testing
 
 /// `/api/events` and `/api/changes` on the real `catalog serve`: two clients each get the
@@ -67,6 +71,47 @@ import Testing
         #expect(try await server.get("/api/changes").status == 400)
         #expect(server.stop() == 0, "SIGTERM ends the server although two clients listen")
         for client in clients { #expect(client.waitFor(.seconds(5)) { _ in client.isClosed }, "the stream ends: \(client.text.suffix(200))") }
+    }
+
+    /// A backup put back under a running server (`sqlite3 catalog.sqlite ".restore backup"`,
+    /// which the README calls safe): the generation goes back. A stream open then hears the
+    /// older generation (it heard nothing until the catalog passed the newer one again), a
+    /// stream opened after hears only the generation the catalog is at (it heard the poller's
+    /// old one too), and a page at a generation reached again, with other items, is not
+    /// answered 304 for a tag taken before the backup was put back.
+    @Test func aBackupPutBackUnderTheServerMovesTheStreamsBack_andItsTagsAreNew() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: ServeBinaryTests.binary.path), "build the catalog binary first (swift build)")
+        let served = try ServedCatalog(images: [], imported: 20)
+        let backup = served.folder.appendingPathComponent("backup.sqlite").path
+        try DatabaseQueue(path: served.path).backup(to: DatabaseQueue(path: backup))
+        let old = try served.catalog.generation()
+        _ = try served.catalog.importItems((0..<30).map { ImportRow(line: $0 + 2, key: "a-\($0)", width: 300, height: 900) })
+        let server = try ServeBinaryTests.Server(["--db", served.path])
+        let page = "/api/page?width=375&cols=2&offset=0&height=2000"
+        let (status, body, headers) = try await server.get(page)
+        #expect(status == 200 && String(decoding: body, as: UTF8.self).contains("a-0"))
+        let tag = try #require(headers["Etag"] as? String ?? headers["ETag"] as? String)
+        let newer = try served.catalog.generation()
+        let first = try EventClient(address: server.address)
+        #expect(first.waitFor { _ in first.generations == [newer] }, "\(first.text)")
+
+        try DatabaseQueue(path: backup).backup(to: DatabaseQueue(path: served.path)) // as sqlite3's .restore
+        #expect(try served.catalog.generation() == old)
+        #expect(first.waitFor { _ in first.generations == [newer, old] }, "\(first.text)")
+        let second = try EventClient(address: server.address)
+        #expect(second.waitFor { _ in second.generations == [old] }, "\(second.text)")
+
+        // The generation of the tag again, with other items.
+        _ = try served.catalog.importItems((0..<5).map { ImportRow(line: $0 + 2, key: "b-\($0)", width: 900, height: 300) })
+        #expect(try served.catalog.generation() == newer)
+        for client in [first, second] { #expect(client.waitFor { _ in client.generations.last == newer }, "\(client.text)") }
+        #expect(first.generations == [newer, old, newer] && second.generations == [old, newer], "\(first.text)\n\(second.text)")
+        var request = URLRequest(url: try #require(URL(string: server.address + page)))
+        request.setValue(tag, forHTTPHeaderField: "If-None-Match")
+        let (again, response) = try await URLSession.shared.data(for: request)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200, "not 304: the tag was the items before the backup's")
+        let text = String(decoding: again, as: UTF8.self)
+        #expect(text.contains("b-0") && !text.contains("a-0"), "\(text.prefix(400))")
     }
 
     /// Event streams take at most half the connections: past that a stream is refused (503,

@@ -36,6 +36,9 @@ public final class PageCache: Sendable {
         var generation: Int64 = -1
         /// The catalog's identity read with it (`Catalog.identity`).
         var identity: String?
+        /// Times the generation was found lower than the one before, the identity the same: a
+        /// backup put back (`sqlite3 ... ".restore"`), whose generations count again from its own.
+        var rewinds = 0
     }
 
     struct State {
@@ -118,17 +121,22 @@ public final class PageCache: Sendable {
             // A read that began before the one kept (two finishing out of order) changes nothing.
             guard readAt >= known.readAt else { return false }
             defer { (known.stamp, known.readAt, known.generation, known.identity) = (stamp?.stamp, readAt, generation, identity) }
-            return known.identity != nil && known.identity != identity
+            guard known.identity != nil else { return false }
+            if known.identity == identity && generation < known.generation { known.rewinds += 1 }
+            return known.identity != identity || generation < known.generation
         }
-        // Another catalog at the same place (a PostgreSQL database dropped and made again): its
-        // generations count from 1 again, and the pages kept are the old one's.
+        // Another catalog at the same place (a PostgreSQL database dropped and made again), or
+        // an older state of this one: its generations count again, and the pages kept are not its.
         if another { state.withLock { $0 = State(catalogs: $0.catalogs + 1) } }
         return generation
     }
 
-    /// The catalog's identity as last read with the generation; nil before the first read.
+    /// The catalog's identity as last read with the generation, and how many times this
+    /// process saw it go back to an older generation (ETags are made of the two and the
+    /// generation: a generation reached again after a backup was put back is another state of
+    /// the catalog); nil before the first read.
     public func knownIdentity() -> String? {
-        known.withLock { $0.identity }
+        known.withLock { known in known.identity.map { known.rewinds == 0 ? $0 : "\($0) rewound \(known.rewinds)" } }
     }
 
     /// The generation without reading the catalog, when the change stamp vouches for it (no

@@ -62,8 +62,9 @@ struct ChangeRoutes {
                     var sent = first
                     for await wake in wakes {
                         if let access, !access.authenticates(request) { break }
-                        // Only forward: the poller's generation may trail the one this stream began with.
-                        if let now = events.generation, now > sent {
+                        // Back too: a backup put back under the server. A wake-up comes only once
+                        // the poller has read the generation after this stream began with its own.
+                        if let now = events.generation, now != sent {
                             try await writer.write(ByteBuffer(string: Self.event(now)))
                             sent = now
                         } else if wake == .keepAlive {
