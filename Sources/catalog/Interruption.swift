@@ -50,14 +50,30 @@ enum Interruption {
     }
 
     /// Calls `body` with the signal's number on SIGINT, SIGTERM or SIGHUP instead of their
-    /// default (ending the process at once), until the sources returned are cancelled.
+    /// default (ending the process at once), until the sources returned are cancelled. Call it
+    /// on the main thread (a command's `run`): it blocks them there (``block()``).
     static func handle(_ body: @escaping @Sendable (Int32) -> Void) -> [any DispatchSourceSignal] {
-        [SIGINT, SIGTERM, SIGHUP].map { number in
+        block()
+        return [SIGINT, SIGTERM, SIGHUP].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { body(number) }
             source.resume()
             return source
         }
+    }
+
+    /// Blocks SIGINT, SIGTERM and SIGHUP on the calling thread and the threads it makes from
+    /// now on, so that they stay pending for the process until a dispatch signal source reads
+    /// them (a signalfd). libdispatch's own threads block them already; the main thread, left
+    /// open, took them through libdispatch's fallback, a handler that forwards the signal to
+    /// the thread that registered the first source. A `scan --watch` lost about one Ctrl-C in
+    /// a hundred there and went on watching. (`serve` runs its main thread as libdispatch's
+    /// signal thread, which waits for signals with none blocked: this cannot hold there.)
+    static func block() {
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        for number in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&signals, number) }
+        pthread_sigmask(SIG_BLOCK, &signals, nil)
     }
 }
