@@ -84,6 +84,24 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         path.hasPrefix("postgres://") || path.hasPrefix("postgresql://")
     }
 
+    /// The catalog's SQLite file replaced or removed since this process opened it: every call
+    /// fails until the process is restarted (`SQLiteStore.checkSameFile`). Answers `unreachable`
+    /// that waiting does not end.
+    public static func fileReplaced(path: String, removed: Bool) -> StoreError {
+        .unreachable(path: path, reason: "the file was \(removed ? "removed" : "replaced") since this process opened it "
+                     + "(a backup moved into its place, the catalog deleted?): restart the process to open the one there now")
+    }
+
+    /// Whether this is ``fileReplaced(path:removed:)``'s error.
+    public var isFileReplaced: Bool {
+        guard case .unreachable(_, let reason) = self else { return false }
+        return Self.isFileReplaced(reason)
+    }
+
+    private static func isFileReplaced(_ reason: String) -> Bool {
+        reason.hasPrefix("the file was replaced since this process opened it") || reason.hasPrefix("the file was removed since this process opened it")
+    }
+
     public var description: String {
         switch self {
         case .notACatalog(let path, let reason):
@@ -110,6 +128,9 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
             "the catalog's database at \(path) has no room for another connection (\(reason)): its max_connections or the role's "
                 + "CONNECTION LIMIT is reached, by this process or others; what was committed before is kept. Try again once one is free, or raise the limit "
                 + "(a server that scans needs at least 3 connections: its listener, the scan's and one to read)."
+        case .unreachable(let path, let reason) where Self.isFileReplaced(reason):
+            // Waiting does not bring it back: this process keeps the file it opened.
+            "cannot use the catalog at \(path): \(reason); what was committed before is kept."
         case .unreachable(let path, let reason):
             "cannot reach the catalog's database at \(path) (\(reason)); what was committed before is kept. Try again once it is back."
         case .full(let path, let reason):

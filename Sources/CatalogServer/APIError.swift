@@ -67,6 +67,9 @@ struct APIError: Error, Sendable {
             // The places stay in the server's log.
             self.init(status: 503, message: "the catalog's disk is full; try again later")
             headers[.retryAfter] = "30"
+        case let error as StoreError where error.isFileReplaced:
+            // Not "try again": the server keeps the file it opened until it is restarted.
+            self.init(status: 503, message: Self.fileReplaced)
         case StoreError.unreachable:
             // The URL and the driver's words stay in the server's log, not in a client's body.
             self.init(status: 503, message: "the catalog's database cannot be reached; try again")
@@ -75,6 +78,9 @@ struct APIError: Error, Sendable {
             self.init(status: 500, message: "internal error")
         }
     }
+
+    /// What a client hears while the catalog's SQLite file is not the one the server opened.
+    static let fileReplaced = "the catalog's file was replaced or removed since the server opened it; the server must be restarted"
 
     var json: String {
         #"{"error":{"message":\#(PathText.jsonString(message)),"parameter":\#(parameter.map { PathText.jsonString($0) } ?? "null")}}"#

@@ -194,6 +194,7 @@ extension SQLiteStore {
     /// Runs `body` with a snapshot of the catalog (one read transaction). SQLite errors become
     /// `StoreError`; the body's own errors pass through as they are.
     package func withSnapshot<T: Sendable>(_ body: (any CatalogSnapshot) throws -> T) throws -> T {
+        try checkSameFile() // as `read`: a page of a new configuration was laid out from the replaced file
         do {
             return try readRollingBack { db in try body(SQLiteSnapshot(db: db)) }
         } catch let error as DatabaseError {

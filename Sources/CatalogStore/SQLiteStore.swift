@@ -331,8 +331,7 @@ package final class SQLiteStore: CatalogBackend {
         var info = stat()
         let there = stat(path, &info) == 0
         guard !there || UInt64(info.st_dev) != openedFile.device || UInt64(info.st_ino) != openedFile.inode else { return }
-        throw .unreachable(path: path, reason: "the file was \(there ? "replaced" : "removed") since this process opened it "
-                           + "(a backup moved into its place, the catalog deleted?): restart the process to open the one there now")
+        throw .fileReplaced(path: path, removed: !there)
     }
 
     /// `pool.read`, once more after rolling back the layout file's journal left by a writer

@@ -90,12 +90,20 @@ extension Library {
         try DatabaseQueue(path: library.catalogPath).writeWithoutTransaction { try $0.execute(sql: "VACUUM INTO ?", arguments: [backup]) }
         try library.write("new.jpg", Library.fixture("baseline.jpg"))
         try #require(rename(backup, library.catalogPath) == 0)
-        for call in [{ _ = try open.generation() }, { _ = try open.items(order: .path) }, { _ = try open.scan([library.root.path]) }] {
+        // A page and the sections of a configuration never laid out read a snapshot: they were
+        // laid out from the old file, and a server answered 200 for them between its 503s.
+        let never = LayoutConfiguration(width: 377)
+        for call in [{ _ = try open.generation() }, { _ = try open.items(order: .path) }, { _ = try open.scan([library.root.path]) },
+                     { _ = try open.page(PageRequest(configuration: never, position: .offset(0), height: 800)) },
+                     { var monthly = LayoutConfiguration(width: 378); monthly.sections = .month; _ = try open.sections(monthly) }] {
             #expect { try call() } throws: { error in
                 guard case StoreError.unreachable(let path, let reason) = error else { return false }
                 return path == library.catalogPath && reason.hasPrefix("the file was replaced since this process opened it")
+                    && (error as? StoreError)?.isFileReplaced == true
             }
         }
+        #expect(StoreError.fileReplaced(path: "c.sqlite", removed: false).description.hasSuffix(
+            ": restart the process to open the one there now; what was committed before is kept."), "not \"try again once it is back\"")
         let reopened = try library.catalog()
         #expect(try reopened.scan([library.root.path]).added == 1, "new.jpg, into the file there now")
         try FileManager.default.removeItem(atPath: library.catalogPath)

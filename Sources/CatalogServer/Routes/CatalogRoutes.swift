@@ -46,7 +46,8 @@ struct CatalogRoutes {
             } catch let error as StoreError {
                 guard case .unreachable = error else { throw error }
                 outages.failed(error)
-                return Self.health(.serviceUnavailable, #"{"status":"unreachable","message":"the catalog's database cannot be reached"}"#)
+                let message = error.isFileReplaced ? APIError.fileReplaced : "the catalog's database cannot be reached"
+                return Self.health(.serviceUnavailable, #"{"status":"unreachable","message":"\#(message)"}"#)
             }
         }
 
