@@ -221,4 +221,24 @@ import Testing
         #expect(inserts.map { $0["id"] as? Int } == [Int(added.id)])
         #expect(server.stop() == 0)
     }
+
+    /// The catalog file deleted under `serve --scan`: the watch stops, saying why, instead of
+    /// waiting for ever for a database to come back (the server keeps the file it opened, so
+    /// it never does), and the server answers that it must be restarted.
+    @Test func aCatalogDeletedUnderServeScan_stopsTheWatch_andTheServerSaysToRestart() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: ServeBinaryTests.binary.path), "build the catalog binary first (swift build)")
+        let served = try ServedCatalog(images: [])
+        let photos = served.folder.appendingPathComponent("photos")
+        try Data(contentsOf: ServedCatalog.fixtures.appendingPathComponent("baseline.jpg")).write(to: photos.appendingPathComponent("a.jpg"))
+        let server = try ServeBinaryTests.Server(["--db", served.path, "--scan", photos.path], quiet: false)
+        try await waitUntil("the first scan") { server.errorOutput.contains("watching 1 folder") }
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: served.path + suffix) }
+        try Data(contentsOf: ServedCatalog.fixtures.appendingPathComponent("rgb.png")).write(to: photos.appendingPathComponent("b.png"))
+        try await waitUntil("the watch stopped") { server.errorOutput.contains("watching stopped") }
+        #expect(server.errorOutput.contains("the file was removed since this process opened it"), "\(server.errorOutput)")
+        #expect(!server.errorOutput.contains("Try again once it is back"), "\(server.errorOutput)")
+        let (status, body, _) = try await server.get("/api/health")
+        #expect(status == 503 && String(decoding: body, as: UTF8.self).contains("the server must be restarted"))
+        #expect(server.stop() == 0)
+    }
 }

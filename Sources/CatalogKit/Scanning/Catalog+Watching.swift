@@ -68,7 +68,7 @@ extension Catalog {
         /// Whether `error` is waited out: sleeps (a while, looking at `stop`) and says so once.
         func waitOut(_ error: StoreError, busyToo: Bool) -> Bool {
             switch error {
-            case .unreachable where settings.patient: break
+            case .unreachable where settings.patient && !error.isFileReplaced: break // a replaced file never comes back
             case .full where settings.patient: break // the disk has room again once someone frees some
             case .busy where settings.patient && busyToo: break
             default: return false
