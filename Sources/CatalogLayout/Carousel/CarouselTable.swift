@@ -55,7 +55,7 @@ public struct CarouselTable: Sendable {
 
     func width(_ index: Int) -> Double { aspects[index] * style.itemHeight }
 
-    /// The right edge of the last item (the left inset without items).
+    /// The right edge of the last item (0 without items: ``contentWidth`` takes the left inset then).
     var contentRight: Double { ids.isEmpty ? 0 : xs[count - 1] + width(count - 1) }
 
     /// Along the scroll axis: the last item's right plus the right inset.
