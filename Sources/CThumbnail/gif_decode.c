@@ -52,7 +52,8 @@ int cth_decode_gif(const uint8_t *data, size_t length, cth_decode *request) {
     int status = CTH_OK;
     uint8_t *canvas = NULL, *line = NULL;
     if ((unsigned long long)width * height > CTH_PIXEL_BUDGET) {
-        status = cth_fail(out, CTH_ERR_TOO_LARGE, "a GIF of %u x %u pixels is over the budget", width, height);
+        status = cth_fail(out, CTH_ERR_TOO_LARGE, "a GIF of %u x %u pixels is over the budget of %llu pixels", width, height,
+                            CTH_PIXEL_BUDGET);
         goto done;
     }
     int transparent = -1;
@@ -120,7 +121,8 @@ int cth_decode_gif(const uint8_t *data, size_t length, cth_decode *request) {
         goto done;
     }
     if ((unsigned long long)width * height > CTH_PIXEL_BUDGET) {
-        status = cth_fail(out, CTH_ERR_TOO_LARGE, "a GIF of %u x %u pixels is over the budget", width, height);
+        status = cth_fail(out, CTH_ERR_TOO_LARGE, "a GIF of %u x %u pixels is over the budget of %llu pixels", width, height,
+                            CTH_PIXEL_BUDGET);
         goto done;
     }
     ColorMapObject *colors = frame->ColorMap ? frame->ColorMap : gif->SColorMap;

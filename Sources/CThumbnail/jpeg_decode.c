@@ -31,12 +31,16 @@ static jpeg_decoder *decoder_of(j_common_ptr cinfo) { return (jpeg_decoder *)cin
 static void on_error_exit(j_common_ptr cinfo) { longjmp(decoder_of(cinfo)->jump, 1); }
 
 static void on_emit_message(j_common_ptr cinfo, int level) {
-    /* level < 0: a warning. The end of the data, or of the image's data before the image is
-       complete (a marker where entropy-coded data should be), stops the decode: libjpeg would
-       go on filling the rest with grey. Other warnings (extraneous bytes, a bad restart
-       marker it resyncs from) are what many cameras' files carry, and are let pass. */
+    /* level < 0: a warning. The end of the data (a file cut short), or of the image's data
+       before the image is complete (a marker where entropy-coded data should be), stops the
+       decode: libjpeg would go on filling the rest with grey. The first is a file cut short;
+       the second a file of full length whose data is damaged (one flipped bit desyncs the
+       Huffman decoding, which then reaches the image's end marker early) or whose header
+       declares more than its data holds: corrupt, not truncated, which it was called. Other
+       warnings (extraneous bytes, a bad restart marker it resyncs from) are what many
+       cameras' files carry, and are let pass. */
     if (level < 0 && (cinfo->err->msg_code == JWRN_JPEG_EOF || cinfo->err->msg_code == JWRN_HIT_MARKER)) {
-        decoder_of(cinfo)->status = CTH_ERR_TRUNCATED;
+        decoder_of(cinfo)->status = cinfo->err->msg_code == JWRN_JPEG_EOF ? CTH_ERR_TRUNCATED : CTH_ERR_CORRUPT;
         longjmp(decoder_of(cinfo)->jump, 1);
     }
 }
@@ -56,6 +60,8 @@ static void cmyk_to_rgb(const JSAMPLE *in, uint8_t *out, uint32_t width, int inv
 
 static int fail_from_libjpeg(jpeg_decoder *d, cth_result *out) {
     if (d->status == CTH_ERR_TRUNCATED) return cth_fail(out, CTH_ERR_TRUNCATED, "the JPEG data ends before the image does");
+    if (d->status == CTH_ERR_CORRUPT)
+        return cth_fail(out, CTH_ERR_CORRUPT, "the JPEG's image data is damaged: it meets a marker before the image is complete");
     if (d->status != 0) return d->status;
     char text[JMSG_LENGTH_MAX];
     d->err.format_message((j_common_ptr)&d->cinfo, text);

@@ -23,6 +23,8 @@ static int sniff(const uint8_t *data, size_t length) {
 
 /* Decodes and reduces to what `box` asks (0: full size), in stored orientation. */
 static int decode(const uint8_t *data, size_t length, uint32_t box, int32_t orientation, cth_result *out, cth_raster *raster) {
+    /* As the probe says it: an empty file is no image of any format. */
+    if (length == 0) return cth_fail(out, CTH_ERR_TRUNCATED, "the file is empty");
     out->source_format = sniff(data, length);
     cth_decode request = {box, orientation, out, {NULL, 0, 0, 0}};
     int status;

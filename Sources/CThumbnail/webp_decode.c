@@ -15,7 +15,8 @@
 static int first_frame(const uint8_t *data, size_t length, cth_decode *request, uint32_t width, uint32_t height) {
     cth_result *out = request->result;
     if ((unsigned long long)width * height > CTH_PIXEL_BUDGET)
-        return cth_fail(out, CTH_ERR_TOO_LARGE, "an animated WebP of %u x %u pixels is over the budget", width, height);
+        return cth_fail(out, CTH_ERR_TOO_LARGE, "an animated WebP of %u x %u pixels is over the budget of %llu pixels",
+                        width, height, CTH_PIXEL_BUDGET);
     WebPAnimDecoderOptions options;
     if (!WebPAnimDecoderOptionsInit(&options)) return cth_fail(out, CTH_ERR_MEMORY, "libwebp version mismatch");
     options.color_mode = MODE_RGBA;

@@ -15,7 +15,7 @@ import Thumbnailer
     }
 
     @Test func whenTheBytesAreNoImage_thenUnsupportedFormat() {
-        #expect(failure([]) == .unsupportedFormat)
+        #expect(failure([]) == .truncated(detail: "the file is empty"), "as the probe says it, not \"not a JPEG, PNG...\"")
         #expect(failure(Array("hello, world".utf8)) == .unsupportedFormat)
         #expect(failure([0xFF, 0xD8]) == .unsupportedFormat, "two bytes are not a JPEG yet")
     }
@@ -38,6 +38,24 @@ import Thumbnailer
         var header = try Fixture.bytes("rgb.png")
         header[30] ^= 0x55 // IHDR's CRC
         #expect(failure(header) == .corrupt(detail: "IHDR: CRC error"))
+    }
+
+    /// A JPEG of full length whose image data holds a marker where data should be (a damaged
+    /// byte: 0xFF then a marker's code), or whose data reaches its end marker early (a flipped
+    /// bit desyncs the Huffman decoding), is corrupt, not "truncated": it was called that, and
+    /// only a file cut short is.
+    @Test func whenAJPEGsImageDataIsDamaged_thenCorrupt_notTruncated() throws {
+        var bytes = try Fixture.bytes("baseline.jpg")
+        let sos = try #require(Fixture.jpegMarker(bytes, 0xDA))
+        let data = sos + 2 + Int(bytes[sos + 2]) << 8 + Int(bytes[sos + 3])
+        let middle = (data + bytes.count - 2) / 2
+        bytes[middle] = 0xFF
+        bytes[middle + 1] = 0xC4
+        let damaged = ThumbnailError.corrupt(detail: "the JPEG's image data is damaged: it meets a marker before the image is complete")
+        #expect(failure(bytes) == damaged)
+        var flipped = try Fixture.bytes("baseline.jpg")
+        flipped[middle] ^= 0x10
+        #expect(failure(flipped) == damaged)
     }
 
     @Test func whenAJPEGHeaderIsDamaged_thenCorruptWithLibjpegsReason() throws {
@@ -77,7 +95,7 @@ import Thumbnailer
         guard case .tooLarge(let detail)? = failure(progressive) else { Issue.record("progressive: \(String(describing: failure(progressive)))"); return }
         #expect(detail.contains("65000 x 65000") && detail.contains("MiB"), "\(detail)")
         let baseline = Fixture.jpeg(try Fixture.bytes("baseline.jpg"), sof: 0xC0, width: 65000, height: 65000)
-        guard case .truncated? = failure(baseline) else { Issue.record("baseline: \(String(describing: failure(baseline)))"); return }
+        guard case .corrupt? = failure(baseline) else { Issue.record("baseline: \(String(describing: failure(baseline)))"); return }
         let widest = Fixture.jpeg(try Fixture.bytes("baseline.jpg"), sof: 0xC0, width: 65535, height: 65535)
         #expect(failure(widest) == .tooLarge(detail: "a JPEG of 65535 x 65535 pixels: libjpeg decodes at most 65500 pixels a side"))
         let png = Fixture.png(try Fixture.bytes("rgb.png"), width: 65535, height: 65535)
