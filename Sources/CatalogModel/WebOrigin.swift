@@ -1,9 +1,11 @@
 /// The origin of a web address as the gallery's Content-Security-Policy names it: what both
 /// stores keep in `web_origins` for imported items.
 package enum WebOrigin {
-    /// `http://` or `https://` (in any case) and what follows up to the first `/`, `?` or `#`,
-    /// lowercased (ASCII letters only, as SQLite's lower() did); nil for any other address, and
-    /// for one whose host and port are longer than `longestAuthority` (no browser loads it).
+    /// `http://` or `https://` (in any case) and what follows up to the first `/`, `?`, `#` or
+    /// `\` (which browsers read as `/` in such an address), lowercased (ASCII letters only, as
+    /// SQLite's lower() did), without the `:` of an empty port (the default one); nil for any
+    /// other address, and for one whose host and port are longer than `longestAuthority` (no
+    /// browser loads it).
     package static func origin(of url: String) -> [UInt8]? {
         var utf8 = Array(url.utf8)
         func hasPrefix(_ scheme: StaticString) -> Bool {
@@ -16,8 +18,9 @@ package enum WebOrigin {
         }
         let start = hasPrefix("https://") ? 8 : hasPrefix("http://") ? 7 : nil
         guard let start else { return nil }
-        let end = utf8[start...].firstIndex { $0 == 47 || $0 == 63 || $0 == 35 } ?? utf8.count
+        var end = utf8[start...].firstIndex(where: endsAuthority) ?? utf8.count
         guard end - start <= longestAuthority else { return nil }
+        while end > start && utf8[end - 1] == 58 { end -= 1 } // "host:", the default port
         utf8.removeSubrange(end...)
         for index in utf8.indices where utf8[index] >= 65 && utf8[index] <= 90 { utf8[index] += 32 }
         return utf8
@@ -37,10 +40,15 @@ package enum WebOrigin {
                 let byte = bytes[index]
                 if (byte >= 65 && byte <= 90 ? byte + 32 : byte) != origin[index] { return false }
             }
-            guard bytes.count > origin.count else { return true }
-            let next = bytes[origin.count]
-            return next == 47 || next == 63 || next == 35
+            // Past it, the colons of an empty port (which `origin(of:)` leaves out), then the end.
+            let next = bytes[origin.count...].firstIndex { $0 != 58 } ?? bytes.count
+            return next == bytes.count || endsAuthority(bytes[next])
         }
+    }
+
+    /// `/`, `?`, `#` or `\`: where an http(s) address's host and port end.
+    private static func endsAuthority(_ byte: UInt8) -> Bool {
+        byte == 47 || byte == 63 || byte == 35 || byte == 92
     }
 
     /// The origins of a stream of addresses, as the imports meet them: consecutive addresses

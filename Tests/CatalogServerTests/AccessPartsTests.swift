@@ -208,6 +208,9 @@ struct AccessPartsTests {
         #expect(policy.contains("img-src 'self' https://i.pinimg.com http://cdn.example:8080;"))
         #expect(!policy.contains("bad host"), "nothing that could end the directive")
         #expect(!policy.contains("[::1]"), "no host source can name an IPv6 address: browsers call it invalid")
+        // An empty port (kept by earlier imports) is the default one; a port of letters names nothing.
+        #expect(GalleryRoutes.policy(imageOrigins: ["https://cdn5.example.com:", "https://cdn6.example.com:x8"])
+            .contains("img-src 'self' https://cdn5.example.com;"))
         let many = (0..<CatalogService.webOriginLimit).map { "https://host\($0).example" }
         #expect(GalleryRoutes.policy(imageOrigins: many).contains("img-src 'self' https: http:;"))
         // Not known (the database away since the server started): any, not none.

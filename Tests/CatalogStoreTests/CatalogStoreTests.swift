@@ -252,12 +252,17 @@ final class TemporaryFolder {
         let addresses = ["https://i.pinimg.com/a.jpg", "HTTPS://I.PINIMG.COM/b.jpg", "https://i.pinimg.com", "https://i.pinimg.com?x",
                          "https://i.pinimg.com#f", "https://i.pinimg.com:443/a", "https://i.pinimg.com.evil/a", "https://i.pinimg.co/a",
                          "http://i.pinimg.com/a", "https://", "https:///a", "ftp://i.pinimg.com/a", "https://i.pinimg.comx", "/relative",
-                         "https://ünï.example/a", "https://ÜNÏ.example/a", ""]
+                         "https://ünï.example/a", "https://ÜNÏ.example/a", "", "https://i.pinimg.com:/a", "https://i.pinimg.com:",
+                         "https://i.pinimg.com\\a.jpg", "https://i.pinimg.com:\\a", "https://i.pinimg.com::/a"]
         let origins = addresses.compactMap(WebOrigin.origin(of:))
         #expect(!origins.isEmpty)
         #expect(WebOrigin.origin(of: "https://i.pinimg.com/a.jpg") == Array("https://i.pinimg.com".utf8))
         #expect(WebOrigin.origin(of: "HTTPS://I.PINIMG.COM/b.jpg") == Array("https://i.pinimg.com".utf8), "lowercased")
         #expect(WebOrigin.origin(of: "ftp://i.pinimg.com/a") == nil)
+        // What a browser loads such an address from: an empty port is the default one, and a
+        // backslash is a slash (the policy listed "https://cdn.example:", which browsers ignore).
+        #expect(WebOrigin.origin(of: "https://i.pinimg.com:/a.jpg") == Array("https://i.pinimg.com".utf8))
+        #expect(WebOrigin.origin(of: "https://i.pinimg.com\\a.jpg") == Array("https://i.pinimg.com".utf8))
         // A host no browser loads, longer than PostgreSQL indexes: no origin, on both stores alike.
         #expect(WebOrigin.origin(of: "https://" + String(repeating: "h", count: 3000) + ".example.com/2.jpg") == nil)
         #expect(WebOrigin.origin(of: "https://" + String(repeating: "h", count: 253) + "/a") != nil)

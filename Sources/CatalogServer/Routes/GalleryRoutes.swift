@@ -84,7 +84,10 @@ struct GalleryRoutes {
         let allowed = ascii.unicodeScalars.allSatisfy { scalar in
             scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || ".-:".unicodeScalars.contains(scalar))
         }
-        return allowed ? scheme + ascii : nil
+        // A port is digits; an empty one (kept by catalogs imported before) is the default.
+        let parts = ascii.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+        guard allowed, !parts[0].isEmpty, parts.count == 1 || parts[1].allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        return scheme + (parts.count == 2 && parts[1].isEmpty ? String(parts[0]) : ascii)
     }
 
     static func contentType(of file: String) -> String? {
