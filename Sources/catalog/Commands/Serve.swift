@@ -322,7 +322,8 @@ extension Serve {
                             + "every root is scanned again every \(interval.components.seconds) s")
                     case .rescanned(let summary, let folders):
                         printError("rescanned \(folders.count) folder\(folders.count == 1 ? "" : "s"): added \(summary.added), "
-                            + "updated \(summary.updated), moved \(summary.moved), removed \(summary.removed); generation \(summary.generation)")
+                            + "updated \(summary.updated), moved \(summary.moved), removed \(summary.removed), failed \(summary.failed); "
+                            + "generation \(summary.generation)")
                         for problem in summary.problems { printError("warning: \(problem)") }
                         for root in summary.unscannedRoots { printError("warning: \(root)") }
                     case .retrying(let error):
