@@ -214,6 +214,19 @@ import Testing
         let refused = { (item: LayoutItem) in LayoutError.invalidItemSize(index: 1, size: item.size) }
         let normal = LayoutItem(id: 2, width: 10, height: 10)
         #expect(throws: refused(flat)) { try Layout(items: [normal, flat], style: WaterfallLayout(width: 375, columns: 1)) }
+        // With sections: a cell, and an item across the width (every second one here).
+        #expect(throws: refused(flat)) {
+            try Layout(items: [normal, flat], sections: [SectionStart(offset: 0, key: 1)], sectioning: Sectioning(headerHeight: 20),
+                       style: WaterfallLayout(width: 375, columns: 2))
+        }
+        for position in 1...2 { // one of the two is an item across the width
+            var items = [normal, normal, normal]
+            items[position] = flat
+            #expect(throws: LayoutError.invalidItemSize(index: position, size: flat.size)) {
+                try Layout(items: items, sections: [SectionStart(offset: 0, key: 1)],
+                           sectioning: Sectioning(headerHeight: 20, spanEvery: 2), style: WaterfallLayout(width: 375, columns: 2))
+            }
+        }
         #expect(throws: refused(sliver)) { try RowTable(items: [normal, sliver], style: JustifiedLayout(width: 375)) }
         #expect(throws: refused(sliver)) { try CarouselTable(items: [normal, sliver], style: CarouselLayout()) }
         #expect(refused(flat).description.contains("its scaled size is zero or not a finite number"))

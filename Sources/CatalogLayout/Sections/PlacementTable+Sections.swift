@@ -124,7 +124,7 @@ extension PlacementTable {
                                     height = fixed
                                 case .aspectRatio(let extra):
                                     height = contentWidth * size.height / size.width + extra
-                                    guard size.width > 0, size.height > 0, size.width < .infinity, size.height < .infinity, height < .infinity else {
+                                    guard size.width > 0, size.height > 0, size.width < .infinity, size.height < .infinity, height > 0, height < .infinity else {
                                         refused = offset
                                         break
                                     }
@@ -426,13 +426,14 @@ protocol CellHeight {
     func height(of size: Size) -> Double?
 }
 
-/// column width × display height / display width + extra: positive, finite sides only.
+/// column width × display height / display width + extra: positive, finite sides and a
+/// height that neither overflowed nor fell to zero only.
 struct AspectHeight: CellHeight {
     let columnWidth: Double
     let extra: Double
     func height(of size: Size) -> Double? {
         let height = columnWidth * size.height / size.width + extra
-        guard size.width > 0, size.height > 0, size.width < .infinity, size.height < .infinity, height < .infinity else { return nil }
+        guard size.width > 0, size.height > 0, size.width < .infinity, size.height < .infinity, height > 0, height < .infinity else { return nil }
         return height
     }
 }
