@@ -34,7 +34,7 @@ final class CatalogService: Sendable {
     let thumbnailFlights = Flights<CachedThumbnail>()
     private let changeFlights = Flights<ChangeSet>()
     private let recentChanges = Mutex<[(key: String, set: ChangeSet)]>([])
-    private let knownWebOrigins = Mutex<(generation: Int64, origins: [String])?>(nil)
+    private let knownWebOrigins = Mutex<(generation: Int64, made: String, origins: [String])?>(nil)
     /// The catalog's identity once read (`made()`), and whether a read of it is under way.
     private let knownMade = Mutex<(identity: String?, reading: Bool)>((nil, false))
     /// At most this many web origins are listed in the gallery's policy (more: any http(s) one).
@@ -238,7 +238,9 @@ final class CatalogService: Sendable {
     /// and the last few are kept (a change set between two generations never changes).
     func changes(_ request: ChangeRequest) async throws -> ChangeSet {
         let now = try await run { try self.pages.generation() }
-        let key = "\(request.since) \(now) \(request.order.rawValue)"
+        // With the catalog's identity: another catalog at the place (or an older state of this
+        // one, put back) counts its generations again, and its change sets are other ones.
+        let key = "\(request.since) \(now) \(request.order.rawValue) \(made())"
         if let known = recentChanges.withLock({ $0.first { $0.key == key }?.set }) { return known }
         let set = try await changeFlights.once(key) { try await self.run { try self.catalog.changes(request) } }
         guard set.to == now else { return set } // the catalog moved on while computing: not the key's
@@ -266,9 +268,10 @@ final class CatalogService: Sendable {
 
     private func readWebOrigins() async throws -> [String] {
         let generation = try await run { try self.pages.generation() }
-        if let known = knownWebOrigins.withLock({ $0 }), known.generation == generation { return known.origins }
+        let made = made() // another catalog at the place counts its generations again
+        if let known = knownWebOrigins.withLock({ $0 }), known.generation == generation, known.made == made { return known.origins }
         let origins = try await run { try self.catalog.webOrigins(limit: Self.webOriginLimit) }
-        knownWebOrigins.withLock { $0 = (generation, origins) }
+        knownWebOrigins.withLock { $0 = (generation, made, origins) }
         return origins
     }
 

@@ -117,7 +117,10 @@ final class GenerationEvents: Sendable {
             let keepingAlive = sinceKeepAlive >= keepAlive
             if keepingAlive { sinceKeepAlive = .zero }
             let wakes = state.withLock { state -> [(AsyncStream<Wake>.Continuation, Wake)] in
-                guard state.pollerID == pollerID, let now else { return [] }
+                guard state.pollerID == pollerID else { return [] }
+                // Unread (the database away): keep-alives still, which hold proxies open and
+                // have a stream whose token was revoked meanwhile end.
+                guard let now else { return keepingAlive ? state.clients.values.map { ($0.continuation, .keepAlive) } : [] }
                 let moved = now != state.generation
                 state.generation = now
                 var wakes: [(AsyncStream<Wake>.Continuation, Wake)] = []

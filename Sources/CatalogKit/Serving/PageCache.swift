@@ -114,9 +114,16 @@ public final class PageCache: Sendable {
     /// recent to tell: file times are as coarse as the kernel's tick).
     public func generation() throws -> Int64 {
         if let known = knownGeneration() { return known }
-        let stamp = catalog.store.changeStamp()
-        let readAt = WallClock.nanoseconds()
-        let (generation, identity) = try catalog.generationAndIdentity()
+        var stamp = catalog.store.changeStamp()
+        var readAt = WallClock.nanoseconds()
+        var (generation, identity) = try catalog.generationAndIdentity()
+        if known.withLock({ $0.identity == identity && generation < $0.generation }) {
+            // Lower than a read before: a backup put back, or a read that began first but took
+            // its snapshot after this one did. A read begun now tells the two apart.
+            stamp = catalog.store.changeStamp()
+            readAt = WallClock.nanoseconds()
+            (generation, identity) = try catalog.generationAndIdentity()
+        }
         let another = known.withLock { known -> Bool in
             // A read that began before the one kept (two finishing out of order) changes nothing.
             guard readAt >= known.readAt else { return false }
@@ -136,7 +143,17 @@ public final class PageCache: Sendable {
     /// generation: a generation reached again after a backup was put back is another state of
     /// the catalog); nil before the first read.
     public func knownIdentity() -> String? {
-        known.withLock { known in known.identity.map { known.rewinds == 0 ? $0 : "\($0) rewound \(known.rewinds)" } }
+        known.withLock { known in known.identity.map { Self.marked($0, rewinds: known.rewinds) } }
+    }
+
+    /// `identity` as a tag carries it: with how many times this process saw the generation go
+    /// back (`knownIdentity`), for an identity read with other data (an item's).
+    public func tagged(_ identity: String) -> String {
+        Self.marked(identity, rewinds: known.withLock { $0.rewinds })
+    }
+
+    private static func marked(_ identity: String, rewinds: Int) -> String {
+        rewinds == 0 ? identity : "\(identity) rewound \(rewinds)"
     }
 
     /// The generation without reading the catalog, when the change stamp vouches for it (no

@@ -21,7 +21,7 @@ struct ItemRoutes {
             let (listed, identity) = try await service.run { (try catalog.list(request), try catalog.identity()) }
             let body = #"{"items":[\#(listed.items.map(ItemText.json).joined(separator: ","))],"total":\#(listed.total),"#
                 + #""offset":\#(list.offset),"limit":\#(list.limit ?? 0),"generation":\#(listed.generation)}"#
-            return JSONResponse.make(body, request: httpRequest, generation: listed.generation, made: identity)
+            return JSONResponse.make(body, request: httpRequest, generation: listed.generation, made: service.pages.tagged(identity))
         }
 
         router.get("/api/items/{id}") { request, context -> Response in
@@ -32,7 +32,7 @@ struct ItemRoutes {
             let (read, item) = try await service.run { (try catalog.generationAndIdentity(), try catalog.item(id: id)) }
             let (generation, identity) = (read.generation, read.identity)
             guard let item else { throw APIError(status: 404, message: "there is no item with id \(id)", parameter: "id") }
-            return JSONResponse.make(ItemText.json(item), request: request, generation: generation, made: identity)
+            return JSONResponse.make(ItemText.json(item), request: request, generation: generation, made: service.pages.tagged(identity))
         }
 
         router.get("/api/items/{id}/original") { request, context -> Response in
