@@ -257,7 +257,10 @@ package final class PostgresStore: CatalogBackend {
         if PostgresConnections.sqlState(error) == "53100" { // disk_full
             return .full(path: location, reason: "no room on the database server's disk (\(PostgresConnections.message(error)))")
         }
-        if PostgresConnections.sqlState(error) == "42501" { // insufficient_privilege
+        // insufficient_privilege; read_only_sql_transaction: a role whose transactions are read
+        // only (default_transaction_read_only), or a hot standby. Refused as a write the role may
+        // not do: pages are then served with their layouts unstored, as for a SELECT-only role.
+        if ["42501", "25006"].contains(PostgresConnections.sqlState(error)) {
             return .notPermitted(path: location, reason: PostgresConnections.message(error))
         }
         return .database(PostgresConnections.message(error))

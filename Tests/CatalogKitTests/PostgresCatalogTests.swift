@@ -363,6 +363,18 @@ import Testing
         let write = try BuiltTool.run(["layouts", "--db", reader, "--budget", "256M"])
         #expect(write.status == 1)
         #expect(write.stderr.contains("the catalog at \(reader) does not let this user do that (permission denied"), "\(write.stderr)")
+        // A role whose transactions are read only (as on a hot standby: SQLSTATE 25006) is served
+        // the same, a stored layout and a new one; its pages failed with "database error".
+        let frozen = "frozen_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(12)
+        try TestPostgres.psql(database, "CREATE ROLE \(frozen) LOGIN; GRANT ALL ON ALL TABLES IN SCHEMA public TO \(frozen); "
+                              + "ALTER ROLE \(frozen) SET default_transaction_read_only = on")
+        let standby = postgres.replacingOccurrences(of: "//postgres@", with: "//\(frozen)@")
+        for width in ["333", "334"] {
+            let wide = ["page", "--width", width, "--cols", "2", "--json"]
+            let frozenRead = try BuiltTool.run(wide + ["--db", standby])
+            #expect(frozenRead.status == 0, "\(frozenRead.stderr)")
+            #expect(frozenRead.stdout == (try BuiltTool.run(wide + ["--db", postgres])).stdout, "width \(width)")
+        }
     }
 
     /// A role that may not create tables in the database (PostgreSQL 15 on: only its owner may in
