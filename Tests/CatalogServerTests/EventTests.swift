@@ -219,6 +219,10 @@ import Testing
         let inserts = try #require(object["inserts"] as? [[String: Any]])
         let added = try #require(try served.catalog.items().first { PathText.display($0.key).hasSuffix("/b.png") })
         #expect(inserts.map { $0["id"] as? Int } == [Int(added.id)])
+        // The rescan's line counts failed files too, as `scan --watch`'s does.
+        try await waitUntil("the rescan's line") { server.errorOutput.contains("rescanned 1 folder: added 1,") }
+        #expect(server.errorOutput.contains("rescanned 1 folder: added 1, updated 0, moved 0, removed 0, failed 0; generation "),
+                "\(server.errorOutput)")
         #expect(server.stop() == 0)
     }
 

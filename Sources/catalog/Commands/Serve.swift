@@ -333,7 +333,8 @@ extension Serve {
                     }
                 }
             } catch {
-                printError("error: watching stopped: \(error); the server goes on without it")
+                let said = "\(error)"
+                printError("error: watching stopped: \(said.hasSuffix(".") ? String(said.dropLast()) : said); the server goes on without it")
             }
         }
         thread.start()
