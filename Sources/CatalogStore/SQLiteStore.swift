@@ -363,6 +363,7 @@ package final class SQLiteStore: CatalogBackend {
     /// Runs `body` in a write transaction.
     package func write<T: Sendable>(_ body: (Database) throws -> T) throws(StoreError) -> T {
         try checkSameFile()
+        try? dropLayoutsAheadOfTheCatalog() // best effort: a layout file that cannot be read or written holds up no write
         do { return try pool.write(body) } catch { throw wrap(error, damaged: .catalog) }
     }
 
@@ -371,6 +372,7 @@ package final class SQLiteStore: CatalogBackend {
     /// check and action costs the statements that touch the tables a cursor and a seek.
     func writeWithoutForeignKeys<T: Sendable>(_ body: (Database) throws -> T) throws(StoreError) -> T {
         try checkSameFile()
+        try? dropLayoutsAheadOfTheCatalog() // best effort: a layout file that cannot be read or written holds up no write
         do {
             return try pool.writeWithoutTransaction { db in
                 try db.execute(sql: "PRAGMA foreign_keys = OFF")

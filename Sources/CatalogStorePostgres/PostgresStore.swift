@@ -291,6 +291,9 @@ extension PostgresStore {
     /// generation it finds.
     static func nextGeneration(_ session: PostgresSession) throws -> Int64 {
         let next = try session.value("UPDATE catalog SET generation = generation + 1 RETURNING generation", as: Int64.self)!
+        // Layouts of the generation this one reaches or later were stored before a dump of an
+        // older catalog was restored under running processes: they lay out other items.
+        try session.execute("DELETE FROM layouts WHERE generation >= \(next)")
         // The generation that ends: the largest item id so far. Read after the row lock, so a
         // writer that committed before it is counted; ids are never reused, so an item above
         // it is one added since, even if the largest was removed.

@@ -123,6 +123,38 @@ import Testing
         }
     }
 
+    /// A dump of an older catalog restored under a running server (`pg_restore --single-transaction`)
+    /// takes the generation back, and the chunk ids with it. Once a write takes it on again: the
+    /// layouts stored at the generations it reaches again go (they were served as fresh, with
+    /// other items), and the server's order data in memory too (its chunks, by id, were the old
+    /// ones: pages laid out from them, or failed as "corrupt").
+    @Test func aCatalogTakenBackUnderAServer_dropsItsLayoutsAndOrderDataOfThoseGenerations() throws {
+        let url = try TestPostgres.newDatabase()
+        let database = try #require(URLComponents(string: url)?.path.dropFirst()).description
+        let server = try Catalog.open(at: url)
+        _ = try server.importItems(PagerTests.importRows(300, seed: 1))
+        let pages = PageCache(catalog: server)
+        try waitFor { _ = try pages.generation(); return server.store.changeStamp() != nil }
+        let dump = try TestPostgres.psql(database, "SELECT generation FROM catalog").trimmingCharacters(in: .whitespacesAndNewlines)
+        let rows = try TestPostgres.psql(database, "SELECT count(*) FROM items").trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(dump == "1" && rows == "300")
+        _ = try server.importItems(PagerTests.importRows(200, from: 300, seed: 2))
+        let request = try PageRequest(query: "width=375&cols=2")
+        _ = try server.page(request) // the layout stored at generation 2, the order data in memory
+        #expect(try server.layouts().map(\.generation) == [2])
+        // As the dump of generation 1 restored in one transaction: its rows, its generation, its chunk ids.
+        _ = try TestPostgres.psql(database, """
+            BEGIN; DELETE FROM items WHERE id > 300; UPDATE catalog SET generation = 1;
+            UPDATE order_data SET generation = -1; COMMIT
+            """)
+        let other = try Catalog.open(at: url) // another process writes: generation 2 again
+        _ = try other.importItems(PagerTests.importRows(50, from: 900, seed: 3))
+        #expect(try other.generation() == 2)
+        #expect(try other.layouts().isEmpty, "the layout of the generation 2 before")
+        try waitFor { _ = try? pages.generation(); return pages.knownGeneration() == 2 }
+        #expect(try server.page(request).items == (try Catalog.open(at: url).page(request)).items, "laid out from the catalog as it is")
+    }
+
     /// A scan or import writing holds the catalog's row until it commits, and the generation has
     /// moved on then: a new layout's page is made meanwhile and its layout left unstored, rather
     /// than waiting for the writer (a large import held every new layout for minutes).
