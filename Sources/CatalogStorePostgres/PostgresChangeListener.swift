@@ -123,17 +123,7 @@ final class PostgresChangeListener: Sendable {
                         for try await notification in notifications {
                             mark { state in
                                 state.heard += 1
-                                let generation = Int64(notification.payload) ?? 0
-                                if generation < state.newestHeard {
-                                    // Lower than one heard before (commits notify in their
-                                    // generations' order): a dump of an older catalog restored
-                                    // under this store, and written to since. What it keeps of
-                                    // the catalog goes, as for a new connection; no stamp until
-                                    // a read has seen this generation.
-                                    state.epoch += 1
-                                    state.newestRead = 0
-                                }
-                                state.newestHeard = generation
+                                state.newestHeard = max(state.newestHeard, Int64(notification.payload) ?? 0)
                             }
                         }
                     }
