@@ -20,7 +20,6 @@ extension SQLiteStore {
 
     private func importRows(from next: () throws(StoreError) -> [ImportRow]?, importedAt: String) throws(StoreError) -> ImportSummary {
         try checkSameFile()
-        try? dropLayoutsAheadOfTheCatalog() // as `write` does
         do {
             return try pool.writeWithoutTransaction { db in
                 // Memory stays bounded however long the input: a smaller page cache than a scan's

@@ -179,26 +179,6 @@ extension SQLiteStore {
         return .stored
     }
 
-    /// Removes the stored layouts of generations the catalog has not reached, before a write
-    /// moves it on: a backup put back under this process (`sqlite3 ... ".restore"`) took the
-    /// catalog back, and the generations it reaches again are other items'; a layout stored at
-    /// one of them before would be taken for the new one's. The file's opening does the same
-    /// (`LayoutFile.prepare`), but a process that runs through the restore does not open it
-    /// again. One read when there is none (every write but the first after a restore).
-    func dropLayoutsAheadOfTheCatalog() throws(StoreError) {
-        let ahead: Int64? = try read { db in
-            try Int64.fetchOne(db, sql: """
-                SELECT generation FROM catalog
-                WHERE EXISTS (SELECT 1 FROM \(LayoutFile.schema).layouts WHERE generation > (SELECT generation FROM catalog))
-                """)
-        }
-        guard let generation = ahead else { return }
-        _ = try writeLayouts(orIfBusy: false) { db in
-            try db.execute(sql: "DELETE FROM layouts WHERE generation > ?", arguments: [generation])
-            return true
-        }
-    }
-
     /// Runs `body` in a write transaction of the layout file, waiting up to `seconds` for its
     /// lock (readers hold it while their snapshot lasts, and a writer waiting for them keeps new
     /// readers out), all waits together. If the file stays busy: `fallback`, or the error when

@@ -281,10 +281,9 @@ package final class SQLiteStore: CatalogBackend {
     /// (which never closes the store, so never checkpoints), so that the catalog's file alone
     /// holds every batch committed (it had no tables after an interrupted first scan: all of
     /// it was in the -wal). On the writer's own connection, once the batch under way is
-    /// committed, and `end` called there: no batch commits after the copy. Returns (without
-    /// calling `end`) when the writer cannot be had.
+    /// committed, and `end` called there: no batch commits after the copy.
     package func checkpointCommitted(thenEnd end: () -> Never) {
-        _ = try? pool.writeWithoutTransaction { db -> Void in
+        pool.writeWithoutTransaction { db -> Void in
             try? db.execute(sql: "PRAGMA wal_checkpoint(PASSIVE)")
             end()
         }
@@ -363,7 +362,6 @@ package final class SQLiteStore: CatalogBackend {
     /// Runs `body` in a write transaction.
     package func write<T: Sendable>(_ body: (Database) throws -> T) throws(StoreError) -> T {
         try checkSameFile()
-        try? dropLayoutsAheadOfTheCatalog() // best effort: a layout file that cannot be read or written holds up no write
         do { return try pool.write(body) } catch { throw wrap(error, damaged: .catalog) }
     }
 
@@ -372,7 +370,6 @@ package final class SQLiteStore: CatalogBackend {
     /// check and action costs the statements that touch the tables a cursor and a seek.
     func writeWithoutForeignKeys<T: Sendable>(_ body: (Database) throws -> T) throws(StoreError) -> T {
         try checkSameFile()
-        try? dropLayoutsAheadOfTheCatalog() // best effort: a layout file that cannot be read or written holds up no write
         do {
             return try pool.writeWithoutTransaction { db in
                 try db.execute(sql: "PRAGMA foreign_keys = OFF")

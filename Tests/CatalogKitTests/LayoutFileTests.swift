@@ -108,27 +108,6 @@ import Testing
         #expect(try pager.expectPage(catalog, configuration, offset: 0).source == .computed)
     }
 
-    /// The same backup put back under a process that keeps the catalog open (a server, a
-    /// watching scan: `sqlite3 catalog.sqlite ".restore backup"`, which the README calls safe):
-    /// it never opens the layout file again, so the layout of generation 2 stayed, and once its
-    /// writes took the catalog to generation 2 again, with other items, it was served for them.
-    @Test func layoutsOfGenerationsReachedAgainAfterABackupPutBackUnderAnOpenCatalogAreDropped() throws {
-        let library = try Library()
-        let backup = library.catalogPath + ".backup"
-        let catalog = try library.catalog()
-        _ = try catalog.importItems(PagerTests.importRows(500, seed: 1))
-        try DatabaseQueue(path: library.catalogPath).backup(to: DatabaseQueue(path: backup))
-        _ = try catalog.importItems(PagerTests.importRows(300, from: 500, seed: 2))
-        _ = try pager.expectPage(catalog, configuration, offset: 0)
-        #expect(try catalog.layouts().map(\.generation) == [2])
-        try DatabaseQueue(path: backup).backup(to: DatabaseQueue(path: library.catalogPath)) // as sqlite3's .restore
-        #expect(try catalog.generation() == 1)
-        _ = try catalog.importItems(PagerTests.importRows(300, from: 500, seed: 9)) // generation 2 again, other sizes and dates
-        #expect(try catalog.generation() == 2)
-        // Laid out from the items (expectPage checks every frame against them), not the old layout.
-        #expect(try pager.expectPage(catalog, configuration, offset: 0).source == .computed)
-    }
-
     /// The catalog's writer never touches the layout file: a snapshot that has read a stored
     /// layout (and holds the file's shared lock while it computes) does not hold up an import.
     @Test func aReaderOfTheLayoutFileNeverHoldsUpTheCatalogsWriter() throws {

@@ -123,12 +123,12 @@ import Testing
         }
     }
 
-    /// A dump of an older catalog restored under a running server (`pg_restore --single-transaction`)
-    /// takes the generation back, and the chunk ids with it. Once a write takes it on again: the
-    /// layouts stored at the generations it reaches again go (they were served as fresh, with
-    /// other items), and the server's order data in memory too (its chunks, by id, were the old
-    /// ones: pages laid out from them, or failed as "corrupt").
-    @Test func aCatalogTakenBackUnderAServer_dropsItsLayoutsAndOrderDataOfThoseGenerations() throws {
+    /// A catalog taken back to an older generation (a dump restored without its layouts, or with
+    /// layouts stored after it was made): the layouts stored at the generations it reaches again
+    /// go with the write that reaches them, in its transaction. They were taken as fresh, for
+    /// other items. (What a running server keeps in memory is not covered: the README asks for
+    /// servers to be stopped during a restore.)
+    @Test func whenACatalogIsTakenBack_thenLayoutsOfTheGenerationsItReachesAgainGo() throws {
         let url = try TestPostgres.newDatabase()
         let database = try #require(URLComponents(string: url)?.path.dropFirst()).description
         let server = try Catalog.open(at: url)
@@ -151,8 +151,7 @@ import Testing
         _ = try other.importItems(PagerTests.importRows(50, from: 900, seed: 3))
         #expect(try other.generation() == 2)
         #expect(try other.layouts().isEmpty, "the layout of the generation 2 before")
-        try waitFor { _ = try? pages.generation(); return pages.knownGeneration() == 2 }
-        #expect(try server.page(request).items == (try Catalog.open(at: url).page(request)).items, "laid out from the catalog as it is")
+        #expect(try other.page(request).source == .computed, "laid out from the catalog as it is")
     }
 
     /// A scan or import writing holds the catalog's row until it commits, and the generation has
