@@ -135,6 +135,10 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
             "cannot reach the catalog's database at \(path) (\(reason)); what was committed before is kept. Try again once it is back."
         case .full(let path, let reason):
             "the disk is full: \(reason) (the catalog at \(path)); what was committed before is kept. Free some space and try again."
+        case .notPermitted(let path, let reason) where Self.isDatabaseURL(path) && reason.contains("read-only transaction"):
+            // SQLSTATE 25006: no grant gives it; a hot standby, or the role's default_transaction_read_only.
+            "the catalog at \(path) takes no writes on this connection (\(reason)): a hot standby, or a role whose "
+                + "transactions are read only (default_transaction_read_only); nothing was written. Write through the primary, with a role that may."
         case .notPermitted(let path, let reason) where Self.isDatabaseURL(path):
             "the catalog at \(path) does not let this user do that (\(reason)); nothing was written. Use a role that may, or ask the catalog's owner for the grants."
         case .notPermitted(let path, let reason):

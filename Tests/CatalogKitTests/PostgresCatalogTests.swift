@@ -375,6 +375,9 @@ import Testing
             #expect(frozenRead.status == 0, "\(frozenRead.stderr)")
             #expect(frozenRead.stdout == (try BuiltTool.run(wide + ["--db", postgres])).stdout, "width \(width)")
         }
+        let frozenWrite = try BuiltTool.run(["layouts", "--db", standby, "--budget", "256M"])
+        #expect(frozenWrite.status == 1 && frozenWrite.stderr.contains("takes no writes on this connection")
+                && frozenWrite.stderr.contains("Write through the primary"), "not grants: \(frozenWrite.stderr)")
     }
 
     /// A role that may not create tables in the database (PostgreSQL 15 on: only its owner may in
