@@ -225,6 +225,33 @@ def test_images_that_failed_in_a_restart_no_page_request_saw_load_again(driver, 
         process.wait(timeout=30)
 
 
+def test_the_viewers_image_that_failed_while_the_server_was_away_loads_once_it_is_back(driver, library, workspace):
+    """The viewer's image asked for while the server was away: shown once it answers, as the
+    gallery's images are. It said "the image cannot be shown" until a key was pressed."""
+    port, process = loaded_on_a_server_of_its_own(driver, library, workspace, "viewer-retry-thumbnails")
+    try:
+        # The newest items are the scanned photos: the first and the second both have originals.
+        first = driver.execute_script("""return [...window.catalogGallery.tiles.live.values()].map((t) => t.item)
+            .find((item) => item.index === 0)""")
+        assert first and first["version"], first
+        driver.execute_script("window.catalogGallery.viewer.open(arguments[0])", first)
+        shown_whole = """(() => { const image = document.getElementById('viewer-image');
+            return document.getElementById('viewer').open && !image.hidden && image.complete && image.naturalWidth > 0
+                && document.getElementById('viewer-placeholder').hidden })()"""
+        wait(driver, shown_whole, timeout=30)
+        process.terminate()
+        process.wait(timeout=30)
+        driver.execute_script("window.catalogGallery.viewer.step(1)")
+        wait(driver, "document.getElementById('viewer').dataset.index === '1'"
+                     " && document.getElementById('viewer-placeholder').textContent.includes('cannot be shown')", timeout=30)
+        process, _ = start_server(library["database"], port, workspace / "viewer-retry-thumbnails")
+        wait(driver, f"document.getElementById('viewer').dataset.index === '1' && {shown_whole}", timeout=30)
+        wait(driver, "document.getElementById('viewer-details').textContent.includes('×')", timeout=30)
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
 def test_an_image_edited_in_place_and_a_title_imported_again_are_shown_anew(driver, workspace):
     """The same items at a new generation with other content, at the same places: the edited
     photo's new thumbnail and the imported item's new title are shown, not kept from the

@@ -14,8 +14,11 @@ export class ImageRecovery {
     // The network is back: what failed without it may load now.
     window.addEventListener('online', () => {
       gallery.tiles.retryFailed();
+      gallery.viewer.retryFailed();
       gallery.schedule();
     });
+    // The viewer's image or details failed (viewer.js).
+    window.addEventListener('catalog-image-failed', () => this.imageFailed());
   }
 
   /** An image failed: a look at /api/health (one at a time) says whether the server answers.
@@ -43,6 +46,7 @@ export class ImageRecovery {
         this.timer = 0;
         if (gallery.status.kind === 'error') gallery.answered();
         else gallery.tiles.retryFailed(true);
+        gallery.viewer.retryFailed();
         gallery.schedule();
       }, delay);
     };

@@ -52,6 +52,7 @@ export class Viewer {
       this.#hide();
       if (back) this.#back();
     });
+    this.image.addEventListener('load', () => { this.retried = null; }); // a later outage is retried again
     this.image.addEventListener('error', () => {
       if (!this.image.getAttribute('src')) return;
       // An original the browser cannot decode (HEIC, in most): the largest thumbnail instead.
@@ -62,6 +63,7 @@ export class Viewer {
       this.image.hidden = true;
       this.placeholder.hidden = false;
       this.placeholder.textContent = `${this.title.textContent}: the image cannot be shown`;
+      this.#failed();
     });
   }
 
@@ -195,8 +197,29 @@ export class Viewer {
       parts.push(details.path);
       this.details.textContent = parts.join(' · ');
     } catch (error) {
-      if (request === this.request) this.details.textContent = error.message;
+      if (request !== this.request) return;
+      this.details.textContent = error.message;
+      this.#failed();
     }
+  }
+
+  /** The image or the details failed: the gallery's recovery looks at the server (recovery.js),
+   *  and once it answers asks this again (`retryFailed`), once: an image that fails with the
+   *  server answering stays failed. A failure while the server was away stayed until a key was
+   *  pressed. */
+  #failed() {
+    if (this.retried === this.item) return;
+    this.failedItem = this.item;
+    window.dispatchEvent(new Event('catalog-image-failed'));
+  }
+
+  /** The server answers again: the item whose image or details failed is shown anew. */
+  retryFailed() {
+    const item = this.failedItem;
+    this.failedItem = null;
+    if (!item || !this.isOpen || this.item !== item) return;
+    this.retried = item;
+    this.#show(item);
   }
 
   /** Shows the largest thumbnail of scanned `item`, which the server turns upright. */
