@@ -184,7 +184,7 @@ public struct Layout<Style: LayoutStyle>: Sendable {
         }
         table.truncate(to: index)
         table.append(ids: keptIDs[...], heights: keptHeights[...], rule: rule)
-        throw .tooManyWindows(limit: windowLimit(items: max(newCount, table.plannedCount), lists: table.listCount), windowHeight: table.windowHeight)
+        throw tooManyWindows(items: newCount)
     }
 
     /// Why the placement stopped at `items[offset]`: its size, or how far the content would reach.
@@ -194,8 +194,12 @@ public struct Layout<Style: LayoutStyle>: Sendable {
         if !sized || table.firstRefused([item], rule: style.placement) != nil {
             return .invalidItemSize(index: firstIndex + offset, size: item.size)
         }
-        let items = max(firstIndex + items.count, table.plannedCount)
-        return .tooManyWindows(limit: windowLimit(items: items, lists: table.listCount), windowHeight: table.windowHeight)
+        return tooManyWindows(items: firstIndex + items.count)
+    }
+
+    /// The refusal of a layout of `items` items whose content would reach past its windows.
+    private func tooManyWindows(items: Int) -> LayoutError {
+        .tooManyWindows(limit: windowLimit(items: max(items, table.plannedCount), lists: table.listCount), windowHeight: table.windowHeight)
     }
 
     private func validate(_ items: [LayoutItem], firstIndex: Int) throws(LayoutError) {
