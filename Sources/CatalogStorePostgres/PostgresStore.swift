@@ -290,10 +290,14 @@ extension PostgresStore {
     /// transaction's first change to an item: the change log records each change at the
     /// generation it finds.
     static func nextGeneration(_ session: PostgresSession) throws -> Int64 {
-        let next = try session.value("UPDATE catalog SET generation = generation + 1 RETURNING generation", as: Int64.self)!
-        // Layouts of the generation this one reaches or later were stored before a dump of an
-        // older catalog was restored under running processes: they lay out other items.
-        try session.execute("DELETE FROM layouts WHERE generation >= \(next)")
+        // With it, in the same statement: layouts of the generation this one reaches or later were
+        // stored before a dump of an older catalog was restored under running processes, and lay
+        // out other items.
+        let next = try session.value("""
+            WITH bumped AS (UPDATE catalog SET generation = generation + 1 RETURNING generation),
+                 dropped AS (DELETE FROM layouts WHERE generation >= (SELECT generation FROM bumped))
+            SELECT generation FROM bumped
+            """, as: Int64.self)!
         // The generation that ends: the largest item id so far. Read after the row lock, so a
         // writer that committed before it is counted; ids are never reused, so an item above
         // it is one added since, even if the largest was removed.
