@@ -88,8 +88,12 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// fails until the process is restarted (`SQLiteStore.checkSameFile`). Answers `unreachable`
     /// that waiting does not end.
     public static func fileReplaced(path: String, removed: Bool) -> StoreError {
-        .unreachable(path: path, reason: "the file was \(removed ? "removed" : "replaced") since this process opened it "
-                     + "(a backup moved into its place, the catalog deleted?): restart the process to open the one there now")
+        .unreachable(path: path, reason: fileReplacedReason(removed: removed))
+    }
+
+    private static func fileReplacedReason(removed: Bool) -> String {
+        "the file was \(removed ? "removed" : "replaced") since this process opened it "
+            + "(a backup moved into its place, the catalog deleted?): restart the process to open the one there now"
     }
 
     /// Whether this is ``fileReplaced(path:removed:)``'s error.
@@ -99,7 +103,7 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     private static func isFileReplaced(_ reason: String) -> Bool {
-        reason.hasPrefix("the file was replaced since this process opened it") || reason.hasPrefix("the file was removed since this process opened it")
+        reason == fileReplacedReason(removed: false) || reason == fileReplacedReason(removed: true)
     }
 
     public var description: String {
