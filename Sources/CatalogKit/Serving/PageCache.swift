@@ -114,15 +114,12 @@ public final class PageCache: Sendable {
     /// recent to tell: file times are as coarse as the kernel's tick).
     public func generation() throws -> Int64 {
         if let known = knownGeneration() { return known }
-        var stamp = catalog.store.changeStamp()
-        var readAt = WallClock.nanoseconds()
-        var (generation, identity) = try catalog.generationAndIdentity()
+        let read = { [catalog] in (catalog.store.changeStamp(), WallClock.nanoseconds(), try catalog.generationAndIdentity()) }
+        var (stamp, readAt, (generation, identity)) = try read()
         if known.withLock({ $0.identity == identity && generation < $0.generation }) {
             // Lower than a read before: a backup put back, or a read that began first but took
             // its snapshot after this one did. A read begun now tells the two apart.
-            stamp = catalog.store.changeStamp()
-            readAt = WallClock.nanoseconds()
-            (generation, identity) = try catalog.generationAndIdentity()
+            (stamp, readAt, (generation, identity)) = try read()
         }
         let another = known.withLock { known -> Bool in
             // A read that began before the one kept (two finishing out of order) changes nothing.
